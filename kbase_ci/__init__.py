@@ -1,0 +1,3 @@
+"""kbase-ci: Git-native tooling for Markdown note vaults."""
+
+__version__ = "0.1.0"

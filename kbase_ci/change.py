@@ -1,0 +1,85 @@
+"""What this commit changes: `git diff --cached -M` read directly.
+
+pre-commit never passes deleted files to a hook and skips a hook with no matching
+files, so a rename or deletion that breaks links in *other* notes is invisible to a
+hook that only looks at its arguments. The hook therefore runs with `always_run`
+and reads the staged change set itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from . import gitio
+
+ChangeKind = Literal["added", "modified", "deleted", "renamed", "copied", "type-changed"]
+_KINDS: dict[str, ChangeKind] = {
+    "A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied",
+    "T": "type-changed",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    kind: ChangeKind
+    path: str
+    """Path after the change (for deletions: the deleted path). Relative to the vault root."""
+    old_path: str | None = None
+    """Path before a rename or copy."""
+
+
+def _diff(root: Path, args: list[str]) -> list[FileChange]:
+    out = gitio.git(["diff", *args, "-M", "--name-status", "-z", "--relative", "--", "."],
+                    root)
+    fields = [f.decode("utf-8", "surrogateescape") for f in out.split(b"\0")]
+    changes: list[FileChange] = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        status = fields[i]
+        kind = _KINDS.get(status[0])
+        if status[0] in "RC":
+            old, new = fields[i + 1], fields[i + 2]
+            i += 3
+            if kind is not None:
+                changes.append(FileChange(kind, new, old))
+            continue
+        path = fields[i + 1]
+        i += 2
+        if kind is not None:  # U (unmerged) and X are not changes we can judge
+            changes.append(FileChange(kind, path))
+    return changes
+
+
+def staged_changes(root: Path) -> list[FileChange]:
+    """Staged changes under `root` against HEAD (against the empty tree before the first commit)."""
+    base = gitio.head_commit(root) or _empty_tree(root)
+    return _diff(root, ["--cached", base])
+
+
+def changes_between(root: Path, base: str, head: str) -> list[FileChange]:
+    """Changes from commit `base` to commit `head` (for PR reports)."""
+    return _diff(root, [base, head])
+
+
+def _empty_tree(root: Path) -> str:
+    return gitio.git_text(["hash-object", "-t", "tree", "/dev/null"], root)
+
+
+def old_blob_shas(root: Path, rev: str, paths: list[str]) -> dict[str, str]:
+    """Blob ids of `paths` (vault-relative) at `rev`; paths missing there are left out."""
+    if not paths:
+        return {}
+    # ls-tree reads pathspecs and prints paths relative to the current directory.
+    out = gitio.git(["ls-tree", "-r", "-z", rev, "--", *[f"./{p}" for p in paths]], root,
+                    check=False)
+    shas: dict[str, str] = {}
+    for rec in out.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, raw = rec.partition(b"\t")
+        _mode, kind, sha = meta.decode().split(" ")
+        if kind == "blob":
+            shas[raw.decode("utf-8", "surrogateescape")] = sha
+    return shas

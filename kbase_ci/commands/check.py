@@ -1,0 +1,63 @@
+"""`kbase check [FILES...] [--all]`: report broken links, sections, tags and frontmatter."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..checker import check_vault
+from ..errors import EXIT_FINDINGS, EXIT_OK
+from ..report import summary_line, write_github, write_json, write_text
+from . import open_vault
+
+
+def add_parser(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "check", help="check notes for broken links, sections, tags and frontmatter",
+        description="Report problems as `path:line:col: CODE message`. FILES are the notes "
+                    "to report on; links always resolve against the whole vault. With no "
+                    "FILES every note is checked. Exit 0 clean, 1 findings, 2 usage or "
+                    "config error, 3 internal error.")
+    p.add_argument("files", nargs="*", metavar="FILES")
+    p.add_argument("--all", action="store_true", help="check every note (the default "
+                   "when no FILES are given)")
+    p.add_argument("--format", choices=["text", "json", "github", "sarif"], default="text")
+    p.add_argument("--select", action="append", default=[], metavar="CODES",
+                   help="only these checks or codes (comma-separated; repeatable)")
+    p.add_argument("--ignore", action="append", default=[], metavar="CODES",
+                   help="skip these checks or codes (comma-separated; repeatable)")
+    p.add_argument("--staged", action="store_true",
+                   help="read notes from the git index (what pre-commit hooks use)")
+    p.add_argument("--jobs", type=int, default=None, help="parser processes (default: "
+                   "all cores for large cold scans)")
+    p.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
+
+
+def split_words(values: list[str]) -> list[str]:
+    return [w.strip() for v in values for w in v.split(",") if w.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    vault = open_vault(args, staged=args.staged)
+    files = None if args.all or not args.files else list(args.files)
+    report = check_vault(vault, files, select=split_words(args.select),
+                         ignore=split_words(args.ignore), jobs=args.jobs,
+                         use_cache=not args.no_cache)
+    out = sys.stdout
+    if args.format == "json":
+        write_json(report, out)
+    elif args.format == "sarif":
+        from ..sarif import to_sarif
+
+        json.dump(to_sarif(report.findings, vault.root, vault.repo_root), out, indent=2)
+        out.write("\n")
+    elif args.format == "github":
+        write_github(report.findings, vault.root, vault.repo_root, out)
+        print(summary_line(report), file=sys.stderr)
+    else:
+        tty = out.isatty()
+        write_text(report, vault.root, out, color=tty, source_lines=tty)
+        print(summary_line(report), file=sys.stderr)
+    return EXIT_FINDINGS if report.findings else EXIT_OK

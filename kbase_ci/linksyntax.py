@@ -1,0 +1,134 @@
+"""Turn the text of one link (`[[a#b|c]]`, `[t](a.md#b)`) into a `Link` record.
+
+Shared by the parser (which finds links in notes) and by anything that takes a
+link typed by a user, so both agree on what `target`, `subpath` and `alias` mean.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+from kbase_ci.errors import UsageError
+from kbase_ci.model import Link
+
+# A URL scheme; one letter followed by `:` is a Windows drive (`C:\x`), not a scheme.
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
+# An optional link title after the destination: "t", 't' or (t).
+_TITLE = re.compile(r"""\s+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))\s*$""",
+                    re.DOTALL)
+
+
+def is_external(dest: str) -> bool:
+    """True for `scheme:` destinations (http:, mailto:, obsidian:, file:, ...)."""
+    return _SCHEME.match(dest) is not None
+
+
+def _split_alias(inner: str) -> tuple[str, str | None]:
+    # Inside tables the pipe must be written `\|`; Obsidian still treats it as the separator.
+    bar = inner.find("|")
+    if bar < 0:
+        return inner, None
+    head = inner[:bar - 1] if bar > 0 and inner[bar - 1] == "\\" else inner[:bar]
+    return head, inner[bar + 1:].strip()
+
+
+def _split_subpath(part: str) -> tuple[str, str]:
+    target, sep, subpath = part.partition("#")
+    return target.strip(), subpath.strip() if sep else ""
+
+
+def wikilink_from_raw(raw: str, line: int = 1, col: int = 1) -> Link:
+    """`[[t#h|a]]` or `![[t#^id|a]]` -> Link(style="wiki")."""
+    embed = raw.startswith("!")
+    body = raw[1:] if embed else raw
+    if not (body.startswith("[[") and body.endswith("]]")) or len(body) < 4:
+        raise UsageError(f"not a wikilink: {raw!r}")
+    head, alias = _split_alias(body[2:-2])
+    target, subpath = _split_subpath(head)
+    return Link("wiki", embed, raw, target, subpath, alias, line, col)
+
+
+def _clean_dest(dest: str) -> str:
+    dest = dest.strip()
+    if dest.startswith("<"):
+        end = dest.find(">")
+        if end > 0:
+            return dest[1:end]
+    m = _TITLE.search(dest)
+    if m is not None:
+        dest = dest[:m.start()]
+    return dest.strip()
+
+
+def markdown_link(raw: str, text: str, dest: str, embed: bool, line: int, col: int) -> Link:
+    """A Markdown link or image whose text and destination are already separated.
+
+    `dest` may still carry `<...>` and a title; both are removed here.
+    """
+    clean = _clean_dest(dest)
+    if is_external(clean):
+        return Link("markdown", embed, raw, clean, "", text, line, col, external=True)
+    path, sep, frag = clean.partition("#")
+    return Link("markdown", embed, raw, unquote(path).strip(), unquote(frag) if sep else "",
+                text, line, col)
+
+
+def wikilink_spans(s: str) -> list[tuple[int, int]]:
+    """`(start, end)` of every `[[...]]` / `![[...]]` in `s`, one line at most each.
+
+    Plain `find` instead of a lazy regex: a long line of `[[[[` without `]]`
+    would make `\\[\\[.*?\\]\\]` quadratic.
+    """
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        i = s.find("[[", pos)
+        if i < 0:
+            return spans
+        j = s.find("]]", i + 2)
+        if j < 0:
+            return spans
+        nl = s.find("\n", i + 2, j)
+        if nl >= 0:
+            pos = nl + 1
+            continue
+        # `[[a [[b]]` links to b: the innermost opener before the closer wins.
+        i = s.rfind("[[", i, j)
+        if s[i + 2:j].strip():
+            start = i - 1 if i > 0 and s[i - 1] == "!" else i
+            spans.append((start, j + 2))
+        pos = j + 2
+
+
+def _closing_bracket(s: str, start: int) -> int:
+    """Index of the `]` matching the `[` at `start`, honouring backslash escapes."""
+    depth = 0
+    i = start
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def link_from_raw(raw: str, line: int = 1, col: int = 1) -> Link:
+    """Any single link as written: `[[..]]`, `![[..]]`, `[t](d)`, `![a](d)`, `[t](<d d>)`."""
+    s = raw.strip()
+    body = s[1:] if s.startswith("!") else s
+    if body.startswith("[[") and body.endswith("]]"):
+        return wikilink_from_raw(s, line, col)
+    if body.startswith("[") and body.endswith(")"):
+        close = _closing_bracket(body, 0)
+        if close > 0 and body[close + 1:close + 2] == "(":
+            return markdown_link(s, body[1:close], body[close + 2:-1], s.startswith("!"),
+                                 line, col)
+    raise UsageError(f"not a link: {raw!r}")

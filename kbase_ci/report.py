@@ -1,0 +1,103 @@
+"""Formatting findings for people and machines. The only module of `check` that prints."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from .checker import CheckReport
+from .model import Finding
+
+JSON_VERSION = 1
+
+
+def display_path(root: Path, path: str, base: Path | None = None) -> str:
+    """`path` (vault-relative) as seen from `base` (default: the current directory)."""
+    full = root / path
+    try:
+        return os.path.relpath(full, base or Path.cwd())
+    except ValueError:  # another drive on Windows
+        return full.as_posix()
+
+
+def write_text(report: CheckReport, root: Path, out: TextIO, *, color: bool = False,
+               source_lines: bool = False) -> None:
+    cache: dict[str, list[str]] = {}
+    for f in report.findings:
+        where = f"{display_path(root, f.path)}:{f.line}:{f.col}:"
+        sev = "" if f.severity == "error" else " (warning)"
+        if color:
+            out.write(f"\x1b[1m{where}\x1b[0m \x1b[31m{f.code}\x1b[0m{sev} {f.message}\n")
+        else:
+            out.write(f"{where} {f.code}{sev} {f.message}\n")
+        if source_lines:
+            line = _source_line(root, f, cache)
+            if line is not None:
+                out.write(f"    {line}\n    {' ' * (f.col - 1)}^\n")
+
+
+def _source_line(root: Path, f: Finding, cache: dict[str, list[str]]) -> str | None:
+    if f.path not in cache:
+        try:
+            text = (root / f.path).read_bytes().decode("utf-8", "replace")
+        except OSError:
+            text = ""
+        cache[f.path] = text.splitlines()
+    lines = cache[f.path]
+    if not 1 <= f.line <= len(lines):
+        return None
+    return lines[f.line - 1].expandtabs(1)
+
+
+def summary_line(report: CheckReport) -> str:
+    walk = " (not a git repository: directory walk)" if report.mode == "walk" else ""
+    if not report.findings:
+        return f"kbase: {report.checked} of {report.notes} notes checked, no problems{walk}"
+    return (f"kbase: {report.errors} error(s), {report.warnings} warning(s) in "
+            f"{len({f.path for f in report.findings})} file(s); {report.checked} of "
+            f"{report.notes} notes checked{walk}")
+
+
+def to_json(report: CheckReport) -> dict[str, Any]:
+    by_code = Counter(f.code for f in report.findings)
+    return {
+        "version": JSON_VERSION,
+        "vault": {"mode": report.mode, "notes": report.notes, "checked": report.checked},
+        "summary": {
+            "findings": len(report.findings),
+            "errors": report.errors,
+            "warnings": report.warnings,
+            "by_code": dict(sorted(by_code.items())),
+        },
+        "ignored_args": list(report.ignored_args),
+        "findings": [f.to_json() for f in report.findings],
+    }
+
+
+def write_json(report: CheckReport, out: TextIO) -> None:
+    json.dump(to_json(report), out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def github_escape_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_escape_property(s: str) -> str:
+    return github_escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def write_github(findings: Sequence[Finding], root: Path, repo_root: Path | None,
+                 out: TextIO) -> None:
+    """Workflow-command annotations; paths are relative to the repository root."""
+    base = repo_root or root
+    for f in findings:
+        level = "error" if f.severity == "error" else "warning"
+        path = github_escape_property(display_path(root, f.path, base))
+        title = github_escape_property(f"{f.code} {f.check}".strip())
+        out.write(f"::{level} file={path},line={f.line},col={f.col},title={title}::"
+                  f"{github_escape_data(f.message)}\n")

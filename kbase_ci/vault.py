@@ -1,0 +1,156 @@
+"""The vault: which files are notes, and what each note's content is.
+
+Notes are tracked files. `git ls-files -s` gives path and blob id; in `staged` mode
+(pre-commit) the index blob is the truth, otherwise a tracked file edited in the work
+tree is read from disk. Untracked files are not notes. Outside a git repository a
+directory walk stands in, and `mode` says so, so reports can tell the user.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from . import gitio
+from .config import Config, load_config
+from .errors import UsageError
+from .globs import any_match
+
+VaultMode = Literal["git-index", "git-worktree", "walk"]
+
+_SYMLINK, _GITLINK = "120000", "160000"
+# Folders a directory walk never enters: tool state, not notes.
+_WALK_SKIP = {".git", ".obsidian", ".kbase", ".trash", "node_modules", "__pycache__"}
+
+
+@dataclass(frozen=True, slots=True)
+class NoteFile:
+    path: str
+    """Vault-relative POSIX path."""
+    sha: str
+    """Git blob id of the content that will be parsed."""
+
+
+class Vault:
+    """A vault root, its config, and its file listing (state: the listing and read cache)."""
+
+    def __init__(self, root: Path, config: Config | None = None, *, staged: bool = False,
+                 config_path: Path | None = None) -> None:
+        root = root.resolve()
+        if not root.is_dir():
+            raise UsageError(f"vault folder does not exist: {root}")
+        self.root = root
+        self.config = config if config is not None else load_config(root, config_path)
+        self.repo_root = gitio.toplevel(root)
+        self.git_dir = gitio.git_dir(root) if self.repo_root else None
+        self._content: dict[str, bytes] = {}
+        self._symlinks: set[str] = set()
+        entries: list[NoteFile]
+        if self.repo_root is None:
+            self.mode: VaultMode = "walk"
+            entries = self._walk()
+        else:
+            self.mode = "git-index" if staged else "git-worktree"
+            entries = self._list_git(staged)
+        entries.sort(key=lambda e: e.path)
+        self.files: tuple[str, ...] = tuple(e.path for e in entries)
+        self.notes: tuple[NoteFile, ...] = tuple(
+            e for e in entries if self.is_note_path(e.path) and e.path not in self._symlinks
+        )
+        self._by_path = {n.path: n for n in self.notes}
+
+    # -- listing -------------------------------------------------------------------
+    def _list_git(self, staged: bool) -> list[NoteFile]:
+        entries = [e for e in gitio.ls_files(self.root) if e.mode != _GITLINK]
+        self._symlinks = {e.path for e in entries if e.mode == _SYMLINK}
+        if staged:
+            return [NoteFile(e.path, e.sha) for e in entries]
+        modified = gitio.modified_in_worktree(self.root)
+        out: list[NoteFile] = []
+        for e in entries:
+            if e.path not in modified or e.path in self._symlinks:
+                out.append(NoteFile(e.path, e.sha))
+                continue
+            full = self.root / e.path
+            if not full.is_file():  # deleted in the work tree: not a note any more
+                continue
+            data = full.read_bytes()
+            sha = gitio.blob_sha(data)
+            self._content[sha] = data
+            out.append(NoteFile(e.path, sha))
+        return out
+
+    def _walk(self) -> list[NoteFile]:
+        out: list[NoteFile] = []
+        for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if d not in _WALK_SKIP)
+            rel_dir = Path(dirpath).relative_to(self.root)
+            for name in filenames:
+                full = Path(dirpath) / name
+                rel = (rel_dir / name).as_posix()
+                if full.is_symlink():
+                    self._symlinks.add(rel)
+                    out.append(NoteFile(rel, ""))
+                    continue
+                if not self.is_note_path(rel):
+                    out.append(NoteFile(rel, ""))  # attachments: only their names matter
+                    continue
+                data = full.read_bytes()
+                sha = gitio.blob_sha(data)
+                self._content[sha] = data
+                out.append(NoteFile(rel, sha))
+        return out
+
+    def is_note_path(self, path: str) -> bool:
+        if not path.lower().endswith(".md"):
+            return False
+        folders = self.config.vault.folders
+        if folders and "." not in folders and not any(
+            path == f.strip("/") or path.startswith(f.strip("/") + "/") for f in folders
+        ):
+            return False
+        return not any_match(self.config.vault.exclude, path)
+
+    # -- content -------------------------------------------------------------------
+    def note(self, path: str) -> NoteFile | None:
+        return self._by_path.get(path)
+
+    def read(self, notes: Iterable[NoteFile]) -> dict[str, bytes]:
+        """Content of each note by path; git blobs are read with one cat-file process."""
+        wanted = list(notes)
+        missing = [n.sha for n in wanted if n.sha not in self._content]
+        if missing:
+            if self.repo_root is None:  # cannot happen: walk mode reads everything
+                raise UsageError("note content is not available")
+            self._content.update(gitio.read_blobs(self.root, missing))
+        return {n.path: self._content[n.sha] for n in wanted}
+
+    def select(self, paths: Sequence[str]) -> tuple[list[NoteFile], list[str]]:
+        """Notes for user-given file arguments (relative to cwd or absolute); also returns
+        the arguments that are not notes of this vault (outside it, excluded, untracked)."""
+        found: list[NoteFile] = []
+        rejected: list[str] = []
+        for arg in paths:
+            rel = self.relative(arg)
+            nf = self._by_path.get(rel) if rel is not None else None
+            if nf is None:
+                rejected.append(arg)
+            else:
+                found.append(nf)
+        return found, rejected
+
+    def relative(self, arg: str) -> str | None:
+        full = Path(arg) if os.path.isabs(arg) else Path.cwd() / arg
+        try:
+            return Path(os.path.normpath(full)).relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The vault root for a command: the git work tree around `start`, else `start`."""
+    here = (start or Path.cwd()).resolve()
+    return gitio.toplevel(here) or here

@@ -1,0 +1,96 @@
+"""Shared fixtures: real git repositories in temp dirs, and the shared corpora."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "fixtures"
+SHARED = REPO.parent / "shared"
+CORPORA = SHARED / "corpora"
+
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    env = {**os.environ, **GIT_ENV, "HOME": str(cwd)}
+    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          check=False)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout
+
+
+def write(root: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            p.write_bytes(content)
+        else:
+            p.write_text(content, encoding="utf-8")
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[..., Path]:
+    """make_repo({"a.md": "..."}, commit=True) -> a real git work tree."""
+    counter = [0]
+
+    def _make(files: dict[str, str | bytes] | None = None, *, commit: bool = True,
+              name: str | None = None) -> Path:
+        counter[0] += 1
+        root = tmp_path / (name or f"repo{counter[0]}")
+        root.mkdir()
+        git(root, "init", "-q", "-b", "main")
+        git(root, "config", "user.name", "Test")
+        git(root, "config", "user.email", "test@example.com")
+        git(root, "config", "commit.gpgsign", "false")
+        if files:
+            write(root, files)
+            git(root, "add", "-A")
+            if commit:
+                git(root, "commit", "-q", "-m", "init")
+        return root
+
+    return _make
+
+
+def corpus_repo(name: str, dest: Path) -> Path:
+    """Copy a shared corpus vault into a git repo, with empty attachment files."""
+    src = CORPORA / name
+    if not (src / "vault").is_dir():
+        pytest.skip(f"../shared/corpora/{name} is not available")
+    shutil.copytree(src / "vault", dest)
+    att = src / "attachments.txt"
+    if att.is_file():
+        for line in att.read_text(encoding="utf-8").splitlines():
+            rel = line.strip()
+            if rel and not rel.startswith("#"):
+                p = dest / rel
+                p.parent.mkdir(parents=True, exist_ok=True)
+                p.touch()
+    git(dest, "init", "-q", "-b", "main")
+    git(dest, "add", "-A")
+    git(dest, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "corpus")
+    return dest
+
+
+def run_kbase(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The real `kbase` entry point in a subprocess (python -m kbase_ci)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
+    return subprocess.run([sys.executable, "-m", "kbase_ci", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from pathlib import Path
+
+from kbase_ci.cache import ParseCache, cache_key
+from kbase_ci.model import Heading, Link, ParsedNote, Tag
+
+
+def _note(path: str, n: int = 0) -> ParsedNote:
+    return ParsedNote(
+        path=path, title=Path(path).stem, aliases=("x",), tags=(Tag("t", 1, 2),),
+        frontmatter={"k": [1, "2"]}, frontmatter_end=3,
+        headings=(Heading(1, f"H{n}", 4, ()),),
+        links=(Link("wiki", False, "[[a]]", "a", "", None, 5, 1),), size=10, lines=6,
+    )
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    c = ParseCache(tmp_path)
+    k = cache_key("abc", "n.md", "s")
+    c.put_many([(k, _note("n.md"))])
+    c.close()
+    assert ParseCache(tmp_path).get_many([k, "other"]) == {k: _note("n.md")}
+
+
+def test_corrupt_row_is_a_miss_and_is_rebuilt(tmp_path: Path) -> None:
+    c = ParseCache(tmp_path)
+    k = cache_key("abc", "n.md", "s")
+    c.put_many([(k, _note("n.md"))])
+    c.close()
+    db = sqlite3.connect(tmp_path / "parse-cache.sqlite")
+    db.execute("UPDATE notes SET data = '[1, 2' WHERE key = ?", (k,))
+    db.commit()
+    db.close()
+    c = ParseCache(tmp_path)
+    assert c.get_many([k]) == {}
+    c.put_many([(k, _note("n.md", 1))])
+    assert c.get_many([k])[k].headings[0].text == "H1"
+
+
+def test_corrupt_database_file_is_replaced(tmp_path: Path) -> None:
+    (tmp_path / "parse-cache.sqlite").write_bytes(b"this is not sqlite" * 100)
+    c = ParseCache(tmp_path)
+    k = cache_key("a", "b", "c")
+    c.put_many([(k, _note("b"))])
+    assert k in c.get_many([k])
+    assert (tmp_path / "parse-cache.sqlite.corrupt").exists()
+
+
+def test_no_folder_means_no_cache() -> None:
+    c = ParseCache(None)
+    c.put_many([("k", _note("a"))])
+    assert c.get_many(["k"]) == {}
+
+
+def _writer(folder: str, start: int) -> None:
+    c = ParseCache(Path(folder))
+    for i in range(start, start + 200, 20):
+        c.put_many([(cache_key(str(j), f"{j}.md", "s"), _note(f"{j}.md")) for j in range(i, i + 20)])
+    c.close()
+
+
+def test_two_processes_write_at_once(tmp_path: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), s)) for s in (0, 100)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    keys = [cache_key(str(j), f"{j}.md", "s") for j in range(300)]
+    assert len(ParseCache(tmp_path).get_many(keys)) == 300

@@ -1,0 +1,222 @@
+"""The note parser, driven by the tables under fixtures/parser/ (one case per line).
+
+Table syntax (shared by every file there):
+  input ⇒ expected        `#` at line start is a comment; blank lines are skipped.
+In inputs: ↵ = newline, → = tab, {N×text} = text repeated N times, \\xNN = that byte,
+and a leading `@max=N ` passes max_bytes=N. Expected items are separated by ` ; `.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kbase_ci.frontmatter import has_clib
+from kbase_ci.linksyntax import link_from_raw, wikilink_spans
+from kbase_ci.model import ParsedNote
+from kbase_ci.parser import parse_note
+
+REPO = Path(__file__).resolve().parents[1]
+TABLES = REPO / "fixtures" / "parser"
+CORPORA = REPO.parent / "shared" / "corpora"
+
+_REPEAT = re.compile(r"\{(\d+)×(.*?)\}")
+_BYTE = re.compile(r"\\x([0-9a-fA-F]{2})")
+_ITEM_SEP = " ; "
+
+
+def _input(spec: str) -> tuple[bytes, int]:
+    max_bytes = 8_000_000
+    m = re.match(r"@max=(\d+) ", spec)
+    if m:
+        max_bytes, spec = int(m.group(1)), spec[m.end():]
+    spec = _REPEAT.sub(lambda r: r.group(2) * int(r.group(1)), spec)
+    spec = spec.replace("↵", "\n").replace("→", "\t")
+    parts = _BYTE.split(spec)
+    data = b"".join(bytes([int(p, 16)]) if i % 2 else p.encode("utf-8")
+                    for i, p in enumerate(parts))
+    return data, max_bytes
+
+
+def _cases(name: str) -> Iterator[Any]:
+    for no, line in enumerate((TABLES / name).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        given, sep, expected = line.partition(" ⇒ ")
+        assert sep, f"{name}:{no}: missing ' ⇒ '"
+        yield pytest.param(given, expected.strip(), id=f"{name}:{no}")
+
+
+def _parse(given: str, path: str = "Note.md") -> ParsedNote:
+    data, max_bytes = _input(given)
+    return parse_note(path, data, max_bytes=max_bytes)
+
+
+def _found(note: ParsedNote) -> str:
+    """Every body link and inline tag as `line:col raw`, in document order."""
+    items = [(ln.line, ln.col, ln.raw) for ln in note.links if ln.frontmatter_key is None]
+    items += [(t.line, t.col, "#" + t.name) for t in note.tags if t.source == "inline"]
+    return _ITEM_SEP.join(f"{a}:{b} {raw}" for a, b, raw in sorted(items)) or "-"
+
+
+# ---------------------------------------------------------------- link syntax ----
+
+@pytest.mark.parametrize(("given", "expected"), list(_cases("linksyntax.txt")))
+def test_link_syntax(given: str, expected: str) -> None:
+    link = link_from_raw(given, 3, 7)
+    got = [link.style, link.embed, link.target, link.subpath, link.alias, link.external]
+    assert got == json.loads(expected)
+    assert (link.raw, link.line, link.col) == (given, 3, 7)
+
+
+def test_link_syntax_rejects_non_links() -> None:
+    from kbase_ci.errors import UsageError
+    for bad in ("plain", "[[]", "[a]", "(x)"):
+        with pytest.raises(UsageError):
+            link_from_raw(bad)
+
+
+def test_wikilink_spans_linear_on_unclosed_brackets() -> None:
+    assert wikilink_spans("[[" * 200_000) == []
+    assert wikilink_spans("[[a]]\n[[b\n]] [[c]]") == [(0, 5), (14, 19)]
+
+
+# ------------------------------------------------------- links, tags, exclusions ----
+
+@pytest.mark.parametrize(("given", "expected"),
+                         [*_cases("links.txt"), *_cases("tags.txt"), *_cases("exclusions.txt")])
+def test_found(given: str, expected: str) -> None:
+    assert _found(_parse(given)) == expected
+
+
+# ------------------------------------------------------------ headings, blocks ----
+
+def _headings(note: ParsedNote) -> str:
+    out = []
+    for h in note.headings:
+        parents = " {" + " / ".join(h.parents) + "}" if h.parents else ""
+        out.append(f"{h.line} h{h.level} {h.text}{parents}")
+    return _ITEM_SEP.join(out) or "-"
+
+
+@pytest.mark.parametrize(("given", "expected"), list(_cases("headings.txt")))
+def test_headings(given: str, expected: str) -> None:
+    assert _headings(_parse(given)) == expected
+
+
+@pytest.mark.parametrize(("given", "expected"), list(_cases("blocks.txt")))
+def test_block_ids(given: str, expected: str) -> None:
+    got = _ITEM_SEP.join(f"{b.id}@{b.line}" for b in _parse(given).block_ids) or "-"
+    assert got == expected
+
+
+# ----------------------------------------------------- frontmatter, bad input ----
+
+def _check(note: ParsedNote, key: str, value: str) -> None:
+    if key == "data":
+        assert note.frontmatter == json.loads(value)
+    elif key == "aliases":
+        assert list(note.aliases) == json.loads(value)
+    elif key == "tags":
+        got = [[t.line, t.col, t.name] for t in note.tags if t.source == "frontmatter"]
+        assert got == json.loads(value)
+    elif key == "links":
+        got = [[ln.line, ln.col, ln.frontmatter_key, ln.raw] for ln in note.links
+               if ln.frontmatter_key is not None]
+        assert got == json.loads(value)
+    elif key == "diag":
+        got = [f"{d.code}@{d.line}:{d.col} {d.severity}" for d in note.diagnostics]
+        assert got == ([] if value == "-" else value.split(", "))
+    elif key == "found":
+        assert _found(note) == value.replace(" , ", _ITEM_SEP)
+    elif key in ("end", "lines", "size"):
+        field = {"end": "frontmatter_end"}.get(key, key)
+        assert getattr(note, field) == int(value)
+    elif key == "headings":
+        assert _headings(note) == value.replace(" , ", _ITEM_SEP)
+    elif key == "title":
+        assert note.title == value
+    else:
+        raise AssertionError(f"unknown expectation {key!r}")
+
+
+@pytest.mark.parametrize(("given", "expected"),
+                         [*_cases("frontmatter.txt"), *_cases("bad_input.txt")])
+def test_expectations(given: str, expected: str) -> None:
+    note = _parse(given)
+    for item in expected.split(_ITEM_SEP):
+        key, _, value = item.partition("=")
+        _check(note, key.strip(), value.strip())
+    assert ParsedNote.from_json(json.loads(json.dumps(note.to_json()))) == note
+
+
+# ----------------------------------------------------------------- properties ----
+
+def test_title_and_path() -> None:
+    note = parse_note("a/b/My Note.md", b"x")
+    assert (note.path, note.title, note.size, note.lines) == ("a/b/My Note.md", "My Note", 1, 1)
+    assert parse_note("x/README.MD", b"").title == "README"
+
+
+def test_links_sorted_by_position() -> None:
+    data = b"---\nup: '[[F]]'\n---\n| [[c]] | [[d]] |\n|---|---|\n\n[[a]] [b](b.md) ![[e]]\n"
+    note = parse_note("n.md", data)
+    assert [ln.raw for ln in note.links] == ["[[F]]", "[[c]]", "[[d]]", "[[a]]", "[b](b.md)",
+                                            "![[e]]"]
+    positions = [(ln.line, ln.col) for ln in note.links]
+    assert positions == sorted(positions)
+
+
+def test_link_fields_from_parse() -> None:
+    note = parse_note("n.md", "> x [[Ünï#Sub#Deep|al|ias]] ![[p.png|200]] [t](<a b.md#c%20d>)"
+                      .encode())
+    wiki, embed, md = note.links
+    assert (wiki.target, wiki.subpath, wiki.alias, wiki.heading_path) == (
+        "Ünï", "Sub#Deep", "al|ias", ("Sub", "Deep"))
+    assert (embed.embed, embed.target, embed.alias) == (True, "p.png", "200")
+    assert (md.style, md.target, md.subpath, md.alias) == ("markdown", "a b.md", "c d", "t")
+
+
+def test_clib_is_used() -> None:
+    assert has_clib(), "ruamel.yaml.clib missing: frontmatter parsing is 3x slower"
+
+
+def test_parser_is_reusable_after_bad_input() -> None:
+    for data in (b"\xff\xfe\x00", b"---\na: [\n---\n", b"[[" * 1000):
+        parse_note("x.md", data)
+    assert [ln.raw for ln in parse_note("y.md", b"[[ok]]").links] == ["[[ok]]"]
+
+
+# ------------------------------------------------------------- real corpora ----
+
+# Exact counts found by this parser (body wikilinks without embeds / wiki embeds);
+# MANIFEST.md numbers are approximate (its script skips only fenced code).
+_CORPUS_COUNTS = {
+    "obsidian-tasks-docs": (1108, 28, 1108),
+    "data-engineering-wiki": (303, 56, 302),
+    "dnd-5e-srd": (778, 0, 778),
+}
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("name", sorted(_CORPUS_COUNTS))
+def test_real_corpus(name: str) -> None:
+    vault = CORPORA / name / "vault"
+    if not vault.is_dir():
+        pytest.skip(f"../shared/corpora/{name} is not available")
+    wiki = embeds = 0
+    for p in sorted(vault.rglob("*.md")):
+        note = parse_note(p.relative_to(vault).as_posix(), p.read_bytes())
+        assert not [d for d in note.diagnostics if d.code.startswith("KB0")], p
+        for ln in note.links:
+            if ln.style == "wiki" and ln.frontmatter_key is None:
+                embeds += ln.embed
+                wiki += not ln.embed
+    exact_wiki, exact_embeds, manifest = _CORPUS_COUNTS[name]
+    assert (wiki, embeds) == (exact_wiki, exact_embeds)
+    assert abs(wiki - manifest) <= 0.03 * manifest

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kbase_ci.config import parse_config
+from kbase_ci.errors import UsageError
+from kbase_ci.gitio import blob_sha
+from kbase_ci.vault import Vault
+from tests.conftest import git, write
+
+
+def test_notes_are_tracked_markdown_files(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"a.md": "# A\n", "sub/b.md": "[[a]]\n", "img.png": b"\x89PNG"})
+    write(root, {"untracked.md": "not a note\n"})
+    v = Vault(root)
+    assert v.mode == "git-worktree"
+    assert [n.path for n in v.notes] == ["a.md", "sub/b.md"]
+    assert v.files == ("a.md", "img.png", "sub/b.md")
+    assert v.read(v.notes) == {"a.md": b"# A\n", "sub/b.md": b"[[a]]\n"}
+
+
+def test_staged_mode_reads_the_index_not_the_work_tree(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"a.md": "committed\n"})
+    write(root, {"a.md": "staged\n"})
+    git(root, "add", "a.md")
+    write(root, {"a.md": "unstaged edit\n"})
+    staged = Vault(root, staged=True)
+    assert staged.mode == "git-index"
+    assert staged.read(staged.notes)["a.md"] == b"staged\n"
+    work = Vault(root)
+    assert work.read(work.notes)["a.md"] == b"unstaged edit\n"
+    assert work.notes[0].sha == blob_sha(b"unstaged edit\n")
+
+
+def test_deleted_in_work_tree_is_not_a_note(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"a.md": "x\n", "b.md": "y\n"})
+    (root / "b.md").unlink()
+    assert [n.path for n in Vault(root).notes] == ["a.md"]
+    assert [n.path for n in Vault(root, staged=True).notes] == ["a.md", "b.md"]
+
+
+def test_folders_and_excludes(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({
+        "notes/a.md": "a", "notes/templates/t.md": "t", "src/readme.md": "r",
+        ".kbase.yml": "vault:\n  folders: [notes]\n  exclude: ['notes/templates/**']\n",
+    })
+    v = Vault(root)
+    assert [n.path for n in v.notes] == ["notes/a.md"]
+    assert "src/readme.md" in v.files  # still a link target, just not a note
+
+
+def test_subfolder_root_lists_relative_paths(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"vault/x.md": "x", "other.md": "o"})
+    v = Vault(root / "vault")
+    assert [n.path for n in v.notes] == ["x.md"]
+
+
+def test_symlinks_are_never_read(make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("outside the repo\n")
+    root = make_repo({"a.md": "a"}, commit=False)
+    (root / "link.md").symlink_to(secret)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "x")
+    v = Vault(root)
+    assert [n.path for n in v.notes] == ["a.md"]
+    assert "link.md" in v.files
+
+
+def test_walk_fallback_outside_git(tmp_path: Path) -> None:
+    write(tmp_path, {"a.md": "a", ".obsidian/x.md": "skip", "d/b.md": "b", "i.png": b"x"})
+    v = Vault(tmp_path, parse_config(""))
+    assert v.mode == "walk"
+    assert [n.path for n in v.notes] == ["a.md", "d/b.md"]
+    assert v.read(v.notes)["d/b.md"] == b"b"
+    assert "i.png" in v.files
+
+
+def test_missing_root_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="does not exist"):
+        Vault(tmp_path / "nope")
+
+
+def test_select_rejects_paths_outside_the_vault(make_repo: Callable[..., Path],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_repo({"v/a.md": "a", "out.md": "o", "v/img.png": b"x"})
+    monkeypatch.chdir(root)
+    v = Vault(root / "v")
+    found, rejected = v.select(["v/a.md", "out.md", "v/img.png", "v/missing.md"])
+    assert [n.path for n in found] == ["a.md"]
+    assert rejected == ["out.md", "v/img.png", "v/missing.md"]
