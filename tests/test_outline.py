@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from kbase_ci.outline import find_section, note_text, sections
+from kbase_ci.parser import parse_note
+
+DOC = """---
+title: x
+---
+Intro line.
+
+# Top
+top body
+## Changes Made
+- a.py
+### Detail
+detail body
+## Next Steps
+Setext
+------
+under setext
+"""
+
+
+def _note() -> tuple[object, str]:
+    return parse_note("n.md", DOC.encode()), DOC
+
+
+def test_flat_sections_run_to_the_next_heading() -> None:
+    note = parse_note("n.md", DOC.encode())
+    got = [(s.path, s.start_line, s.end_line, s.body) for s in sections(note, DOC)]
+    assert got == [
+        ((), 4, 5, "Intro line."),
+        (("Top",), 6, 7, "top body"),
+        (("Top", "Changes Made"), 8, 9, "- a.py"),
+        (("Top", "Changes Made", "Detail"), 10, 11, "detail body"),
+        (("Top", "Next Steps"), 12, 12, ""),
+        (("Top", "Setext"), 13, 15, "under setext"),
+    ]
+
+
+def test_nested_sections_include_subsections() -> None:
+    note = parse_note("n.md", DOC.encode())
+    s = find_section(note, DOC, ("changes made",))
+    assert s is not None
+    assert (s.start_line, s.end_line) == (8, 11)
+    assert s.body == "- a.py\n### Detail\ndetail body"
+    assert find_section(note, DOC, ("Blockers", "Impediments")) is None
+
+
+def test_note_text_drops_bom_and_replaces_bad_bytes() -> None:
+    assert note_text(b"\xef\xbb\xbfhi\xff") == "hi\ufffd"
