@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ..globs import any_match
 from ..model import Finding, Link
@@ -14,6 +16,7 @@ CODES = {
     "KB102": "embed of a note or file that does not exist",
     "KB103": "link name matches several notes; the first is used",
     "KB104": "link target escapes the repository",
+    "KB105": "link names a frontmatter alias; Obsidian leaves such links unresolved",
 }
 
 
@@ -31,6 +34,16 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 if cfg.ignore_targets and any_match(cfg.ignore_targets, link.target):
                     continue
                 yield unresolved_finding(ctx, r)
+            elif r.via == "alias" and r.target is not None:
+                # kbase resolves aliases (queries, graph), but Obsidian shows a typed
+                # [[alias]] as unresolved, so the link is broken where people read it.
+                title = r.target.rsplit("/", 1)[-1][:-3]
+                label = link.alias or link.target
+                fixed = (relink(replace(link, alias=None), title) if label == title
+                         else relink(link, title, alias=label))
+                yield Finding(note.path, link.line, link.col, "KB105",
+                              f"{link.raw} names an alias of `{r.target}`; Obsidian does not "
+                              f"resolve aliases in links: write {fixed}", suggestion=fixed)
             elif r.ambiguous:
                 others = ", ".join(c for c in r.candidates)
                 yield Finding(note.path, link.line, link.col, "KB103",
@@ -50,20 +63,33 @@ def unresolved_finding(ctx: CheckContext, r: ResolvedLink, cause: str = "") -> F
     near = ctx.suggest(link.target) if kind == "note" else None
     suggestion = None
     if near is not None:
-        suggestion = relink(link, near)
+        suggestion = _suggested_link(ctx, r, near)
         msg += f"; did you mean {suggestion}?"
     return Finding(r.source, link.line, link.col, code, msg, suggestion=suggestion)
 
 
-def relink(link: Link, new_target: str, new_subpath: str | None = None) -> str:
+def _suggested_link(ctx: CheckContext, r: ResolvedLink, name: str) -> str:
+    """`name` as a link in the style the author wrote; Markdown links get a relative path."""
+    if r.link.style == "wiki":
+        return relink(r.link, name)
+    found = ctx.resolver.lookup(name, r.source)
+    if found.target is None:
+        return relink(r.link, name)
+    folder = posixpath.dirname(r.source) or "."
+    return relink(r.link, posixpath.relpath(found.target, folder))
+
+
+def relink(link: Link, new_target: str, new_subpath: str | None = None, *,
+           alias: str | None = None) -> str:
     """The link re-written to point at `new_target`, keeping its other parts and style."""
     sub = link.subpath if new_subpath is None else new_subpath
+    label = alias if alias is not None else link.alias
     if link.style == "wiki":
         inner = new_target + (f"#{sub}" if sub else "")
-        if link.alias is not None:
-            inner += f"|{link.alias}"
+        if label is not None:
+            inner += f"|{label}"
         return f"{'!' if link.embed else ''}[[{inner}]]"
     from urllib.parse import quote
 
     dest = quote(new_target, safe="/._-~") + (f"#{quote(sub, safe='^-_.~')}" if sub else "")
-    return f"{'!' if link.embed else ''}[{link.alias or ''}]({dest})"
+    return f"{'!' if link.embed else ''}[{label or ''}]({dest})"
