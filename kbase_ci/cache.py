@@ -3,7 +3,9 @@
 It lives under the repository's git directory (never the work tree) as one SQLite
 file: SQLite gives atomic commits and safe concurrent writers (pre-commit runs several
 hook processes at once) for free, and one file reads 10k rows much faster than 10k
-small files. A row that fails to decode is ignored and rebuilt; a corrupt database
+small files. Next to each full record it keeps a small summary (aliases, tag names,
+link targets) so a hook can learn every note's name and aliases without decoding
+10k records. A row that fails to decode is a miss and is rebuilt; a corrupt database
 file is set aside and recreated. Rows are JSON, never pickle.
 """
 
@@ -12,23 +14,35 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from .model import PARSER_VERSION, ParsedNote
+from .notestore import NoteSummary, summarize
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, data TEXT NOT NULL);
-"""
+# Bump _LAYOUT when the table layout changes; the parser version is part of the stamp.
+_LAYOUT = 3
+_STAMP = f"{_LAYOUT}:{PARSER_VERSION}"
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, data TEXT NOT NULL,"
+    " aliases TEXT NOT NULL, tags TEXT NOT NULL, targets TEXT NOT NULL, type TEXT NOT NULL)",
+)
+# SQLite's default limit on host parameters in one statement is 999.
+_BATCH = 900
 
 
 def cache_key(sha: str, path: str, salt: str) -> str:
     return f"{sha}\0{path}\0{salt}"
 
 
+def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), _BATCH):
+        yield items[i:i + _BATCH]
+
+
 class ParseCache:
-    """Opened per command; all methods swallow storage errors (a cache must never fail a check)."""
+    """Opened per command; storage errors are swallowed (a cache must never fail a check)."""
 
     def __init__(self, folder: Path | None) -> None:
         self.path = folder / "parse-cache.sqlite" if folder is not None else None
@@ -44,14 +58,15 @@ class ParseCache:
                 db = sqlite3.connect(path, timeout=30, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
-                db.executescript(_SCHEMA)
-                row = db.execute("SELECT v FROM meta WHERE k='parser'").fetchone()
-                if row is None or row[0] != str(PARSER_VERSION):
+                for ddl in _TABLES:
+                    db.execute(ddl)
+                row = db.execute("SELECT v FROM meta WHERE k='layout'").fetchone()
+                if row is None or row[0] != _STAMP:
                     with db:
                         db.execute("BEGIN IMMEDIATE")
-                        db.execute("DELETE FROM notes")
-                        db.execute("INSERT OR REPLACE INTO meta VALUES ('parser', ?)",
-                                   (str(PARSER_VERSION),))
+                        db.execute("DROP TABLE IF EXISTS notes")
+                        db.execute(_TABLES[1])
+                        db.execute("INSERT OR REPLACE INTO meta VALUES ('layout', ?)", (_STAMP,))
                 return db
             except sqlite3.DatabaseError:
                 if attempt == 0:  # corrupt file: set it aside and start again
@@ -60,19 +75,46 @@ class ParseCache:
                             Path(str(path) + suffix).replace(str(path) + suffix + ".corrupt")
         return None
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, ParsedNote]:
+    def summaries(self, keys: Sequence[str]) -> dict[str, NoteSummary]:
+        """Summaries of the cached rows among `keys` (the rest are misses)."""
         if self._db is None or not keys:
             return {}
         wanted = set(keys)
+        out: dict[str, NoteSummary] = {}
+        try:
+            rows = self._db.execute(
+                "SELECT key, aliases, tags, targets, type FROM notes").fetchall()
+        except sqlite3.DatabaseError:
+            return {}
+        for key, aliases, tags, targets, kind in rows:
+            if key not in wanted:
+                continue
+            try:
+                al = tuple(json.loads(aliases)) if aliases else ()
+            except ValueError:
+                continue
+            out[key] = NoteSummary(al, tuple(tags.split("\n")) if tags else (),
+                                   tuple(targets.split("\n")) if targets else (), kind)
+        return out
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, ParsedNote]:
+        """Full records for `keys`; rows that fail to decode are left out (misses)."""
+        if self._db is None or not keys:
+            return {}
         out: dict[str, ParsedNote] = {}
         try:
-            # One full scan beats 10k point lookups; stale rows are pruned by `put_many`.
-            rows = self._db.execute("SELECT key, data FROM notes").fetchall()
+            if len(keys) > 2000:  # most of the vault: one scan beats many lookups
+                wanted = set(keys)
+                rows = [r for r in self._db.execute("SELECT key, data FROM notes") if r[0] in wanted]
+            else:
+                rows = []
+                for part in _chunks(keys):
+                    marks = ",".join("?" * len(part))
+                    rows += self._db.execute(
+                        f"SELECT key, data FROM notes WHERE key IN ({marks})", part).fetchall()
         except sqlite3.DatabaseError:
             return {}
         for key, data in rows:
-            if key not in wanted:
-                continue
             try:
                 out[key] = ParsedNote.from_json(json.loads(data))
             except (ValueError, TypeError):
@@ -83,12 +125,16 @@ class ParseCache:
         """Store new rows; when `live` (every key of the vault now) is given, drop the rest."""
         if self._db is None:
             return
-        rows = [(k, json.dumps(n.to_json(), ensure_ascii=False, separators=(",", ":")))
-                for k, n in items]
+        rows = []
+        for key, note in items:
+            s = summarize(note)
+            rows.append((key, json.dumps(note.to_json(), ensure_ascii=False, separators=(",", ":")),
+                         json.dumps(list(s.aliases), ensure_ascii=False) if s.aliases else "",
+                         "\n".join(s.tags), "\n".join(s.targets), s.type))
         try:
             with self._db:
                 self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?)", rows)
+                self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?)", rows)
                 if live:
                     count = self._db.execute("SELECT count(*) FROM notes").fetchone()[0]
                     if count > 2 * len(live) + 100:  # prune rarely: it rewrites the table

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -67,21 +68,21 @@ def head_commit(path: Path) -> str | None:
     return out.decode().strip() or None
 
 
+_LS_FILES_RECORD = re.compile(rb"(\d{6}) ([0-9a-f]{40,64}) (\d)\t([^\0]*)\0")
+
+
 def ls_files(cwd: Path) -> list[IndexEntry]:
     """Tracked files under `cwd` (paths relative to it), stage 0 or the first stage seen."""
     out = git(["ls-files", "-s", "-z", "--", "."], cwd)
     entries: list[IndexEntry] = []
-    seen: set[str] = set()
-    for rec in out.split(b"\0"):
-        if not rec:
+    seen: set[bytes] = set()
+    # One regex pass: a per-record split/decode loop costs ~50 ms on 10k files.
+    for mode, sha, _stage, raw_path in _LS_FILES_RECORD.findall(out):
+        if raw_path in seen:  # unmerged paths list stages 1-3; one entry is enough
             continue
-        meta, _, raw_path = rec.partition(b"\t")
-        mode, sha, _stage = meta.decode().split(" ")
-        path = raw_path.decode("utf-8", "surrogateescape")
-        if path in seen:  # unmerged paths list stages 1-3; one entry is enough for a name
-            continue
-        seen.add(path)
-        entries.append(IndexEntry(path, sha, mode))
+        seen.add(raw_path)
+        entries.append(IndexEntry(raw_path.decode("utf-8", "surrogateescape"), sha.decode(),
+                                  mode.decode()))
     return entries
 
 
@@ -117,3 +118,15 @@ def blob_sha(data: bytes) -> str:
     h = hashlib.sha1(b"blob %d\0" % len(data))  # noqa: S324 - git's object id, not security
     h.update(data)
     return h.hexdigest()
+
+
+def run(args: Sequence[str], cwd: Path, *, input: bytes | None = None,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run git and hand back the process: for callers that need the exit status or stderr
+    (`merge-base --is-ancestor`, `push`), or extra environment (`commit-tree` identity)."""
+    full_env = {**os.environ, **(env or {}), **_GIT_ENV}
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True,
+                              env=full_env, check=False)
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH") from exc

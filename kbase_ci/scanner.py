@@ -1,7 +1,8 @@
 """Turn a vault's notes into ParsedNote records: cache hits first, then parse the rest.
 
-Cold parsing is CPU bound (tree-sitter), so large batches of misses are spread over
-worker processes (both cores of a CI runner); a warm run is one SQLite scan.
+`open_store` is the fast path: it parses only cache misses and returns a NoteStore
+that decodes cached records on demand. Cold parsing is CPU bound (tree-sitter), so
+large batches of misses are spread over worker processes (both cores of a runner).
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from .cache import ParseCache, cache_key
 from .model import ParsedNote
+from .notestore import NoteStore, summarize
 from .vault import NoteFile, Vault
 
 # Below this much unparsed text, starting worker processes costs more than it saves.
@@ -31,37 +32,51 @@ class ScanStats:
     jobs: int
 
 
-def scan(vault: Vault, subset: Sequence[NoteFile] | None = None, *, jobs: int | None = None,
-         use_cache: bool = True) -> tuple[list[ParsedNote], ScanStats]:
-    """Parsed notes for `subset` (default: every note), in vault path order."""
+def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
+               jobs: int | None = None, use_cache: bool = True) -> tuple[NoteStore, ScanStats]:
+    """Every note (or `subset`) as a NoteStore; only cache misses are parsed now."""
     t0 = time.perf_counter()
     notes = list(vault.notes if subset is None else subset)
     salt = str(vault.config.vault.max_note_bytes)
-    keys = [cache_key(n.sha, n.path, salt) for n in notes]
+    max_bytes = vault.config.vault.max_note_bytes
+    key_of = {n.path: cache_key(n.sha, n.path, salt) for n in notes}
+    by_path = {n.path: n for n in notes}
     cache = ParseCache(vault.git_dir / "kbase" if use_cache and vault.git_dir else None)
-    try:
-        hits = cache.get_many(keys)
-        misses = [n for n, k in zip(notes, keys, strict=True) if k not in hits]
-        contents = vault.read(misses)
-        n_jobs = _jobs(jobs, sum(len(b) for b in contents.values()))
-        fresh = parse_many([(n.path, contents[n.path]) for n in misses],
-                           vault.config.vault.max_note_bytes, n_jobs)
-        fresh_by_path = {p.path: p for p in fresh}
-        new_rows = [(k, fresh_by_path[n.path]) for n, k in zip(notes, keys, strict=True)
-                    if k not in hits]
-        if new_rows:
-            live = keys if subset is None else ()
-            cache.put_many(new_rows, live)
-    finally:
-        cache.close()
-    result = [hits[k] if k in hits else fresh_by_path[n.path]
-              for n, k in zip(notes, keys, strict=True)]
-    stats = ScanStats(
-        notes=len(notes), cached=len(hits), parsed=len(misses),
-        bytes_parsed=sum(len(b) for b in contents.values()),
-        seconds=time.perf_counter() - t0, jobs=n_jobs,
-    )
-    return result, stats
+    hit_summaries = cache.summaries(list(key_of.values()))
+    misses = [n for n in notes if key_of[n.path] not in hit_summaries]
+    contents = vault.read(misses)
+    bytes_parsed = sum(len(b) for b in contents.values())
+    n_jobs = _jobs(jobs, bytes_parsed)
+    fresh = {p.path: p for p in parse_many([(n.path, contents[n.path]) for n in misses],
+                                           max_bytes, n_jobs)}
+    if fresh:
+        cache.put_many([(key_of[p], note) for p, note in fresh.items()],
+                       list(key_of.values()) if subset is None else ())
+    summaries = {p: hit_summaries[k] for p, k in key_of.items() if k in hit_summaries}
+    summaries.update({p: summarize(n) for p, n in fresh.items()})
+
+    def load(paths: Sequence[str]) -> dict[str, ParsedNote]:
+        got = cache.get_many([key_of[p] for p in paths])
+        out = {p: got[key_of[p]] for p in paths if key_of[p] in got}
+        lost = [by_path[p] for p in paths if p not in out]  # a row vanished or is damaged
+        if lost:
+            data = vault.read(lost)
+            again = parse_many([(n.path, data[n.path]) for n in lost], max_bytes)
+            cache.put_many([(key_of[n.path], n) for n in again])
+            out.update({n.path: n for n in again})
+        return out
+
+    store = NoteStore(list(key_of), summaries, load, fresh)
+    stats = ScanStats(notes=len(notes), cached=len(hit_summaries), parsed=len(misses),
+                      bytes_parsed=bytes_parsed, seconds=time.perf_counter() - t0, jobs=n_jobs)
+    return store, stats
+
+
+def scan(vault: Vault, subset: Sequence[NoteFile] | None = None, *, jobs: int | None = None,
+         use_cache: bool = True) -> tuple[list[ParsedNote], ScanStats]:
+    """Parsed notes for `subset` (default: every note), in vault path order."""
+    store, stats = open_store(vault, subset, jobs=jobs, use_cache=use_cache)
+    return store.all(), stats
 
 
 def _jobs(requested: int | None, total_bytes: int) -> int:
@@ -74,8 +89,12 @@ def _jobs(requested: int | None, total_bytes: int) -> int:
 
 def parse_many(items: Sequence[tuple[str, bytes]], max_bytes: int, jobs: int = 1
                ) -> list[ParsedNote]:
+    if not items:  # a warm run must not even import the parser (tree-sitter)
+        return []
     if jobs <= 1 or len(items) < 2 * jobs:
         return _parse_batch(items, max_bytes)
+    from concurrent.futures import ProcessPoolExecutor  # only cold scans pay this import
+
     # Interleave so each worker gets a similar mix of large and small notes.
     batches = [list(items[i::jobs * 4]) for i in range(jobs * 4)]
     out: list[ParsedNote] = []

@@ -72,3 +72,16 @@ def test_two_processes_write_at_once(tmp_path: Path) -> None:
         assert p.exitcode == 0
     keys = [cache_key(str(j), f"{j}.md", "s") for j in range(300)]
     assert len(ParseCache(tmp_path).get_many(keys)) == 300
+
+
+def test_summaries_without_decoding_records(tmp_path: Path) -> None:
+    c = ParseCache(tmp_path)
+    note = ParsedNote(path="q.md", title="q", aliases=("Q one",), tags=(Tag("Rust", 1, 1),),
+                      frontmatter={"type": "question"},
+                      links=(Link("wiki", False, "[[Sub/Target.md]]", "Sub/Target.md", "", None,
+                                  2, 1),))
+    k = cache_key("s", "q.md", "x")
+    c.put_many([(k, note)])
+    s = c.summaries([k, "missing"])[k]
+    assert (s.aliases, s.tags, s.type) == (("Q one",), ("Rust",), "question")
+    assert set(s.targets) == {"sub/target", "target"}

@@ -1,0 +1,121 @@
+"""Every note of a vault: small summaries eagerly, full records only when asked for.
+
+A hook checking one note of a 10k-note vault must not decode 10k cached records
+(~0.6 s): resolution needs every note's *name* and *aliases*, but headings only of
+the notes actually linked to. So the cache keeps a summary per note (aliases, tag
+names, the names its links point at) next to the full record, and this store loads
+summaries for all notes and full records lazily, in batches.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from .model import ParsedNote
+
+
+@dataclass(frozen=True, slots=True)
+class NoteSummary:
+    aliases: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    """Tag names as written (case preserved)."""
+    targets: tuple[str, ...] = ()
+    """Lower-cased link targets without `.md`, each also as its last path segment."""
+    type: str = ""
+    """Frontmatter `type:` when it is a string (note-type checks pick notes by it)."""
+
+
+def target_key(target: str) -> str:
+    key = unicodedata.normalize("NFC", target.strip()).lower()
+    return key[:-3] if key.endswith(".md") else key
+
+
+def summarize(note: ParsedNote) -> NoteSummary:
+    keys: dict[str, None] = {}
+    for link in note.links:
+        if link.external or not link.target:
+            continue
+        key = target_key(link.target)
+        keys[key] = None
+        keys[key.rsplit("/", 1)[-1]] = None
+    return NoteSummary(
+        aliases=note.aliases,
+        tags=tuple(dict.fromkeys(t.name for t in note.tags)),
+        targets=tuple(keys),
+        type=note.frontmatter.get("type", "") if isinstance(note.frontmatter.get("type"), str)
+        else "",
+    )
+
+
+Loader = Callable[[Sequence[str]], dict[str, ParsedNote]]
+
+
+class NoteStore(Sequence[ParsedNote]):
+    """State: summaries of all notes, and the full records loaded so far.
+
+    Behaves as a sequence of ParsedNote in path order (iterating loads everything),
+    so code written for a plain list keeps working; fast paths use the summaries.
+    """
+
+    def __init__(self, paths: Sequence[str], summaries: dict[str, NoteSummary],
+                 loader: Loader, loaded: dict[str, ParsedNote] | None = None) -> None:
+        self.paths: tuple[str, ...] = tuple(sorted(paths))
+        self._summaries = summaries
+        self._loader = loader
+        self._loaded: dict[str, ParsedNote] = dict(loaded or {})
+        self._all: list[ParsedNote] | None = None
+
+    @classmethod
+    def from_notes(cls, notes: Iterable[ParsedNote]) -> NoteStore:
+        by_path = {n.path: n for n in notes}
+        return cls(list(by_path), {p: summarize(n) for p, n in by_path.items()},
+                   lambda paths: {}, by_path)
+
+    # -- summaries (no record decoding) ------------------------------------------
+    def summary(self, path: str) -> NoteSummary:
+        return self._summaries.get(path) or NoteSummary()
+
+    def aliases(self) -> dict[str, tuple[str, ...]]:
+        return {p: s.aliases for p, s in self._summaries.items() if s.aliases}
+
+    def linking_to(self, keys: Iterable[str]) -> list[str]:
+        """Paths of notes with a link whose target (or its last segment) is in `keys`."""
+        wanted = {target_key(k) for k in keys}
+        return [p for p in self.paths if not wanted.isdisjoint(self.summary(p).targets)]
+
+    # -- full records -------------------------------------------------------------
+    def get(self, path: str) -> ParsedNote | None:
+        note = self._loaded.get(path)
+        if note is None and path in self._summaries:
+            self.load([path])
+            note = self._loaded.get(path)
+        return note
+
+    def load(self, paths: Iterable[str]) -> list[ParsedNote]:
+        wanted = [p for p in paths if p in self._summaries]
+        missing = [p for p in wanted if p not in self._loaded]
+        if missing:
+            self._loaded.update(self._loader(missing))
+        return [self._loaded[p] for p in wanted if p in self._loaded]
+
+    def all(self) -> list[ParsedNote]:
+        if self._all is None:
+            self._all = self.load(self.paths)
+        return self._all
+
+    # -- Sequence protocol -----------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def __iter__(self) -> Iterator[ParsedNote]:
+        return iter(self.all())
+
+    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+        return self.all()[i]
+
+    def __contains__(self, item: object) -> bool:
+        if isinstance(item, str):
+            return item in self._summaries
+        return isinstance(item, ParsedNote) and item.path in self._summaries
