@@ -86,6 +86,18 @@ def ls_files(cwd: Path) -> list[IndexEntry]:
     return entries
 
 
+_LS_TREE_RECORD = re.compile(rb"(\d{6}) (\w+) ([0-9a-f]{40,64})\t([^\0]*)\0")
+
+
+def ls_tree(cwd: Path, rev: str, paths: Sequence[str] = ()) -> list[IndexEntry]:
+    """Files of commit `rev` under `cwd` (or just `paths`), relative to `cwd`."""
+    spec = [f"./{p}" for p in paths] if paths else ["."]
+    out = git(["ls-tree", "-r", "-z", rev, "--", *spec], cwd)
+    return [IndexEntry(raw.decode("utf-8", "surrogateescape"), sha.decode(), mode.decode())
+            for mode, kind, sha, raw in _LS_TREE_RECORD.findall(out) if kind == b"blob"
+            or mode == b"160000"]
+
+
 def modified_in_worktree(cwd: Path) -> set[str]:
     """Tracked paths (relative to `cwd`) whose work-tree content differs from the index."""
     out = git(["diff-files", "-z", "--name-only", "--relative", "--", "."], cwd)

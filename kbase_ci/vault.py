@@ -19,7 +19,7 @@ from .config import Config, load_config
 from .errors import UsageError
 from .globs import any_match
 
-VaultMode = Literal["git-index", "git-worktree", "walk"]
+VaultMode = Literal["git-index", "git-worktree", "git-commit", "walk"]
 
 _SYMLINK, _GITLINK = "120000", "160000"
 # Folders a directory walk never enters: tool state, not notes.
@@ -38,19 +38,29 @@ class Vault:
     """A vault root, its config, and its file listing (state: the listing and read cache)."""
 
     def __init__(self, root: Path, config: Config | None = None, *, staged: bool = False,
-                 config_path: Path | None = None) -> None:
+                 config_path: Path | None = None, rev: str | None = None) -> None:
+        """`rev`: read the vault as it is in that commit (PR reports compare two commits);
+        its `.kbase.yml` is read from the commit too, unless `config` is given."""
         root = root.resolve()
         if not root.is_dir():
             raise UsageError(f"vault folder does not exist: {root}")
         self.root = root
-        self.config = config if config is not None else load_config(root, config_path)
         self.repo_root = gitio.toplevel(root)
         self.git_dir = gitio.git_dir(root) if self.repo_root else None
+        self.rev = rev
+        if rev is not None and self.repo_root is None:
+            raise UsageError(f"cannot read revision {rev}: {root} is not in a git repository")
+        if config is None and rev is not None and config_path is None:
+            config = _config_at(root, rev)
+        self.config = config if config is not None else load_config(root, config_path)
         self._content: dict[str, bytes] = {}
         self._symlinks: set[str] = set()
         entries: list[NoteFile]
-        if self.repo_root is None:
-            self.mode: VaultMode = "walk"
+        if rev is not None:
+            self.mode: VaultMode = "git-commit"
+            entries = self._list_rev(rev)
+        elif self.repo_root is None:
+            self.mode = "walk"
             entries = self._walk()
         else:
             self.mode = "git-index" if staged else "git-worktree"
@@ -81,6 +91,16 @@ class Vault:
             sha = gitio.blob_sha(data)
             self._content[sha] = data
             out.append(NoteFile(e.path, sha))
+        return out
+
+    def _list_rev(self, rev: str) -> list[NoteFile]:
+        out: list[NoteFile] = []
+        for e in gitio.ls_tree(self.root, rev):
+            if e.mode == _GITLINK:
+                continue
+            if e.mode == _SYMLINK:
+                self._symlinks.add(e.path)
+            out.append(NoteFile(e.path, e.sha))
         return out
 
     def _walk(self) -> list[NoteFile]:
@@ -148,6 +168,16 @@ class Vault:
             return Path(os.path.normpath(full)).relative_to(self.root).as_posix()
         except ValueError:
             return None
+
+
+def _config_at(root: Path, rev: str) -> Config:
+    from .config import CONFIG_NAME, parse_config
+
+    shas = {e.path: e.sha for e in gitio.ls_tree(root, rev, [CONFIG_NAME])}
+    if CONFIG_NAME not in shas:
+        return parse_config("", f"{rev}:{CONFIG_NAME}")
+    data = gitio.read_blobs(root, [shas[CONFIG_NAME]])[shas[CONFIG_NAME]]
+    return parse_config(data.decode("utf-8", "replace"), f"{rev}:{CONFIG_NAME}")
 
 
 def find_root(start: Path | None = None) -> Path:

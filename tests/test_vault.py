@@ -92,3 +92,20 @@ def test_select_rejects_paths_outside_the_vault(make_repo: Callable[..., Path],
     found, rejected = v.select(["v/a.md", "out.md", "v/img.png", "v/missing.md"])
     assert [n.path for n in found] == ["a.md"]
     assert rejected == ["out.md", "v/img.png", "v/missing.md"]
+
+
+def test_vault_at_a_commit(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"a.md": "old\n", "b.md": "b\n", ".kbase.yml": "links:\n  markdown_links: false\n"})
+    base = git(root, "rev-parse", "HEAD").strip()
+    write(root, {"a.md": "new\n", ".kbase.yml": "links:\n  markdown_links: true\n"})
+    git(root, "rm", "-q", "b.md")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "two")
+    old = Vault(root, rev=base)
+    assert old.mode == "git-commit"
+    assert [n.path for n in old.notes] == ["a.md", "b.md"]
+    assert old.read(old.notes)["a.md"] == b"old\n"
+    assert old.config.links.markdown_links is False  # the config of that commit
+    assert Vault(root, rev="HEAD").config.links.markdown_links is True
+    with pytest.raises(UsageError):
+        Vault(root, rev="no-such-rev")
