@@ -105,7 +105,8 @@ class ParseCache:
         try:
             if len(keys) > 2000:  # most of the vault: one scan beats many lookups
                 wanted = set(keys)
-                rows = [r for r in self._db.execute("SELECT key, data FROM notes") if r[0] in wanted]
+                cursor = self._db.execute("SELECT key, data FROM notes")
+                rows = [r for r in cursor if r[0] in wanted]
             else:
                 rows = []
                 for part in _chunks(keys):
@@ -141,7 +142,8 @@ class ParseCache:
                         self._db.execute("CREATE TEMP TABLE IF NOT EXISTS live (key TEXT)")
                         self._db.execute("DELETE FROM live")
                         self._db.executemany("INSERT INTO live VALUES (?)", [(k,) for k in live])
-                        self._db.execute("DELETE FROM notes WHERE key NOT IN (SELECT key FROM live)")
+                        self._db.execute(
+                            "DELETE FROM notes WHERE key NOT IN (SELECT key FROM live)")
         except sqlite3.DatabaseError:
             return
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from .model import ParsedNote
 
@@ -112,7 +113,11 @@ class NoteStore(Sequence[ParsedNote]):
     def __iter__(self) -> Iterator[ParsedNote]:
         return iter(self.all())
 
-    def __getitem__(self, i):  # type: ignore[no-untyped-def, override]
+    @overload
+    def __getitem__(self, i: int) -> ParsedNote: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[ParsedNote]: ...
+    def __getitem__(self, i: int | slice) -> ParsedNote | Sequence[ParsedNote]:
         return self.all()[i]
 
     def __contains__(self, item: object) -> bool:

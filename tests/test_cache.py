@@ -58,7 +58,8 @@ def test_no_folder_means_no_cache() -> None:
 def _writer(folder: str, start: int) -> None:
     c = ParseCache(Path(folder))
     for i in range(start, start + 200, 20):
-        c.put_many([(cache_key(str(j), f"{j}.md", "s"), _note(f"{j}.md")) for j in range(i, i + 20)])
+        rows = [(cache_key(str(j), f"{j}.md", "s"), _note(f"{j}.md")) for j in range(i, i + 20)]
+        c.put_many(rows)
     c.close()
 
 

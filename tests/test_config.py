@@ -32,7 +32,8 @@ def test_digest_depends_on_settings() -> None:
 
 @pytest.mark.parametrize(("text", "line", "col", "words"), [
     ("vault:\n  folderz: [a]\n", 2, 3, ["unknown key `vault.folderz`", "did you mean `folders`"]),
-    ("links:\n  resolve_aliases: maybe\n", 2, 20, ["`links.resolve_aliases` must be true or false"]),
+    ("links:\n  resolve_aliases: maybe\n", 2, 20,
+     ["`links.resolve_aliases` must be true or false"]),
     ("vault:\n  max_note_bytes: big\n", 2, 19, ["must be an integer"]),
     ("vault:\n  folders:\n    - a\n    - 3\n", 4, 7, ["`vault.folders[1]` must be a string"]),
     ("nonsense: 1\n", 1, 1, ["unknown key `nonsense`"]),

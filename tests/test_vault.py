@@ -95,7 +95,8 @@ def test_select_rejects_paths_outside_the_vault(make_repo: Callable[..., Path],
 
 
 def test_vault_at_a_commit(make_repo: Callable[..., Path]) -> None:
-    root = make_repo({"a.md": "old\n", "b.md": "b\n", ".kbase.yml": "links:\n  markdown_links: false\n"})
+    root = make_repo({"a.md": "old\n", "b.md": "b\n",
+                      ".kbase.yml": "links:\n  markdown_links: false\n"})
     base = git(root, "rev-parse", "HEAD").strip()
     write(root, {"a.md": "new\n", ".kbase.yml": "links:\n  markdown_links: true\n"})
     git(root, "rm", "-q", "b.md")

@@ -33,7 +33,7 @@ class Check:
 
 def _registry() -> list[Check]:
     # Imported here so `checks` has no import cycle with the modules it lists.
-    from . import frontmatter, links, readable, sections
+    from . import frontmatter, handover, links, readable, sections, tags
 
     return [
         Check("input", "notes that cannot be read or parsed as Markdown",
@@ -42,8 +42,12 @@ def _registry() -> list[Check]:
               links.CODES, links.check),
         Check("sections", "links to a heading or block id the target note lacks",
               sections.CODES, sections.check),
+        Check("tags", "tags outside the configured policy, or spelled in several cases",
+              tags.CODES, tags.check),
         Check("frontmatter", "YAML frontmatter that is invalid or breaks the configured rules",
               frontmatter.CODES, frontmatter.check),
+        Check("handover", "handovers and other typed notes missing what their type requires",
+              handover.CODES, handover.check),
     ]
 
 
@@ -77,7 +81,7 @@ def select(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[tuple
 
 def _matches(word: str, code: str, name: str) -> bool:
     w = word.strip()
-    return w == name or code.upper().startswith(w.upper()) and w[:2].upper() == "KB"
+    return w == name or (code.upper().startswith(w.upper()) and w[:2].upper() == "KB")
 
 
 def run_checks(ctx: CheckContext, selected: Sequence[tuple[Check, set[str]]]) -> list[Finding]:
