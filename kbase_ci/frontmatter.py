@@ -212,6 +212,8 @@ def _values(data: dict[str, Any], *names: str) -> list[tuple[str, Any]]:
 
 
 def _without_comment(line: str) -> str:
+    if "#" not in line:
+        return line
     quote = ""
     i = 0
     while i < len(line):
@@ -229,7 +231,7 @@ def _without_comment(line: str) -> str:
     return line
 
 
-class _Lines:
+class _RawLines:
     """Raw frontmatter lines tagged with their top-level key, comments removed."""
 
     def __init__(self, raw: str) -> None:
@@ -257,9 +259,9 @@ class _Lines:
             if k != key:
                 continue
             start = after[1] if row == after[0] else 0
-            if row == after[0] or start == 0:
-                colon = text.find(":") + 1 if _TOP_KEY.match(text) else 0
-                start = max(start, colon)
+            m = _TOP_KEY.match(text)
+            if m is not None:  # on the key's own line, look only at the value
+                start = max(start, m.end())
             col = text.find(needle, start)
             if col >= 0:
                 return row, col
@@ -280,7 +282,7 @@ def _string_values(value: Any) -> list[str]:
     return out
 
 
-def _links(data: dict[str, Any], lines: _Lines) -> list[Link]:
+def _links(data: dict[str, Any], lines: _RawLines) -> list[Link]:
     wanted: dict[str, list[str]] = {}
     for key, value in data.items():
         for s in _string_values(value):
@@ -301,9 +303,9 @@ def _links(data: dict[str, Any], lines: _Lines) -> list[Link]:
     return links
 
 
-def _tags(data: dict[str, Any], lines: _Lines) -> list[Tag]:
+def _tags(values: list[tuple[str, Any]], lines: _RawLines) -> list[Tag]:
     tags: list[Tag] = []
-    for key, value in _values(data, "tags", "tag"):
+    for key, value in values:
         cursor = (0, 0)
         for name in _strings(value, split_ws=True):
             pos = lines.find(key, name, cursor)
@@ -323,13 +325,15 @@ def parse_frontmatter(text: str) -> Frontmatter:
     diags = (problem,) if problem else ()
     if not data:
         return Frontmatter(end_line=end_line, body_start=body_start, diagnostics=diags)
-    lines = _Lines(raw)
     aliases = [a for _, v in _values(data, "aliases", "alias") for a in _strings(v, False)]
+    tag_values = _values(data, "tags", "tag")
+    # Positions need the raw lines; most frontmatter has neither tags nor links.
+    lines = _RawLines(raw) if tag_values or "[[" in raw else None
     return Frontmatter(
         data=data,
         aliases=tuple(aliases),
-        tags=tuple(_tags(data, lines)),
-        links=tuple(_links(data, lines)),
+        tags=tuple(_tags(tag_values, lines)) if lines else (),
+        links=tuple(_links(data, lines)) if lines and "[[" in raw else (),
         end_line=end_line,
         body_start=body_start,
         diagnostics=diags,

@@ -10,6 +10,7 @@ lines have none and are regexed directly.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -38,6 +39,7 @@ _TAG = re.compile(
     r"\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+)"
 )
 _NOT_NEWLINE = re.compile(r"[^\n]")
+_CONTINUATION = re.compile(rb"[\x80-\xbf]")
 
 
 @dataclass(slots=True)
@@ -61,6 +63,28 @@ class Hits:
     tags: list[tuple[int, str]] = field(default_factory=list)
     in_comment: bool = False
     """Whether a `%%` comment is still open at the end of this unit."""
+
+
+class CharIndex:
+    """Code-point offset of a byte offset in valid UTF-8, fast for long non-ASCII text.
+
+    Short prefixes are simply decoded; past that, the offset is the byte offset minus
+    the continuation bytes (0x80-0xBF) before it, found by bisection, so many lookups
+    in one long line stay O(log n) each instead of O(n).
+    """
+
+    _SHORT = 2048
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._continuations: list[int] | None = None
+
+    def char(self, b: int) -> int:
+        if b <= self._SHORT:
+            return len(self.data[:b].decode("utf-8", "replace"))
+        if self._continuations is None:
+            self._continuations = [m.start() for m in _CONTINUATION.finditer(self.data)]
+        return b - bisect_left(self._continuations, b)
 
 
 def blank(text: str, spans: list[tuple[int, int]]) -> str:
@@ -151,11 +175,10 @@ class InlineScanner:
         """Scan bytes [start, end) of `src`; `holes` are block markers (`> `) to skip."""
         chunk = src[start:end]
         text = chunk.decode("utf-8", "replace")
-        ascii_only = len(text) == len(chunk)
+        index = None if len(text) == len(chunk) else CharIndex(chunk)
 
         def local(b: int) -> int:
-            rel = b - start
-            return rel if ascii_only else len(chunk[:rel].decode("utf-8", "replace"))
+            return b - start if index is None else index.char(b - start)
 
         spans = [(local(a), local(b)) for a, b in holes]
         link_nodes: list[Node] = []

@@ -1,9 +1,9 @@
 """Parse one note into a ParsedNote: frontmatter, headings, block ids, links, tags.
 
 tree-sitter-markdown gives the block structure (what is code, quote, table,
-heading); `inline` scans each run of inline text on its own. The tree is never
-walked recursively: one query lists the nodes we need, in document order, so a
-note nested 2000 levels deep costs no Python stack.
+heading); `inline` scans each run of inline text on its own. The tree is walked
+with a TreeCursor loop, never recursively, so a note nested 2000 levels deep
+costs no Python stack. Parsers are module singletons: use processes, not threads.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import tree_sitter_markdown as tsm
 from tree_sitter import Language, Node, Parser
 
 from kbase_ci.frontmatter import parse_frontmatter
-from kbase_ci.inline import Hits, InlineScanner, worth_scanning
+from kbase_ci.inline import CharIndex, Hits, InlineScanner, worth_scanning
 from kbase_ci.linksyntax import markdown_link, wikilink_from_raw
 from kbase_ci.model import BlockId, Diagnostic, Heading, Link, ParsedNote, Tag
 
@@ -28,7 +28,7 @@ BLOCK = Language(tsm.language())
 # Query does visit them, and it went quadratic on a single 3 MB paragraph.
 _CONTAINERS = frozenset({"document", "section", "block_quote", "list", "list_item"})
 BINARY_SNIFF = 8192
-_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
+_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
 _ONLY_BLOCK_ID = re.compile(rb"\s*\^([A-Za-z0-9-]+)\s*")
 _EMPTY_ROW = re.compile(rb"^([ \t>]*)(\|[ \t|]*)$", re.MULTILINE)
 _ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
@@ -47,6 +47,7 @@ class _Lines:
         self.ascii = len(text) == len(src)
         self._starts: list[int] = []
         self._byte_starts: list[int] = []
+        self._rows: dict[int, CharIndex] = {}  # per-line byte->char, for long lines
 
     @staticmethod
     def _line_starts(find: Callable[[Any, int], int], nl: Any) -> list[int]:
@@ -64,7 +65,11 @@ class _Lines:
             self._byte_starts = self._line_starts(self.src.find, b"\n")
         row = bisect_right(self._byte_starts, b) - 1
         line_start = self._byte_starts[row]
-        return self.at_row_start(row) + len(self.src[line_start:b].decode("utf-8", "replace"))
+        index = self._rows.get(row)
+        if index is None:
+            end = self._byte_starts[row + 1] if row + 1 < len(self._byte_starts) else None
+            index = self._rows[row] = CharIndex(self.src[line_start:end])
+        return self.at_row_start(row) + index.char(b - line_start)
 
     def at_row_start(self, row: int) -> int:
         if not self._starts:
@@ -89,9 +94,9 @@ def _decode(data: bytes) -> tuple[str, Diagnostic | None]:
         return data.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         bad = exc.start
-        line_start = data.rfind(b"\n", 0, bad) + 1
-        line = data.count(b"\n", 0, bad) + 1
-        prefix = data[line_start:bad]
+        before = data[:bad].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        line = before.count(b"\n") + 1
+        prefix = before[before.rfind(b"\n") + 1:]
         if line == 1 and prefix.startswith(b"\xef\xbb\xbf"):
             prefix = prefix[3:]
         col = len(prefix.decode("utf-8", "replace")) + 1
@@ -107,10 +112,12 @@ def _holes(node: Node) -> list[tuple[int, int]]:
 
 
 class _NoteBuilder:
-    def __init__(self, text: str, frontmatter_end: int) -> None:
+    def __init__(self, text: str) -> None:
+        # tree-sitter-markdown misses a setext underline (and more) on an unterminated
+        # last line; a final newline changes no position.
+        text = text if text.endswith("\n") else text + "\n"
         self.src = text.encode("utf-8")
         self.lines = _Lines(text, self.src)
-        self.fm_end = frontmatter_end
         self.links: list[Link] = []
         self.tags: list[Tag] = []
         self.headings: list[Heading] = []
@@ -186,7 +193,8 @@ class _NoteBuilder:
         content = node.child_by_field_name("heading_content")
         if kind == "atx_heading":
             marker = node.child(0)
-            level = int(marker.type[5]) if marker is not None else 1
+            kind_name = marker.type if marker is not None else ""
+            level = int(kind_name[5]) if kind_name.startswith("atx_h") else 1
             inline = content
         else:
             underline = node.child(node.child_count - 1)
@@ -286,7 +294,7 @@ def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000) -> ParsedN
     # Blank the frontmatter out, keeping its lines, so body positions stay true.
     body = "\n" * fm.end_line + text[fm.body_start:] if fm.end_line else text
 
-    builder = _NoteBuilder(body, fm.end_line)
+    builder = _NoteBuilder(body)
     block, scanner = _parsers()
     builder.run(block, scanner)
 

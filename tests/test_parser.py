@@ -9,6 +9,7 @@ and a leading `@max=N ` passes max_bytes=N. Expected items are separated by ` ; 
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,7 +84,7 @@ def test_link_syntax_rejects_non_links() -> None:
 
 def test_wikilink_spans_linear_on_unclosed_brackets() -> None:
     assert wikilink_spans("[[" * 200_000) == []
-    assert wikilink_spans("[[a]]\n[[b\n]] [[c]]") == [(0, 5), (14, 19)]
+    assert wikilink_spans("[[a]]\n[[b\n]] [[c]]") == [(0, 5), (13, 18)]
 
 
 # ------------------------------------------------------- links, tags, exclusions ----
@@ -130,8 +131,8 @@ def _check(note: ParsedNote, key: str, value: str) -> None:
                if ln.frontmatter_key is not None]
         assert got == json.loads(value)
     elif key == "diag":
-        got = [f"{d.code}@{d.line}:{d.col} {d.severity}" for d in note.diagnostics]
-        assert got == ([] if value == "-" else value.split(", "))
+        diags = [f"{d.code}@{d.line}:{d.col} {d.severity}" for d in note.diagnostics]
+        assert diags == ([] if value == "-" else value.split(", "))
     elif key == "found":
         assert _found(note) == value.replace(" , ", _ITEM_SEP)
     elif key in ("end", "lines", "size"):
@@ -186,10 +187,48 @@ def test_clib_is_used() -> None:
     assert has_clib(), "ruamel.yaml.clib missing: frontmatter parsing is 3x slower"
 
 
+def test_deeply_indented_list_has_exact_columns() -> None:
+    data = "".join("  " * i + f"- item [[l{i}]]\n" for i in range(2000)).encode()
+    links = parse_note("deep.md", data).links
+    assert len(links) == 2000
+    assert [(ln.line, ln.col) for ln in links[::500]] == [(1, 8), (501, 1008), (1001, 2008),
+                                                          (1501, 3008)]
+
+
 def test_parser_is_reusable_after_bad_input() -> None:
     for data in (b"\xff\xfe\x00", b"---\na: [\n---\n", b"[[" * 1000):
         parse_note("x.md", data)
     assert [ln.raw for ln in parse_note("y.md", b"[[ok]]").links] == ["[[ok]]"]
+
+
+_PIECES = ["[[a]]", "![[b.png|9]]", "[[c#h|x]]", "[t](d.md)", "#tag", "#1", "`", "``", "%%",
+           "<!--", "-->", "<b>", "$", "$$", "\\", "> ", "- ", "1. ", "# ", "```", "    ",
+           "| x |", "|---|", "^id", "é", "😀", "日本", " ", " ", "\n", "\n", "\r\n", "word",
+           "---", "[", "]", "(", ")", "*", "_", "~~", "&amp;", "http://x/#f", "\t"]
+
+
+def test_random_markdown_positions_point_at_the_raw_text() -> None:
+    """Seeded fuzz: never raises, and every position points at what was recorded there."""
+    rng = random.Random(1234)
+    for _ in range(400):
+        text = "".join(rng.choice(_PIECES) for _ in range(rng.randint(1, 80)))
+        note = parse_note("f.md", text.encode())
+        lines = text.replace("\r\n", "\n").split("\n")
+        for ln in note.links:
+            assert lines[ln.line - 1][ln.col - 1:].startswith(ln.raw.split("\n")[0]), (text, ln)
+        for t in note.tags:
+            assert lines[t.line - 1][t.col - 1:].startswith("#" + t.name), (text, t)
+        for b in note.block_ids:
+            assert "^" + b.id in lines[b.line - 1], (text, b)
+        assert [ln.line for ln in note.links] == sorted(ln.line for ln in note.links)
+
+
+def test_random_bytes_never_raise() -> None:
+    rng = random.Random(99)
+    for _ in range(300):
+        data = bytes(rng.choice(b"[]#%`<>$\\!|^-\n\r \xff\xc3\xa9ax") for _ in range(200))
+        note = parse_note("r.md", data)
+        json.dumps(note.to_json())
 
 
 # ------------------------------------------------------------- real corpora ----
