@@ -75,6 +75,32 @@ class ParseCache:
                             Path(str(path) + suffix).replace(str(path) + suffix + ".corrupt")
         return None
 
+    def hits(self, keys: Sequence[str]) -> set[str]:
+        """Which of `keys` have a row (reading keys only: ~10 ms for 10k notes)."""
+        if self._db is None or not keys:
+            return set()
+        try:
+            stored = {k for (k,) in self._db.execute("SELECT key FROM notes")}
+        except sqlite3.DatabaseError:
+            return set()
+        return stored.intersection(keys)
+
+    def aliases(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """Aliases of the rows among `keys` that have any (usually a small minority)."""
+        if self._db is None or not keys:
+            return {}
+        wanted = set(keys)
+        out: dict[str, tuple[str, ...]] = {}
+        try:
+            rows = self._db.execute("SELECT key, aliases FROM notes WHERE aliases != ''")
+            for key, aliases in rows:
+                if key in wanted:
+                    with contextlib.suppress(ValueError):
+                        out[key] = tuple(json.loads(aliases))
+        except sqlite3.DatabaseError:
+            return {}
+        return out
+
     def summaries(self, keys: Sequence[str]) -> dict[str, NoteSummary]:
         """Summaries of the cached rows among `keys` (the rest are misses)."""
         if self._db is None or not keys:

@@ -52,10 +52,14 @@ def _diff(root: Path, args: list[str]) -> list[FileChange]:
     return changes
 
 
-def staged_changes(root: Path) -> list[FileChange]:
-    """Staged changes under `root` against HEAD (against the empty tree before the first commit)."""
+def staged_changes(root: Path, *, break_rewrites: bool = False) -> list[FileChange]:
+    """Staged changes under `root` against HEAD (against the empty tree before the first commit).
+
+    `break_rewrites` adds `-B`, so a path whose content was wholly replaced can pair
+    up as a rename (`a -> b, b -> a` in one commit shows as two renames, not two edits).
+    """
     base = gitio.head_commit(root) or _empty_tree(root)
-    return _diff(root, ["--cached", base])
+    return _diff(root, ["--cached", *(["-B"] if break_rewrites else []), base])
 
 
 def changes_between(root: Path, base: str, head: str) -> list[FileChange]:
@@ -71,15 +75,18 @@ def old_blob_shas(root: Path, rev: str, paths: list[str]) -> dict[str, str]:
     """Blob ids of `paths` (vault-relative) at `rev`; paths missing there are left out."""
     if not paths:
         return {}
-    # ls-tree reads pathspecs and prints paths relative to the current directory.
-    out = gitio.git(["ls-tree", "-r", "-z", rev, "--", *[f"./{p}" for p in paths]], root,
-                    check=False)
+    # ls-tree reads pathspecs and prints paths relative to the current directory. Each
+    # pathspec is matched against every entry, so for many paths listing all is faster.
+    specs = [f"./{p}" for p in paths] if len(paths) <= 64 else ["."]
+    out = gitio.git(["ls-tree", "-r", "-z", rev, "--", *specs], root, check=False)
+    wanted = set(paths)
     shas: dict[str, str] = {}
     for rec in out.split(b"\0"):
         if not rec:
             continue
         meta, _, raw = rec.partition(b"\t")
         _mode, kind, sha = meta.decode().split(" ")
-        if kind == "blob":
-            shas[raw.decode("utf-8", "surrogateescape")] = sha
+        path = raw.decode("utf-8", "surrogateescape")
+        if kind == "blob" and path in wanted:
+            shas[path] = sha
     return shas

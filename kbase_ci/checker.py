@@ -6,8 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import checks
+from .breakage import Change
+from .change import FileChange
+from .changeset import load_change
+from .hookscope import staged_scope
 from .model import Finding
-from .scanner import ScanStats, scan
+from .scanner import ScanStats, open_store
 from .vault import Vault, VaultMode
 
 
@@ -34,18 +38,33 @@ class CheckReport:
 
 def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
                 select: Sequence[str] = (), ignore: Sequence[str] = (),
-                jobs: int | None = None, use_cache: bool = True) -> CheckReport:
-    """Check `files` (paths as given on a command line), or every note when None."""
+                jobs: int | None = None, use_cache: bool = True,
+                changes: Sequence[FileChange] | None = None) -> CheckReport:
+    """Check `files` (paths as given on a command line), or every note when None.
+
+    With `changes` (the staged change set: hook mode) links this commit breaks in other
+    notes are reported too, and `files=[]` means the staged notes (see `hookscope`).
+    """
     cfg = vault.config.checks
     selected = checks.select([*cfg.select, *select], [*cfg.ignore, *ignore])
     ignored: list[str] = []
     focus: set[str] | None = None
-    if files is not None:
+    change: Change | None = None
+    if changes is not None and files is not None:
+        scope = staged_scope(vault, changes, files)
+        focus, ignored = set(scope.focus), list(scope.ignored)
+        change = load_change(vault, changes, inbound=scope.inbound, elsewhere=scope.elsewhere)
+    elif changes is not None:
+        change = load_change(vault, changes)
+    elif files is not None:
         chosen, ignored = vault.select(files)
         focus = {n.path for n in chosen}
-    notes, stats = scan(vault, jobs=jobs, use_cache=use_cache)
-    ctx = checks.CheckContext(notes, vault.files, vault.config, focus)
-    found = checks.run_checks(ctx, selected) if focus is None or focus else []
+    # A store, not a list: a hook on one note must not decode every cached note.
+    notes, stats = open_store(vault, jobs=jobs, use_cache=use_cache)
+    ctx = checks.CheckContext(notes, vault.files, vault.config, focus, vault=vault,
+                              change=change)
+    wanted = focus is None or focus or (change is not None and change.inbound)
+    found = checks.run_checks(ctx, selected) if wanted else []
     return CheckReport(
         findings=tuple(found), notes=len(notes), checked=len(ctx.focus), mode=vault.mode,
         ignored_args=tuple(ignored), scan=stats,

@@ -18,14 +18,32 @@ from . import __version__
 from .errors import EXIT_INTERNAL, EXIT_USAGE, KbaseError, exit_code_for
 
 # Order = order in `kbase --help`.
-COMMANDS = ["check"]
+COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci"]
 
 
 def _command(name: str) -> ModuleType:
     return importlib.import_module(f"kbase_ci.commands.{name}")
 
 
-def build_parser() -> argparse.ArgumentParser:
+_VALUE_OPTIONS = {"--root", "--config"}
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The subcommand named in argv, found without importing any command module."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in _VALUE_OPTIONS:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or (with `only`) one whose other commands are bare names, so a
+    hook run imports one command module instead of all of them."""
     parser = argparse.ArgumentParser(
         prog="kbase",
         description="Checks, committed indexes and agent queries for Markdown note vaults.",
@@ -38,14 +56,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="config file (default: ROOT/.kbase.yml)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        _command(name).add_parser(sub)
+        if only is None or name == only:
+            _command(name).add_parser(sub)
+        else:
+            sub.add_parser(name)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_word(args_list))
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(args_list)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help
         return int(exc.code or 0)
     try:

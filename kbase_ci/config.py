@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .notetypes import NoteTypes
 
 CONFIG_NAME = ".kbase.yml"
 
@@ -52,10 +53,99 @@ class ChecksConfig:
 
 
 @dataclass(frozen=True)
+class IndexConfig:
+    domain: str = "folder"
+    """How notes are grouped into shards: `folder` (top-level folder) or `frontmatter:KEY`."""
+    shard_max_bytes: int = 4_000_000
+    """A domain with more Markdown than this is split into 2, 4, 8... shards."""
+    similar: int = 5
+    """Precomputed similar notes kept per note (0: none)."""
+
+
+@dataclass(frozen=True)
+class EmbeddingsConfig:
+    model: str | None = "minishlab/potion-base-8M"
+    """model2vec model: a local folder (relative to the vault root) or a Hugging Face id
+    found in the local cache; null disables vectors."""
+
+
+@dataclass(frozen=True)
+class HandoverConfig:
+    folder: str = "handovers/"
+    """Where `kbase new handover` writes (vault-relative)."""
+    threshold: int = 80
+    """`kbase handover check` fails when a note scores below this (0-100)."""
+
+
+ValueType = typing.Literal["string", "number", "integer", "boolean", "date", "list", "mapping",
+                           "link", "list[string]", "list[link]"]
+
+
+@dataclass(frozen=True)
+class TagsConfig:
+    allowed: tuple[str, ...] = ()
+    """Tag names every tag must be (case-insensitive; `*` matches any text: `project/*`)."""
+    pattern: str | None = None
+    """Regular expression every tag name (without `#`) must match in full."""
+    vocabularies: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """prefix -> values: `status: [active, done]` allows `#status/active`, not `#status/x`."""
+    required: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """path glob -> tags each matching note carries (`project` is met by `project/alpha`)."""
+    case_duplicates: bool = True
+    """Report a tag spelled in another case elsewhere in the vault (`#Rust` vs `#rust`)."""
+
+    @classmethod
+    def from_config(cls, value: Any, display: str, where: str,
+                    pos: tuple[int, int]) -> TagsConfig:
+        import re
+
+        section: TagsConfig = build_section(cls, value, display, where, pos)
+        if section.pattern is not None:
+            try:
+                re.compile(section.pattern)
+            except re.error as exc:
+                raise ConfigError(f"`{where}.pattern` is not a valid regular expression: "
+                                  f"{exc.msg} (at position {exc.pos})", display,
+                                  *_value_pos(value, "pattern", pos)) from None
+        return section
+
+
+@dataclass(frozen=True)
+class FrontmatterConfig:
+    required: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """path glob -> keys each matching note's frontmatter must have (non-empty)."""
+    types: dict[str, ValueType] = field(default_factory=dict)
+    """key -> type its value must have, wherever the key appears."""
+    allowed: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    """key -> the values it may take (each item, for a list value)."""
+
+    @classmethod
+    def from_config(cls, value: Any, display: str, where: str,
+                    pos: tuple[int, int]) -> FrontmatterConfig:
+        section: FrontmatterConfig = build_section(cls, value, display, where, pos)
+        raw = value.get("allowed") if isinstance(value, dict) else None
+        for key, values in section.allowed.items():
+            for i, v in enumerate(values):
+                if v is None or isinstance(v, dict | list):
+                    seq = raw.get(key) if isinstance(raw, dict) else None
+                    at = _item_pos(seq, i, _value_pos(raw, key, pos))
+                    raise ConfigError(f"`{where}.allowed.{key}[{i}]` must be a string, number "
+                                      f"or boolean, not {v!r}", display, *at)
+        return section
+
+
+@dataclass(frozen=True)
 class Config:
     vault: VaultConfig = field(default_factory=VaultConfig)
     links: LinksConfig = field(default_factory=LinksConfig)
     checks: ChecksConfig = field(default_factory=ChecksConfig)
+    index: IndexConfig = field(default_factory=IndexConfig)
+    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
+    handover: HandoverConfig = field(default_factory=HandoverConfig)
+    types: NoteTypes = field(default_factory=NoteTypes.builtin)
+    """Note types (handover, question, ...): built-ins merged with `types:`."""
+    tags: TagsConfig = field(default_factory=TagsConfig)
+    frontmatter: FrontmatterConfig = field(default_factory=FrontmatterConfig)
     source: str | None = None
     """Path of the file this came from (None: defaults)."""
     digest: str = ""
@@ -132,6 +222,9 @@ def convert(tp: Any, value: Any, display: str, where: str, pos: tuple[int, int])
             allowed = " | ".join(str(a) for a in args)
             raise ConfigError(f"`{where}` must be one of {allowed}, not {value!r}", display, *pos)
         return value
+    hook = getattr(tp, "from_config", None)
+    if hook is not None:  # a section that parses itself (it needs the YAML positions)
+        return hook(value, display, where, pos)
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         return build_section(tp, value, display, where, pos)
     if origin is tuple:

@@ -10,7 +10,7 @@ summaries for all notes and full records lazily, in batches.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import overload
 
@@ -60,10 +60,14 @@ class NoteStore(Sequence[ParsedNote]):
     so code written for a plain list keeps working; fast paths use the summaries.
     """
 
-    def __init__(self, paths: Sequence[str], summaries: dict[str, NoteSummary],
-                 loader: Loader, loaded: dict[str, ParsedNote] | None = None) -> None:
+    def __init__(self, paths: Sequence[str], summaries: Mapping[str, NoteSummary],
+                 loader: Loader, loaded: dict[str, ParsedNote] | None = None, *,
+                 aliases: Callable[[], dict[str, tuple[str, ...]]] | None = None) -> None:
+        """`summaries` may be lazy (a Mapping that queries the cache on first use);
+        `aliases`, when given, answers `aliases()` without touching `summaries`."""
         self.paths: tuple[str, ...] = tuple(sorted(paths))
         self._summaries = summaries
+        self._aliases = aliases
         self._loader = loader
         self._loaded: dict[str, ParsedNote] = dict(loaded or {})
         self._all: list[ParsedNote] | None = None
@@ -79,6 +83,8 @@ class NoteStore(Sequence[ParsedNote]):
         return self._summaries.get(path) or NoteSummary()
 
     def aliases(self) -> dict[str, tuple[str, ...]]:
+        if self._aliases is not None:
+            return self._aliases()
         return {p: s.aliases for p, s in self._summaries.items() if s.aliases}
 
     def linking_to(self, keys: Iterable[str]) -> list[str]:
@@ -124,3 +130,42 @@ class NoteStore(Sequence[ParsedNote]):
         if isinstance(item, str):
             return item in self._summaries
         return isinstance(item, ParsedNote) and item.path in self._summaries
+
+
+class LazySummaries(Mapping[str, NoteSummary]):
+    """Summaries keyed by path, fetched in one query on first access.
+
+    Membership is known up front (which notes are cached); rows are only read when a
+    check needs arbitrary summaries (inbound breakage, note types), not for a hook
+    that only needs names and aliases.
+    """
+
+    def __init__(self, present: Iterable[str], fetch: Callable[[], dict[str, NoteSummary]],
+                 extra: Mapping[str, NoteSummary]) -> None:
+        self._present = set(present) | set(extra)
+        self._fetch = fetch
+        self._extra = dict(extra)
+        self._rows: dict[str, NoteSummary] | None = None
+
+    def _all(self) -> dict[str, NoteSummary]:
+        if self._rows is None:
+            self._rows = {**self._fetch(), **self._extra}
+        return self._rows
+
+    def __getitem__(self, path: str) -> NoteSummary:
+        if path not in self._present:
+            raise KeyError(path)
+        if path in self._extra:
+            return self._extra[path]
+        # A row that failed to decode reads as an empty summary; its record is re-parsed
+        # when loaded, so nothing is lost but this hint.
+        return self._all().get(path) or NoteSummary()
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._present
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._present)
+
+    def __len__(self) -> int:
+        return len(self._present)

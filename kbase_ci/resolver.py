@@ -9,7 +9,7 @@ dict lookups (a 10k-note vault has ~60k links and is re-resolved on every commit
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -74,12 +74,16 @@ def _join(folder: str, rel: str) -> str | None:
     return "/".join(parts)
 
 
-def _index(paths: Iterable[str], key_of: Sequence[str] | None = None) -> dict[str, list[str]]:
+def _index(paths: Sequence[str], key_of: Sequence[str] | None = None) -> dict[str, list[str]]:
+    """key -> paths with that key, each list sorted (`paths` must come sorted)."""
     out: dict[str, list[str]] = {}
-    for i, path in enumerate(paths):
-        out.setdefault(key_of[i] if key_of is not None else _key(path), []).append(path)
-    for hits in out.values():
-        hits.sort()
+    keys = key_of if key_of is not None else [_key(p) for p in paths]
+    for key, path in zip(keys, paths, strict=True):
+        hits = out.get(key)
+        if hits is None:
+            out[key] = [path]
+        else:
+            hits.append(path)
     return out
 
 

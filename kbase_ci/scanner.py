@@ -15,7 +15,7 @@ from typing import Any
 
 from .cache import ParseCache, cache_key
 from .model import ParsedNote
-from .notestore import NoteStore, summarize
+from .notestore import LazySummaries, NoteStore, NoteSummary, summarize
 from .vault import NoteFile, Vault
 
 # Below this much unparsed text, starting worker processes costs more than it saves.
@@ -42,8 +42,8 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
     key_of = {n.path: cache_key(n.sha, n.path, salt) for n in notes}
     by_path = {n.path: n for n in notes}
     cache = ParseCache(vault.git_dir / "kbase" if use_cache and vault.git_dir else None)
-    hit_summaries = cache.summaries(list(key_of.values()))
-    misses = [n for n in notes if key_of[n.path] not in hit_summaries]
+    hit_keys = cache.hits(list(key_of.values()))
+    misses = [n for n in notes if key_of[n.path] not in hit_keys]
     contents = vault.read(misses)
     bytes_parsed = sum(len(b) for b in contents.values())
     n_jobs = _jobs(jobs, bytes_parsed)
@@ -52,8 +52,18 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
     if fresh:
         cache.put_many([(key_of[p], note) for p, note in fresh.items()],
                        list(key_of.values()) if subset is None else ())
-    summaries = {p: hit_summaries[k] for p, k in key_of.items() if k in hit_summaries}
-    summaries.update({p: summarize(n) for p, n in fresh.items()})
+    hit_paths = [p for p, k in key_of.items() if k in hit_keys]
+    fresh_summaries = {p: summarize(n) for p, n in fresh.items()}
+    path_of = {k: p for p, k in key_of.items()}
+
+    def fetch_summaries() -> dict[str, NoteSummary]:
+        rows = cache.summaries([key_of[p] for p in hit_paths])
+        return {path_of[k]: s for k, s in rows.items()}
+
+    def all_aliases() -> dict[str, tuple[str, ...]]:
+        got = {path_of[k]: a for k, a in cache.aliases([key_of[p] for p in hit_paths]).items()}
+        got.update({p: s.aliases for p, s in fresh_summaries.items() if s.aliases})
+        return got
 
     def load(paths: Sequence[str]) -> dict[str, ParsedNote]:
         got = cache.get_many([key_of[p] for p in paths])
@@ -66,8 +76,9 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
             out.update({n.path: n for n in again})
         return out
 
-    store = NoteStore(list(key_of), summaries, load, fresh)
-    stats = ScanStats(notes=len(notes), cached=len(hit_summaries), parsed=len(misses),
+    summaries = LazySummaries(hit_paths, fetch_summaries, fresh_summaries)
+    store = NoteStore(list(key_of), summaries, load, fresh, aliases=all_aliases)
+    stats = ScanStats(notes=len(notes), cached=len(hit_keys), parsed=len(misses),
                       bytes_parsed=bytes_parsed, seconds=time.perf_counter() - t0, jobs=n_jobs)
     return store, stats
 

@@ -67,6 +67,9 @@ DATA_ENGINEERING = [
      "no folder `Object`, and no note `Blob Storage`"),
     ("Concepts/Data Storage/Non-relational Database.md", 32, "KB101",
      "[[Search-Engine Database]]", "note not written yet"),
+    ("Concepts/Software Engineering/Infrastructure as Code.md", 4, "KB313",
+     "alias `IaC` is also an alias of `Tools/Terraform.md`; a link to it cannot tell the "
+     "notes apart", "both notes list the alias IaC: Obsidian offers two notes for [[IaC]]"),
     ("Concepts/Software Engineering/Publisher-Subscriber Pattern.md", 32, "KB101",
      "[[Apache Kafka]]", "MANIFEST: Apache Kafka"),
     ("Tools/Cloud Providers/Amazon Web Services.md", 36, "KB101", "[[Amazon Kinesis]]",
@@ -79,6 +82,9 @@ DATA_ENGINEERING = [
     ("Tools/Data Quality/Monte Carlo.md", 8, "KB101", "[[data observability]]",
      "MANIFEST: data observability"),
     ("Tools/Databases/MySQL.md", 9, "KB101", "[[MariaDB]]", "MANIFEST: MariaDB"),
+    ("Tools/Terraform.md", 3, "KB313", "alias `IaC` is also an alias of "
+     "`Concepts/Software Engineering/Infrastructure as Code.md`; a link to it cannot tell "
+     "the notes apart", "the same IaC alias, reported in the other note"),
     ("Tools/Workflow Orchestrators/Amazon MWAA.md", 7, "KB105", "[[Airflow]]",
      "MANIFEST: Airflow is only an alias of Apache Airflow.md"),
 ]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator
-from dataclasses import replace
 
 from ..globs import any_match
-from ..model import Finding, Link
+from ..model import Finding
 from ..resolver import ResolvedLink
+from ..rewrite import relink
 from .context import CheckContext
 
 CODES = {
@@ -17,15 +17,25 @@ CODES = {
     "KB103": "link name matches several notes; the first is used",
     "KB104": "link target escapes the repository",
     "KB105": "link names a frontmatter alias; Obsidian leaves such links unresolved",
+    "KB106": "link finds another note than before, because this commit moved or deleted its "
+             "target",
 }
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
     cfg = ctx.config.links
+    broken = ctx.breakage  # links this commit breaks: reported with their cause
+    for b in broken.values():
+        link = b.link
+        if b.code in CODES and (link.style == "wiki" or cfg.markdown_links) and not (
+                cfg.ignore_targets and any_match(cfg.ignore_targets, link.target)):
+            yield b.finding()
     for note in ctx.focus_notes:
         for r in ctx.resolved(note):
             link = r.link
             if r.status == "external" or (link.style == "markdown" and not cfg.markdown_links):
+                continue
+            if broken and (note.path, link.line, link.col, link.raw) in broken:
                 continue
             if r.status == "escapes":
                 yield Finding(note.path, link.line, link.col, "KB104",
@@ -39,11 +49,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
                 # [[alias]] as unresolved, so the link is broken where people read it.
                 title = r.target.rsplit("/", 1)[-1][:-3]
                 label = link.alias or link.target
-                fixed = (relink(replace(link, alias=None), title) if label == title
-                         else relink(link, title, alias=label))
+                fixed = relink(link, title, alias="" if label == title else label)
+                write = f": write {fixed}" if fixed else ""
                 yield Finding(note.path, link.line, link.col, "KB105",
                               f"{link.raw} names an alias of `{r.target}`; Obsidian does not "
-                              f"resolve aliases in links: write {fixed}", suggestion=fixed)
+                              f"resolve aliases in links{write}", suggestion=fixed)
             elif r.ambiguous:
                 others = ", ".join(c for c in r.candidates)
                 yield Finding(note.path, link.line, link.col, "KB103",
@@ -64,11 +74,12 @@ def unresolved_finding(ctx: CheckContext, r: ResolvedLink, cause: str = "") -> F
     suggestion = None
     if near is not None:
         suggestion = _suggested_link(ctx, r, near)
-        msg += f"; did you mean {suggestion}?"
+        if suggestion is not None:
+            msg += f"; did you mean {suggestion}?"
     return Finding(r.source, link.line, link.col, code, msg, suggestion=suggestion)
 
 
-def _suggested_link(ctx: CheckContext, r: ResolvedLink, name: str) -> str:
+def _suggested_link(ctx: CheckContext, r: ResolvedLink, name: str) -> str | None:
     """`name` as a link in the style the author wrote; Markdown links get a relative path."""
     if r.link.style == "wiki":
         return relink(r.link, name)
@@ -77,19 +88,3 @@ def _suggested_link(ctx: CheckContext, r: ResolvedLink, name: str) -> str:
         return relink(r.link, name)
     folder = posixpath.dirname(r.source) or "."
     return relink(r.link, posixpath.relpath(found.target, folder))
-
-
-def relink(link: Link, new_target: str, new_subpath: str | None = None, *,
-           alias: str | None = None) -> str:
-    """The link re-written to point at `new_target`, keeping its other parts and style."""
-    sub = link.subpath if new_subpath is None else new_subpath
-    label = alias if alias is not None else link.alias
-    if link.style == "wiki":
-        inner = new_target + (f"#{sub}" if sub else "")
-        if label is not None:
-            inner += f"|{label}"
-        return f"{'!' if link.embed else ''}[[{inner}]]"
-    from urllib.parse import quote
-
-    dest = quote(new_target, safe="/._-~") + (f"#{quote(sub, safe='^-_.~')}" if sub else "")
-    return f"{'!' if link.embed else ''}[{label or ''}]({dest})"

@@ -14,9 +14,15 @@ CODES = {
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
+    broken = ctx.breakage  # anchors this commit removed or renamed: reported with the cause
+    for b in broken.values():
+        if b.code in CODES:
+            yield b.finding()
     for note in ctx.focus_notes:
         for r in ctx.resolved(note):
             if r.status != "ok" or r.anchor_found is not False or r.target is None:
+                continue
+            if broken and (note.path, r.link.line, r.link.col, r.link.raw) in broken:
                 continue
             target = ctx.by_path.get(r.target)
             link = r.link

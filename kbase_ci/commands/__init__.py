@@ -5,7 +5,28 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from .. import gitio
+from ..change import FileChange, staged_changes
+from ..errors import GitError, UsageError
 from ..vault import Vault, find_root
+
+
+def vault_root(args: argparse.Namespace) -> Path:
+    root: Path = args.root if args.root is not None else find_root()
+    return root.resolve()
+
+
+def staged_changes_for(args: argparse.Namespace) -> list[FileChange]:
+    """The staged change set of the vault `args` name (`--staged`: hook mode)."""
+    root = vault_root(args)
+    if not root.is_dir():
+        raise UsageError(f"vault folder does not exist: {root}")
+    try:
+        return staged_changes(root, break_rewrites=True)
+    except GitError:
+        if gitio.toplevel(root) is None:
+            raise UsageError(f"--staged needs a git repository; {root} is not in one") from None
+        raise
 
 
 def open_vault(args: argparse.Namespace, *, staged: bool = False) -> Vault:

@@ -9,8 +9,9 @@ from typing import Any
 
 from ..checker import check_vault
 from ..errors import EXIT_FINDINGS, EXIT_OK
+from ..hookscope import may_break_links, touches_notes
 from ..report import summary_line, write_github, write_json, write_text
-from . import open_vault
+from . import open_vault, staged_changes_for
 
 
 def add_parser(sub: Any) -> None:
@@ -40,11 +41,24 @@ def split_words(values: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    changes = None
+    if args.staged:
+        # Hook mode: read the staged change set first, so a commit without Markdown
+        # costs one `git diff` and no vault scan.
+        changes = staged_changes_for(args)
+        if not args.files and not args.all and not may_break_links(changes):
+            return EXIT_OK
     vault = open_vault(args, staged=args.staged)
-    files = None if args.all or not args.files else list(args.files)
+    if changes is not None:
+        files: list[str] | None = None if args.all else list(args.files)
+        if files is not None and not touches_notes(vault, changes) and \
+                not vault.select(files)[0]:
+            return EXIT_OK
+    else:
+        files = None if args.all or not args.files else list(args.files)
     report = check_vault(vault, files, select=split_words(args.select),
                          ignore=split_words(args.ignore), jobs=args.jobs,
-                         use_cache=not args.no_cache)
+                         use_cache=not args.no_cache, changes=changes)
     out = sys.stdout
     if args.format == "json":
         write_json(report, out)

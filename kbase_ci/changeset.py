@@ -1,0 +1,94 @@
+"""This commit's change set as `breakage.Change`: staged changes plus HEAD versions.
+
+`git diff --cached -B -M` names the renamed, deleted, added and edited files; the HEAD
+versions of changed notes are parsed (point lookups in the parse cache first, so this
+costs a few milliseconds); and moves git reports as edits are paired by blob id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from . import gitio
+from .breakage import Change
+from .change import FileChange, old_blob_shas
+from .model import ParsedNote
+from .vault import Vault
+
+
+def load_change(vault: Vault, changes: Sequence[FileChange], *, inbound: bool = True,
+                elsewhere: Collection[str] = ()) -> Change:
+    """The change set with the HEAD versions of changed notes parsed (cache first)."""
+    renames: dict[str, str] = {}
+    deleted: set[str] = set()
+    added: set[str] = set()
+    modified: set[str] = set()
+    for c in changes:
+        if c.kind == "renamed" and c.old_path is not None:
+            renames[c.old_path] = c.path
+        elif c.kind == "deleted":
+            deleted.add(c.path)
+        elif c.kind in ("added", "copied"):
+            added.add(c.path)
+        else:
+            modified.add(c.path)
+    old_side = [p for p in (*renames, *deleted, *modified) if vault.is_note_path(p)]
+    # Before the first commit there is no HEAD: ls-tree fails and finds nothing.
+    shas = old_blob_shas(vault.root, "HEAD", old_side) if old_side else {}
+    _pair_moves(vault, shas, renames, deleted, added, modified)
+    old_notes = _old_versions(vault, shas) if shas else {}
+    return Change(renames, deleted, added, modified, old_notes, inbound=inbound,
+                  elsewhere=elsewhere, resolve_aliases=vault.config.links.resolve_aliases,
+                  vault=vault, old_shas=shas)
+
+
+def _old_versions(vault: Vault, shas: Mapping[str, str]) -> dict[str, ParsedNote]:
+    """HEAD versions of a few notes: point lookups in the parse cache, parse the rest."""
+    from .cache import ParseCache, cache_key
+    from .scanner import parse_many
+
+    max_bytes = vault.config.vault.max_note_bytes
+    keys = {p: cache_key(sha, p, str(max_bytes)) for p, sha in shas.items()}
+    cache = ParseCache(vault.git_dir / "kbase" if vault.git_dir else None)
+    try:
+        got = cache.get_many(list(keys.values()))
+        out = {p: got[k] for p, k in keys.items() if k in got}
+        missing = sorted(p for p in keys if p not in out)
+        if missing:
+            blobs = gitio.read_blobs(vault.root, [shas[p] for p in missing])
+            fresh = parse_many([(p, blobs[shas[p]]) for p in missing], max_bytes)
+            cache.put_many([(keys[n.path], n) for n in fresh])
+            out.update({n.path: n for n in fresh})
+    finally:
+        cache.close()
+    return out
+
+
+def _pair_moves(vault: Vault, old_shas: Mapping[str, str], renames: dict[str, str],
+                deleted: set[str], added: set[str], modified: set[str]) -> None:
+    """Moves git reports as edits: `a -> b, b -> a` of small files (too small for `-B`)
+    shows as two modified paths; the same blob in another place is a move."""
+    by_sha: dict[str, list[str]] = {}
+    for p in sorted(modified | deleted):
+        if p in old_shas and p not in renames:
+            by_sha.setdefault(old_shas[p], []).append(p)
+    if not by_sha:
+        return
+    taken = set(renames.values())
+    for x in sorted(modified | added):
+        nf = vault.note(x)
+        if x in taken or nf is None:
+            continue
+        ys = [y for y in by_sha.get(nf.sha, ()) if y != x and y not in renames]
+        if len(ys) == 1:
+            renames[ys[0]] = x
+            taken.add(x)
+    for p in sorted(modified):
+        if p in renames or p in taken:
+            modified.discard(p)
+            if p not in renames:
+                deleted.add(p)  # its old content went nowhere
+            if p not in taken:
+                added.add(p)  # its new content came from nowhere
+    added.difference_update(taken)
+    deleted.difference_update(renames)

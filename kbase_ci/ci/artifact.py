@@ -1,0 +1,38 @@
+"""The PR workflow's report, read back by the `workflow_run` companion as data only.
+
+The artifact comes from a run that may have executed a fork's code, so it is capped in
+size, parsed as JSON, validated field by field (`records.from_json`) and re-rendered
+here; nothing in it is executed, and nothing it says about where it belongs is
+believed: the repository and host come from this run's event, the PR number from the
+API, and its head commit must be the one the triggering run was for.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from ..errors import UsageError
+from .records import CiReport, from_json
+
+REPORT_JSON = "report.json"
+MAX_BYTES = 64 * 1024 * 1024
+
+
+def read_artifact(folder: Path, *, head_sha: str, repository: str,
+                  server_url: str) -> CiReport:
+    path = folder / REPORT_JSON
+    if path.is_symlink() or not path.is_file():
+        raise UsageError(f"{path}: no report in the artifact (expected a regular file)")
+    if path.stat().st_size > MAX_BYTES:
+        raise UsageError(f"{path}: larger than {MAX_BYTES} bytes; refusing to read it")
+    try:
+        data = json.loads(path.read_bytes())
+    except ValueError as exc:
+        raise UsageError(f"{path}: not JSON: {exc}") from exc
+    report = from_json(data)
+    if report.head != head_sha:
+        raise UsageError(f"{path}: the report is for commit {report.head[:12]}, but the run "
+                         f"that uploaded it was for {head_sha[:12]}; refusing to post it")
+    return dataclasses.replace(report, repository=repository, server_url=server_url)

@@ -1,0 +1,55 @@
+"""Writing one run's outputs: the report folder, the step summary, `$GITHUB_OUTPUT`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..sarif import to_sarif
+from .artifact import REPORT_JSON
+from .records import CiReport
+from .render import comment_body, render, step_summary
+
+REPORT_MD, REPORT_SARIF, COMMENT_MD = "report.md", "report.sarif", "comment.md"
+
+
+def sarif_report(r: CiReport, root: Path, repo_root: Path | None) -> dict[str, Any]:
+    """SARIF of the head's findings; each result says whether this PR introduced it."""
+    marked = [m for m in r.findings if m.status != "fixed"]
+    doc = to_sarif([m.finding for m in marked], root, repo_root)
+    for result, m in zip(doc["runs"][0]["results"], marked, strict=True):
+        result["properties"] = {"kbase/status": m.status}
+    return doc
+
+
+def write_report_dir(r: CiReport, out_dir: Path, *, root: Path | None,
+                     repo_root: Path | None, more: str | None) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = {
+        REPORT_JSON: json.dumps(r.to_json(), indent=1, ensure_ascii=False) + "\n",
+        REPORT_MD: render(r, more=more),
+        COMMENT_MD: comment_body(r, more),
+    }
+    if root is not None:
+        files[REPORT_SARIF] = json.dumps(sarif_report(r, root, repo_root), indent=1) + "\n"
+    written = []
+    for name, text in files.items():
+        path = out_dir / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def append_step_summary(path: Path, r: CiReport, more: str | None) -> None:
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(step_summary(r, more))
+
+
+def set_outputs(path: Path, values: Mapping[str, str]) -> None:
+    with path.open("a", encoding="utf-8") as fh:
+        for key, value in values.items():
+            if "\n" in value or "\r" in value:  # every value here is ours; keep it that way
+                raise ValueError(f"output {key} spans lines")
+            fh.write(f"{key}={value}\n")

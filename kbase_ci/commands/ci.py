@@ -1,0 +1,249 @@
+"""`kbase ci`: what a GitHub Actions job runs (see docs/action.md).
+
+Modes: `index` (push to the default branch: check, build the index, publish it),
+`report` (a PR: head against merge base, outputs, annotations, the PR comment),
+`comment` (the `workflow_run` companion: post the comment from a PR run's artifact),
+and `auto`, which picks one from `GITHUB_EVENT_NAME`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import gitio
+from ..ci.comment import CommentResult, pull_numbers_for, upsert_comment
+from ..ci.escape import log_text, stop_commands
+from ..ci.event import PR_EVENTS, CiEvent, read_event
+from ..ci.github import GitHubClient, GitHubError
+from ..ci.outputs import append_step_summary, set_outputs, write_report_dir
+from ..ci.prreport import Context, compare, snapshot
+from ..ci.records import CiReport
+from ..ci.render import MARKER, annotation_lines, comment_body
+from ..ci.revisions import commit_of, merge_base, pr_range
+from ..errors import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, UsageError
+from . import vault_root
+
+_LOGGED_FINDINGS = 50
+
+
+def add_parser(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "ci", help="run in GitHub Actions: index on push, report and comment on PRs",
+        description="Reads GITHUB_EVENT_NAME, GITHUB_EVENT_PATH and friends. On a push to "
+                    "the default branch: check, build the index, publish it. On a PR: "
+                    "compare the head with its merge base, write report.md/json/sarif, "
+                    "annotations, the step summary and one PR comment. Exit 0 pass, 1 "
+                    "findings under --fail-on (or a failed publish), 2 usage, 3 API error.")
+    p.add_argument("--mode", choices=["auto", "index", "report", "comment"], default="auto",
+                   help="default: from the event (workflow_run means comment)")
+    p.add_argument("--index-branch", default="kbase-index", metavar="BRANCH")
+    p.add_argument("--remote", default="origin", help="remote to fetch from and publish to")
+    p.add_argument("--fail-on", choices=["new", "all", "none"], default="new",
+                   help="findings that fail the run: new in this PR (default), all, none")
+    p.add_argument("--comment", action=argparse.BooleanOptionalAction, default=True,
+                   help="post or update the PR comment (needs GITHUB_TOKEN)")
+    p.add_argument("--comment-author", default=None, metavar="LOGIN",
+                   help="login the comment is posted as, when the token cannot read /user "
+                        "and is not a GITHUB_TOKEN (an app: `my-app[bot]`)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="report folder (default: $RUNNER_TEMP/kbase-report, else "
+                        "./kbase-report)")
+    p.add_argument("--artifact", type=Path, default=None, metavar="DIR",
+                   help="comment mode: the downloaded report folder, read as data")
+    p.add_argument("--model", type=Path, default=None, metavar="PATH",
+                   help="model2vec folder for the index build")
+    p.add_argument("--base", default=None, metavar="REV",
+                   help="report on HEAD (or --head) against its merge base with REV, "
+                        "without GitHub")
+    p.add_argument("--head", default=None, metavar="REV")
+    p.add_argument("--annotations", type=int, default=10, metavar="N",
+                   help="annotations per level (GitHub shows 10 per step)")
+    p.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
+
+
+def _mode(requested: str, event: CiEvent | None, local: bool) -> str:
+    if requested != "auto":
+        return requested
+    if event is None:
+        if local:
+            return "report"
+        raise UsageError("not running in GitHub Actions (GITHUB_EVENT_NAME is unset); "
+                         "pass --base REV for a local PR report")
+    if event.name == "workflow_run":
+        return "comment"
+    if event.name in PR_EVENTS or local:
+        return "report"
+    return "index" if event.on_default_branch else "report"
+
+
+def run(args: argparse.Namespace) -> int:
+    env = os.environ
+    event = read_event(env) if env.get("GITHUB_EVENT_NAME") else None
+    mode = _mode(args.mode, event, args.base is not None)
+    if mode == "comment":
+        return _companion(args, event)
+    root = vault_root(args)
+    repo = gitio.toplevel(root)
+    if repo is None:
+        raise UsageError(f"kbase ci needs a git repository; {root} is not in one")
+    report = _report(args, event, root, repo, mode)
+    out_dir = _out_dir(args)
+    more = event.run_url if event is not None else None
+    write_report_dir(report, out_dir, root=root, repo_root=repo, more=more)
+    _log(report, args.annotations, out_dir)
+    outputs = {"report-dir": str(out_dir), "new": str(len(report.with_status("new"))),
+               "fixed": str(len(report.with_status("fixed"))),
+               "failing": str(report.failing), "verdict": "fail" if report.failing else "pass",
+               "comment": "skipped"}
+    status = EXIT_FINDINGS if report.failing else EXIT_OK
+    try:
+        if event is not None and event.step_summary is not None:
+            append_step_summary(event.step_summary, report, more)
+        if report.pr_number is not None and args.comment and event is not None:
+            result = _post(args, event, report.pr_number, comment_body(report, more))
+            outputs["comment"] = result.status if result else "skipped"
+        if mode == "index":
+            outputs.update(_index(args, root))
+    except GitHubError as exc:
+        print(f"kbase ci: error: GitHub API: {exc}", file=sys.stderr)
+        status = EXIT_INTERNAL
+    finally:
+        if event is not None and event.output is not None:
+            set_outputs(event.output, outputs)
+    return status
+
+
+def _out_dir(args: argparse.Namespace) -> Path:
+    if args.out is not None:
+        return Path(args.out).resolve()
+    temp = os.environ.get("RUNNER_TEMP")
+    return (Path(temp) / "kbase-report" if temp else Path("kbase-report")).resolve()
+
+
+def _report(args: argparse.Namespace, event: CiEvent | None, root: Path, repo: Path,
+            mode: str) -> CiReport:
+    pr = event.pull_request if event is not None else None
+    ctx = Context(event.name if event else "local", event.repository if event else "",
+                  event.server_url if event else "https://github.com",
+                  pr.number if pr is not None and mode == "report" else None, args.fail_on)
+    use_cache = not args.no_cache
+    if args.base is not None:
+        head = commit_of(repo, args.head or "HEAD")
+        base = merge_base(repo, commit_of(repo, args.base), head, args.remote)
+        return compare(root, base, head, ctx, use_cache=use_cache)
+    if pr is not None and mode == "report":
+        base, head = pr_range(repo, pr.base_sha, pr.head_sha, args.remote)
+        return compare(root, base, head, ctx, use_cache=use_cache)
+    head = commit_of(repo, args.head or "HEAD")
+    return snapshot(root, head, ctx, use_cache=use_cache)
+
+
+def _log(report: CiReport, per_level: int, out_dir: Path) -> None:
+    out = sys.stdout
+    for line in annotation_lines(report, lambda p: report.vault_prefix + p, per_level):
+        out.write(line + "\n")
+    new = report.with_status("new") if report.base else report.with_status("present")
+    if new:  # note text in plain log lines must not be read as workflow commands
+        with stop_commands(out):
+            for f in new[:_LOGGED_FINDINGS]:
+                out.write(log_text(f"{report.vault_prefix}{f.path}:{f.line}:{f.col}: "
+                                   f"{f.code} {f.message}") + "\n")
+            if len(new) > _LOGGED_FINDINGS:
+                out.write(f"... and {len(new) - _LOGGED_FINDINGS} more\n")
+    counts = ", ".join(f"{len(report.with_status(s))} {s}" for s in
+                       (("new", "fixed", "pre-existing") if report.base else ("present",)))
+    out.write(f"kbase ci: {counts}; {report.failing} failing (--fail-on "
+              f"{report.fail_on}); report in {out_dir}\n")
+
+
+def _client(event: CiEvent) -> GitHubClient | None:
+    token = os.environ.get("GITHUB_TOKEN") or os.environ.get("GH_TOKEN")
+    if not token or not event.repository:
+        return None
+    return GitHubClient(event.api_url, token, event.repository)
+
+
+def _post(args: argparse.Namespace, event: CiEvent, number: int,
+          body: str) -> CommentResult | None:
+    client = _client(event)
+    if client is None:
+        print("kbase ci: no GITHUB_TOKEN; the PR comment is left to the companion workflow")
+        return None
+    result = upsert_comment(client, number, body, MARKER, author=args.comment_author)
+    if result.status == "forbidden":
+        print(f"::notice title=kbase::This token may not comment on PR #{number} (a fork PR "
+              "gets a read-only token); the report folder is for the workflow_run companion.")
+    else:
+        print(f"kbase ci: PR #{number} comment {result.status} {result.url}")
+    return result
+
+
+def _index(args: argparse.Namespace, root: Path) -> dict[str, str]:
+    from ..ci.indexjob import build_and_publish
+    from .publish import describe
+
+    # Built inside the git directory: never in the work tree, so never committed by a
+    # later step, and outside `.git/kbase` (the parse cache the action caches).
+    out = build_and_publish(root, gitio.git_dir(root) / "kbase-ci" / "index",
+                            branch=args.index_branch,
+                            remote=args.remote, model=args.model)
+    b, p = out.build, out.publish
+    print(f"kbase ci: index built ({len(b.shards_built)} shard(s) built, "
+          f"{len(b.shards_reused)} reused" + (f", from {out.seeded_from[:12]}" if
+                                              out.seeded_from else "") + ")")
+    if b.embeddings_reason:
+        print(f"kbase ci: note: {log_text(b.embeddings_reason)}")
+    print(describe(p))
+    if not p.ok:
+        raise _PublishFailed(describe(p))
+    return {"index-status": p.status, "index-commit": p.commit or ""}
+
+
+class _PublishFailed(UsageError):
+    exit_code = EXIT_FINDINGS
+
+
+def _companion(args: argparse.Namespace, event: CiEvent | None) -> int:
+    from ..ci.artifact import read_artifact
+
+    if event is None or event.workflow_run is None:
+        raise UsageError("comment mode runs on a workflow_run event")
+    run = event.workflow_run
+    if run.event not in PR_EVENTS:
+        print(f"kbase ci: the run was for a {run.event} event, not a PR; nothing to post")
+        return EXIT_OK
+    folder = args.artifact or args.out
+    if folder is None:
+        raise UsageError("comment mode needs --artifact DIR (the downloaded report folder)")
+    report = read_artifact(Path(folder), head_sha=run.head_sha, repository=event.repository,
+                           server_url=event.server_url)
+    client = _client(event)
+    if client is None:
+        raise UsageError("comment mode needs GITHUB_TOKEN with pull-requests: write")
+    more = f"{event.server_url}/{event.repository}/actions/runs/{run.id}"
+    try:
+        numbers = pull_numbers_for(client, run.head_sha)
+        if not numbers:
+            print(f"kbase ci: no open PR has head {run.head_sha[:12]}; nothing to post")
+        statuses = []
+        for n in numbers:
+            body = comment_body(dataclasses.replace(report, pr_number=n), more)
+            result = upsert_comment(client, n, body, MARKER, author=args.comment_author)
+            if result.status == "forbidden":
+                raise UsageError(f"the token may not comment on PR #{n}: {result.detail}; "
+                                 "give the companion job `pull-requests: write`")
+            print(f"kbase ci: PR #{n} comment {result.status} {result.url}")
+            statuses.append(f"{n}:{result.status}")
+    except GitHubError as exc:
+        print(f"kbase ci: error: GitHub API: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    if event.step_summary is not None:
+        append_step_summary(event.step_summary, report, more)
+    if event.output is not None:
+        set_outputs(event.output, {"comment": " ".join(statuses) or "none"})
+    return EXIT_OK

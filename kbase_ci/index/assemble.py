@@ -1,0 +1,173 @@
+"""The vault-wide files of an index: the notes table (with similar notes), the link
+graph, and the manifest.
+
+A full build and `--merge` of slices both end here with the same inputs (parsed notes,
+the shard plan, built shard folders), which is what makes their bytes identical.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..model import ParsedNote
+from ..vault import Vault
+from . import bm25, tokens, vectors
+from .manifest import (
+    FORMAT,
+    FORMAT_VERSION,
+    MANIFEST_NAME,
+    dump_json,
+    dump_table,
+    sha256,
+    sha256_file,
+)
+from .previous import PreviousIndex
+from .reader import LINKS_FILE, NOTES_FILE
+from .shardbuild import read_chunk_notes
+from .shards import ShardSpec
+from .similar import note_vectors, similar_notes
+from .source import Source
+from .tables import link_graph, notes_table
+
+
+@dataclass(frozen=True, slots=True)
+class ShardMeta:
+    id: str
+    domain: str
+    notes: int
+    chunks: int
+    vectors: int
+    inputs: str
+    """`shardbuild.inputs_digest`: the same digest means the same shard files."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"domain": self.domain, "notes": self.notes, "chunks": self.chunks,
+                "vectors": self.vectors, "inputs": self.inputs}
+
+    @classmethod
+    def from_json(cls, sid: str, data: dict[str, Any]) -> ShardMeta:
+        return cls(sid, str(data["domain"]), int(data["notes"]), int(data["chunks"]),
+                   int(data["vectors"]), str(data["inputs"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Embeddings:
+    model: str | None
+    dim: int | None
+    reason: str | None
+    sha256: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model": self.model, "dim": self.dim, "reason": self.reason,
+                "sha256": self.sha256, "library": "model2vec" if self.dim else None}
+
+
+HEADER_KEYS = ("format", "format_version", "kbase_version", "source", "built_at",
+               "config_digest", "domain", "tokenizer", "bm25", "vectors", "embeddings")
+
+
+def header(source: Source, config_digest: str, domain_rule: str,
+           embeddings: Embeddings) -> dict[str, Any]:
+    """Manifest fields an index shares with its slices (`HEADER_KEYS`): all but the
+    files, counts, warnings and shards."""
+    return {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "kbase_version": __version__,
+        "source": source.to_json(), "built_at": source.built_at,
+        "config_digest": config_digest, "domain": domain_rule,
+        "tokenizer": tokens.settings(), "bm25": bm25.settings(),
+        "vectors": vectors.settings() if embeddings.dim else None,
+        "embeddings": embeddings.to_json(),
+    }
+
+
+def link_inputs(notes: Sequence[ParsedNote], files: Sequence[str], aliases: bool) -> str:
+    """Digest of everything that decides where a link points besides its own text: note
+    paths and aliases, other files, the alias setting. While it is unchanged, only notes
+    whose text changed can link elsewhere than before."""
+    return sha256(dump_table([[n.path, list(n.aliases)] for n in notes]
+                             + [sorted(files), aliases]))
+
+
+def file_hashes(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): sha256_file(p)
+            for p in sorted(root.rglob("*")) if p.is_file() and p.name != MANIFEST_NAME}
+
+
+def write_manifest(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    manifest = {**manifest, "files": file_hashes(root)}
+    (root / MANIFEST_NAME).write_bytes(dump_json(manifest))
+    return manifest
+
+
+def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequence[ShardSpec],
+             shards: dict[str, ShardMeta], head: dict[str, Any], warnings: Sequence[str],
+             similar_k: int, previous: PreviousIndex | None = None,
+             rebuilt: Collection[str] = ()) -> tuple[dict[str, Any], dict[str, float], int]:
+    """Write notes.json, links.json and the manifest into `root`, where the shard folders
+    of `plan` already are. With the `previous` index and the notes of the shards built
+    this time (`rebuilt`), similar lists are updated rather than recomputed. Returns the
+    manifest, stage seconds, and how many similar lists were computed in full."""
+    seconds: dict[str, float] = {}
+    counts: dict[str, int] = {}
+    t0 = time.perf_counter()
+    notes = sorted(notes, key=lambda n: n.path)
+    number = {n.path: i for i, n in enumerate(notes)}
+    shard_of = {p: s.id for s in plan for p in s.notes}
+    domain_of = {p: s.domain for s in plan for p in s.notes}
+    blobs = {nf.path: nf.sha for nf in vault.notes}
+    spans: dict[str, tuple[int, int]] = {}
+    owners: list[list[int]] = []
+    for spec in plan:
+        chunk_notes = read_chunk_notes(root / "shards" / spec.id)
+        owners.append([number[p] for p in chunk_notes])
+        for i, p in enumerate(chunk_notes):
+            first, count = spans.get(p, (i, 0))
+            spans[p] = (first, count + 1)
+    graph, linked = link_graph(notes, vault.files,
+                               resolve_aliases=vault.config.links.resolve_aliases)
+    link_key = link_inputs(notes, vault.files, vault.config.links.resolve_aliases)
+    (root / LINKS_FILE).write_bytes(dump_table(graph))
+    seconds["links"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    dim = head["embeddings"]["dim"]
+    similar: list[list[list[float]]] = [[] for _ in notes]
+    if dim and notes:
+        import numpy as np
+
+        mats = []
+        for spec, own in zip(plan, owners, strict=True):
+            path = root / "shards" / spec.id / vectors.FILE
+            mats.append(vectors.read_matrix(path, len(own), dim) if path.is_file()
+                        else np.zeros((len(own), dim), dtype=np.float32))
+        vecs = note_vectors(len(notes), dim, [np.asarray(o, dtype=np.int64) for o in owners],
+                            mats)
+        known = previous.similar_inputs(
+            [n.path for n in notes], [blobs.get(n.path, "") for n in notes], linked, vecs,
+            similar_k, head["embeddings"], set(rebuilt), link_key) if previous else None
+        similar = similar_notes(vecs, linked, similar_k, changed=known and known[0],
+                                old=known and known[1], stats=counts)
+    seconds["similar"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    (root / NOTES_FILE).write_bytes(dump_table(notes_table(
+        notes, blobs, domain_of, shard_of, spans, similar, similar_k if dim else 0)))
+    seconds["links"] += time.perf_counter() - t0
+
+    similar_rows = counts.get("similar_rows", 0)
+    n_links = len(graph["rows"])
+    counts = {
+        "notes": len(notes), "links": n_links,
+        "unresolved_links": sum(len(v) for v in graph["unresolved"].values()),
+        "chunks": sum(m.chunks for m in shards.values()),
+        "vectors": sum(m.vectors for m in shards.values()),
+        "shards": len(plan), "domains": len({s.domain for s in plan}),
+        "markdown_bytes": sum(n.size for n in notes),
+    }
+    manifest = {**head, "counts": counts, "warnings": list(warnings), "link_inputs": link_key,
+                "shards": {sid: shards[sid].to_json() for sid in sorted(shards)}}
+    return write_manifest(root, manifest), seconds, similar_rows

@@ -1,0 +1,212 @@
+"""`kbase index`: plan shards, reuse the unchanged ones, build the rest, assemble, swap.
+
+The build happens in a temp folder beside the target and replaces it only when
+complete (see `swap`). Shards whose inputs digest matches the previous index at the
+target are copied from it, after checking their bytes against its manifest; the others
+are built (in worker processes when there is enough work for more than one core).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import IndexFormatError
+from ..model import ParsedNote
+from ..vault import Vault
+from . import swap
+from .assemble import Embeddings, ShardMeta, assemble, header, write_manifest
+from .embed import choose_model
+from .manifest import dump_table, read_manifest, sha256
+from .previous import PreviousIndex
+from .shardbuild import embedder_for, inputs_digest
+from .shards import DomainRule, ShardSpec, plan_shards, slice_shards
+from .sizes import note_sizes
+from .source import source_of
+from .workers import Task, parse_notes, run_tasks
+
+Progress = Callable[[str, int, int], None]
+"""Called with (stage, done, total) as a build advances."""
+
+PARSED_FILE = "parsed.json"
+_EFFECT = {"KB001": "indexed as decoded", "KB002": "not indexed",
+           "KB003": "indexed as plain text"}
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    out_dir: Path
+    manifest: dict[str, Any]
+    shards_built: tuple[str, ...]
+    shards_reused: tuple[str, ...]
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Wall seconds of the parent's stages (links, similar, total) plus seconds summed
+    over shard tasks, which may run in parallel (parse, chunk, bm25, embeddings, vectors)."""
+    warnings: tuple[str, ...] = ()
+    previous: str | None = None
+    """Why the previous index at the target could not be reused (None: reused or absent)."""
+    similar_rows: int = 0
+    """Similar-note lists computed in full; the others were updated incrementally."""
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(self.manifest.get("counts", {}))
+
+    @property
+    def embeddings_reason(self) -> str | None:
+        reason: str | None = self.manifest["embeddings"]["reason"]
+        return reason
+
+
+def parse_warnings(notes: Sequence[ParsedNote]) -> list[str]:
+    """Notes the parser could not fully read: indexed as text (or, if binary, not at all),
+    and the build says so; `kbase check` reports the same problems as findings."""
+    out = []
+    for n in notes:
+        for d in n.diagnostics:
+            if d.code.startswith(("KB0", "KB30")):
+                what = _EFFECT.get(d.code, "frontmatter not indexed")
+                out.append(f"{n.path}:{d.line}:{d.col}: {d.code} {d.message} ({what})")
+    return out
+
+
+def build_index(vault: Vault, out_dir: Path, *, model: Path | None = None,
+                shard: tuple[int, int] | None = None, jobs: int | None = None,
+                progress: Progress | None = None, use_cache: bool = True) -> BuildResult:
+    """Build the index of `vault` into `out_dir`, or with `shard=(k, n)` slice k of n of
+    it (combine slices with `merge.merge_slices`)."""
+    t_start = time.perf_counter()
+    report = progress or (lambda stage, done, total: None)
+    cfg = vault.config
+    rule = DomainRule.parse(cfg.index.domain)
+    choice = choose_model(vault.root, cfg.embeddings.model, model)
+    dim = embedder_for(choice.path).dim if choice.path is not None else None
+    head = header(source_of(vault), cfg.digest, cfg.index.domain,
+                  Embeddings(choice.id, dim, choice.reason, choice.sha256))
+    seconds: dict[str, float] = {"parse": 0.0}
+
+    parsed: dict[str, ParsedNote] = {}
+    if rule.needs_frontmatter:  # domains come from frontmatter: parse everything first
+        t0 = time.perf_counter()
+        parsed = {n.path: n for n in parse_notes(vault, [nf.path for nf in vault.notes],
+                                                   use_cache)}
+        seconds["parse"] = time.perf_counter() - t0
+    sizes = note_sizes(vault)
+    plan = plan_shards([(nf.path, sizes[nf.path], rule.domain(
+        nf.path, parsed[nf.path].frontmatter if parsed else None)) for nf in vault.notes],
+        rule, cfg.index.shard_max_bytes)
+    selected = plan if shard is None else slice_shards(plan, *shard)
+
+    out_dir = out_dir.resolve()
+    swap.recover(out_dir)
+    previous, why = _previous(out_dir)
+    tmp = swap.temp_dir_for(out_dir)
+    try:
+        blobs = {nf.path: nf.sha for nf in vault.notes}
+        metas: dict[str, ShardMeta] = {}
+        tasks: list[Task] = []
+        digests: dict[str, str] = {}
+        reused: list[ShardSpec] = []
+        for spec in selected:
+            digest = digests[spec.id] = inputs_digest(
+                spec.id, [(p, blobs[p]) for p in spec.notes], choice.sha256,
+                cfg.vault.max_note_bytes)
+            old = previous.get("shards", {}).get(spec.id) if previous else None
+            if (previous and old and old.get("inputs") == digest
+                    and _copy_shard(out_dir, tmp, spec.id, previous)):
+                metas[spec.id] = ShardMeta.from_json(spec.id, old)
+                reused.append(spec)
+            else:
+                known = tuple(parsed[p] for p in spec.notes) if parsed else None
+                tasks.append(Task(spec, known, choice.path, tmp / "shards" / spec.id,
+                                  use_cache))
+
+        results, fresh = run_tasks(
+            vault, tasks, jobs, report,
+            [p for s in reused for p in s.notes if p not in parsed], use_cache)
+        parsed.update(fresh)
+        for task in tasks:
+            r = results[task.spec.id]
+            metas[r.id] = ShardMeta(r.id, task.spec.domain, len(task.spec.notes), r.chunks,
+                                    r.vectors, digests[r.id])
+            for stage, secs in r.seconds.items():
+                seconds[stage] = seconds.get(stage, 0.0) + secs
+        chosen = [parsed[p] for s in selected for p in s.notes]
+        warnings = parse_warnings(chosen)
+        similar_rows = 0
+        if shard is None:
+            report("assemble", 0, 1)
+            manifest, more, similar_rows = assemble(
+                tmp, vault, chosen, plan, metas, head, warnings, cfg.index.similar,
+                PreviousIndex(out_dir, previous) if previous else None,
+                {p for t in tasks for p in t.spec.notes})
+            seconds.update(more)
+        else:
+            manifest = _write_slice(tmp, head, plan, metas, chosen, warnings, shard)
+        swap.swap_into(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    seconds["total"] = time.perf_counter() - t_start
+    return BuildResult(out_dir, manifest, tuple(t.spec.id for t in tasks),
+                       tuple(s.id for s in reused), seconds, tuple(warnings), why,
+                       similar_rows)
+
+
+def _previous(out_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
+    if not (out_dir / "manifest.json").exists():
+        return None, None
+    try:
+        data = read_manifest(out_dir)
+    except IndexFormatError as exc:
+        return None, f"previous index not reused: {exc}"
+    if "slice" in data:
+        return None, None
+    return data, None
+
+
+def _copy_shard(old_root: Path, new_root: Path, sid: str, previous: dict[str, Any]) -> bool:
+    """Copy a shard's files from the previous index, checking each against its manifest;
+    False (and nothing copied) if any file is missing or was modified."""
+    prefix = f"shards/{sid}/"
+    files = {rel: h for rel, h in previous["files"].items() if rel.startswith(prefix)}
+    if not files:
+        return False
+    blobs: dict[str, bytes] = {}
+    for rel, digest in files.items():
+        try:
+            data = (old_root / rel).read_bytes()
+        except OSError:
+            return False
+        if sha256(data) != digest:
+            return False
+        blobs[rel] = data
+    for rel, data in blobs.items():
+        dest = new_root / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+    return True
+
+
+def _write_slice(tmp: Path, head: dict[str, Any], plan: Sequence[ShardSpec],
+                 metas: dict[str, ShardMeta], notes: Sequence[ParsedNote],
+                 warnings: Sequence[str], shard: tuple[int, int]) -> dict[str, Any]:
+    """A slice: its shard folders, its notes as parsed, and a manifest that says which
+    slice of which plan it is. It is not an index; `merge_slices` makes one."""
+    (tmp / PARSED_FILE).write_bytes(dump_table(
+        [n.to_json() for n in sorted(notes, key=lambda n: n.path)]))
+    manifest = {
+        **head, "warnings": list(warnings),
+        "counts": {"notes": len(notes), "shards": len(metas)},
+        "shards": {sid: metas[sid].to_json() for sid in sorted(metas)},
+        "slice": {"k": shard[0], "n": shard[1], "plan": plan_digest(plan)},
+    }
+    return write_manifest(tmp, manifest)
+
+
+def plan_digest(plan: Sequence[ShardSpec]) -> str:
+    return sha256(dump_table([[s.id, s.domain, list(s.notes)] for s in plan]))

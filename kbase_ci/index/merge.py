@@ -1,0 +1,111 @@
+"""`kbase index --merge DIR...`: combine `--shard K/N` slices into one index.
+
+Slices are checked before anything is combined: each verifies against its own
+manifest, all come from the same source, config, model and shard plan, and together
+they hold every shard exactly once. The vault-wide files are then written by the same
+`assemble` a single build uses, from the slices' parsed notes, so the result is
+byte-identical to building everything at once.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import IndexFormatError, UsageError
+from ..model import ParsedNote
+from ..vault import Vault
+from . import swap
+from .assemble import HEADER_KEYS, ShardMeta, assemble
+from .build import PARSED_FILE, BuildResult, Progress, parse_warnings, plan_digest
+from .manifest import read_manifest
+from .reader import verify_files
+from .shards import DomainRule, plan_shards
+from .sizes import note_sizes
+from .source import source_of
+
+_SHARED = HEADER_KEYS  # must agree between slices
+
+
+def _load_slice(d: Path) -> dict[str, Any]:
+    m = read_manifest(d)
+    if "slice" not in m:
+        raise IndexFormatError(f"{d}: not a slice (built without --shard K/N)")
+    verify_files(d, m)
+    return m
+
+
+def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
+                 progress: Progress | None = None) -> BuildResult:
+    t_start = time.perf_counter()
+    report = progress or (lambda stage, done, total: None)
+    if not slices:
+        raise UsageError("--merge needs the slice folders to combine")
+    found = [(d, _load_slice(d)) for d in slices]
+    first = found[0][1]
+    n = int(first["slice"]["n"])
+    for d, m in found:
+        for key in _SHARED:
+            if m.get(key) != first.get(key):
+                raise UsageError(f"{d}: slice differs from {found[0][0]} in `{key}`: "
+                                 "slices must come from one build of one commit")
+        if m["slice"]["n"] != n or m["slice"]["plan"] != first["slice"]["plan"]:
+            raise UsageError(f"{d}: slice of another shard plan than {found[0][0]}")
+    ks = sorted(int(m["slice"]["k"]) for _, m in found)
+    if ks != list(range(1, n + 1)):
+        raise UsageError(f"--merge needs slices 1..{n} once each; got {ks}")
+    here = source_of(vault).to_json()
+    if here != first["source"]:
+        raise UsageError("the slices were built from another state of the vault "
+                         f"(commit {first['source']['commit']}, here {here['commit']})")
+    if vault.config.digest != first["config_digest"]:
+        raise UsageError("the slices were built with another .kbase.yml")
+
+    parsed: dict[str, ParsedNote] = {}
+    metas: dict[str, ShardMeta] = {}
+    owner: dict[str, Path] = {}
+    for d, m in found:
+        for row in json.loads((d / PARSED_FILE).read_bytes()):
+            note = ParsedNote.from_json(row)
+            parsed[note.path] = note
+        for sid, meta in m["shards"].items():
+            metas[sid] = ShardMeta.from_json(sid, meta)
+            owner[sid] = d
+    rule = DomainRule.parse(vault.config.index.domain)
+    sizes = note_sizes(vault)
+    missing = [nf.path for nf in vault.notes if nf.path not in parsed]
+    if missing:
+        raise UsageError(f"the slices lack {len(missing)} notes of the vault "
+                         f"(first: {missing[0]})")
+    plan = plan_shards([(nf.path, sizes[nf.path], rule.domain(
+        nf.path, parsed[nf.path].frontmatter)) for nf in vault.notes],
+        rule, vault.config.index.shard_max_bytes)
+    if plan_digest(plan) != first["slice"]["plan"] or {s.id for s in plan} != set(metas):
+        raise UsageError("the slices' shard plan does not match this vault")
+
+    out_dir = out_dir.resolve()
+    swap.recover(out_dir)
+    tmp = swap.temp_dir_for(out_dir)
+    try:
+        report("merge", 0, len(plan))
+        for i, spec in enumerate(plan):
+            src = owner[spec.id] / "shards" / spec.id
+            if src.is_dir():
+                shutil.copytree(src, tmp / "shards" / spec.id)
+            report("merge", i + 1, len(plan))
+        notes = [parsed[p] for s in plan for p in s.notes]
+        head = {k: first[k] for k in _SHARED}
+        manifest, seconds, similar_rows = assemble(
+            tmp, vault, notes, plan, metas, head, parse_warnings(notes),
+            vault.config.index.similar)
+        swap.swap_into(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    seconds["total"] = time.perf_counter() - t_start
+    return BuildResult(out_dir, manifest, (), tuple(s.id for s in plan), seconds,
+                       tuple(manifest["warnings"]), None, similar_rows)

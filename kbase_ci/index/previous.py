@@ -1,0 +1,145 @@
+"""What the previous index at the target says, for an incremental build: its similar
+lists and the note vectors they were computed from.
+
+Only files whose sha256 matches the previous manifest are used; anything missing,
+modified, or built with another model or `similar` setting means "recompute it all".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .manifest import sha256
+from .reader import LINKS_FILE, NOTES_FILE
+from .shardbuild import CHUNKS_FILE
+from .vectors import FILE as VECTORS_FILE
+from .vectors import read_matrix
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+Row = list[list[float]]
+
+
+class PreviousIndex:
+    """A previous index (state: its manifest and the tables read so far)."""
+
+    def __init__(self, root: Path, manifest: dict[str, Any]) -> None:
+        self.root = root
+        self.manifest = manifest
+
+    def _read(self, rel: str) -> bytes | None:
+        want = self.manifest["files"].get(rel)
+        try:
+            data = (self.root / rel).read_bytes()
+        except OSError:
+            return None
+        return data if want is not None and sha256(data) == want else None
+
+    def _json(self, rel: str) -> Any:
+        data = self._read(rel)
+        return None if data is None else json.loads(data)
+
+    def similar_inputs(self, paths: Sequence[str], blobs: Sequence[str],
+                       linked: Sequence[Sequence[int]], vectors: npt.NDArray[np.float64],
+                       k: int, embeddings: dict[str, Any], rebuilt: set[str],
+                       link_key: str) -> tuple[list[bool], list[Row | None]] | None:
+        """(changed, old) for `similar.similar_notes`, or None to recompute everything.
+
+        changed[i]: note i is new or its vector differs from the previous build's (only
+        notes of `rebuilt` shards can differ: the others' shard files are the same bytes).
+        old[i]: its previous list renumbered, or None when its links changed or a note
+        in the list is gone."""
+        import numpy as np
+
+        if self.manifest.get("embeddings") != embeddings:
+            return None
+        notes = self._json(NOTES_FILE)
+        if notes is None or notes.get("similar_k") != k:
+            return None
+        f = {name: i for i, name in enumerate(notes["fields"])}
+        prev_paths = [r[f["path"]] for r in notes["rows"]]
+        prev_no = {p: i for i, p in enumerate(prev_paths)}
+        number = {p: i for i, p in enumerate(paths)}
+        wanted = {prev_no[p] for p in rebuilt if p in prev_no}
+        old_vecs = self._note_vectors(notes, f, vectors.shape[1], wanted)
+        if old_vecs is None:
+            return None
+        same_links = self.manifest.get("link_inputs") == link_key
+        prev_linked = None if same_links else self._linked(len(prev_paths))
+        if not same_links and prev_linked is None:
+            return None
+        prev_blob = [r[f["blob"]] for r in notes["rows"]]
+        changed: list[bool] = []
+        old: list[Row | None] = []
+        for i, path in enumerate(paths):
+            j = prev_no.get(path)
+            if j is None:
+                changed.append(True)
+                old.append(None)
+                continue
+            changed.append(j in old_vecs and not np.array_equal(old_vecs[j], vectors[i]))
+            if prev_linked is None:  # same link inputs: only edited notes link anew
+                relinked = prev_blob[j] != blobs[i]
+            else:
+                relinked = {paths[t] for t in linked[i]} != {prev_paths[t]
+                                                             for t in prev_linked[j]}
+            if relinked:
+                old.append(None)
+                continue
+            row: Row = []
+            for t, score in notes["rows"][j][f["similar"]]:
+                moved = number.get(prev_paths[t])
+                if moved is None:
+                    row = []
+                    break
+                row.append([moved, score])
+            old.append(row if len(row) == len(notes["rows"][j][f["similar"]]) else None)
+        return changed, old
+
+    def _linked(self, n: int) -> list[set[int]] | None:
+        """Per previous note, the notes it linked to (None: links table unreadable).
+        Read only when link inputs changed: it is 7 MB of JSON for a 10k-note vault."""
+        links = self._json(LINKS_FILE)
+        if links is None:
+            return None
+        out: list[set[int]] = [set() for _ in range(n)]
+        lf = {name: i for i, name in enumerate(links["fields"])}
+        for link in links["rows"]:
+            target = link[lf["target"]]
+            if isinstance(target, int) and target != link[lf["source"]]:
+                out[link[lf["source"]]].add(target)
+        return out
+
+    def _note_vectors(self, notes: dict[str, Any], f: dict[str, int], dim: int,
+                      wanted: set[int]) -> dict[int, npt.NDArray[np.float64]] | None:
+        """Previous vectors of the `wanted` notes, from the previous shard files."""
+        import numpy as np
+
+        from .similar import note_vectors
+
+        rows = notes["rows"]
+        number = {r[f["path"]]: i for i, r in enumerate(rows)}
+        out: dict[int, npt.NDArray[np.float64]] = {}
+        for sid in sorted({rows[i][f["shard"]] for i in wanted}):
+            chunks = self._json(f"shards/{sid}/{CHUNKS_FILE}")
+            if chunks is None:
+                return None
+            col = chunks["fields"].index("note")
+            owners = np.asarray([number[r[col]] for r in chunks["rows"]], dtype=np.int64)
+            rel = f"shards/{sid}/{VECTORS_FILE}"
+            if rel not in self.manifest["files"]:
+                mat = np.zeros((len(owners), dim), dtype=np.float32)
+            elif self._read(rel) is None:
+                return None
+            else:
+                mat = read_matrix(self.root / rel, len(owners), dim)
+            vecs = note_vectors(len(rows), dim, [owners], [mat])
+            out.update((int(i), vecs[i]) for i in set(owners.tolist()) if i in wanted)
+        for i in wanted:  # a note without chunks has a zero vector
+            out.setdefault(i, np.zeros(dim, dtype=np.float64))
+        return out

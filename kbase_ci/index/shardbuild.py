@@ -1,0 +1,114 @@
+"""Build one shard directory: `chunks.json`, `bm25/` and `vectors.usearch`.
+
+A shard depends only on its own notes, the tokenizer and the model, so shards are built
+independently (in worker processes when there are several) and a shard whose inputs
+did not change is copied from the previous index instead. `inputs_digest` is the key
+for that reuse: anything that can change a shard's bytes must be part of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..model import PARSER_VERSION, ParsedNote
+from . import bm25, chunks, tokens, vectors
+from .encoder import Embedder
+from .manifest import FORMAT_VERSION, dump_table
+
+CHUNKS_FILE = "chunks.json"
+CHUNK_FIELDS = ("note", "heading_path", "start_line", "end_line")
+# Notes the parser could not read as text at all (a binary file named .md): no chunks.
+_UNREADABLE = "KB002"
+
+
+@dataclass(frozen=True, slots=True)
+class ShardJob:
+    id: str
+    notes: tuple[ParsedNote, ...]
+    contents: dict[str, bytes]
+    model: Path | None
+    out: Path
+
+
+@dataclass(frozen=True, slots=True)
+class ShardResult:
+    id: str
+    chunks: int
+    vectors: int
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def inputs_digest(shard_id: str, notes: Sequence[tuple[str, str]], model_sha: str | None,
+                  max_note_bytes: int) -> str:
+    """sha256 of everything a shard's files are computed from: (path, blob) pairs, the
+    parser, chunker, tokenizer and index formats, and the embedding model's weights."""
+    blob = json.dumps({
+        "format": FORMAT_VERSION, "parser": PARSER_VERSION, "chunker": chunks.VERSION,
+        "max_chars": chunks.MAX_CHARS, "tokens": tokens.settings(), "bm25": bm25.settings(),
+        "vectors": vectors.settings(), "model": model_sha, "max_note_bytes": max_note_bytes,
+        "shard": shard_id, "notes": [list(n) for n in notes],
+    }, sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+_embedders: dict[Path, Embedder] = {}
+
+
+def embedder_for(model: Path) -> Embedder:
+    """One loaded model per process (worker processes inherit or load their own)."""
+    got = _embedders.get(model)
+    if got is None:
+        got = _embedders[model] = Embedder(model)
+    return got
+
+
+def build_shard(job: ShardJob) -> ShardResult:
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    all_chunks: list[chunks.Chunk] = []
+    meta: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for note in job.notes:
+        meta[note.path] = (note.title, note.aliases)
+        if any(d.code == _UNREADABLE for d in note.diagnostics):
+            continue
+        all_chunks.extend(chunks.chunk_note(note, job.contents[note.path]))
+    job.out.mkdir(parents=True, exist_ok=True)
+    (job.out / CHUNKS_FILE).write_bytes(dump_table(
+        {"fields": list(CHUNK_FIELDS), "rows": [c.row() for c in all_chunks]}))
+    seconds["chunk"] = time.perf_counter() - t0
+    if not all_chunks:
+        return ShardResult(job.id, 0, 0, seconds)
+
+    t0 = time.perf_counter()
+    texts = [bm25.indexed_text(*meta[c.note], c.heading_path, c.text) for c in all_chunks]
+    bm25.build_bm25(texts, job.out / "bm25")
+    seconds["bm25"] = time.perf_counter() - t0
+
+    n_vectors = 0
+    if job.model is not None:
+        t0 = time.perf_counter()
+        model = embedder_for(job.model)
+        matrix = model.encode([embed_text(meta[c.note][0], c) for c in all_chunks])
+        seconds["embeddings"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        n_vectors = vectors.build_vectors(matrix, job.out / vectors.FILE)
+        seconds["vectors"] = time.perf_counter() - t0
+    return ShardResult(job.id, len(all_chunks), n_vectors, seconds)
+
+
+def embed_text(title: str, chunk: chunks.Chunk) -> str:
+    """What the model reads for a chunk: where it is, then what it says."""
+    return "\n".join([" / ".join([title, *chunk.heading_path]), chunk.text])
+
+
+def read_chunk_notes(shard_dir: Path) -> list[str]:
+    """The note path of every chunk of a built shard, by chunk number."""
+    data: dict[str, Any] = json.loads((shard_dir / CHUNKS_FILE).read_bytes())
+    col = data["fields"].index("note")
+    return [row[col] for row in data["rows"]]

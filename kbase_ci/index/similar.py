@@ -1,0 +1,169 @@
+"""Per note, the most similar notes it does not already link to: precomputed at build time
+so that "related notes" queries need no model.
+
+A note's vector is the normalised mean of its chunk vectors, as read back from the shard
+files (f16), so a fresh, an incremental and a merged build all start from the same
+numbers. A list holds the `k` best notes by cosine similarity rounded to 3 decimals,
+then by note number (= path order), with score > 0. Listed scores are computed in
+float64 so that the rounding does not depend on how BLAS orders a sum.
+
+An incremental build recomputes only what can have changed: rows of notes whose text
+or links changed, rows whose old list names such a note, and, for every other row, the
+scores against the changed notes merged into its old list. That equals a full
+recomputation: every note outside the old top k was beaten by k unchanged notes that
+still beat it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+Row = list[list[float]]
+_BLOCK = 512
+_GROUP = 128
+_MARGIN = 0.002
+_MIN_SCORE = 0.0004  # rounds to 0.000 or less: never listed
+
+
+def note_vectors(n_notes: int, dim: int, chunk_notes: Sequence[npt.NDArray[np.int64]],
+                 chunk_vectors: Sequence[npt.NDArray[np.float32]]) -> npt.NDArray[np.float64]:
+    """Unit-length mean vector per note; `chunk_notes[i][j]` is the note number of chunk j
+    of shard i. Notes without any non-zero chunk vector get a zero row."""
+    import numpy as np
+
+    sums = np.zeros((n_notes, dim), dtype=np.float64)
+    for owners, vecs in zip(chunk_notes, chunk_vectors, strict=True):
+        if len(owners):
+            np.add.at(sums, owners, vecs.astype(np.float64))
+    norms = np.linalg.norm(sums, axis=1, keepdims=True)
+    unit: npt.NDArray[np.float64] = np.divide(sums, norms, out=np.zeros_like(sums),
+                                              where=norms > 0)
+    return unit
+
+
+def similar_notes(vectors: npt.NDArray[np.float64], linked: Sequence[Sequence[int]], k: int,
+                  changed: Sequence[bool] | None = None,
+                  old: Sequence[Row | None] | None = None,
+                  stats: dict[str, int] | None = None) -> list[Row]:
+    """For each note, up to `k` pairs [other note number, score], best first, excluding
+    itself and the notes in `linked[i]`. With `changed` and `old` (the previous lists,
+    renumbered; None where unknown) only what can differ is recomputed. `stats` gets
+    `similar_rows`: how many rows were computed in full."""
+    stats = stats if stats is not None else {}
+    import numpy as np
+
+    n = len(vectors)
+    k = min(k, n - 1)
+    out: list[Row] = [[] for _ in range(n)]
+    stats["similar_rows"] = 0
+    if k <= 0:
+        return out
+    has = np.any(vectors != 0, axis=1)
+    if changed is None or old is None:
+        stats["similar_rows"] = n
+        return _full(vectors, has, linked, k, list(range(n)), out)
+    moved = np.asarray(changed, dtype=bool)
+    redo: list[int] = []
+    keep: list[int] = []
+    for i in range(n):
+        prev = old[i]
+        if prev is None or moved[i] or any(moved[int(j)] for j, _ in prev):
+            redo.append(i)
+        else:
+            keep.append(i)
+    stats["similar_rows"] = len(redo)
+    _full(vectors, has, linked, k, redo, out)
+    cols = np.flatnonzero(moved & has)
+    for start in range(0, len(keep), _BLOCK):
+        rows = keep[start:start + _BLOCK]
+        scores = _scores(vectors, rows, cols)
+        # Only a changed note scoring at least a row's current k-th can enter its list.
+        floor = np.asarray([old_row[k - 1][1] if len(old_row := old[i] or []) >= k
+                            else 0.0 for i in rows])
+        hits = (scores > 0) & (scores >= floor[:, None])
+        for r in np.flatnonzero(hits.any(axis=1)).tolist():
+            i = rows[r]
+            skip = set(linked[i])
+            cand = [(round(float(scores[r, c]), 3), int(cols[c]))
+                    for c in np.flatnonzero(hits[r]).tolist()
+                    if int(cols[c]) not in skip and int(cols[c]) != i]
+            prev = old[i] or []
+            merged = sorted([(float(s), int(j)) for j, s in prev] + cand,
+                            key=lambda p: (-p[0], p[1]))[:k]
+            out[i] = [[j, s] for s, j in merged]
+        for r, i in enumerate(rows):
+            if not hits[r].any():
+                out[i] = list(old[i] or [])
+    return out
+
+
+def _scores(vectors: npt.NDArray[np.float64], rows: Sequence[int] | npt.NDArray[np.int64],
+            cols: npt.NDArray[np.int64] | None = None) -> npt.NDArray[np.float64]:
+    import numpy as np
+
+    other = vectors if cols is None else vectors[cols]
+    scores: npt.NDArray[np.float64] = vectors[np.asarray(rows, dtype=np.int64)] @ other.T
+    np.round(scores, 3, out=scores)
+    return scores
+
+
+def _full(vectors: npt.NDArray[np.float64], has: npt.NDArray[np.bool_],
+          linked: Sequence[Sequence[int]], k: int, which: Sequence[int],
+          out: list[Row]) -> list[Row]:
+    """Lists for the rows in `which`, computed from all notes.
+
+    A float32 product finds, per row, every note that can make the list: rounding is
+    monotonic, so the k-th best rounded score is the rounded k-th best score, and no
+    note more than 0.001 below that can reach it (float32 adds ~1e-6 of error; the
+    margin is 0.002). Only those candidates are scored in float64 and rounded, which
+    keeps a 38k-note vault to seconds instead of a float64 product of every pair."""
+    import numpy as np
+
+    v32 = vectors.astype(np.float32)
+    for start in range(0, len(which), _BLOCK):
+        rows = np.asarray(which[start:start + _BLOCK], dtype=np.int64)
+        scores = v32[rows] @ v32.T
+        scores[:, ~has] = -np.inf
+        local = np.arange(len(rows))
+        scores[local, rows] = -np.inf
+        for r, i in enumerate(rows.tolist()):
+            if linked[i]:
+                scores[r, np.asarray(linked[i], dtype=np.int64)] = -np.inf
+        floor = np.maximum(_kth_best(scores, k) - _MARGIN, _MIN_SCORE)
+        r_idx, c_idx = np.nonzero(scores >= floor[:, None])
+        exact = np.einsum("ij,ij->i", vectors[rows[r_idx]], vectors[c_idx])
+        np.round(exact, 3, out=exact)
+        order = np.lexsort((c_idx, -exact, r_idx))
+        r_idx, c_idx, exact = r_idx[order], c_idx[order], exact[order]
+        bounds = np.searchsorted(r_idx, np.arange(len(rows) + 1))
+        for r, i in enumerate(rows.tolist()):
+            if not has[i]:
+                continue
+            lo, hi = int(bounds[r]), int(bounds[r + 1])
+            out[i] = [[int(j), round(float(v), 3)] for j, v in
+                      zip(c_idx[lo:hi], exact[lo:hi], strict=True) if v > 0][:k]
+    return out
+
+
+def _kth_best(scores: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.float32]:
+    """Per row, the k-th largest score (-inf when a row has fewer finite ones). Rows are
+    cut into groups of `_GROUP`: the k largest lie in the k groups with the largest
+    maxima, so only those are partitioned (whole 10k-long rows were the cost here)."""
+    import numpy as np
+
+    rows, n = scores.shape
+    pad = (-n) % _GROUP
+    padded = np.concatenate([scores, np.full((rows, pad), -np.inf, dtype=scores.dtype)],
+                            axis=1) if pad else scores
+    maxima = padded.reshape(rows, -1, _GROUP).max(axis=2)
+    groups = min(k, maxima.shape[1])
+    top = np.argpartition(-maxima, groups - 1, axis=1)[:, :groups]
+    cols = (top[:, :, None] * _GROUP + np.arange(_GROUP)).reshape(rows, -1)
+    vals = np.take_along_axis(padded, cols, axis=1)
+    kth: npt.NDArray[np.float32] = -np.partition(-vals, k - 1, axis=1)[:, k - 1]
+    return kth

@@ -1,0 +1,108 @@
+"""BM25 tokens: words, plus the parts of code identifiers, stemmed with PyStemmer.
+
+`contextlib.contextmanager` is one token *and* `contextlib`, `contextmanager`; likewise
+`snake_case` -> `snake`, `case` and `camelCase` -> `camel`, `case`, so a search for either
+the whole identifier or one of its words finds it. Queries must go through the very same
+function, so the settings that define it are stored in the manifest (bm25s saves none of
+them) and bumping `VERSION` invalidates every shard.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from itertools import chain
+from typing import Any
+
+VERSION = 1
+STEMMER = "english"
+MIN_LENGTH = 2
+
+# A word, or words joined by `.`, `::`, `/`, `-` or `_` with no space: one identifier.
+_COMPOUND = re.compile(r"\w+(?:(?:::|[./-])\w+)*")
+_SEPARATORS = re.compile(r"::|[./_-]+")
+# camelCase / PascalCase / HTTPServer / utf8Decode boundaries (ASCII identifiers only).
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def settings() -> dict[str, Any]:
+    """What a query needs to tokenize exactly as the index did (goes into the manifest)."""
+    return {
+        "name": "kbase-code",
+        "version": VERSION,
+        "lower": True,
+        "min_length": MIN_LENGTH,
+        "compound_separators": [".", "::", "/", "-", "_"],
+        "camel_case_parts": True,
+        "stemmer": STEMMER,
+        "stemmer_library": "PyStemmer",
+        "stopwords": list(stopwords()),
+    }
+
+
+def _expand(word: str) -> tuple[str, ...]:
+    """The tokens of one compound: itself (lowercased) then its parts, in order."""
+    low = word.lower()
+    if low == word and word.isalnum():  # the usual case: a plain lowercase word
+        return (word,) if len(word) >= MIN_LENGTH else ()
+    pieces = [p for p in _SEPARATORS.split(word) if p]
+    parts: list[str] = []
+    for piece in pieces:
+        if piece.isascii() and not piece.islower() and not piece.isupper():
+            parts.extend(m.lower() for m in _CAMEL.findall(piece))
+        else:
+            parts.append(piece.lower())
+    out = [low] if len(low) >= MIN_LENGTH else []
+    out.extend(p for p in parts if len(p) >= MIN_LENGTH and p != low)
+    return tuple(out)
+
+
+class _Memo(dict[str, tuple[str, ...]]):
+    """word -> tokens; words repeat endlessly, so lookups stay in C after the first."""
+
+    def __missing__(self, word: str) -> tuple[str, ...]:
+        if len(self) > _MEMO_MAX:
+            self.clear()
+        got = self[word] = _expand(word)
+        return got
+
+
+_MEMO_MAX = 500_000
+_memo = _Memo()
+
+
+def split(text: str) -> list[str]:
+    """Unstemmed tokens of `text`; the `splitter` given to bm25s's Tokenizer."""
+    return list(chain.from_iterable(map(_memo.__getitem__, _COMPOUND.findall(text))))
+
+
+def make_tokenizer() -> Any:
+    """A fresh bm25s Tokenizer: vocabulary ids follow first appearance in the corpus, so
+    the same documents in the same order give the same ids whatever the hash seed."""
+    import bm25s.tokenization as bt
+    import Stemmer
+
+    return bt.Tokenizer(lower=False, splitter=split, stopwords=list(stopwords()),
+                        stemmer=Stemmer.Stemmer(STEMMER))
+
+
+def stemmer() -> Callable[[str], str]:
+    import Stemmer
+
+    stem: Callable[[str], str] = Stemmer.Stemmer(STEMMER).stemWord
+    return stem
+
+
+def stopwords() -> tuple[str, ...]:
+    """bm25s's English list; stored in full in the manifest in case bm25s changes it."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return tuple(STOPWORDS_EN)
+
+
+def query_terms(text: str, stop: tuple[str, ...] | list[str] | None = None) -> list[str]:
+    """Stemmed terms of a query, stopwords removed: look these up in a shard's vocabulary.
+    Pass the manifest's `tokenizer.stopwords` to match an index built by another version."""
+    stop_set = set(stopwords() if stop is None else stop)
+    stem = stemmer()
+    return [stem(t) for t in split(text) if t not in stop_set]

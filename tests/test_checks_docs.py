@@ -1,0 +1,31 @@
+"""docs/checks.md is generated from the check registry; this keeps it from going stale."""
+
+from __future__ import annotations
+
+from kbase_ci.checks import REGISTRY
+from kbase_ci.checks.docs import FRONTMATTER_EXAMPLE, TAGS_EXAMPLE, render
+from kbase_ci.config import FrontmatterConfig, TagsConfig, parse_config
+from tests.conftest import REPO
+
+
+def test_docs_checks_md_matches_the_registry() -> None:
+    path = REPO / "docs" / "checks.md"
+    current = path.read_text(encoding="utf-8") if path.is_file() else ""
+    assert current == render(), (
+        "docs/checks.md is out of date with the check registry; regenerate it with "
+        "`python -m kbase_ci.checks.docs > docs/checks.md`")
+
+
+def test_every_code_is_documented_once_with_its_check() -> None:
+    text = render()
+    for check in REGISTRY:
+        assert f"| `{check.name}` | `{check.hook_id}` |" in text
+        for code in check.codes:
+            assert text.count(f"| {code} |") == 1, code
+
+
+def test_config_examples_in_the_docs_are_valid_and_not_defaults() -> None:
+    cfg = parse_config(TAGS_EXAMPLE + FRONTMATTER_EXAMPLE, "docs/checks.md")
+    assert cfg.tags != TagsConfig() and cfg.frontmatter != FrontmatterConfig()
+    assert cfg.tags.vocabularies["status"] == ("active", "done", "blocked")
+    assert cfg.frontmatter.types["related"] == "list[link]"

