@@ -36,6 +36,16 @@ def cache_key(sha: str, path: str, salt: str) -> str:
     return f"{sha}\0{path}\0{salt}"
 
 
+def _storable(key: str) -> bool:
+    """SQLite takes only valid UTF-8; git names a non-UTF-8 file with surrogate escapes,
+    and such a note is left uncached (a miss each time) rather than failing the check."""
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
     for i in range(0, len(items), _BATCH):
         yield items[i:i + _BATCH]
@@ -128,6 +138,7 @@ class ParseCache:
         if self._db is None or not keys:
             return {}
         out: dict[str, ParsedNote] = {}
+        keys = [k for k in keys if _storable(k)]
         try:
             if len(keys) > 2000:  # most of the vault: one scan beats many lookups
                 wanted = set(keys)
@@ -154,6 +165,8 @@ class ParseCache:
             return
         rows = []
         for key, note in items:
+            if not _storable(key):  # the path is in the key and in the record
+                continue
             s = summarize(note)
             rows.append((key, json.dumps(note.to_json(), ensure_ascii=False, separators=(",", ":")),
                          json.dumps(list(s.aliases), ensure_ascii=False) if s.aliases else "",

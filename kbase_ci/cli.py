@@ -63,7 +63,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant_streams() -> None:
+    """git names a non-UTF-8 file with surrogate escapes; a strict UTF-8 stdout (most
+    desktop locales) would crash on printing it, so print `\\udcff` instead."""
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _tolerant_streams()
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_word(args_list))
     try:

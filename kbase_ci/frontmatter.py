@@ -73,16 +73,29 @@ class _TooLarge(Exception):
     pass
 
 
+def _text(s: str) -> str:
+    """`s` with lone surrogates (YAML's `"\\udcff"` escape) as U+FFFD, as the note body's
+    bad bytes are: nothing downstream (cache, JSON, terminal) can encode them."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        # Through UTF-16, an escaped pair (`"\\ud83d\\ude00"`) becomes its one character.
+        return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return s
+
+
 def _json_key(key: Any) -> str:
     if key is None:
         return "null"
     if isinstance(key, bool):
         return "true" if key else "false"
-    return key if isinstance(key, str) else str(_json_scalar(key))
+    return _text(key) if isinstance(key, str) else str(_json_scalar(key))
 
 
 def _json_scalar(value: Any) -> Any:
-    if value is None or isinstance(value, (str, bool, int)):
+    if isinstance(value, str):
+        return _text(value)
+    if value is None or isinstance(value, (bool, int)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)

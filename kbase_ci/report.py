@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,20 +25,32 @@ def display_path(root: Path, path: str, base: Path | None = None) -> str:
         return full.as_posix()
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def safe_text(text: str) -> str:
+    """Note text made inert for a terminal or a CI log: control characters (escape
+    sequences, CR, LF) are shown as `\\xNN`, and a line can never start with `::`,
+    which GitHub Actions would read as a workflow command."""
+    out = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return "./" + out if out.startswith(":") else out
+
+
 def write_text(report: CheckReport, root: Path, out: TextIO, *, color: bool = False,
                source_lines: bool = False) -> None:
     cache: dict[str, list[str]] = {}
     for f in report.findings:
-        where = f"{display_path(root, f.path)}:{f.line}:{f.col}:"
+        where = safe_text(f"{display_path(root, f.path)}:{f.line}:{f.col}:")
         sev = "" if f.severity == "error" else " (warning)"
+        msg = safe_text(f.message)
         if color:
-            out.write(f"\x1b[1m{where}\x1b[0m \x1b[31m{f.code}\x1b[0m{sev} {f.message}\n")
+            out.write(f"\x1b[1m{where}\x1b[0m \x1b[31m{f.code}\x1b[0m{sev} {msg}\n")
         else:
-            out.write(f"{where} {f.code}{sev} {f.message}\n")
+            out.write(f"{where} {f.code}{sev} {msg}\n")
         if source_lines:
             line = _source_line(root, f, cache)
             if line is not None:
-                out.write(f"    {line}\n    {' ' * (f.col - 1)}^\n")
+                out.write(f"    {safe_text(line)}\n    {' ' * (f.col - 1)}^\n")
 
 
 def _source_line(root: Path, f: Finding, cache: dict[str, list[str]]) -> str | None:

@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from . import __version__
 from .checks import all_codes
@@ -32,7 +33,11 @@ def to_sarif(findings: Sequence[Finding], root: Path, repo_root: Path | None) ->
     base = repo_root or root
     results = []
     for f in findings:
-        uri = display_path(root, f.path, base).replace("\\", "/")
+        path = display_path(root, f.path, base).replace("\\", "/")
+        # A URI reference: `#`, `?`, `%` and spaces in a note name are data, not syntax;
+        # a non-UTF-8 name (surrogate escapes) becomes its own bytes, percent-encoded.
+        raw = path.encode("utf-8", "surrogateescape")
+        uri = quote(raw, safe="/")
         results.append({
             "ruleId": f.code,
             "ruleIndex": rule_ids.index(f.code) if f.code in codes else -1,
@@ -47,7 +52,8 @@ def to_sarif(findings: Sequence[Finding], root: Path, repo_root: Path | None) ->
             # Stable across runs so code scanning tracks an alert instead of re-opening it.
             "partialFingerprints": {
                 "kbase/v1": hashlib.sha256(
-                    f"{uri}\0{f.code}\0{f.message}".encode()).hexdigest()[:32],
+                    f"{path}\0{f.code}\0{f.message}".encode("utf-8", "surrogateescape")
+                ).hexdigest()[:32],
             },
         })
     return {

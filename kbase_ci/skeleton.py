@@ -60,8 +60,9 @@ def new_note(root: Path, config: Config, type_name: str, *, title: str | None = 
         raise UsageError(f"unknown note type `{type_name}`; known: {known}")
     day = (date or dt.date.today()).isoformat()
     folder = PurePosixPath(default_folder(t, config.handover.folder).strip("/") or ".")
-    if folder.is_absolute() or ".." in folder.parts:
-        raise UsageError(f"note folder `{folder}` must stay inside the vault")
+    if folder.is_absolute() or ".." in folder.parts or \
+            any(p.lower() == ".git" for p in folder.parts):
+        raise UsageError(f"note folder `{folder}` must stay inside the vault, outside .git")
     name = slug(title) if title else slug(f"{t.name} track {track}" if track else t.name)
     rel = (folder / f"{day}-{name or t.name}.md").as_posix()
     if rel.startswith("./"):

@@ -86,3 +86,13 @@ def test_summaries_without_decoding_records(tmp_path: Path) -> None:
     s = c.summaries([k, "missing"])[k]
     assert (s.aliases, s.tags, s.type) == (("Q one",), ("Rust",), "question")
     assert set(s.targets) == {"sub/target", "target"}
+
+
+def test_a_path_that_is_not_utf8_is_simply_not_cached(tmp_path: Path) -> None:
+    # git hands out non-UTF-8 file names with surrogate escapes; SQLite cannot store
+    # them, and a cache must never fail a check: such a note is a miss every time.
+    c = ParseCache(tmp_path)
+    odd, ok = cache_key("abc", "x\udcffy.md", "s"), cache_key("abd", "n.md", "s")
+    c.put_many([(odd, _note("x\udcffy.md")), (ok, _note("n.md"))])
+    assert c.get_many([odd, ok]) == {ok: _note("n.md")}
+    assert c.hits([odd, ok]) == {ok}

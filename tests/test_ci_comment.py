@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from kbase_ci.ci.github import GitHubClient, GitHubError
 from kbase_ci.ci.render import MARKER
 from tests.ci_support import (
     commit_files,
@@ -202,3 +205,43 @@ def test_push_to_a_feature_branch_reports_without_indexing(tmp_path: Path,
     assert "index-commit" not in out and out["verdict"] == "fail"
     assert git(root, "branch", "--list", "kbase-index") == ""
     assert fake.requests == []
+
+
+def test_a_redirect_to_another_host_never_gets_the_token() -> None:
+    # urllib follows redirects and copies every header, Authorization included; the API
+    # answering 302 to another origin must not hand that origin the token.
+    seen: list[str | None] = []
+
+    class Elsewhere(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.headers.get("Authorization"))
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"login": "mallory"}')
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+
+    class Api(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(302)
+            self.send_header("Location", f"http://127.0.0.1:{other.server_port}/user")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    api = ThreadingHTTPServer(("127.0.0.1", 0), Api)
+    for server in (api, other):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = GitHubClient(f"http://127.0.0.1:{api.server_port}", "s3cret", "octo/vault",
+                              retry_delay=0)
+        with pytest.raises(GitHubError):
+            client.comments(7)
+    finally:
+        api.shutdown()
+        other.shutdown()
+    assert all(h is None for h in seen), seen

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from kbase_ci.errors import UsageError
 from kbase_ci.graphstats import link_graph
 from kbase_ci.model import Finding
 from kbase_ci.parser import parse_note
-from tests.ci_support import SCENARIO, scenario_repo
+from tests.ci_support import SCENARIO, event_file, run_ci, runner_env, scenario_repo, step_outputs
+from tests.conftest import git, write
 
 
 def _expected() -> list[tuple[str, str, str, str]]:
@@ -156,3 +158,25 @@ def test_link_graph_orphans_and_gaps() -> None:
     assert gaps == {"ghost": ("note", 2), "pic.png": ("file", 1)}
     nodes, edges = graph.neighbourhood(["B.md"])
     assert nodes == ["B.md", "A.md"] and edges == [("A.md", "B.md")]
+
+
+def test_a_pr_adding_a_note_whose_name_is_not_utf8(make_repo: Callable[..., Path],
+                                                    tmp_path: Path) -> None:
+    # git names it with a surrogate escape: the report folder, the step summary and the
+    # file links must still be written (as `\udcff` text and a %FF URL), not crash.
+    root = make_repo({"a.md": "x\n"})
+    base = git(root, "rev-parse", "HEAD").strip()
+    write(root, {"b\udcff.md": "[[nope]]\n"})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "odd name")
+    head = git(root, "rev-parse", "HEAD").strip()
+    env = runner_env(tmp_path, "pull_request",
+                     event_file(tmp_path, "pull_request", head=head, base=base), sha=head)
+    env["PYTHONIOENCODING"] = "utf-8:strict"
+    proc = run_ci(root, env, "--fail-on", "none", "--no-comment")
+    assert proc.returncode == 0, proc.stderr
+    out = Path(step_outputs(env)["report-dir"])
+    assert json.loads((out / "report.json").read_text(encoding="utf-8"))["findings"][0][
+        "path"] == "b\udcff.md"
+    assert "/blob/" + head + "/b%FF.md#L1" in (out / "comment.md").read_text(encoding="utf-8")
+    assert "b\\udcff.md" in Path(env["GITHUB_STEP_SUMMARY"]).read_text(encoding="utf-8")

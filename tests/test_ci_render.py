@@ -6,6 +6,7 @@ import io
 import re
 
 import pytest
+from markdown_it import MarkdownIt  # comes with rich
 
 from kbase_ci.ci.escape import ZWJ, log_text, md_text, mermaid_label, stop_commands
 from kbase_ci.ci.records import CiReport, GraphView, MarkedFinding
@@ -144,3 +145,12 @@ def test_annotations_are_capped_per_level_and_escaped() -> None:
     assert first.startswith("::error file=notes/Folder/Note 0.md,line=1,col=3,"
                             "title=KB101 new in this PR::")
     assert first.endswith("bad%25%0A::error::x 0") and "\n" not in first
+
+
+def test_gap_names_render_as_written() -> None:
+    # Inside a code span backslash escapes are literal: `my\_note` would show the
+    # backslash. The rendered text must say exactly what the link said.
+    gap = Gap("my_note (draft)", "my_note (draft)", "note",
+              (GapSource("A.md", 1, 1, "[[my_note (draft)]]"),))
+    html = MarkdownIt("commonmark").render(render(_report([], new_gaps=(gap,))))
+    assert "no note `my_note (draft)`, linked from" in html.replace("&quot;", '"')

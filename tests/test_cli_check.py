@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +14,7 @@ import pytest
 
 from kbase_ci.cli import main
 from kbase_ci.report import github_escape_data, github_escape_property
-from tests.conftest import FIXTURES, git, run_kbase, write
+from tests.conftest import FIXTURES, REPO, git, run_kbase, write
 
 DEMO_FINDINGS = [
     ("Broken-Frontmatter.md", 4, "KB301"),
@@ -159,3 +162,44 @@ def test_missing_root_exits_2(tmp_path: Path) -> None:
     proc = run_kbase("--root", str(tmp_path / "nope"), "check", cwd=tmp_path)
     assert proc.returncode == 2
     assert "vault folder does not exist" in proc.stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+def test_a_note_whose_name_is_not_utf8(make_repo: Callable[..., Path], fmt: str) -> None:
+    # git lists the name with a surrogate escape. Neither the parse cache nor a terminal
+    # whose encoding is strict UTF-8 (a desktop locale, unlike C.UTF-8) may crash on it.
+    root = make_repo({"x\udcffy.md": "[[nope]]\n", "ok.md": "x\n"})
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONIOENCODING": "utf-8:strict"}
+    for _ in range(2):  # cold, then warm cache
+        proc = subprocess.run([sys.executable, "-m", "kbase_ci", "check", "--format", fmt],
+                              cwd=root, env=env, capture_output=True, check=False)
+        assert proc.returncode == 1, proc.stderr.decode("utf-8", "replace")
+        out = proc.stdout.decode("utf-8")  # the output stays valid UTF-8
+        assert "KB101" in out
+        assert ("x%FFy.md" if fmt == "sarif" else "\\udcff") in out
+
+
+def test_sarif_uris_percent_encode_note_names(make_repo: Callable[..., Path]) -> None:
+    # `#` would start a fragment and `?` a query: code scanning would point elsewhere.
+    root = make_repo({"Note #1.md": "[[nope]]\n", "What? 100%.md": "[[nope]]\n"})
+    proc = run_kbase("check", "--format", "sarif", cwd=root)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in json.loads(proc.stdout)["runs"][0]["results"]}
+    assert uris == {"Note%20%231.md", "What%3F%20100%25.md"}
+
+
+def test_mistyped_file_argument_is_named(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"a.md": "x\n"})
+    proc = run_kbase("check", "nonexist.md", cwd=root)
+    assert proc.returncode == 0
+    assert "ignored 1 argument(s) that are not notes of this vault" in proc.stderr
+    assert "nonexist.md" in proc.stderr
+
+
+def test_text_output_cannot_inject_workflow_commands(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"::error::x.md": "[[gone\x1b[31m]]\n"})
+    proc = run_kbase("check", cwd=root)
+    assert proc.returncode == 1
+    line = proc.stdout.splitlines()[0]
+    assert line.startswith("./::error::x.md:1:1: KB101")
+    assert "\x1b" not in proc.stdout and "\\x1b[31m" in line

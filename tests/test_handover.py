@@ -179,6 +179,13 @@ def test_new_other_types(args: list[str], path: str, make_repo: Callable[..., Pa
     assert note["type"] == args[0] and note["score"] < 50
 
 
+def test_new_never_writes_into_git_folder(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"a.md": "x\n", ".kbase.yml": "handover:\n  folder: .git/hooks\n"})
+    proc = run_kbase("new", "handover", "--date", TODAY_FREE, cwd=root)
+    assert proc.returncode == 2 and "outside .git" in proc.stderr
+    assert not list((root / ".git" / "hooks").glob("*.md"))
+
+
 def test_new_unknown_type_is_a_usage_error(make_repo: Callable[..., Path]) -> None:
     proc = run_kbase("new", "memo", cwd=make_repo({"a.md": "x\n"}))
     assert proc.returncode == 2 and "unknown note type `memo`" in proc.stderr

@@ -65,6 +65,8 @@ def test_mv_leaves_files_with_unstaged_changes_unstaged(
     ("notes/Old.md", "notes/X.txt", "notes/X.txt is not a note path"),
     ("notes/Old.md", "../outside.md", "is outside the vault"),
     ("notes/Old.md", "notes", "notes already exists"),
+    ("notes/Old.md", ".git/Old.md", "inside a .git folder"),
+    ("notes/Old.md", "notes/.GIT/Old.md", "inside a .git folder"),
 ])
 def test_mv_refuses(make_repo: Repo, old: str, new: str, message: str) -> None:
     root = make_repo({"notes/Old.md": "# Old\n", "notes/Other.md": "[[Old]]\n"})

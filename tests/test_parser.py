@@ -201,6 +201,19 @@ def test_parser_is_reusable_after_bad_input() -> None:
     assert [ln.raw for ln in parse_note("y.md", b"[[ok]]").links] == ["[[ok]]"]
 
 
+def test_yaml_escapes_of_lone_surrogates_become_replacement_characters() -> None:
+    # `"\udcff"` is valid YAML and loads as a lone surrogate, which no UTF-8 writer (the
+    # parse cache, JSON output, a terminal) can encode; the note's text must not crash them.
+    data = (b'---\ntitle: "\\udcff"\naliases: ["\\ud800x"]\ntags: ["\\ud800"]\n'
+            b'"\\udfff": 1\nok: "\\ud83d\\ude00"\n---\n')
+    note = parse_note("s.md", data)
+    json.dumps(note.to_json(), ensure_ascii=False).encode("utf-8")
+    assert note.frontmatter["title"] == "\ufffd"
+    assert note.aliases == ("\ufffdx",)
+    assert note.frontmatter["\ufffd"] == 1
+    assert note.frontmatter["ok"] == "\U0001f600"  # an escaped pair is one character
+
+
 _PIECES = ["[[a]]", "![[b.png|9]]", "[[c#h|x]]", "[t](d.md)", "#tag", "#1", "`", "``", "%%",
            "<!--", "-->", "<b>", "$", "$$", "\\", "> ", "- ", "1. ", "# ", "```", "    ",
            "| x |", "|---|", "^id", "é", "😀", "日本", " ", " ", "\n", "\n", "\r\n", "word",

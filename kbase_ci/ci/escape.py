@@ -53,8 +53,9 @@ def md_text(s: str) -> str:
 
 
 def md_url(base: str, path: str) -> str:
-    """`base` + a repository path, percent-encoded so nothing in it ends the URL."""
-    return base + quote(path, safe="/")
+    """`base` + a repository path, percent-encoded so nothing in it ends the URL (a
+    non-UTF-8 name, which git gives as surrogate escapes, as its own bytes)."""
+    return base + quote(path, safe="/", errors="surrogateescape")
 
 
 def mermaid_label(s: str) -> str:

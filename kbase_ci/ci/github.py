@@ -60,6 +60,21 @@ class _Response:
     data: Any
 
 
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """urllib copies every header, Authorization included, into a redirected request;
+    a redirect off the API's origin is refused (it surfaces as the 3xx HTTPError)."""
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str,
+                         headers: Any, newurl: str) -> urllib.request.Request | None:
+        old, new = urlsplit(req.full_url), urlsplit(newurl)
+        if (old.scheme, old.netloc) != (new.scheme, new.netloc):
+            return None
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_SameOriginRedirects)
+
+
 class GitHubClient:
     """One repository on one GitHub host, with one token (state: none but settings)."""
 
@@ -138,7 +153,7 @@ class GitHubClient:
                 **({"Content-Type": "application/json"} if data is not None else {}),
             })
             try:
-                with urllib.request.urlopen(req, timeout=self._timeout) as resp:
+                with _OPENER.open(req, timeout=self._timeout) as resp:
                     raw = resp.read()
                     headers = {k.lower(): v for k, v in resp.headers.items()}
                     return _Response(resp.status, headers, json.loads(raw) if raw else None)

@@ -37,13 +37,15 @@ def write_report_dir(r: CiReport, out_dir: Path, *, root: Path | None,
     written = []
     for name, text in files.items():
         path = out_dir / name
-        path.write_text(text, encoding="utf-8")
+        # A non-UTF-8 note name (surrogate escapes) is written as `\udcff`: in JSON
+        # that is the same string's escape, in Markdown readable text.
+        path.write_text(text, encoding="utf-8", errors="backslashreplace")
         written.append(path)
     return written
 
 
 def append_step_summary(path: Path, r: CiReport, more: str | None) -> None:
-    with path.open("a", encoding="utf-8") as fh:
+    with path.open("a", encoding="utf-8", errors="backslashreplace") as fh:
         fh.write(step_summary(r, more))
 
 

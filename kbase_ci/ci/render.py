@@ -168,7 +168,8 @@ def _graph_sections(d: _Doc) -> None:
         def gap(g: Gap) -> str:
             srcs = ", ".join(d.link(s.path, s.line, r.head) for s in g.sources[:3])
             more = f" and {len(g.sources) - 3} more" if len(g.sources) > 3 else ""
-            return f"- no {g.kind} `{md_text(g.target)}`, linked from {srcs}{more}"
+            # Escaped backticks, not a code span: inside one, md_text's escapes would show.
+            return f"- no {g.kind} {md_text(f'`{g.target}`')}, linked from {srcs}{more}"
 
         d.listing(r.new_gaps, gap, "gaps")
         d.add("")
@@ -230,8 +231,9 @@ def comment_body(r: CiReport, more: str | None) -> str:
 
 
 def step_summary(r: CiReport, more: str | None) -> str:
-    return fitted(r, SUMMARY_LIMIT, lambda s: len(s.encode("utf-8")), more=more,
-                  marker=False)
+    # Measured as written (outputs.py): a surrogate-escaped name becomes `\udcff`.
+    return fitted(r, SUMMARY_LIMIT, lambda s: len(s.encode("utf-8", "backslashreplace")),
+                  more=more, marker=False)
 
 
 def annotation_lines(r: CiReport, repo_path: Callable[[str], str],

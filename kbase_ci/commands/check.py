@@ -59,6 +59,13 @@ def run(args: argparse.Namespace) -> int:
     report = check_vault(vault, files, select=split_words(args.select),
                          ignore=split_words(args.ignore), jobs=args.jobs,
                          use_cache=not args.no_cache, changes=changes)
+    if report.ignored_args and not args.staged:
+        # By hand, a mistyped name must not pass silently; under pre-commit, files
+        # outside the vault folders are expected and ignored quietly.
+        shown = ", ".join(report.ignored_args[:5]) + (" ..." if len(report.ignored_args) > 5
+                                                      else "")
+        print(f"kbase: ignored {len(report.ignored_args)} argument(s) that are not notes of "
+              f"this vault (outside it, excluded, or untracked): {shown}", file=sys.stderr)
     out = sys.stdout
     if args.format == "json":
         write_json(report, out)

@@ -38,6 +38,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.old} is not a tracked note of this vault")
     if new is None or new.startswith("../") or new == "..":
         raise UsageError(f"{args.new} is outside the vault {vault.root}")
+    if any(part.lower() == ".git" for part in new.split("/")):
+        # `git mv` would move the note into git's own folder (deleting it from the vault).
+        raise UsageError(f"{args.new} is inside a .git folder")
     if os.path.lexists(vault.root / new) or new in vault.files:
         raise UsageError(f"{args.new} already exists")
     if not vault.is_note_path(new):
