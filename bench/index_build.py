@@ -40,7 +40,7 @@ def _git(cwd: Path, *args: str) -> None:
     subprocess.run([*_GIT, *args], cwd=cwd, check=True, capture_output=True)
 
 
-def prepare(name: str, scratch: Path) -> Path:
+def prepare(name: str, scratch: Path, config: str = "") -> Path:
     dest = scratch / name
     if name == "gen10k":
         if not GEN10K.is_dir():
@@ -52,6 +52,10 @@ def prepare(name: str, scratch: Path) -> Path:
         _git(dest, "init", "-q", "-b", "main")
         _git(dest, "add", "-A")
         _git(dest, "commit", "-q", "-m", "tldr")
+    if config:
+        (dest / ".kbase.yml").write_text(config, encoding="utf-8")
+        _git(dest, "add", ".kbase.yml")
+        _git(dest, "commit", "-q", "-m", "config")
     return dest
 
 
@@ -74,36 +78,48 @@ def _markdown(root: Path, paths: Sequence[str]) -> tuple[int, int]:
     return raw, packed
 
 
-def one(name: str, model: Path | None, jobs: int | None) -> dict[str, object]:
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (less sensitive than wall
+    time to other load on the machine)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def one(name: str, model: Path | None, jobs: int | None, config: str) -> dict[str, object]:
     from kbase_ci.index.build import build_index
     from kbase_ci.scanner import scan
     from kbase_ci.vault import Vault
 
     out: dict[str, object] = {"vault": name, "model": model.name if model else None,
-                              "jobs": jobs or os.cpu_count()}
+                              "jobs": jobs or os.cpu_count(), "config": config or None}
     with tempfile.TemporaryDirectory(prefix="kbase-bench-") as tmp:
-        vault_dir = prepare(name, Path(tmp))
+        vault_dir = prepare(name, Path(tmp), config)
         vault = Vault(vault_dir)
         target = vault_dir / ".kbase"
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         cold = build_index(vault, target, model=model, jobs=jobs, use_cache=False)
         out["full_cold_s"] = round(time.perf_counter() - t0, 2)
+        out["full_cold_cpu_s"] = round(_cpu() - c0, 2)
         out["stages_cold"] = {k: round(v, 2) for k, v in cold.seconds.items()}
         out["counts"] = cold.counts
         scan(vault)  # fill the parse cache, as an earlier `kbase check` would
         shutil.rmtree(target)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         warm = build_index(Vault(vault_dir), target, model=model, jobs=jobs)
         out["full_warm_s"] = round(time.perf_counter() - t0, 2)
+        out["full_warm_cpu_s"] = round(_cpu() - c0, 2)
         out["stages_warm"] = {k: round(v, 2) for k, v in warm.seconds.items()}
 
         note = sorted(n.path for n in vault.notes)[len(vault.notes) // 2]
         with (vault_dir / note).open("a", encoding="utf-8") as fh:
             fh.write("\nOne more line about replication lag.\n")
         _git(vault_dir, "commit", "-q", "-am", "edit one note")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         inc = build_index(Vault(vault_dir), target, model=model, jobs=jobs)
         out["incremental_s"] = round(time.perf_counter() - t0, 2)
+        out["incremental_cpu_s"] = round(_cpu() - c0, 2)
+        out["incremental_similar_rows"] = inc.similar_rows
         out["incremental_stages"] = {k: round(v, 2) for k, v in inc.seconds.items()}
         out["incremental_shards"] = f"{len(inc.shards_built)} built, " \
                                     f"{len(inc.shards_reused)} reused"
@@ -135,11 +151,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--model", type=Path, default=MODEL if MODEL.is_dir() else None)
     p.add_argument("--no-model", action="store_true")
     p.add_argument("--jobs", type=int, default=None)
+    p.add_argument("--dim", type=int, default=None, help="embeddings.dim for the run")
+    p.add_argument("--shard-max-bytes", type=int, default=None,
+                   help="index.shard_max_bytes for the run")
     p.add_argument("--one", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     model = None if args.no_model else args.model
+    config = ""
+    if args.dim:
+        config += f"embeddings:\n  dim: {args.dim}\n"
+    if args.shard_max_bytes:
+        config += f"index:\n  shard_max_bytes: {args.shard_max_bytes}\n"
     if args.one:  # a child run: one vault, so peak RSS is that vault's
-        print(json.dumps(one(args.one, model, args.jobs)))
+        print(json.dumps(one(args.one, model, args.jobs, config)))
         return 0
     vaults = args.vault or ["gen10k", "tldr"]
     print(f"load average before: {os.getloadavg()[0]:.2f}; cores: {os.cpu_count()}")
@@ -150,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cmd = [sys.executable, "-m", "bench.index_build", "--one", name]
         cmd += ["--no-model"] if model is None else ["--model", str(model)]
         cmd += ["--jobs", str(args.jobs)] if args.jobs else []
+        cmd += ["--dim", str(args.dim)] if args.dim else []
+        cmd += ["--shard-max-bytes", str(args.shard_max_bytes)] if args.shard_max_bytes else []
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True)
         result = json.loads(proc.stdout.strip().splitlines()[-1])
         for key, value in result.items():

@@ -18,7 +18,8 @@ from . import __version__
 from .errors import EXIT_INTERNAL, EXIT_USAGE, KbaseError, exit_code_for
 
 # Order = order in `kbase --help`.
-COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci"]
+COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci",
+            "search", "read", "links", "backlinks", "explore", "status"]
 
 
 def _command(name: str) -> ModuleType:

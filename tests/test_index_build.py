@@ -12,7 +12,7 @@ from conftest import git, write
 from indexkit import make_tiny_model, small_vault, snapshot
 
 from kbase_ci.config import load_config
-from kbase_ci.errors import IndexFormatError
+from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index import FORMAT_VERSION, tokens
 from kbase_ci.index.build import BuildResult, build_index
 from kbase_ci.index.encoder import Embedder
@@ -51,7 +51,7 @@ def bm25_top(reader: object, query: str) -> list[tuple[str, float]]:
         if not ids:
             continue
         scores = model.get_scores(ids)
-        notes = [r["note"] for r in table(reader.chunks(sid))]  # type: ignore[attr-defined]
+        notes = reader.chunk_notes(sid)  # type: ignore[attr-defined]
         hits += [(notes[i], float(s)) for i, s in enumerate(scores) if s > 0]
     return sorted(hits, key=lambda h: -h[1])
 
@@ -117,7 +117,7 @@ def test_manifest_tables_and_search(make_repo: MakeRepo, tiny_model: Path) -> No
     best: tuple[float, str] = (-2.0, "")
     for sid in reader.shards:
         index = reader.vectors(sid)
-        chunk_notes = [r["note"] for r in table(reader.chunks(sid))]
+        chunk_notes = reader.chunk_notes(sid)
         if index is None or not len(index):
             continue
         res = index.search(q, 1)
@@ -240,6 +240,15 @@ def test_model_from_config_path_and_disabled(make_repo: MakeRepo, tiny_model: Pa
     shutil.copytree(tiny_model, root / "models" / "tiny")
     m = build(root, None).manifest
     assert m["embeddings"]["model"] == "models/tiny" and m["embeddings"]["dim"] == 16
+    write(root, {".kbase.yml": "embeddings:\n  model: models/tiny\n  dim: 8\n"})
+    result = build(root, None)
+    assert result.manifest["embeddings"]["dim"] == 8
+    assert len(result.shards_built) == 4  # fewer dimensions: other vectors everywhere
+    reader = open_index(root / ".kbase")
+    assert {reader.vectors(s).ndim for s in reader.shards} == {8}
+    write(root, {".kbase.yml": "embeddings:\n  model: models/tiny\n  dim: 99\n"})
+    with pytest.raises(UsageError, match=r"embeddings\.dim"):
+        build(root, None)
     write(root, {".kbase.yml": "embeddings:\n  model: null\n"})
     m = build(root, None).manifest
     assert m["embeddings"]["dim"] is None and "disabled" in m["embeddings"]["reason"]
@@ -288,8 +297,7 @@ def test_unparsable_notes_are_indexed_as_text_with_a_warning(make_repo: MakeRepo
     assert bm25_top(reader, "zebra")[0][0] == "big.md"
     assert bm25_top(reader, "quokka")[0][0] == "yaml.md"
     assert bm25_top(reader, "okapi")[0][0] == "latin1.md"
-    big_chunks = [r for sid in reader.shards for r in table(reader.chunks(sid))
-                  if r["note"] == "big.md"]
+    big_chunks = [p for sid in reader.shards for p in reader.chunk_notes(sid) if p == "big.md"]
     assert len(big_chunks) > 1  # split into paragraphs, not one 5 kB blob
 
 

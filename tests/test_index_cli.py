@@ -93,7 +93,6 @@ def test_real_static_model_on_the_demo_vault(tmp_path: Path) -> None:
     hits = []
     for sid in reader.shards:
         index = reader.vectors(sid)
-        rows = reader.chunks(sid)["rows"]
         res = index.search(q, 1)
-        hits.append((float(res.distances[0]), rows[int(res.keys[0])][0]))
+        hits.append((float(res.distances[0]), reader.chunk_notes(sid)[int(res.keys[0])]))
     assert min(hits)[1] == "Concepts/Tags.md"

@@ -123,15 +123,30 @@ def test_slice_syntax() -> None:
 
 
 def test_encoder_tokens_match_model2vec(tmp_path: Path) -> None:
+    import numpy as np
     from indexkit import REAL_MODEL, make_tiny_model
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer, pre_tokenizers
 
     from kbase_ci.index.encoder import Embedder
 
-    texts = ["Python, generator! zzz the", "", "ünïcode 日本語 x\u00a0y  tabs\there"]
-    folders = [make_tiny_model(tmp_path / "tiny")]
+    texts = ["Python, generator! zzz the", "", "ünïcode 日本語 x\u00a0y  tabs\there",
+             "python " * 600]
+    tiny = make_tiny_model(tmp_path / "tiny")
+    # The same vocabulary behind a tokenizer the word cache must not be used for.
+    other = make_tiny_model(tmp_path / "metaspace")
+    tok = Tokenizer.from_file(str(other / "tokenizer.json"))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.save(str(other / "tokenizer.json"))
+    cases = [(tiny, True), (other, False)]
     if REAL_MODEL.is_dir():
-        folders.append(REAL_MODEL)
-    for folder in folders:
+        cases.append((REAL_MODEL, True))
+    for folder, wordwise in cases:
         e = Embedder(folder)
-        assert e.wordwise
-        assert e._ids(texts) == e._model.tokenize(texts)
+        assert e.wordwise is wordwise
+        ref = StaticModel.from_pretrained(folder)
+        assert e.tokenize(texts) == ref.tokenize(texts)
+        got = e.encode(texts).astype(np.float64)
+        want = np.asarray(ref.encode(texts), dtype=np.float64)
+        want /= np.maximum(np.linalg.norm(want, axis=1, keepdims=True), 1e-12)
+        assert np.allclose(got, want, atol=2e-3)

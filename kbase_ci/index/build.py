@@ -84,9 +84,10 @@ def build_index(vault: Vault, out_dir: Path, *, model: Path | None = None,
     cfg = vault.config
     rule = DomainRule.parse(cfg.index.domain)
     choice = choose_model(vault.root, cfg.embeddings.model, model)
-    dim = embedder_for(choice.path).dim if choice.path is not None else None
+    dim = embedder_for(choice.path, cfg.embeddings.dim).dim if choice.path else None
     head = header(source_of(vault), cfg.digest, cfg.index.domain,
                   Embeddings(choice.id, dim, choice.reason, choice.sha256))
+    model_key = f"{choice.sha256}/{dim}" if choice.sha256 else None
     seconds: dict[str, float] = {"parse": 0.0}
 
     parsed: dict[str, ParsedNote] = {}
@@ -113,7 +114,7 @@ def build_index(vault: Vault, out_dir: Path, *, model: Path | None = None,
         reused: list[ShardSpec] = []
         for spec in selected:
             digest = digests[spec.id] = inputs_digest(
-                spec.id, [(p, blobs[p]) for p in spec.notes], choice.sha256,
+                spec.id, [(p, blobs[p]) for p in spec.notes], model_key,
                 cfg.vault.max_note_bytes)
             old = previous.get("shards", {}).get(spec.id) if previous else None
             if (previous and old and old.get("inputs") == digest
@@ -123,7 +124,7 @@ def build_index(vault: Vault, out_dir: Path, *, model: Path | None = None,
             else:
                 known = tuple(parsed[p] for p in spec.notes) if parsed else None
                 tasks.append(Task(spec, known, choice.path, tmp / "shards" / spec.id,
-                                  use_cache))
+                                  use_cache, cfg.embeddings.dim))
 
         results, fresh = run_tasks(
             vault, tasks, jobs, report,

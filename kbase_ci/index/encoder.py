@@ -1,18 +1,22 @@
 """Text to vectors with a model2vec static model: the mean of the text's token vectors.
 
-model2vec's own `encode` spends most of its time in the Rust tokenizer (about 3 MB/s on
-one core) and averaging float16 rows. For the usual tokenizers (BERT-style or plain
+A model2vec folder (`model.safetensors` with one `embeddings` matrix, `tokenizer.json`,
+`config.json`) is loaded directly with safetensors and tokenizers: importing model2vec
+and huggingface_hub cost more than the model (each query process loads it). Quantized
+models and other layouts go through `model2vec.StaticModel`.
+
+model2vec's own `encode` spends most of its time in the Rust tokenizer (about 3 MB/s
+on one core) and averaging float16 rows. For the usual tokenizers (BERT-style or plain
 whitespace pre-tokenization with per-character normalisation) a text's tokens are the
 concatenation of its whitespace-separated words' tokens, so each distinct word is
 tokenized once and cached: in a vault the same few thousand words repeat endlessly.
-Other tokenizers go through `StaticModel.tokenize` unchanged. The first `max_length`
-tokens are kept and unknown tokens dropped, as model2vec does. Queries must be encoded
-with this same class so that they land in the same space as the index.
+As in model2vec, the first `max_length` tokens are kept and unknown tokens dropped; the
+token ids equal `StaticModel.tokenize` (a test checks). Queries must be encoded with
+this class so that they land in the same space as the index.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from collections.abc import Sequence
@@ -31,6 +35,7 @@ _CHARWISE_NORM = {"BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "
 _BATCH = 64
 _JOIN = 4096
 _CACHE_MAX = 500_000
+_DEFAULT_MAX_LENGTH = 512  # model2vec's default when config.json has none
 
 
 def _types(node: Any, key: str) -> set[str]:
@@ -42,43 +47,55 @@ def _types(node: Any, key: str) -> set[str]:
 
 
 class Embedder:
-    """A loaded model (state: the model and a word -> token ids cache). ~0.35 s to load."""
+    """A loaded model (state: the model and a word -> token ids cache)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, dim: int | None = None) -> None:
+        """`dim`: keep only the first `dim` dimensions (`embeddings.dim`)."""
         # Shard builds run in worker processes: tokenizers' own thread pool would only
         # fight them for the cores (and warn after a fork).
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         import numpy as np
-        from huggingface_hub.utils import logging as hf_logging
-        from model2vec import StaticModel
 
-        # A model folder without a model card makes huggingface_hub log a warning that
-        # would end up on the user's terminal; it says nothing about the index.
-        hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
-
+        self._model: Any = None
+        self._table: npt.NDArray[np.float32] | None = None
         try:
-            self._model: Any = StaticModel.from_pretrained(folder, force_download=False)
-        except Exception as exc:  # model2vec raises plain ValueError/OSError/KeyError
+            direct = _load_direct(folder)
+            if direct is None:
+                self._model = _load_model2vec(folder)
+                tokenizer = self._model.tokenizer
+                self._max_len: int | None = self._model.max_length
+                self._unk: int | None = self._model.unk_token_id
+                if self._model.token_mapping is None and self._model.weights is None:
+                    self._table = np.asarray(self._model.embedding, dtype=np.float32)
+            else:
+                self._table, tokenizer, self._max_len, self._unk = direct
+        except UsageError:
+            raise
+        except Exception as exc:  # safetensors/tokenizers/model2vec raise many kinds
             raise UsageError(f"cannot load embedding model from {folder}: {exc}") from exc
-        m = self._model
-        self._plain = m.token_mapping is None and m.weights is None
-        self._table = np.asarray(m.embedding, dtype=np.float32) if self._plain else None
-        spec = json.loads(m.tokenizer.to_str())
-        self._wordwise = (
-            self._plain
-            and bool(_types(spec.get("pre_tokenizer"), "pretokenizers"))
-            and _types(spec.get("pre_tokenizer"), "pretokenizers") <= _WORDWISE_PRE
-            and _types(spec.get("normalizer"), "normalizers") <= _CHARWISE_NORM)
-        self._max_len: int | None = m.max_length
-        self._unk: int | None = m.unk_token_id
+        full = self._table.shape[1] if self._table is not None else int(self._model.dim)
+        if dim is not None and not 0 < dim <= full:
+            raise UsageError(f"embeddings.dim must be between 1 and the model's {full}, "
+                             f"not {dim}")
+        self._dim = full if dim is None else dim
+        if self._table is not None and self._dim < full:
+            self._table = np.ascontiguousarray(self._table[:, :self._dim])
+        self._tok = tokenizer
+        spec = json.loads(tokenizer.to_str())
+        pre = _types(spec.get("pre_tokenizer"), "pretokenizers")
+        self._wordwise = (self._table is not None and bool(pre) and pre <= _WORDWISE_PRE
+                          and _types(spec.get("normalizer"), "normalizers") <= _CHARWISE_NORM)
         self._words: dict[str, tuple[int, ...]] = {}
-        # For `_learn`: the model's tokenizer without its 512-token truncation.
-        self._whole: Any = copy.deepcopy(m.tokenizer)
+        # For `_learn`: the tokenizer without truncation, to tokenize many words at once.
+        from tokenizers import Tokenizer
+
+        self._whole: Any = Tokenizer.from_str(tokenizer.to_str())
         self._whole.no_truncation()
+        self._whole.no_padding()
 
     @property
     def dim(self) -> int:
-        return int(self._model.dim)
+        return self._dim
 
     @property
     def wordwise(self) -> bool:
@@ -98,12 +115,17 @@ class Embedder:
         half: npt.NDArray[np.float16] = out.astype(np.float16)
         return half
 
+    def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids per text, as model2vec's `StaticModel.tokenize` gives them."""
+        return self._ids(list(texts))
+
     def _sums(self, texts: list[str]) -> npt.NDArray[np.float64]:
         import numpy as np
 
         if self._table is None:  # quantized vocabularies: model2vec's own path
-            return np.asarray(self._model.encode(texts, show_progress_bar=False,
+            full = np.asarray(self._model.encode(texts, show_progress_bar=False,
                                                  use_multiprocessing=False), dtype=np.float64)
+            return np.ascontiguousarray(full[:, :self._dim])
         ids = self._ids(texts)
         lens = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
         if not lens.sum():
@@ -113,8 +135,7 @@ class Embedder:
         # batch instead of gathering a row per token.
         present = np.bincount(flat, minlength=len(self._table)) > 0
         vocab = np.flatnonzero(present)
-        local_of = np.cumsum(present) - 1
-        local = local_of[flat]
+        local = (np.cumsum(present) - 1)[flat]
         owner = np.repeat(np.arange(len(texts), dtype=np.int64), lens)
         counts = np.bincount(owner * len(vocab) + local, minlength=len(texts) * len(vocab))
         # float64: a float32 sum's last bit depends on how BLAS blocks the product, and
@@ -138,9 +159,10 @@ class Embedder:
         self._words.update(zip(words, map(tuple, got), strict=True))
 
     def _ids(self, texts: list[str]) -> list[list[int]]:
+        limit, unk = self._max_len, self._unk
         if not self._wordwise:
-            got: list[list[int]] = self._model.tokenize(texts)
-            return got
+            encs = self._tok.encode_batch_fast(texts, add_special_tokens=False)
+            return [[i for i in e.ids if i != unk] for e in encs]
         words_of = [t.split() for t in texts]
         cache = self._words
         if len(cache) > _CACHE_MAX:
@@ -148,7 +170,6 @@ class Embedder:
         new = sorted(set(chain.from_iterable(words_of)).difference(cache.keys()))
         for start in range(0, len(new), _JOIN):
             self._learn(new[start:start + _JOIN])
-        limit, unk = self._max_len, self._unk
         get = cache.__getitem__
         out: list[list[int]] = []
         for ws in words_of:
@@ -158,3 +179,50 @@ class Embedder:
             out.append([i for i in ids if i != unk] if unk is not None and unk in ids
                        else ids)
         return out
+
+
+def _load_direct(folder: Path) -> tuple[Any, Any, int | None, int | None] | None:
+    """(table, tokenizer, max_length, unk id) of a plain model2vec folder, else None."""
+    files = [folder / n for n in ("model.safetensors", "tokenizer.json", "config.json")]
+    if not all(p.is_file() for p in files):
+        return None
+    import numpy as np
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    tensors = load_file(str(files[0]))
+    if set(tensors) != {"embeddings"}:  # weights/mapping: a quantized vocabulary
+        return None
+    config = json.loads(files[2].read_bytes())
+    tokenizer = Tokenizer.from_file(str(files[1]))
+    max_len = config.get("max_length", _DEFAULT_MAX_LENGTH)
+    # As StaticModel: no padding, truncation at max_length.
+    tokenizer.no_padding()
+    if max_len is None:
+        tokenizer.no_truncation()
+    else:
+        tokenizer.enable_truncation(int(max_len))
+    table = np.asarray(tensors["embeddings"], dtype=np.float32)
+    if table.ndim != 2 or table.shape[0] != tokenizer.get_vocab_size():
+        return None
+    return table, tokenizer, max_len, _unk_id(tokenizer)
+
+
+def _unk_id(tokenizer: Any) -> int | None:
+    """As model2vec: the model's unk token (WordPiece, BPE, WordLevel) or Unigram unk_id."""
+    model = tokenizer.model
+    if hasattr(model, "unk_token"):
+        token = model.unk_token
+        return None if token is None else tokenizer.token_to_id(token)
+    unk: int | None = json.loads(tokenizer.to_str())["model"].get("unk_id")
+    return unk
+
+
+def _load_model2vec(folder: Path) -> Any:
+    from huggingface_hub.utils import logging as hf_logging
+    from model2vec import StaticModel
+
+    # A model folder without a model card makes huggingface_hub log a warning that
+    # would end up on the user's terminal; it says nothing about the index.
+    hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    return StaticModel.from_pretrained(folder, force_download=False)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .manifest import sha256
 from .reader import LINKS_FILE, NOTES_FILE
-from .shardbuild import CHUNKS_FILE
+from .shardbuild import CHUNKS_FILE, chunk_notes
 from .vectors import FILE as VECTORS_FILE
 from .vectors import read_matrix
 
@@ -129,8 +129,7 @@ class PreviousIndex:
             chunks = self._json(f"shards/{sid}/{CHUNKS_FILE}")
             if chunks is None:
                 return None
-            col = chunks["fields"].index("note")
-            owners = np.asarray([number[r[col]] for r in chunks["rows"]], dtype=np.int64)
+            owners = np.asarray([number[p] for p in chunk_notes(chunks)], dtype=np.int64)
             rel = f"shards/{sid}/{VECTORS_FILE}"
             if rel not in self.manifest["files"]:
                 mat = np.zeros((len(owners), dim), dtype=np.float32)

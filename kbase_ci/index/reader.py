@@ -76,6 +76,12 @@ class IndexReader:
     def chunks(self, shard: str) -> dict[str, Any]:
         return dict(self._json(f"shards/{shard}/{CHUNKS_FILE}"))
 
+    def chunk_notes(self, shard: str) -> list[str]:
+        """Note path of each chunk of `shard`, by chunk number."""
+        from .shardbuild import chunk_notes
+
+        return chunk_notes(self.chunks(shard))
+
     def bm25(self, shard: str) -> Any:
         """bm25s.BM25 for the shard, memory-mapped; None for a shard without chunks."""
         from .bm25 import load_bm25

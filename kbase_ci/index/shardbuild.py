@@ -34,6 +34,8 @@ class ShardJob:
     contents: dict[str, bytes]
     model: Path | None
     out: Path
+    dim: int | None = None
+    """`embeddings.dim` (None: all of the model's dimensions)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,14 +59,14 @@ def inputs_digest(shard_id: str, notes: Sequence[tuple[str, str]], model_sha: st
     return hashlib.sha256(blob).hexdigest()
 
 
-_embedders: dict[Path, Embedder] = {}
+_embedders: dict[tuple[Path, int | None], Embedder] = {}
 
 
-def embedder_for(model: Path) -> Embedder:
+def embedder_for(model: Path, dim: int | None = None) -> Embedder:
     """One loaded model per process (worker processes inherit or load their own)."""
-    got = _embedders.get(model)
+    got = _embedders.get((model, dim))
     if got is None:
-        got = _embedders[model] = Embedder(model)
+        got = _embedders[(model, dim)] = Embedder(model, dim)
     return got
 
 
@@ -93,7 +95,7 @@ def build_shard(job: ShardJob) -> ShardResult:
     n_vectors = 0
     if job.model is not None:
         t0 = time.perf_counter()
-        model = embedder_for(job.model)
+        model = embedder_for(job.model, job.dim)
         matrix = model.encode([embed_text(meta[c.note][0], c) for c in all_chunks])
         seconds["embeddings"] = time.perf_counter() - t0
         t0 = time.perf_counter()
@@ -109,6 +111,10 @@ def embed_text(title: str, chunk: chunks.Chunk) -> str:
 
 def read_chunk_notes(shard_dir: Path) -> list[str]:
     """The note path of every chunk of a built shard, by chunk number."""
-    data: dict[str, Any] = json.loads((shard_dir / CHUNKS_FILE).read_bytes())
-    col = data["fields"].index("note")
-    return [row[col] for row in data["rows"]]
+    return chunk_notes(json.loads((shard_dir / CHUNKS_FILE).read_bytes()))
+
+
+def chunk_notes(table: dict[str, Any]) -> list[str]:
+    """Note path per chunk of a `chunks.json` table, by chunk number."""
+    col = table["fields"].index("note")
+    return [row[col] for row in table["rows"]]

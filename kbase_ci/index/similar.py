@@ -38,8 +38,15 @@ def note_vectors(n_notes: int, dim: int, chunk_notes: Sequence[npt.NDArray[np.in
 
     sums = np.zeros((n_notes, dim), dtype=np.float64)
     for owners, vecs in zip(chunk_notes, chunk_vectors, strict=True):
-        if len(owners):
+        if not len(owners):
+            continue
+        # A note's chunks are consecutive rows of its shard: sum each run (np.add.at,
+        # one row at a time, was most of an incremental build's similar stage).
+        if np.any(owners[1:] < owners[:-1]):  # not our layout: sum row by row
             np.add.at(sums, owners, vecs.astype(np.float64))
+            continue
+        starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+        sums[owners[starts]] = np.add.reduceat(vecs.astype(np.float64), starts, axis=0)
     norms = np.linalg.norm(sums, axis=1, keepdims=True)
     unit: npt.NDArray[np.float64] = np.divide(sums, norms, out=np.zeros_like(sums),
                                               where=norms > 0)

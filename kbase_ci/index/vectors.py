@@ -56,7 +56,11 @@ def read_matrix(path: Path, rows: int, dim: int) -> npt.NDArray[np.float32]:
     if len(index) == 0:
         return out
     keys = np.arange(rows, dtype=np.uint64)
-    for key, vec in zip(keys, index.get(keys, dtype="f16"), strict=True):
+    got = index.get(keys, dtype="f16")
+    if all(v is not None for v in got):
+        out[:] = np.vstack(got)
+        return out
+    for key, vec in zip(keys, got, strict=True):
         if vec is not None:
             out[int(key)] = vec
     return out

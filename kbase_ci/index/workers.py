@@ -12,10 +12,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from ..model import ParsedNote
 from ..scanner import scan
@@ -36,34 +38,59 @@ class Task:
     model: Path | None
     out: Path
     use_cache: bool
+    dim: int | None = None
 
 
-def one_blas_thread() -> None:
-    """Limit numpy's OpenBLAS to one thread in this (worker) process.
-
-    Each worker already has a core; OpenBLAS threads spin while they wait, and two
-    workers with two BLAS threads each made embedding 4x slower on 2 cores. numpy has no
-    API for this and OPENBLAS_NUM_THREADS is read only at import, which happened before
-    the fork, so the library's own setter is called. Best effort: other BLAS builds are
-    left alone."""
+def _openblas_calls() -> tuple[Any, Any] | None:
+    """(get_num_threads, set_num_threads) of the OpenBLAS numpy loaded, if any."""
     import ctypes
 
     try:
         with open("/proc/self/maps", encoding="utf-8") as fh:
             libs = sorted({ln.split()[-1] for ln in fh if "openblas" in ln.lower()})
     except OSError:
-        return
+        return None
     for path in libs:
         try:
             lib = ctypes.CDLL(path)
         except OSError:
             continue
-        for name in ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
-                     "openblas_set_num_threads64_", "openblas_set_num_threads"):
-            setter = getattr(lib, name, None)
-            if setter is not None:
-                setter(1)
-                return
+        for prefix, suffix in (("scipy_openblas", "64_"), ("scipy_openblas", ""),
+                               ("openblas", "64_"), ("openblas", "")):
+            getter = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+            setter = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+            if getter is not None and setter is not None:
+                getter.restype = ctypes.c_int
+                return getter, setter
+    return None
+
+
+def one_blas_thread() -> None:
+    """Limit numpy's OpenBLAS to one thread in this process.
+
+    Shard building multiplies many small matrices (the encoder's count x vector
+    products). OpenBLAS threads spin while they wait; with two worker processes on two
+    cores, or any other load, that made embedding 3-4x slower than one thread. numpy
+    has no API for this and OPENBLAS_NUM_THREADS is read only when numpy is imported,
+    so the library's own setter is called. Best effort: other BLAS builds are left as
+    they are."""
+    calls = _openblas_calls()
+    if calls is not None:
+        calls[1](1)
+
+
+@contextmanager
+def blas_single_threaded() -> Iterator[None]:
+    """`one_blas_thread` for a block of this process, then the old setting back."""
+    calls = _openblas_calls()
+    before = calls[0]() if calls is not None else None
+    if calls is not None:
+        calls[1](1)
+    try:
+        yield
+    finally:
+        if calls is not None and before is not None:
+            calls[1](before)
 
 
 def parse_notes(vault: Vault, paths: Sequence[str], use_cache: bool) -> list[ParsedNote]:
@@ -83,7 +110,8 @@ def _run(task: Task) -> tuple[ShardResult, tuple[ParsedNote, ...]]:
         notes = tuple(parse_notes(vault, task.spec.notes, task.use_cache))
     parse_s = time.perf_counter() - t0
     contents = vault.read([nf for p in task.spec.notes if (nf := vault.note(p)) is not None])
-    result = build_shard(ShardJob(task.spec.id, notes, contents, task.model, task.out))
+    result = build_shard(ShardJob(task.spec.id, notes, contents, task.model, task.out,
+                                  task.dim))
     return replace(result, seconds={"parse": parse_s, **result.seconds}), notes
 
 
@@ -115,11 +143,12 @@ def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
             parsed.update((n.path, n) for n in parse_notes(vault, [*also_parse, *todo],
                                                             use_cache))
             share = (time.perf_counter() - t0) / max(1, len(order))
-            for i, task in enumerate(order):
-                if task.parsed is None:
-                    task = replace(task, parsed=tuple(parsed[p] for p in task.spec.notes))
-                r, notes = _run(task)
-                collect(i, replace(r, seconds={**r.seconds, "parse": share}), notes)
+            with blas_single_threaded():
+                for i, task in enumerate(order):
+                    if task.parsed is None:
+                        task = replace(task, parsed=tuple(parsed[p] for p in task.spec.notes))
+                    r, notes = _run(task)
+                    collect(i, replace(r, seconds={**r.seconds, "parse": share}), notes)
             return results, parsed
         with ProcessPoolExecutor(max_workers=workers, initializer=one_blas_thread,
                                  mp_context=multiprocessing.get_context("fork")) as pool:

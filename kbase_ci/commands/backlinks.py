@@ -1,0 +1,27 @@
+"""`kbase backlinks`: the notes that link to a note, with line and sentence."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..errors import EXIT_FINDINGS, EXIT_OK
+from .queryargs import add_common, emit, open_view
+
+
+def add_parser(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "backlinks", help="notes linking to a note",
+        description="Exit 0 backlinks found, 1 none, 2 no such note.")
+    p.add_argument("note", metavar="NOTE")
+    add_common(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..query.links import backlinks_answer
+
+    view = open_view(args)
+    answer = backlinks_answer(view, view.lookup(args.note))
+    emit(args, answer, [f"{lk['path']}:{lk['line']}  {lk['sentence']}"
+                        for lk in answer["backlinks"]])
+    return EXIT_OK if answer["backlinks"] else EXIT_FINDINGS

@@ -1,0 +1,87 @@
+"""`read`: a whole note, one section (`#heading`, nested subsections included) or one
+block (`#^id`), optionally with the notes it links to, breadth first to a depth."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import UsageError
+from ..outline import sections, split_lines
+from ..parser import parse_note
+from .view import QueryView
+
+
+def split_target(view: QueryView, text: str) -> tuple[str, str]:
+    """(note path, anchor) for `NOTE`, `NOTE#heading` or `NOTE#^block`. A note whose name
+    holds `#` wins over reading the `#` as an anchor."""
+    text = text.strip()
+    first_error: UsageError | None = None
+    try:
+        return view.lookup(text), ""
+    except UsageError as exc:
+        first_error = exc
+    cut = text.rfind("#")
+    while cut > 0:
+        try:
+            return view.lookup(text[:cut]), text[cut + 1:].strip()
+        except UsageError:
+            cut = text.rfind("#", 0, cut)
+    raise first_error
+
+
+def _part(view: QueryView, path: str, anchor: str) -> tuple[str, int, int]:
+    text = view.text(path)
+    lines = split_lines(text)
+    if not anchor:
+        return text, 1, len(lines)
+    note = parse_note(path, text.encode())
+    if anchor.startswith("^"):
+        block = anchor[1:]
+        for b in note.block_ids:
+            if b.id == block:
+                start = end = b.line
+                while start > 1 and lines[start - 2].strip():
+                    start -= 1
+                return "\n".join(lines[start - 1:end]), start, end
+        raise UsageError(f"{path}: no block ^{block}")
+    want = anchor.casefold()
+    for sec in sections(note, text, nested=True):
+        if sec.heading is not None and (sec.title.casefold() == want
+                                        or " > ".join(sec.path).casefold() == want):
+            body = "\n".join(lines[sec.start_line - 1:sec.end_line])
+            return body, sec.start_line, sec.end_line
+    names = ", ".join(h.text for h in note.headings) or "none"
+    raise UsageError(f"{path}: no heading {anchor!r}; headings: {names}")
+
+
+def read_answer(view: QueryView, target: str, *, expand: bool = False,
+                depth: int = 1) -> dict[str, Any]:
+    path, anchor = split_target(view, target)
+    body, start, end = _part(view, path, anchor)
+    info = view.notes[path]
+    answer: dict[str, Any] = {
+        "path": path, "title": info.title, "anchor": anchor or None,
+        "start_line": start, "end_line": end, "tokens": -(-len(body.encode()) // 4),
+        "text": body, "linked": [],
+    }
+    if expand:
+        seen = {path}
+        frontier = [(path, start, end)]
+        for level in range(1, max(depth, 0) + 1):
+            nxt: list[tuple[str, int, int]] = []
+            for src, lo, hi in frontier:
+                for lk in view.outgoing(src):
+                    tgt = lk.target
+                    if lk.status != "ok" or tgt is None or tgt in seen or tgt not in view.notes:
+                        continue
+                    if not lo <= lk.line <= hi:
+                        continue
+                    seen.add(tgt)
+                    text = view.text(tgt)
+                    n_lines = len(split_lines(text))
+                    answer["linked"].append({"path": tgt, "title": view.notes[tgt].title,
+                                             "depth": level, "via": src, "text": text})
+                    nxt.append((tgt, 1, n_lines))
+            frontier = nxt
+    answer["index"] = view.index_info()
+    return answer

@@ -1,0 +1,314 @@
+"""`search`: BM25 and vector hits over chunks, rolled up to notes, fused by reciprocal
+rank (k=60). Chunks of notes changed since the index are dropped from the committed
+shards and scored again from the work tree (BM25 always; vectors when the model is here).
+
+A query that is exactly a note's title or alias puts that note first: agents often ask
+for a note by a name they saw elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..index import bm25 as bm25mod
+from ..index import tokens
+from ..index.chunks import chunk_note
+from ..outline import split_lines
+from .view import QueryView
+
+RRF_K = 60
+POOL = 200
+"""Chunk hits taken from each shard and ranker before rolling up to notes."""
+MODES = ("hybrid", "bm25", "semantic")
+
+
+@dataclass
+class _Hit:
+    path: str
+    heading_path: tuple[str, ...]
+    start_line: int
+    end_line: int
+    score: float
+
+
+@dataclass
+class NoteHit:
+    path: str
+    score: float
+    section: _Hit
+    ranks: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+def _rollup(hits: list[_Hit]) -> list[_Hit]:
+    best: dict[str, _Hit] = {}
+    for h in hits:
+        if h.path not in best or h.score > best[h.path].score:
+            best[h.path] = h
+    return sorted(best.values(), key=lambda h: (-h.score, h.path))
+
+
+def _top(scores: Any, n: int) -> list[int]:
+    import numpy as np
+
+    nz = np.flatnonzero(scores > 0)
+    if len(nz) > n:
+        nz = nz[np.argpartition(-scores[nz], n)[:n]]
+    return [int(i) for i in nz[np.argsort(-scores[nz], kind="stable")]]
+
+
+def _chunk_rows(view: QueryView, shard: str) -> list[tuple[str, list[str], int, int]]:
+    """(note path, heading path, start, end) per chunk number. `note` is an index into
+    the table's `notes` list (older builds wrote the path itself)."""
+    table = view.source.reader.chunks(shard)
+    f = {name: i for i, name in enumerate(table["fields"])}
+    names: list[str] | None = table.get("notes")
+    out = []
+    for row in table["rows"]:
+        note = row[f["note"]]
+        path = names[note] if names is not None and isinstance(note, int) else note
+        out.append((path, row[f["heading_path"]], row[f["start_line"]], row[f["end_line"]]))
+    return out
+
+
+class Searcher:
+    """Runs one query (state: the view, lazily built overlay chunks)."""
+
+    def __init__(self, view: QueryView, model: Path | None = None) -> None:
+        self.view = view
+        self.model_option = model
+        self.skip = {*view.fresh.changed, *view.fresh.deleted}
+        self._fresh_chunks: list[Any] | None = None
+
+    def fresh_chunks(self) -> list[Any]:
+        if self._fresh_chunks is None:
+            out = []
+            for path in (*self.view.fresh.changed, *self.view.fresh.added):
+                out.extend(chunk_note(self.view.fresh.parsed[path],
+                                      self.view.text(path).encode()))
+            self._fresh_chunks = out
+        return self._fresh_chunks
+
+    # -- BM25 ----------------------------------------------------------------------------
+    def bm25(self, query: str) -> list[_Hit]:
+        stop = self.view.manifest.get("tokenizer", {}).get("stopwords")
+        terms = tokens.query_terms(query, stop=stop)
+        if not terms:
+            return []
+        hits: list[_Hit] = []
+        reader = self.view.source.reader
+        for shard in reader.shards:
+            model = reader.bm25(shard)
+            if model is None:
+                continue
+            ids = [model.vocab_dict[t] for t in terms if t in model.vocab_dict]
+            if not ids:
+                continue
+            rows = _chunk_rows(self.view, shard)
+            scores = model.get_scores(ids)
+            for i in _top(scores, POOL):
+                note, heads, lo, hi = rows[i]
+                if note not in self.skip:
+                    hits.append(_Hit(note, tuple(heads), lo, hi, float(scores[i])))
+        hits.extend(self._bm25_fresh(terms))
+        return _rollup(hits)
+
+    def _bm25_fresh(self, terms: list[str]) -> list[_Hit]:
+        """The changed notes' chunks, in a small in-memory BM25 index with the same
+        tokenizer and parameters. Its IDF comes from few documents, so its scores are only
+        roughly comparable with the shards'; the notes still rank and never go missing."""
+        import bm25s
+
+        chunks = self.fresh_chunks()
+        if not chunks:
+            return []
+        notes = self.view.notes
+        texts = [bm25mod.indexed_text(notes[c.note].title, notes[c.note].aliases,
+                                      c.heading_path, c.text) for c in chunks]
+        tok = tokens.make_tokenizer()
+        ids = tok.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False)
+        vocab = tok.get_vocab_dict()
+        model = bm25s.BM25(**bm25mod.PARAMS)
+        model.index((ids, vocab), show_progress=False)
+        qids = [model.vocab_dict[t] for t in terms if t in model.vocab_dict]
+        if not qids:
+            return []
+        scores = model.get_scores(qids)
+        return [_Hit(chunks[i].note, chunks[i].heading_path, chunks[i].start_line,
+                     chunks[i].end_line, float(scores[i])) for i in _top(scores, POOL)]
+
+    # -- vectors -------------------------------------------------------------------------
+    def embedder(self) -> Any:
+        """The index's model, or None when it is not here (or is another model)."""
+        from ..index.embed import choose_model
+        from ..index.encoder import Embedder
+
+        emb = self.view.manifest.get("embeddings") or {}
+        if not emb.get("dim"):
+            return None
+        cfg = self.view.vault.config.embeddings.model
+        try:
+            choice = choose_model(self.view.vault.root, cfg, self.model_option)
+        except UsageError:
+            return None
+        if choice.path is None or choice.sha256 != emb.get("sha256"):
+            return None
+        return Embedder(choice.path)
+
+    def semantic(self, query: str, embedder: Any) -> list[_Hit]:
+        import numpy as np
+
+        q = embedder.encode([query])[0]
+        hits: list[_Hit] = []
+        reader = self.view.source.reader
+        for shard in reader.shards:
+            index = reader.vectors(shard)
+            if index is None or len(index) == 0:
+                continue
+            rows = _chunk_rows(self.view, shard)
+            found = index.search(q, min(POOL, len(index)))
+            for key, dist in zip(found.keys, found.distances, strict=True):
+                note, heads, lo, hi = rows[int(key)]
+                if note not in self.skip:
+                    hits.append(_Hit(note, tuple(heads), lo, hi, 1.0 - float(dist)))
+        chunks = self.fresh_chunks()
+        if chunks:
+            from ..index.shardbuild import embed_text
+
+            notes = self.view.notes
+            mat = embedder.encode([embed_text(notes[c.note].title, c) for c in chunks])
+            sims = mat.astype(np.float32) @ q.astype(np.float32)
+            hits.extend(_Hit(c.note, c.heading_path, c.start_line, c.end_line, float(s))
+                        for c, s in zip(chunks, sims, strict=True) if s > 0)
+        return _rollup(hits)
+
+
+WEIGHTS = {"bm25": 1.0, "semantic": 0.3}
+"""Per-ranker weight of the reciprocal-rank terms. With equal weights hybrid fell below
+BM25 on the question sets (the static model's neighbours push near-misses up); 0.3 was
+the best of 1.0/0.5/0.3 on data-engineering-wiki headings and paraphrases
+(bench/query_quality.py), so it is tuned on that set."""
+
+
+def _fuse(lists: dict[str, list[_Hit]]) -> list[NoteHit]:
+    fused: dict[str, NoteHit] = {}
+    for ranker, hits in lists.items():
+        for rank, h in enumerate(hits, 1):
+            got = fused.get(h.path)
+            if got is None:
+                got = fused[h.path] = NoteHit(h.path, 0.0, h)
+            got.score += WEIGHTS.get(ranker, 1.0) / (RRF_K + rank)
+            got.ranks[ranker] = {"rank": rank, "score": round(h.score, 4)}
+            if ranker == "bm25":  # BM25's section holds the words asked for
+                got.section = h
+    return sorted(fused.values(), key=lambda n: (-n.score, n.path))
+
+
+def _name_matches(view: QueryView, query: str) -> list[str]:
+    return view.named(query)
+
+
+_WORD = re.compile(r"\w{2,}")
+
+
+def snippet(view: QueryView, hit: _Hit, query: str, width: int = 240) -> str:
+    lines = split_lines(view.text(hit.path))[hit.start_line - 1:hit.end_line]
+    text = " ".join(ln.strip() for ln in lines if ln.strip())
+    words = [w.casefold() for w in _WORD.findall(query)]
+    low = text.casefold()
+    pos = min((p for p in (low.find(w[:max(4, len(w) - 2)]) for w in words) if p >= 0),
+              default=0)
+    start = max(0, pos - width // 3)
+    piece = text[start:start + width]
+    return ("\u2026" if start else "") + piece + ("\u2026" if start + width < len(text) else "")
+
+
+def _focus(view: QueryView, hit: _Hit, query: str) -> tuple[str | None, int]:
+    """The heading path and line of the first line in the chunk holding a query word:
+    short sections are packed into one chunk, and the agent wants the one that matched."""
+    lines = split_lines(view.text(hit.path))
+    words = [w.casefold()[:max(4, len(w) - 2)] for w in _WORD.findall(query)]
+    line = hit.start_line
+    for n in range(hit.start_line, min(hit.end_line, len(lines)) + 1):
+        low = lines[n - 1].casefold()
+        if any(w in low for w in words):
+            line = n
+            break
+    stack: list[tuple[int, str]] = []
+    for level, text, at in view.notes[hit.path].headings:
+        if at > line:
+            break
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, text))
+    return (" > ".join(t for _, t in stack) or None), line
+
+
+def _matches(view: QueryView, path: str, tags: list[str], domain: str | None) -> bool:
+    info = view.notes.get(path)
+    if info is None:
+        return False
+    if domain is not None and info.domain != domain:
+        return False
+    for want in tags:
+        w = want.lstrip("#").casefold()
+        if not any(t.casefold() == w or t.casefold().startswith(w + "/") for t in info.tags):
+            return False
+    return True
+
+
+def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: int = 5,
+                  tags: list[str] | None = None, domain: str | None = None,
+                  snippets: bool = False, concise: bool = False, explain: bool = False,
+                  model: Path | None = None) -> dict[str, Any]:
+    if mode not in MODES:
+        raise UsageError(f"--mode must be one of {', '.join(MODES)}")
+    searcher = Searcher(view, model)
+    lists: dict[str, list[_Hit]] = {}
+    notices: list[str] = []
+    if mode in ("hybrid", "bm25"):
+        lists["bm25"] = searcher.bm25(query)
+    if mode in ("hybrid", "semantic"):
+        embedder = searcher.embedder()
+        if embedder is None:
+            if mode == "semantic":
+                raise UsageError("semantic search needs the index's embedding model, which "
+                                 "is not available here: use --mode bm25, or pass --model")
+            notices.append("embedding model not available: ranked by BM25 only")
+        else:
+            lists["semantic"] = searcher.semantic(query, embedder)
+    fused = _fuse(lists)
+    named = _name_matches(view, query)
+    if named:
+        first = {p: i for i, p in enumerate(named)}
+        fused.sort(key=lambda n: (n.path not in first, first.get(n.path, 0)))
+        have = {n.path for n in fused}
+        for p in named:
+            if p not in have:
+                stub = _Hit(p, (), 1, 1, 0.0)
+                fused.insert(first[p], NoteHit(p, 0.0, stub, {"name": {"rank": 1, "score": 1}}))
+    tag_list = tags or []
+    results: list[dict[str, Any]] = []
+    for n in fused:
+        if not _matches(view, n.path, tag_list, domain):
+            continue
+        info = view.notes[n.path]
+        rec: dict[str, Any] = {"path": n.path, "title": info.title,
+                               "score": round(n.score, 6)}
+        if not concise:
+            section, line = _focus(view, n.section, query)
+            rec.update({"section": section, "line": line,
+                        "lines": [n.section.start_line, n.section.end_line],
+                        "tags": list(info.tags), "domain": info.domain})
+        if snippets:
+            rec["snippet"] = snippet(view, n.section, query)
+        if explain:
+            rec["explain"] = {**n.ranks, "name_match": n.path in named}
+        results.append(rec)
+        if len(results) >= limit:
+            break
+    return {"query": query, "mode": mode, "results": results, "notices": notices,
+            "index": view.index_info()}

@@ -1,0 +1,42 @@
+"""Helpers for the query tests: a repository whose index branch was published by the real
+`kbase index && kbase publish`, and a fresh `git clone` of it (which has the branch only
+as `origin/kbase-index`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from conftest import git, run_kbase
+
+
+def publish_index(repo: Path, *index_args: str) -> None:
+    gi = repo / ".gitignore"
+    if ".kbase/" not in (gi.read_text() if gi.exists() else ""):
+        with gi.open("a") as fh:
+            fh.write("\n.kbase/\n")
+        git(repo, "add", ".gitignore")
+        git(repo, "commit", "-q", "-m", "ignore index")
+    for cmd in (("index", *index_args), ("publish",)):
+        proc = run_kbase(*cmd, cwd=repo)
+        assert proc.returncode == 0, proc.stderr
+
+
+def clone(repo: Path, dest: Path) -> Path:
+    git(dest.parent, "clone", "-q", str(repo), str(dest))
+    git(dest, "config", "user.name", "Test")
+    git(dest, "config", "user.email", "test@example.com")
+    return dest
+
+
+def query(clone_dir: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    """Run a query command with JSON output: (exit code, answer or {}, stderr)."""
+    proc: subprocess.CompletedProcess[str] = run_kbase(*args, cwd=clone_dir)
+    data = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    return proc.returncode, data, proc.stderr
+
+
+def paths(items: list[dict[str, Any]]) -> list[str | None]:
+    return [i["path"] for i in items]

@@ -1,0 +1,136 @@
+"""Every query command against the demo vault, in a fresh clone of a repository whose
+index branch was published by `kbase publish`."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, git, run_kbase
+from querykit import clone, paths, publish_index, query
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("demo")
+    src = base / "src"
+    shutil.copytree(FIXTURES / "demo-vault", src)
+    git(src, "init", "-q", "-b", "main")
+    git(src, "add", "-A")
+    git(src, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "demo")
+    publish_index(src)
+    return clone(src, base / "clone")
+
+
+def test_clone_materialises_the_remote_branch_once(demo: Path) -> None:
+    code, ans, err = query(demo, "status")
+    assert code == 0, err
+    assert ans["source"]["origin"] == "remote-branch"
+    assert ans["source"]["location"] == "origin/kbase-index"
+    folder = Path(ans["source"]["folder"])
+    assert folder.parent == demo / ".git" / "kbase" / "index"
+    assert ans["index"] == {"source_commit": git(demo, "rev-parse", "HEAD").strip(),
+                            "built_at": ans["index"]["built_at"], "stale_notes": [],
+                            "overlaid": False, "origin": "remote-branch"}
+    assert not (demo / ".kbase").exists()  # nothing checked out into the work tree
+    stamp = (folder / "manifest.json").stat().st_mtime_ns
+    assert query(demo, "status")[0] == 0
+    assert (folder / "manifest.json").stat().st_mtime_ns == stamp
+
+
+def test_search_bm25_finds_notes_with_section_and_snippet(demo: Path) -> None:
+    code, ans, _ = query(demo, "search", "package manager", "--mode", "bm25", "--snippets",
+                         "--explain")
+    assert code == 0
+    top = ans["results"][0]
+    assert top["path"] == "Getting Started.md"
+    assert top["section"] == "Getting Started > Install > Linux"
+    assert "package manager" in top["snippet"]
+    assert top["explain"]["bm25"]["rank"] == 1
+
+
+def test_search_by_alias_puts_that_note_first(demo: Path) -> None:
+    code, ans, _ = query(demo, "search", "Wikilinks", "--mode", "bm25")
+    assert code == 0 and ans["results"][0]["path"] == "Concepts/Linking.md"
+
+
+def test_search_tag_filter_follows_hierarchy(demo: Path) -> None:
+    code, ans, _ = query(demo, "search", "install", "--mode", "bm25", "--tag", "howto")
+    assert code == 0
+    assert paths(ans["results"]) == ["Getting Started.md"]
+    code, ans, _ = query(demo, "search", "install", "--mode", "bm25", "--tag", "how")
+    assert code == 1 and ans["results"] == []
+
+
+def test_search_without_results_exits_1(demo: Path) -> None:
+    code, ans, _ = query(demo, "search", "xylophonequartz", "--mode", "bm25")
+    assert (code, ans["results"]) == (1, [])
+
+
+def test_hybrid_without_model_says_bm25_only(demo: Path) -> None:
+    code, ans, _ = query(demo, "search", "links", "--concise")
+    assert code == 0
+    assert ans["notices"] == ["embedding model not available: ranked by BM25 only"]
+    assert set(ans["results"][0]) == {"path", "title", "score"}
+
+
+def test_semantic_without_model_is_an_actionable_error(demo: Path) -> None:
+    proc = run_kbase("search", "links", "--mode", "semantic", cwd=demo)
+    assert proc.returncode == 2 and "--mode bm25" in proc.stderr
+
+
+def test_read_whole_section_and_block(demo: Path) -> None:
+    code, ans, _ = query(demo, "read", "Getting Started#Install")
+    assert code == 0
+    assert ans["text"].startswith("## Install") and "Homebrew" in ans["text"]
+    assert "Configure" not in ans["text"]
+    code, ans, _ = query(demo, "read", "Reference#^summary")
+    assert ans["text"] == "The short version: every link resolves, or the hook says why. ^summary"
+    code, ans, _ = query(demo, "read", "Front Page")  # an alias
+    assert ans["path"] == "Home.md" and ans["start_line"] == 1
+
+
+def test_read_expand_links(demo: Path) -> None:
+    code, ans, _ = query(demo, "read", "Concepts/Linking.md", "--expand-links", "--depth", "2")
+    assert code == 0
+    got = {i["path"]: i["depth"] for i in ans["linked"]}
+    assert got["Home.md"] == 1 and got["Reference.md"] == 1
+    assert got["Getting Started.md"] == 2
+
+
+def test_unknown_note_suggests_a_name(demo: Path) -> None:
+    proc = run_kbase("read", "Refrence", cwd=demo)
+    assert proc.returncode == 2
+    assert "no note named Refrence; did you mean Reference?" in proc.stderr
+
+
+def test_links_with_sentence_and_unresolved_null(demo: Path) -> None:
+    code, ans, _ = query(demo, "links", "Home")
+    assert code == 0
+    missing = [lk for lk in ans["links"] if lk["raw"] == "[[Missing Note]]"]
+    assert missing and missing[0]["path"] is None and missing[0]["status"] == "unresolved"
+    assert missing[0]["sentence"] == "[[Missing Note]] does not exist."
+    first = ans["links"][0]
+    assert first["path"] == "Reference.md" and first["line"] == 4
+
+
+def test_backlinks_with_line_and_sentence(demo: Path) -> None:
+    code, ans, _ = query(demo, "backlinks", "Home")
+    assert code == 0
+    got = {(b["path"], b["line"]): b["sentence"] for b in ans["backlinks"]}
+    assert got[("Getting Started.md", 7)] == "Read [[Home]] first."
+    assert "Home.md" not in {b["path"] for b in ans["backlinks"]}
+
+
+def test_explore_lists_neighbours(demo: Path) -> None:
+    code, ans, _ = query(demo, "explore", "Getting Started", "--concise")
+    assert code == 0
+    assert "Home.md" in ans["outlinks"] and "Home.md" in ans["backlinks"]
+    assert ans["similar"] == []  # no model when the demo index was built: no vectors
+
+
+def test_text_format(demo: Path) -> None:
+    proc = run_kbase("backlinks", "Home", "--format", "text", cwd=demo)
+    assert proc.returncode == 0
+    assert "Getting Started.md:7  Read [[Home]] first." in proc.stdout.splitlines()

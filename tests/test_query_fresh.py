@@ -1,0 +1,180 @@
+"""Freshness: a clone whose work tree moved on since the published index (notes added,
+deleted, renamed, links removed) must answer for the work tree, never the index; a
+tampered index branch is refused and the answer rebuilt in memory."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import git, write
+from indexkit import make_tiny_model
+from querykit import clone, paths, publish_index, query
+
+FILES: dict[str, str | bytes] = {
+    "Hub.md": "# Hub\n\nSee [[Alpha]] and [[Beta]]. Later [[Gamma]] will exist.\n",
+    "Alpha.md": "# Alpha\n\nAlpha talks about compost heaps. Back to [[Hub]].\n",
+    "Beta.md": "# Beta\n\nBeta grows tomato seedlings. Links [[Alpha]].\n",
+    "Café Notes.md": "# Café Notes\n\nEspresso ratios. See [[Hub]].\n",
+    "C# Tips.md": "# C# Tips\n\n## Usage\n\nUse LINQ queries.\n\n## Other\n\nNothing.\n",
+    "Folder/My Space Note.md": "# My Space Note\n\n[tips](../C%23%20Tips.md) and [[Café Notes]].\n",
+}
+
+
+@pytest.fixture
+def fresh(make_repo: Callable[..., Path], tmp_path: Path) -> Path:
+    src = make_repo(FILES)
+    publish_index(src)
+    return clone(src, tmp_path / "clone")
+
+
+def test_clean_clone_is_not_stale(fresh: Path) -> None:
+    code, ans, _ = query(fresh, "backlinks", "Alpha")
+    assert code == 0
+    assert paths(ans["backlinks"]) == ["Beta.md", "Hub.md"]
+    assert ans["index"]["stale_notes"] == [] and ans["index"]["overlaid"] is False
+
+
+def test_added_note_gets_backlinks_and_search_hits(fresh: Path) -> None:
+    write(fresh, {"Gamma.md": "# Gamma\n\nGamma covers zeppelin maintenance. See [[Beta]].\n"})
+    git(fresh, "add", "Gamma.md")
+    code, ans, _ = query(fresh, "backlinks", "Gamma")
+    assert code == 0 and paths(ans["backlinks"]) == ["Hub.md"]  # was unresolved in the index
+    assert ans["index"]["stale_notes"] == ["Gamma.md"] and ans["index"]["overlaid"]
+    code, ans, _ = query(fresh, "backlinks", "Beta")
+    assert paths(ans["backlinks"]) == ["Gamma.md", "Hub.md"]
+    code, ans, _ = query(fresh, "search", "zeppelin", "--mode", "bm25")
+    assert code == 0 and paths(ans["results"]) == ["Gamma.md"]
+    code, ans, _ = query(fresh, "links", "Hub")
+    assert [lk["path"] for lk in ans["links"]] == ["Alpha.md", "Beta.md", "Gamma.md"]
+
+
+def test_deleted_note_never_appears(fresh: Path) -> None:
+    git(fresh, "rm", "-q", "Beta.md")
+    code, ans, _ = query(fresh, "search", "tomato seedlings", "--mode", "bm25")
+    assert code == 1 and ans["results"] == []
+    code, ans, _ = query(fresh, "backlinks", "Alpha")
+    assert paths(ans["backlinks"]) == ["Hub.md"]
+    code, ans, _ = query(fresh, "links", "Hub")
+    beta = [lk for lk in ans["links"] if lk["raw"] == "[[Beta]]"]
+    assert beta[0]["path"] is None and beta[0]["status"] == "unresolved"
+    assert query(fresh, "read", "Beta")[0] == 2
+
+
+def test_renamed_note_moves_its_backlinks(fresh: Path) -> None:
+    git(fresh, "mv", "Alpha.md", "Folder/Alpha Prime.md")
+    code, ans, _ = query(fresh, "search", "compost", "--mode", "bm25")
+    assert code == 0 and paths(ans["results"]) == ["Folder/Alpha Prime.md"]
+    code, ans, _ = query(fresh, "links", "Hub")
+    # [[Alpha]] no longer resolves
+    assert code == 0 and next(lk["path"] for lk in ans["links"]) is None
+    code, ans, _ = query(fresh, "backlinks", "Hub")
+    assert code == 0 and paths(ans["backlinks"]) == ["Café Notes.md", "Folder/Alpha Prime.md"]
+    assert set(ans["index"]["stale_notes"]) == {"Alpha.md", "Folder/Alpha Prime.md"}
+
+
+def test_removed_link_is_no_backlink(fresh: Path) -> None:
+    write(fresh, {"Beta.md": "# Beta\n\nBeta grows tomato seedlings.\n"})  # not even staged
+    code, ans, _ = query(fresh, "backlinks", "Alpha")
+    assert code == 0 and paths(ans["backlinks"]) == ["Hub.md"]
+    assert ans["index"]["stale_notes"] == ["Beta.md"]
+    code, ans, _ = query(fresh, "explore", "Alpha", "--concise")
+    assert code == 0 and ans["backlinks"] == ["Hub.md"]
+
+
+def test_committed_changes_count_too(fresh: Path) -> None:
+    write(fresh, {"Beta.md": "# Beta\n\nNow about quasars.\n"})
+    git(fresh, "commit", "-qam", "edit")
+    code, ans, _ = query(fresh, "search", "quasars", "--mode", "bm25")
+    assert paths(ans["results"]) == ["Beta.md"]
+    code, ans, _ = query(fresh, "search", "tomato", "--mode", "bm25")
+    assert code == 1
+
+
+def test_names_with_spaces_unicode_and_hash(fresh: Path) -> None:
+    code, ans, _ = query(fresh, "read", "C# Tips#Usage")
+    assert code == 0 and ans["path"] == "C# Tips.md" and ans["anchor"] == "Usage"
+    assert "LINQ" in ans["text"] and "Nothing" not in ans["text"]
+    code, ans, _ = query(fresh, "backlinks", "C# Tips")
+    assert paths(ans["backlinks"]) == ["Folder/My Space Note.md"]
+    code, ans, _ = query(fresh, "backlinks", "café notes")
+    assert paths(ans["backlinks"]) == ["Folder/My Space Note.md"]
+    code, ans, _ = query(fresh, "read", "Folder/My Space Note.md")
+    assert code == 0 and ans["title"] == "My Space Note"
+    code, ans, _ = query(fresh, "search", "espresso", "--mode", "bm25")
+    assert paths(ans["results"]) == ["Café Notes.md"]
+
+
+def test_tampered_branch_is_refused_and_answer_rebuilt(make_repo: Callable[..., Path],
+                                                       tmp_path: Path) -> None:
+    src = make_repo(FILES)
+    publish_index(src)
+    idx = tmp_path / "tamper.idx"
+    env_git = ["-c", "core.quotepath=false"]
+    git(src, *env_git, "read-tree", f"--index-output={idx}", "kbase-index")
+    notes = git(src, "cat-file", "blob", "kbase-index:notes.json")
+    bad = tmp_path / "notes.json"
+    bad.write_text(notes.replace("Alpha", "Alfa"), encoding="utf-8")
+    sha = git(src, "hash-object", "-w", str(bad)).strip()
+    env = {**os.environ, "GIT_INDEX_FILE": str(idx)}
+    subprocess.run(["git", "update-index", "--cacheinfo", f"100644,{sha},notes.json"],
+                   cwd=src, env=env, check=True)
+    tree = subprocess.run(["git", "write-tree"], cwd=src, env=env, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    commit = git(src, "commit-tree", tree, "-p", "kbase-index", "-m", "tamper").strip()
+    git(src, "update-ref", "refs/heads/kbase-index", commit)
+    cl = clone(src, tmp_path / "clone")
+    code, ans, err = query(cl, "backlinks", "Alpha")
+    assert code == 0 and paths(ans["backlinks"]) == ["Beta.md", "Hub.md"]
+    assert "does not match the manifest" in err and "built in memory" in err
+    assert ans["index"]["origin"] == "memory"
+    assert not list((cl / ".git" / "kbase" / "index").glob("[0-9a-f]*"))
+
+
+def test_no_index_anywhere_builds_in_memory(make_repo: Callable[..., Path]) -> None:
+    src = make_repo(FILES)
+    code, ans, err = query(src, "search", "compost", "--mode", "bm25")
+    assert code == 0 and paths(ans["results"]) == ["Alpha.md"]
+    assert "no committed index found" in err and "git fetch origin kbase-index" in err
+
+
+def test_index_option_and_newer_format(fresh: Path, tmp_path: Path) -> None:
+    code, ans, _ = query(fresh, "status")
+    folder = Path(ans["source"]["folder"])
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    code, ans, _ = query(fresh, "status", "--index", str(copy))
+    assert code == 0 and ans["source"]["origin"] == "dir"
+    m = json.loads((copy / "manifest.json").read_text())
+    m["format_version"] = 99
+    (copy / "manifest.json").write_text(json.dumps(m))
+    code, _, err = query(fresh, "status", "--index", str(copy))
+    assert code == 2 and "upgrade" in err
+
+
+def test_hybrid_with_model_and_fresh_vectors(make_repo: Callable[..., Path],
+                                             tmp_path: Path) -> None:
+    model = make_tiny_model(tmp_path / "model")
+    src = make_repo({
+        "Soil.md": "# Soil\n\ngarden compost soil water\n",
+        "Sql.md": "# Sql\n\ndatabase query table sql postgres\n",
+        "Py.md": "# Py\n\npython generator decorator yield\n"})
+    publish_index(src, "--model", str(model))
+    cl = clone(src, tmp_path / "clone")
+    code, ans, err = query(cl, "search", "tomato harvest", "--model", str(model),
+                           "--explain")
+    assert code == 0, err
+    assert ans["results"][0]["path"] == "Soil.md"
+    assert "semantic" in ans["results"][0]["explain"] and ans["notices"] == []
+    write(cl, {"Beans.md": "# Beans\n\nbean flower seed plant\n"})
+    git(cl, "add", "Beans.md")
+    code, ans, _ = query(cl, "search", "seed flower", "--mode", "semantic", "--model",
+                         str(model), "--limit", "2")
+    assert paths(ans["results"])[0] == "Beans.md"
+    code, ans, _ = query(cl, "explore", "Soil", "--concise")
+    assert code == 0 and isinstance(ans["similar"], list)
