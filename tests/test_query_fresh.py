@@ -178,3 +178,19 @@ def test_hybrid_with_model_and_fresh_vectors(make_repo: Callable[..., Path],
     assert paths(ans["results"])[0] == "Beans.md"
     code, ans, _ = query(cl, "explore", "Soil", "--concise")
     assert code == 0 and isinstance(ans["similar"], list)
+
+
+def test_semantic_search_on_an_index_with_fewer_dimensions(make_repo: Callable[..., Path],
+                                                           tmp_path: Path) -> None:
+    # `embeddings.dim` keeps the first N dimensions; queries must be truncated the same way.
+    model = make_tiny_model(tmp_path / "model")
+    src = make_repo({
+        ".kbase.yml": "embeddings:\n  dim: 8\n",
+        "Soil.md": "# Soil\n\ngarden compost soil water\n",
+        "Sql.md": "# Sql\n\ndatabase query table sql postgres\n"})
+    publish_index(src, "--model", str(model))
+    cl = clone(src, tmp_path / "clone")
+    code, ans, err = query(cl, "search", "tomato harvest", "--mode", "semantic", "--model",
+                           str(model), "--limit", "1")
+    assert code == 0, err
+    assert paths(ans["results"]) == ["Soil.md"]

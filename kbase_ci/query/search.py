@@ -156,7 +156,8 @@ class Searcher:
             return None
         if choice.path is None or choice.sha256 != emb.get("sha256"):
             return None
-        return Embedder(choice.path)
+        # The index may keep fewer dimensions than the model (`embeddings.dim`).
+        return Embedder(choice.path, dim=int(emb["dim"]))
 
     def semantic(self, query: str, embedder: Any) -> list[_Hit]:
         import numpy as np
