@@ -101,7 +101,7 @@ def wikilink_spans(s: str) -> list[tuple[int, int]]:
         pos = j + 2
 
 
-def _closing_bracket(s: str, start: int) -> int:
+def closing_bracket(s: str, start: int) -> int:
     """Index of the `]` matching the `[` at `start`, honouring backslash escapes."""
     depth = 0
     i = start
@@ -127,7 +127,7 @@ def link_from_raw(raw: str, line: int = 1, col: int = 1) -> Link:
     if body.startswith("[[") and body.endswith("]]"):
         return wikilink_from_raw(s, line, col)
     if body.startswith("[") and body.endswith(")"):
-        close = _closing_bracket(body, 0)
+        close = closing_bracket(body, 0)
         if close > 0 and body[close + 1:close + 2] == "(":
             return markdown_link(s, body[1:close], body[close + 2:-1], s.startswith("!"),
                                  line, col)

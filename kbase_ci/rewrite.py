@@ -13,7 +13,13 @@ import re
 from urllib.parse import quote
 
 from .errors import UsageError
-from .linksyntax import link_from_raw, markdown_link, wikilink_from_raw, wikilink_spans
+from .linksyntax import (
+    closing_bracket,
+    link_from_raw,
+    markdown_link,
+    wikilink_from_raw,
+    wikilink_spans,
+)
 from .model import Link
 from .resolver import Resolver
 
@@ -74,22 +80,8 @@ def _text_end(raw: str) -> int | None:
     start = 1 if raw.startswith("!") else 0
     if raw[start:start + 1] != "[":
         return None
-    depth, i = 0, start
-    while i < len(raw):
-        c = raw[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            depth += 1
-        elif c == "]":
-            depth -= 1
-            if depth == 0:
-                break
-        i += 1
-    else:
-        return None
-    return i
+    end = closing_bracket(raw, start)
+    return None if end < 0 else end
 
 
 def _dest_region(raw: str) -> tuple[int, int] | None:

@@ -34,7 +34,8 @@ def test_mypy_clean() -> None:
 def test_no_pickle_anywhere() -> None:
     for path in [*REPO.glob("kbase_ci/**/*.py"), *REPO.glob("bench/**/*.py")]:
         text = path.read_text(encoding="utf-8")
-        assert "pickle.load" not in text and "import pickle" not in text, path
+        # Spelled in pieces so this test is not itself a hit for the same search.
+        assert "pickle" + ".load" not in text and "import " + "pickle" not in text, path
 
 
 def test_check_path_imports_no_heavy_dependencies() -> None:
