@@ -21,6 +21,7 @@ from . import gitio
 from .anchorchange import anchor_change
 from .model import Finding, Link, ParsedNote
 from .notestore import NoteStore, summarize
+from .outline import note_text, split_lines
 from .resolver import ResolvedLink, Resolver
 from .rewrite import link_for, relink, retarget
 from .vault import Vault
@@ -309,9 +310,7 @@ def overlay(store: NoteStore, drop: Collection[str], add: Mapping[str, ParsedNot
 
 
 def _text_lines(data: bytes) -> list[str]:
-    # Numbered as the parser numbers them: BOM dropped, any newline ends a line.
-    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return split_lines(note_text(data))
 
 
 def _anchors(note: ParsedNote) -> tuple[tuple[tuple[int, str, tuple[str, ...]], ...],

@@ -3,7 +3,8 @@
 The parser keeps positions, not text; consumers that need words (handover checks,
 index chunks, `kbase read NOTE#heading`) cut the note's text along the heading
 lines the parser found, so everyone agrees on where a section starts and ends.
-Lines are split on "\\n" only, matching the parser's line numbers ("\\r" is trimmed).
+Lines split where the parser's lines split ("\\r\\n", "\\r" or "\\n"; not form feeds or
+U+2028, which `str.splitlines` also breaks on), so line numbers agree everywhere.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def note_text(data: bytes) -> str:
 
 
 def split_lines(text: str) -> list[str]:
-    return [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def sections(note: ParsedNote, text: str, *, nested: bool = False) -> list[Section]:

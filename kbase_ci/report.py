@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from .checker import CheckReport
 from .model import Finding
+from .outline import split_lines
 
 JSON_VERSION = 1
 
@@ -59,7 +60,7 @@ def _source_line(root: Path, f: Finding, cache: dict[str, list[str]]) -> str | N
             text = (root / f.path).read_bytes().decode("utf-8", "replace")
         except OSError:
             text = ""
-        cache[f.path] = text.splitlines()
+        cache[f.path] = split_lines(text)
     lines = cache[f.path]
     if not 1 <= f.line <= len(lines):
         return None

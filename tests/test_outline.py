@@ -49,3 +49,12 @@ def test_nested_sections_include_subsections() -> None:
 
 def test_note_text_drops_bom_and_replaces_bad_bytes() -> None:
     assert note_text(b"\xef\xbb\xbfhi\xff") == "hi\ufffd"
+
+
+def test_lines_split_where_the_parser_splits_them() -> None:
+    # A lone CR ends a line for the parser; a form feed or U+2028 does not.
+    text = "# A\ronly\x0cone\u2028line\r\n# B\nbody\n"
+    note = parse_note("n.md", text.encode())
+    assert [(h.text, h.line) for h in note.headings] == [("A", 1), ("B", 3)]
+    got = [(s.title, s.start_line, s.end_line, s.body) for s in sections(note, text)]
+    assert got == [("A", 1, 2, "only\x0cone\u2028line"), ("B", 3, 4, "body")]
