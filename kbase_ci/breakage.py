@@ -20,7 +20,7 @@ from typing import Literal
 from . import gitio
 from .anchorchange import anchor_change
 from .model import Finding, Link, ParsedNote
-from .notestore import NoteStore, summarize
+from .notestore import LazySummaries, NoteStore, summarize
 from .outline import note_text, split_lines
 from .resolver import ResolvedLink, Resolver
 from .rewrite import link_for, relink, retarget
@@ -296,9 +296,15 @@ def overlay(store: NoteStore, drop: Collection[str], add: Mapping[str, ParsedNot
     nothing more than `store` itself would."""
     gone = set(drop) | set(add)
     paths = [p for p in store.paths if p not in gone]
-    summaries = {p: store.summary(p) for p in paths}
-    summaries.update({p: summarize(n) for p, n in add.items()})
+    added = {p: summarize(n) for p, n in add.items()}
+    # Lazy, like the store under it: the old-state resolver needs names and aliases only,
+    # and reading every summary row would cost a rename commit ~0.15 s on 10k notes.
+    summaries = LazySummaries(paths, lambda: {p: store.summary(p) for p in paths}, added)
     extra = dict(add)
+
+    def aliases() -> dict[str, tuple[str, ...]]:
+        kept = {p: a for p, a in store.aliases().items() if p not in gone}
+        return {**kept, **{p: s.aliases for p, s in added.items() if s.aliases}}
 
     def load(wanted: Sequence[str]) -> dict[str, ParsedNote]:
         out = {p: extra[p] for p in wanted if p in extra}
@@ -306,7 +312,7 @@ def overlay(store: NoteStore, drop: Collection[str], add: Mapping[str, ParsedNot
         out.update({n.path: n for n in store.load(rest)})
         return out
 
-    return NoteStore([*paths, *add], summaries, load, extra)
+    return NoteStore([*paths, *add], summaries, load, extra, aliases=aliases)
 
 
 def _text_lines(data: bytes) -> list[str]:

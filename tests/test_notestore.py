@@ -67,3 +67,25 @@ def test_open_store_without_git_cache(tmp_path: Path) -> None:
     write(tmp_path, {"a.md": "x\n"})
     store, stats = open_store(Vault(tmp_path, parse_config("")))
     assert stats.parsed == 1 and store.get("a.md") is not None
+
+
+def test_overlay_answers_aliases_without_reading_summaries() -> None:
+    from kbase_ci.breakage import overlay
+
+    notes = _notes()
+    fetched: list[int] = []
+    base = NoteStore.from_notes(notes.values())
+
+    class Counting(NoteStore):
+        def summary(self, path: str):  # type: ignore[no-untyped-def]
+            fetched.append(1)
+            return super().summary(path)
+
+    store = Counting(base.paths, {p: summarize(n) for p, n in notes.items()},
+                     lambda ps: {p: notes[p] for p in ps}, aliases=base.aliases)
+    new = parse_note("z.md", b"---\naliases: [Zed]\n---\n")
+    after = overlay(store, ["a.md"], {"z.md": new})
+    assert after.aliases() == {"z.md": ("Zed",)}
+    assert fetched == []
+    assert after.summary("Sub/B.md").targets and fetched
+    assert "a.md" not in after and after.get("z.md") == new
