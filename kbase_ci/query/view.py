@@ -228,3 +228,39 @@ class QueryView:
         for src, links in self._overlay_links.items():
             out.extend(lk for lk in links if lk.target == path and src != path)
         return sorted(out, key=lambda lk: (lk.source, lk.line, lk.col))
+
+    # -- whole graph ---------------------------------------------------------------------
+    @cached_property
+    def edges(self) -> NoteEdges:
+        """Every distinct note-to-note link of the current vault (overlay applied), for
+        whole-graph questions (hubs, orphans, paths, clusters, traversal)."""
+        order = list(self.notes)
+        node = {p: i for i, p in enumerate(order)}
+        redone = set(self._overlay_links) | set(self.fresh.deleted)
+        pairs: set[tuple[int, int]] = set()
+        table = self._links_table
+        isrc, itgt, istatus = (self._link_cols[0], self._link_cols[4], self._link_cols[6])
+        for row in table["rows"]:
+            target = row[itgt]
+            if row[istatus] != "ok" or not isinstance(target, int):
+                continue
+            src, dst = self.paths[row[isrc]], self.paths[target]
+            if src in redone or src == dst or dst not in node:
+                continue
+            pairs.add((node[src], node[dst]))
+        for src, links in self._overlay_links.items():
+            if src not in node:
+                continue
+            for lk in links:
+                if lk.status == "ok" and lk.target in node and lk.target != src:
+                    pairs.add((node[src], node[lk.target]))
+        return NoteEdges(tuple(order), tuple(sorted(pairs)))
+
+
+@dataclass(frozen=True)
+class NoteEdges:
+    paths: tuple[str, ...]
+    """The current notes, sorted; a note's position here is its node number."""
+    pairs: tuple[tuple[int, int], ...]
+    """Distinct (source, target) node numbers of resolved note-to-note links, sorted;
+    a link from a note to itself (`[[#Heading]]`) is not an edge."""
