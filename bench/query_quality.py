@@ -58,23 +58,37 @@ def _metrics(ranked: list[str], answers: set[str]) -> tuple[float, float, float]
     return recall5, mrr, dcg / ideal if ideal else 0.0
 
 
-def evaluate(view: Any, rows: list[dict[str, Any]], label: str) -> None:
-    from kbase_ci.query.search import search_answer
+def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
+           ) -> list[dict[str, Any]]:
+    """Mean recall@5, MRR@10 and nDCG@10 per query kind and mode (sorted by kind, mode)."""
+    from kbase_ci.query.search import Searcher, search_answer
 
+    # One loaded model for every query, as a long-lived server keeps it (loading it per
+    # query would dominate the run time).
+    embedder = Searcher(view, MODEL).embedder()
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[r["kind"]].append(r)
+    out: list[dict[str, Any]] = []
     for kind, items in sorted(groups.items()):
-        for mode in MODES:
+        for mode in modes:
             sums = [0.0, 0.0, 0.0]
             for r in items:
                 ans = search_answer(view, r["query"], mode=mode, limit=10, concise=True,
-                                    model=MODEL)
+                                    model=MODEL, embedder=embedder)
                 m = _metrics([x["path"] for x in ans["results"]], set(r["answers"]))
                 sums = [a + b for a, b in zip(sums, m, strict=True)]
             n = len(items)
-            print(f"{label:28} {kind:18} n={n:5} {mode:8} recall@5={sums[0] / n:.3f} "
-                  f"MRR@10={sums[1] / n:.3f} nDCG@10={sums[2] / n:.3f}", flush=True)
+            out.append({"kind": kind, "mode": mode, "n": n, "recall@5": sums[0] / n,
+                        "mrr@10": sums[1] / n, "ndcg@10": sums[2] / n})
+    return out
+
+
+def evaluate(view: Any, rows: list[dict[str, Any]], label: str) -> None:
+    for s in scores(view, rows):
+        print(f"{label:28} {s['kind']:18} n={s['n']:5} {s['mode']:8} "
+              f"recall@5={s['recall@5']:.3f} MRR@10={s['mrr@10']:.3f} "
+              f"nDCG@10={s['ndcg@10']:.3f}", flush=True)
 
 
 def _load(path: Path) -> list[dict[str, Any]]:

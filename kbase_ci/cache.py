@@ -7,6 +7,13 @@ small files. Next to each full record it keeps a small summary (aliases, tag nam
 link targets) so a hook can learn every note's name and aliases without decoding
 10k records. A row that fails to decode is a miss and is rebuilt; a corrupt database
 file is set aside and recreated. Rows are JSON, never pickle.
+
+Summaries live in their own narrow tables, not next to the large `data` column: a scan
+of 10k summaries then reads ~3 MB instead of walking every record's overflow pages.
+`tag_uses` (one row per note and tag spelling, indexed by the lower-cased tag) lets the
+case-variant check look up only the staged notes' tags. Every row is keyed by the
+note's cache key (blob id, path, salt) and callers filter by the keys of the vault as
+it is now, so no aggregate can go stale.
 """
 
 from __future__ import annotations
@@ -14,26 +21,40 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from .model import PARSER_VERSION, ParsedNote
 from .notestore import NoteSummary, summarize
 
 # Bump _LAYOUT when the table layout changes; the parser version is part of the stamp.
-_LAYOUT = 3
+_LAYOUT = 4
 _STAMP = f"{_LAYOUT}:{PARSER_VERSION}"
-_TABLES = (
-    "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, data TEXT NOT NULL,"
-    " aliases TEXT NOT NULL, tags TEXT NOT NULL, targets TEXT NOT NULL, type TEXT NOT NULL)",
-)
+_META = "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)"
+_DATA_TABLES = {
+    "notes": "CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, data TEXT NOT NULL)",
+    "summaries": "CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY,"
+                 " tags TEXT NOT NULL, targets TEXT NOT NULL, type TEXT NOT NULL)"
+                 " WITHOUT ROWID",
+    # Only notes that have aliases (a minority): the resolver reads them all.
+    "aliases": "CREATE TABLE IF NOT EXISTS aliases (key TEXT PRIMARY KEY, aliases TEXT NOT NULL)"
+               " WITHOUT ROWID",
+    "tag_uses": "CREATE TABLE IF NOT EXISTS tag_uses (tag TEXT NOT NULL, spelling TEXT NOT NULL,"
+                " key TEXT NOT NULL, PRIMARY KEY (tag, spelling, key)) WITHOUT ROWID",
+}
 # SQLite's default limit on host parameters in one statement is 999.
 _BATCH = 900
+# Up to this many keys, index lookups beat one scan of a summary table.
+_POINT_LOOKUPS = 500
 
 
 def cache_key(sha: str, path: str, salt: str) -> str:
     return f"{sha}\0{path}\0{salt}"
+
+
+def key_path(key: str) -> str:
+    """The path inside a `cache_key` (cheaper than keeping a key -> path map of 10k notes)."""
+    return key.split("\0", 2)[1]
 
 
 def _storable(key: str) -> bool:
@@ -68,14 +89,18 @@ class ParseCache:
                 db = sqlite3.connect(path, timeout=30, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=NORMAL")
-                for ddl in _TABLES:
-                    db.execute(ddl)
+                db.execute(_META)
                 row = db.execute("SELECT v FROM meta WHERE k='layout'").fetchone()
                 if row is None or row[0] != _STAMP:
                     with db:
                         db.execute("BEGIN IMMEDIATE")
-                        db.execute("DROP TABLE IF EXISTS notes")
-                        db.execute(_TABLES[1])
+                        row = db.execute("SELECT v FROM meta WHERE k='layout'").fetchone()
+                        # Another hook process may have set the file up meanwhile.
+                        stale = row is None or row[0] != _STAMP
+                        for name, ddl in _DATA_TABLES.items():
+                            if stale:
+                                db.execute(f"DROP TABLE IF EXISTS {name}")
+                            db.execute(ddl)
                         db.execute("INSERT OR REPLACE INTO meta VALUES ('layout', ?)", (_STAMP,))
                 return db
             except sqlite3.DatabaseError:
@@ -95,42 +120,66 @@ class ParseCache:
             return set()
         return stored.intersection(keys)
 
-    def aliases(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    def aliases(self, keys: Collection[str]) -> dict[str, tuple[str, ...]]:
         """Aliases of the rows among `keys` that have any (usually a small minority)."""
-        if self._db is None or not keys:
-            return {}
-        wanted = set(keys)
+        rows = self._rows("aliases", "key, aliases", keys)
+        try:  # one JSON document for all rows: one C call instead of one per note
+            values = json.loads("[" + ",".join(a for _k, a in rows) + "]")
+            if len(values) == len(rows):
+                return {k: tuple(v) for (k, _a), v in zip(rows, values, strict=True)}
+        except ValueError:
+            pass
         out: dict[str, tuple[str, ...]] = {}
-        try:
-            rows = self._db.execute("SELECT key, aliases FROM notes WHERE aliases != ''")
-            for key, aliases in rows:
-                if key in wanted:
-                    with contextlib.suppress(ValueError):
-                        out[key] = tuple(json.loads(aliases))
-        except sqlite3.DatabaseError:
-            return {}
+        for key, aliases in rows:  # a damaged row: decode one by one, skip the bad ones
+            with contextlib.suppress(ValueError):
+                out[key] = tuple(json.loads(aliases))
         return out
 
-    def summaries(self, keys: Sequence[str]) -> dict[str, NoteSummary]:
+    def summaries(self, keys: Collection[str]) -> dict[str, NoteSummary]:
         """Summaries of the cached rows among `keys` (the rest are misses)."""
-        if self._db is None or not keys:
-            return {}
-        wanted = set(keys)
+        aliases = self.aliases(keys)
         out: dict[str, NoteSummary] = {}
-        try:
-            rows = self._db.execute(
-                "SELECT key, aliases, tags, targets, type FROM notes").fetchall()
-        except sqlite3.DatabaseError:
-            return {}
-        for key, aliases, tags, targets, kind in rows:
-            if key not in wanted:
-                continue
-            try:
-                al = tuple(json.loads(aliases)) if aliases else ()
-            except ValueError:
-                continue
-            out[key] = NoteSummary(al, tuple(tags.split("\n")) if tags else (),
+        for key, tags, targets, kind in self._rows("summaries", "key, tags, targets, type",
+                                                   keys):
+            out[key] = NoteSummary(aliases.get(key, ()),
+                                   tuple(tags.split("\n")) if tags else (),
                                    tuple(targets.split("\n")) if targets else (), kind)
+        return out
+
+    def _rows(self, table: str, columns: str, keys: Collection[str]) -> list[tuple[str, ...]]:
+        """Rows of `table` among `keys`: point lookups for a few, one scan for many."""
+        if self._db is None or not keys:
+            return []
+        try:
+            if len(keys) <= _POINT_LOOKUPS:
+                rows: list[tuple[str, ...]] = []
+                for part in _chunks([k for k in keys if _storable(k)]):
+                    marks = ",".join("?" * len(part))
+                    rows += self._db.execute(
+                        f"SELECT {columns} FROM {table} WHERE key IN ({marks})", part)
+                return rows
+            wanted = keys if isinstance(keys, (set, frozenset)) else set(keys)
+            return [r for r in self._db.execute(f"SELECT {columns} FROM {table}")
+                    if r[0] in wanted]
+        except sqlite3.DatabaseError:
+            return []
+
+    def tag_uses(self, tags: Collection[str], keys: Collection[str]
+                 ) -> list[tuple[str, str, str]]:
+        """(lower-cased tag, spelling, key) for the `tags` (lower-cased) used by rows among
+        `keys`: an index lookup per tag, not a scan of every note's tags."""
+        if self._db is None or not tags or not keys:
+            return []
+        wanted = keys if isinstance(keys, (set, frozenset)) else set(keys)
+        out: list[tuple[str, str, str]] = []
+        try:
+            for part in _chunks(sorted(tags)):
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(
+                    f"SELECT tag, spelling, key FROM tag_uses WHERE tag IN ({marks})", part)
+                out.extend(r for r in rows if r[2] in wanted)
+        except sqlite3.DatabaseError:
+            return []
         return out
 
     def get_many(self, keys: Sequence[str]) -> dict[str, ParsedNote]:
@@ -159,32 +208,49 @@ class ParseCache:
                 continue  # a damaged row is simply a miss; put_many overwrites it
         return out
 
-    def put_many(self, items: Iterable[tuple[str, ParsedNote]], live: Sequence[str] = ()) -> None:
-        """Store new rows; when `live` (every key of the vault now) is given, drop the rest."""
+    def put_many(self, items: Iterable[tuple[str, ParsedNote]], live: Sequence[str] = (),
+                 summaries: Mapping[str, NoteSummary] | None = None) -> None:
+        """Store new rows; when `live` (every key of the vault now) is given, drop the rest.
+        `summaries` (by key) saves summarizing notes the caller already summarized."""
         if self._db is None:
             return
-        rows = []
+        rows, summary_rows, alias_rows, tag_rows = [], [], [], []
         for key, note in items:
             if not _storable(key):  # the path is in the key and in the record
                 continue
-            s = summarize(note)
-            rows.append((key, json.dumps(note.to_json(), ensure_ascii=False, separators=(",", ":")),
-                         json.dumps(list(s.aliases), ensure_ascii=False) if s.aliases else "",
-                         "\n".join(s.tags), "\n".join(s.targets), s.type))
+            s = summaries.get(key) if summaries is not None else None
+            if s is None:
+                s = summarize(note)
+            rows.append((key, json.dumps(note.to_json(), ensure_ascii=False,
+                                         separators=(",", ":"))))
+            summary_rows.append((key, "\n".join(s.tags), "\n".join(s.targets), s.type))
+            if s.aliases:
+                alias_rows.append((key, json.dumps(list(s.aliases), ensure_ascii=False)))
+            tag_rows += [(t.lower(), t, key) for t in s.tags]
         try:
             with self._db:
                 self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?)", rows)
+                self._db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?)", rows)
+                self._db.executemany("INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?)",
+                                     summary_rows)
+                self._db.executemany("INSERT OR REPLACE INTO aliases VALUES (?, ?)", alias_rows)
+                # A key's content never changes (blob id in the key), so its tag rows are
+                # the same each time they are written.
+                self._db.executemany("INSERT OR IGNORE INTO tag_uses VALUES (?, ?, ?)", tag_rows)
                 if live:
                     count = self._db.execute("SELECT count(*) FROM notes").fetchone()[0]
                     if count > 2 * len(live) + 100:  # prune rarely: it rewrites the table
-                        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS live (key TEXT)")
-                        self._db.execute("DELETE FROM live")
-                        self._db.executemany("INSERT INTO live VALUES (?)", [(k,) for k in live])
-                        self._db.execute(
-                            "DELETE FROM notes WHERE key NOT IN (SELECT key FROM live)")
+                        self._prune(live)
         except sqlite3.DatabaseError:
             return
+
+    def _prune(self, live: Sequence[str]) -> None:
+        assert self._db is not None
+        self._db.execute("CREATE TEMP TABLE IF NOT EXISTS live (key TEXT PRIMARY KEY)")
+        self._db.execute("DELETE FROM live")
+        self._db.executemany("INSERT OR IGNORE INTO live VALUES (?)", [(k,) for k in live])
+        for name in _DATA_TABLES:
+            self._db.execute(f"DELETE FROM {name} WHERE key NOT IN (SELECT key FROM live)")
 
     def close(self) -> None:
         if self._db is not None:

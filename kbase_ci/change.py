@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from . import gitio
+from .errors import GitError
 
 ChangeKind = Literal["added", "modified", "deleted", "renamed", "copied", "type-changed"]
 _KINDS: dict[str, ChangeKind] = {
@@ -58,8 +59,14 @@ def staged_changes(root: Path, *, break_rewrites: bool = False) -> list[FileChan
     `break_rewrites` adds `-B`, so a path whose content was wholly replaced can pair
     up as a rename (`a -> b, b -> a` in one commit shows as two renames, not two edits).
     """
-    base = gitio.head_commit(root) or _empty_tree(root)
-    return _diff(root, ["--cached", *(["-B"] if break_rewrites else []), base])
+    args = ["--cached", *(["-B"] if break_rewrites else [])]
+    try:
+        # Against HEAD straight away: asking whether HEAD exists first costs a process.
+        return _diff(root, [*args, "HEAD"])
+    except GitError:
+        if gitio.head_commit(root) is not None:
+            raise
+    return _diff(root, [*args, _empty_tree(root)])
 
 
 def changes_between(root: Path, base: str, head: str) -> list[FileChange]:

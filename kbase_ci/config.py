@@ -21,6 +21,9 @@ from typing import Any
 from .errors import ConfigError
 from .notetypes import NoteTypes
 
+if typing.TYPE_CHECKING:
+    from .scope.spec import ScopeSpec
+
 CONFIG_NAME = ".kbase.yml"
 
 
@@ -138,6 +141,20 @@ class FrontmatterConfig:
 
 
 @dataclass(frozen=True)
+class ScopesConfig:
+    """`scopes:` -> named scopes (docs/scopes.md); parsed by `kbase_ci.scope.spec`."""
+
+    named: dict[str, ScopeSpec] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, value: Any, display: str, where: str,
+                    pos: tuple[int, int]) -> ScopesConfig:
+        from .scope.spec import parse_scopes
+
+        return cls(parse_scopes(value, display, where, pos))
+
+
+@dataclass(frozen=True)
 class Config:
     vault: VaultConfig = field(default_factory=VaultConfig)
     links: LinksConfig = field(default_factory=LinksConfig)
@@ -149,6 +166,7 @@ class Config:
     """Note types (handover, question, ...): built-ins merged with `types:`."""
     tags: TagsConfig = field(default_factory=TagsConfig)
     frontmatter: FrontmatterConfig = field(default_factory=FrontmatterConfig)
+    scopes: ScopesConfig = field(default_factory=ScopesConfig)
     source: str | None = None
     """Path of the file this came from (None: defaults)."""
     digest: str = ""
@@ -309,6 +327,8 @@ def _display(path: Path, root: Path) -> str:
 def _with_digest(cfg: Config) -> Config:
     settings = {f.name: dataclasses.asdict(getattr(cfg, f.name))
                 if dataclasses.is_dataclass(getattr(cfg, f.name)) else getattr(cfg, f.name)
-                for f in dataclasses.fields(cfg) if f.name not in _SKIP_FIELDS}
+                for f in dataclasses.fields(cfg)
+                # Scopes do not change the main index: declaring one must not make it stale.
+                if f.name not in _SKIP_FIELDS and f.name != "scopes"}
     blob = json.dumps(settings, sort_keys=True, default=list).encode()
     return dataclasses.replace(cfg, digest=hashlib.sha256(blob).hexdigest())

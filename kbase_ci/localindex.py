@@ -57,6 +57,27 @@ def _safe_relpath(rel: object) -> str:
     return rel
 
 
+def _scope_blobs(index_dir: Path, main_digest: str, fmt: str) -> dict[str, str]:
+    """Scoped indexes in `scopes/NAME/` (kbase_ci/scope) ship with the index, each verified
+    against its own manifest; a stale one (cut from another main index) does not."""
+    out: dict[str, str] = {}
+    base = index_dir / "scopes"
+    if not base.is_dir():
+        return out
+    for entry in sorted(base.iterdir()):
+        if entry.is_symlink() or not (entry / MANIFEST).is_file():
+            continue
+        try:
+            scoped = load_index(entry, fmt, allow_dirty=True)
+            block = read_manifest(entry).get("scope") or {}
+        except UsageError:  # IndexFormatError too: a broken scope is not published
+            continue
+        if (block.get("main_index") or {}).get("digest") != main_digest:
+            continue
+        out.update({f"scopes/{entry.name}/{rel}": blob for rel, blob in scoped.blobs.items()})
+    return out
+
+
 def load_index(index_dir: Path, fmt: str = "sha1", *, allow_dirty: bool = False) -> LocalIndex:
     """Read and verify `index_dir`: the manifest's shape, then the sha256 of every file.
 
@@ -88,6 +109,7 @@ def load_index(index_dir: Path, fmt: str = "sha1", *, allow_dirty: bool = False)
             raise IndexFormatError(f"{path}: sha256 {got[:12]} does not match the manifest "
                                    f"({str(want)[:12]}); rebuild with `kbase index`")
         blobs[rel] = indexbranch.object_id(data, "blob", fmt)
+    blobs.update(_scope_blobs(index_dir, hashlib.sha256(raw).hexdigest(), fmt))
     ignored = []
     for dirpath, _dirs, names in os.walk(index_dir):
         for name in names:

@@ -10,7 +10,8 @@ summaries for all notes and full records lazily, in batches.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import overload
 
@@ -51,6 +52,8 @@ def summarize(note: ParsedNote) -> NoteSummary:
 
 
 Loader = Callable[[Sequence[str]], dict[str, ParsedNote]]
+TagUses = Callable[[set[str]], dict[str, Counter[str]]]
+"""Lower-cased tags -> {tag: Counter(spelling -> notes)} (see `NoteStore.tag_spellings`)."""
 
 
 class NoteStore(Sequence[ParsedNote]):
@@ -62,12 +65,15 @@ class NoteStore(Sequence[ParsedNote]):
 
     def __init__(self, paths: Sequence[str], summaries: Mapping[str, NoteSummary],
                  loader: Loader, loaded: dict[str, ParsedNote] | None = None, *,
-                 aliases: Callable[[], dict[str, tuple[str, ...]]] | None = None) -> None:
+                 aliases: Callable[[], dict[str, tuple[str, ...]]] | None = None,
+                 tag_uses: TagUses | None = None) -> None:
         """`summaries` may be lazy (a Mapping that queries the cache on first use);
-        `aliases`, when given, answers `aliases()` without touching `summaries`."""
+        `aliases`, when given, answers `aliases()` without touching `summaries`, and
+        `tag_uses` answers `tag_spellings()` likewise."""
         self.paths: tuple[str, ...] = tuple(sorted(paths))
         self._summaries = summaries
         self._aliases = aliases
+        self._tag_uses = tag_uses
         self._loader = loader
         self._loaded: dict[str, ParsedNote] = dict(loaded or {})
         self._all: list[ParsedNote] | None = None
@@ -86,6 +92,21 @@ class NoteStore(Sequence[ParsedNote]):
         if self._aliases is not None:
             return self._aliases()
         return {p: s.aliases for p, s in self._summaries.items() if s.aliases}
+
+    def tag_spellings(self, tags: Collection[str]) -> dict[str, Counter[str]]:
+        """Lower-cased tag -> spelling -> how many notes use it, for `tags` (lower-cased)."""
+        wanted = {t.lower() for t in tags}
+        if not wanted:
+            return {}
+        if self._tag_uses is not None:
+            return self._tag_uses(wanted)
+        out: dict[str, Counter[str]] = {}
+        for path in self.paths:
+            for name in self.summary(path).tags:
+                key = name.lower()
+                if key in wanted:
+                    out.setdefault(key, Counter())[name] += 1
+        return out
 
     def linking_to(self, keys: Iterable[str]) -> list[str]:
         """Paths of notes with a link whose target (or its last segment) is in `keys`."""
@@ -133,19 +154,26 @@ class NoteStore(Sequence[ParsedNote]):
 
 
 class LazySummaries(Mapping[str, NoteSummary]):
-    """Summaries keyed by path, fetched in one query on first access.
+    """Summaries keyed by path, fetched from the cache only when needed.
 
-    Membership is known up front (which notes are cached); rows are only read when a
-    check needs arbitrary summaries (inbound breakage, note types), not for a hook
-    that only needs names and aliases.
+    Membership is known up front (which notes are cached). The first few lookups
+    are point queries (`fetch_some`: a hook asks about its one staged note); past
+    `_POINT_LIMIT` distinct paths every row is read in one query, since a check that
+    walks the vault (inbound breakage, note types) would otherwise query 10k times.
     """
 
+    _POINT_LIMIT = 64
+
     def __init__(self, present: Iterable[str], fetch: Callable[[], dict[str, NoteSummary]],
-                 extra: Mapping[str, NoteSummary]) -> None:
+                 extra: Mapping[str, NoteSummary],
+                 fetch_some: Callable[[Sequence[str]], dict[str, NoteSummary]] | None = None
+                 ) -> None:
         self._present = set(present) | set(extra)
         self._fetch = fetch
+        self._fetch_some = fetch_some
         self._extra = dict(extra)
         self._rows: dict[str, NoteSummary] | None = None
+        self._some: dict[str, NoteSummary] = {}
 
     def _all(self) -> dict[str, NoteSummary]:
         if self._rows is None:
@@ -159,6 +187,11 @@ class LazySummaries(Mapping[str, NoteSummary]):
             return self._extra[path]
         # A row that failed to decode reads as an empty summary; its record is re-parsed
         # when loaded, so nothing is lost but this hint.
+        if self._rows is None and self._fetch_some is not None and \
+                len(self._some) < self._POINT_LIMIT:
+            if path not in self._some:
+                self._some[path] = self._fetch_some([path]).get(path) or NoteSummary()
+            return self._some[path]
         return self._all().get(path) or NoteSummary()
 
     def __contains__(self, path: object) -> bool:

@@ -103,8 +103,12 @@ class Resolver:
         self._store = notes if isinstance(notes, NoteStore) else NoteStore.from_notes(notes)
         paths = list(self._store.paths)
         aliases_of = self._store.aliases()
-        self._note_paths = _index(paths)
-        self._note_names = _index(paths, [_key(_strip_md(p.rpartition("/")[2])) for p in paths])
+        # Both maps from one key per path; a note path always ends in `.md` (any case).
+        path_keys = [p.lower() if p.isascii() else _key(p) for p in paths]
+        self._note_paths = _index(paths, path_keys)
+        self._note_names = _index(paths, [k[k.rfind("/") + 1:-3] if k.isascii() else
+                                          _key(_strip_md(p.rpartition("/")[2]))
+                                          for p, k in zip(paths, path_keys, strict=True)])
         # `files` may repeat the notes; a `.md` file is only ever a note.
         attachments = sorted({f for f in files if not f.lower().endswith(".md")})
         self._file_paths = _index(attachments)

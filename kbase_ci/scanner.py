@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from .cache import ParseCache, cache_key
+from .cache import ParseCache, cache_key, key_path
 from .model import ParsedNote
 from .notestore import LazySummaries, NoteStore, NoteSummary, summarize
 from .vault import NoteFile, Vault
@@ -40,35 +42,54 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
     salt = str(vault.config.vault.max_note_bytes)
     max_bytes = vault.config.vault.max_note_bytes
     key_of = {n.path: cache_key(n.sha, n.path, salt) for n in notes}
-    by_path = {n.path: n for n in notes}
     cache = ParseCache(vault.git_dir / "kbase" if use_cache and vault.git_dir else None)
     hit_keys = cache.hits(list(key_of.values()))
     misses = [n for n in notes if key_of[n.path] not in hit_keys]
     contents = vault.read(misses)
     bytes_parsed = sum(len(b) for b in contents.values())
     n_jobs = _jobs(jobs, bytes_parsed)
-    fresh = {p.path: p for p in parse_many([(n.path, contents[n.path]) for n in misses],
-                                           max_bytes, n_jobs)}
-    if fresh:
-        cache.put_many([(key_of[p], note) for p, note in fresh.items()],
-                       list(key_of.values()) if subset is None else ())
+    items = [(n.path, contents[n.path]) for n in misses]
+    live = list(key_of.values()) if subset is None else []
+    if n_jobs > 1 and cache.path is not None and len(items) >= 2 * n_jobs:
+        # Workers store their own rows: summarizing and encoding 10k records is then
+        # spread over the cores instead of running after the parse, on one.
+        fresh, fresh_summaries = _parse_stored(items, [key_of[p] for p, _ in items],
+                                               max_bytes, n_jobs, cache.path.parent)
+        cache.put_many([], live)  # the prune check only
+    else:
+        fresh = {p.path: p for p in parse_many(items, max_bytes, n_jobs)}
+        fresh_summaries = {p: summarize(n) for p, n in fresh.items()}
+        if fresh:
+            cache.put_many([(key_of[p], note) for p, note in fresh.items()], live,
+                           {key_of[p]: s for p, s in fresh_summaries.items()})
     hit_paths = [p for p, k in key_of.items() if k in hit_keys]
-    fresh_summaries = {p: summarize(n) for p, n in fresh.items()}
-    path_of = {k: p for p, k in key_of.items()}
+    path_for = key_path
 
-    def fetch_summaries() -> dict[str, NoteSummary]:
-        rows = cache.summaries([key_of[p] for p in hit_paths])
-        return {path_of[k]: s for k, s in rows.items()}
+    def fetch_summaries(paths: Sequence[str] | None = None) -> dict[str, NoteSummary]:
+        rows = cache.summaries(hit_keys if paths is None else [key_of[p] for p in paths])
+        return {path_for(k): s for k, s in rows.items()}
 
     def all_aliases() -> dict[str, tuple[str, ...]]:
-        got = {path_of[k]: a for k, a in cache.aliases([key_of[p] for p in hit_paths]).items()}
+        got = {path_for(k): a for k, a in cache.aliases(hit_keys).items()}
         got.update({p: s.aliases for p, s in fresh_summaries.items() if s.aliases})
         return got
+
+    def tag_uses(wanted: set[str]) -> dict[str, Counter[str]]:
+        out: dict[str, Counter[str]] = {}
+        for tag, spelling, _key in cache.tag_uses(wanted, hit_keys):
+            out.setdefault(tag, Counter())[spelling] += 1
+        for s in fresh_summaries.values():
+            for name in s.tags:
+                if (low := name.lower()) in wanted:
+                    out.setdefault(low, Counter())[name] += 1
+        return out
 
     def load(paths: Sequence[str]) -> dict[str, ParsedNote]:
         got = cache.get_many([key_of[p] for p in paths])
         out = {p: got[key_of[p]] for p in paths if key_of[p] in got}
-        lost = [by_path[p] for p in paths if p not in out]  # a row vanished or is damaged
+        # A row vanished or is damaged: parse that note again.
+        by_path = {n.path: n for n in notes}
+        lost = [by_path[p] for p in paths if p not in out]
         if lost:
             data = vault.read(lost)
             again = parse_many([(n.path, data[n.path]) for n in lost], max_bytes)
@@ -76,8 +97,9 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
             out.update({n.path: n for n in again})
         return out
 
-    summaries = LazySummaries(hit_paths, fetch_summaries, fresh_summaries)
-    store = NoteStore(list(key_of), summaries, load, fresh, aliases=all_aliases)
+    summaries = LazySummaries(hit_paths, fetch_summaries, fresh_summaries, fetch_summaries)
+    store = NoteStore(list(key_of), summaries, load, fresh, aliases=all_aliases,
+                      tag_uses=tag_uses)
     stats = ScanStats(notes=len(notes), cached=len(hit_keys), parsed=len(misses),
                       bytes_parsed=bytes_parsed, seconds=time.perf_counter() - t0, jobs=n_jobs)
     return store, stats
@@ -113,6 +135,47 @@ def parse_many(items: Sequence[tuple[str, bytes]], max_bytes: int, jobs: int = 1
         for rows in pool.map(_parse_rows, batches, [max_bytes] * len(batches)):
             out.extend(ParsedNote.from_json(r) for r in rows)
     return out
+
+
+def _parse_stored(items: Sequence[tuple[str, bytes]], keys: Sequence[str], max_bytes: int,
+                  jobs: int, folder: Path) -> tuple[dict[str, ParsedNote],
+                                                    dict[str, NoteSummary]]:
+    """parse_many whose workers also write their notes to the parse cache in `folder`
+    (SQLite serializes the writers); returns records and summaries by path."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    order = list(zip(items, keys, strict=True))
+    batches = [order[i::jobs * 4] for i in range(jobs * 4)]
+    notes: dict[str, ParsedNote] = {}
+    summaries: dict[str, NoteSummary] = {}
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for rows in pool.map(_parse_store_rows, batches, [max_bytes] * len(batches),
+                             [str(folder)] * len(batches)):
+            for row, (aliases, tags, targets, kind) in rows:
+                note = ParsedNote.from_json(row)
+                notes[note.path] = note
+                summaries[note.path] = NoteSummary(tuple(aliases), tuple(tags),
+                                                   tuple(targets), kind)
+    # In the order of `items`, as parse_many gives them: the workers interleave.
+    return ({p: notes[p] for p, _ in items if p in notes},
+            {p: summaries[p] for p, _ in items if p in summaries})
+
+
+_SummaryRow = tuple[list[str], list[str], list[str], str]
+
+
+def _parse_store_rows(batch: Sequence[tuple[tuple[str, bytes], str]], max_bytes: int,
+                      folder: str) -> list[tuple[list[Any], _SummaryRow]]:
+    parsed = _parse_batch([item for item, _key in batch], max_bytes)
+    keyed = [(key, n, summarize(n)) for (_item, key), n in zip(batch, parsed, strict=True)]
+    cache = ParseCache(Path(folder))
+    try:
+        cache.put_many([(key, n) for key, n, _s in keyed],
+                       summaries={key: s for key, _n, s in keyed})
+    finally:
+        cache.close()
+    return [(n.to_json(), (list(s.aliases), list(s.tags), list(s.targets), s.type))
+            for _key, n, s in keyed]
 
 
 def _parse_batch(items: Sequence[tuple[str, bytes]], max_bytes: int) -> list[ParsedNote]:

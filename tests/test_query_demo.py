@@ -134,3 +134,13 @@ def test_text_format(demo: Path) -> None:
     proc = run_kbase("backlinks", "Home", "--format", "text", cwd=demo)
     assert proc.returncode == 0
     assert "Getting Started.md:7  Read [[Home]] first." in proc.stdout.splitlines()
+
+
+def test_links_text_says_why_a_link_has_no_path(demo: Path) -> None:
+    proc = run_kbase("links", "Home", "--format", "text", cwd=demo)
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert any(ln.startswith("20: (external) [site](https://example.com/#not-a-tag)")
+               for ln in lines), lines
+    assert any("(not yet written) [[Missing Note]]" in ln for ln in lines), lines
+    assert not any("(not yet written) [site]" in ln for ln in lines)

@@ -16,7 +16,6 @@ from typing import Any
 from ..globs import match
 from ..model import Finding, ParsedNote
 from .context import CheckContext, nearest
-from .valuetypes import describe, type_problem
 
 CODES = {
     "KB301": "frontmatter is not valid YAML",
@@ -85,6 +84,8 @@ def _policy(ctx: CheckContext, note: ParsedNote) -> Iterator[_Problem]:
         value = data.get(key)
         if value is None:
             continue  # absence and emptiness are `required`'s business
+        from .valuetypes import type_problem  # datetime & co: only for typed keys
+
         why = type_problem(value, kind)
         if why is not None:
             yield _Problem("KB311", f"`{key}` {why} (frontmatter.types: {kind})", key)
@@ -119,6 +120,8 @@ def _same(value: Any, allowed: Any) -> bool:
 
 
 def _value(v: Any) -> str:
+    from .valuetypes import describe
+
     return f"`{v}`" if isinstance(v, str) else describe(v)
 
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .. import history
-from ..completeness import Assessor
 from ..model import Finding
 from .context import CheckContext
 
@@ -38,6 +36,10 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
     focus = [n for n in ctx.focus_notes if types.type_of(n) is not None]
     if not focus:
         return
+    # Only typed notes need the completeness rules: a hook on plain notes skips the import.
+    from .. import history
+    from ..completeness import Assessor
+
     staged = vault.mode == "git-index"
     staged_deletions: list[frozenset[str]] = []
 

@@ -98,17 +98,11 @@ class _Policy:
 def _spellings(ctx: CheckContext, wanted: set[str]) -> dict[str, Counter[str]]:
     """lower-cased tag -> spelling -> notes using it, for `wanted` tags spelled several ways.
 
-    Counts every note of the vault from the store's summaries (no record decoding)."""
+    Counts every note of the vault, looking up only the `wanted` tags (an index lookup in
+    the parse cache, no record decoding)."""
     if not wanted:
         return {}
-    by_key: dict[str, Counter[str]] = {}
-    summary = ctx.store.summary
-    for path in ctx.store.paths:
-        for name in summary(path).tags:
-            key = name.lower()
-            if key in wanted:
-                by_key.setdefault(key, Counter())[name] += 1
-    return {k: c for k, c in by_key.items() if len(c) > 1}
+    return {k: c for k, c in ctx.store.tag_spellings(wanted).items() if len(c) > 1}
 
 
 def _case_duplicate(path: str, tag: Tag, spellings: dict[str, Counter[str]]) -> Finding | None:

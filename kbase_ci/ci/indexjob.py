@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import gitio, indexbranch
-from ..errors import UsageError
+from ..errors import KbaseError, UsageError
 from ..index.build import BuildResult, build_index
 from ..publish import PublishResult, publish
 from ..vault import Vault
@@ -28,6 +28,8 @@ class IndexOutcome:
     publish: PublishResult
     seeded_from: str | None
     """The index-branch commit the build started from (None: built from scratch)."""
+    scopes: tuple[str, ...] = ()
+    """One line per scope declared in `.kbase.yml`: built, up to date, or why not."""
 
 
 def seed_from_branch(repo: Path, remote: str, branch: str, out_dir: Path) -> str | None:
@@ -57,8 +59,26 @@ def build_and_publish(root: Path, out_dir: Path, *, branch: str, remote: str = "
 
     def rebuild() -> None:  # after a lost push race: the index of the current commit
         build_index(Vault(root), out_dir, model=model)
+        build_scopes(root, out_dir)
 
     built = build_index(Vault(root), out_dir, model=model)
+    scopes = build_scopes(root, out_dir)
     result = publish(repo, out_dir, branch=branch, remote=remote, push=True,
                      max_retries=max_retries, rebuild=rebuild)
-    return IndexOutcome(built, result, seeded)
+    return IndexOutcome(built, result, seeded, scopes)
+
+
+def build_scopes(root: Path, out_dir: Path) -> tuple[str, ...]:
+    """Build the scopes `.kbase.yml` declares into `out_dir/scopes/` (published with the
+    index); a scope that fails is reported and left out, the index is still published."""
+    from ..scope.build import build_scope
+
+    lines: list[str] = []
+    for name, spec in sorted(Vault(root).config.scopes.named.items()):
+        try:
+            res = build_scope(root, name, spec, index_dir=out_dir)
+        except KbaseError as exc:
+            lines.append(f"scope {name}: not built: {exc}")
+            continue
+        lines.append(f"scope {name}: {res.outcome}, {len(res.selection.paths)} notes")
+    return tuple(lines)

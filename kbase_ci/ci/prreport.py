@@ -25,6 +25,7 @@ from pathlib import Path
 
 from .. import checks, gitio
 from ..change import FileChange, changes_between
+from ..conceptdiff import pr_concepts
 from ..errors import KbaseError
 from ..graphstats import Gap, LinkGraph, Orphan, graph_of
 from ..model import Finding
@@ -131,6 +132,7 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
         if pool is not None:
             pool.shutdown()
     renames = {c.old_path: c.path for c in changes if c.kind == "renamed" and c.old_path}
+    concepts = pr_concepts(head_vault, base_vault, use_cache=use_cache)
     marked = match_findings(base_side.findings, head_side.findings, renames,
                             lambda path: added_lines(root, base, head, path))
     old_orphans = {renames.get(o.path, o.path) for o in base_side.orphans}
@@ -148,10 +150,10 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
         new_gaps=tuple(g for g in head_side.gaps if g.key not in base_gaps),
         closed_gaps=tuple(g.target for g in base_side.gaps if g.key not in head_gaps),
         gaps=len(head_side.gaps), handover=handover,
-        notices=(*notices, "Gaps list unresolved link targets only; undocumented concepts "
-                 "are not reported yet."),
+        notices=notices,
         graph=GraphView(tuple(nodes), tuple(p for p in nodes if p in changed),
                         tuple(edges)),
+        new_concepts=concepts.new, closed_concepts=tuple(c.name for c in concepts.closed),
     )
 
 

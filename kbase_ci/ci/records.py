@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
 
 from ..change import FileChange
+from ..conceptdiff import ConceptChange
 from ..errors import UsageError
 from ..graphstats import Gap, GapSource, Orphan
 from ..model import Finding
@@ -96,6 +97,10 @@ class CiReport:
     notices: tuple[str, ...] = ()
     """What the report could not cover, and why (shown under the table)."""
     graph: GraphView = GraphView()
+    new_concepts: tuple[ConceptChange, ...] = ()
+    """Undocumented concepts that are gaps at the head and were not at the base."""
+    closed_concepts: tuple[str, ...] = ()
+    """Concepts that were gaps at the base and a note of the head now documents."""
 
     def with_status(self, *statuses: FindingStatus) -> list[Finding]:
         return [m.finding for m in self.findings if m.status in statuses]
@@ -131,6 +136,8 @@ class CiReport:
             "notices": list(self.notices),
             "graph": {"nodes": list(self.graph.nodes), "changed": list(self.graph.changed),
                       "edges": [list(e) for e in self.graph.edges]},
+            "concepts": {"new": [c.to_json() for c in self.new_concepts],
+                         "closed": list(self.closed_concepts)},
         }
 
 
@@ -145,6 +152,7 @@ def from_json(data: Any) -> CiReport:
         raise UsageError(f"report.json: not a {FORMAT} version {VERSION} report")
     orphans, gaps, graph = r.obj("orphans"), r.obj("gaps"), r.obj("graph")
     hv = r.opt_obj("handover")
+    concepts = r.opt_obj("concepts")
     return CiReport(
         event=r.text("event"), repository=r.text("repository"), server_url=r.text("server_url"),
         head=r.sha("head"), base=None if r.raw("base") is None else r.sha("base"),
@@ -173,7 +181,14 @@ def from_json(data: Any) -> CiReport:
         notices=tuple(r.strs("notices")),
         graph=GraphView(tuple(graph.paths("nodes")), tuple(graph.paths("changed")),
                         tuple(graph.items("edges", lambda e: (e.path(0), e.path(1))))),
+        new_concepts=() if concepts is None else tuple(concepts.items("new", _concept)),
+        closed_concepts=() if concepts is None else tuple(concepts.strs("closed")),
     )
+
+
+def _concept(c: _Reader) -> ConceptChange:
+    return ConceptChange(c.text("name"), c.text("key"), c.num("notes"), tuple(
+        c.items("places", lambda p: (p.path("path"), p.num("line")))))
 
 
 def _finding(f: _Reader) -> MarkedFinding:

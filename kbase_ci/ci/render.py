@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from ..conceptdiff import ConceptChange
 from ..graphstats import Gap
 from ..model import Finding
 from ..report import github_escape_data, github_escape_property
@@ -173,6 +174,27 @@ def _graph_sections(d: _Doc) -> None:
 
         d.listing(r.new_gaps, gap, "gaps")
         d.add("")
+    _concepts(d)
+
+
+def _concepts(d: _Doc) -> None:
+    r = d.r
+    if r.new_concepts:
+        d.add(f"### New undocumented concepts ({len(r.new_concepts)})", "",
+              "Terms that now recur across notes but no note title, alias or heading "
+              "names (`kbase gaps` lists them all).", "")
+
+        def concept(c: ConceptChange) -> str:
+            where = ", ".join(d.link(p, ln, r.head) for p, ln in c.places[:3])
+            return f"- {md_text(c.name)}: in {c.notes} notes, e.g. {where}"
+
+        d.listing(r.new_concepts, concept, "concepts")
+        d.add("")
+    if r.closed_concepts:
+        d.add("Concepts this PR documents: "
+              + ", ".join(md_text(n) for n in r.closed_concepts[:20])
+              + (f" and {len(r.closed_concepts) - 20} more" if len(r.closed_concepts) > 20
+                 else ""), "")
 
 
 def _handover(d: _Doc) -> None:

@@ -11,6 +11,7 @@ from ..checker import check_vault
 from ..errors import EXIT_FINDINGS, EXIT_OK
 from ..hookscope import may_break_links, touches_notes
 from ..report import summary_line, write_github, write_json, write_text
+from ..vault import find_root
 from . import open_vault, staged_changes_for
 
 
@@ -41,6 +42,8 @@ def split_words(values: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.root is None:  # found once: the change set and the vault both need it
+        args.root = find_root()
     changes = None
     if args.staged:
         # Hook mode: read the staged change set first, so a commit without Markdown

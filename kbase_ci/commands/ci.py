@@ -198,6 +198,8 @@ def _index(args: argparse.Namespace, root: Path) -> dict[str, str]:
                                               out.seeded_from else "") + ")")
     if b.embeddings_reason:
         print(f"kbase ci: note: {log_text(b.embeddings_reason)}")
+    for line in out.scopes:
+        print(f"kbase ci: {log_text(line)}")
     print(describe(p))
     if not p.ok:
         raise _PublishFailed(describe(p))

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from ..errors import EXIT_OK
+from .links import link_label
 from .queryargs import add_common, emit, open_view
 
 
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     answer = explore_answer(view, view.lookup(args.note), concise=args.concise)
 
     def paths(items: list[Any]) -> str:
-        return ", ".join(i if isinstance(i, str) else str(i["path"]) for i in items) or "-"
+        return ", ".join(i if isinstance(i, str) else link_label(i) for i in items) or "-"
 
     emit(args, answer, [f"note: {answer['note']}",
                         f"outlinks: {paths(answer['outlinks'])}",

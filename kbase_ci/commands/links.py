@@ -22,6 +22,17 @@ def run(args: argparse.Namespace) -> int:
 
     view = open_view(args)
     answer = links_answer(view, view.lookup(args.note))
-    emit(args, answer, [f"{lk['line']}: {lk['path'] or '(not yet written) ' + lk['raw']}"
-                        f"  {lk['sentence']}" for lk in answer["links"]])
+    emit(args, answer, [f"{lk['line']}: {link_label(lk)}  {lk['sentence']}"
+                        for lk in answer["links"]])
     return EXIT_OK if answer["links"] else EXIT_FINDINGS
+
+
+_WHY = {"unresolved": "not yet written", "external": "external", "escapes": "outside the vault",
+        "out_of_scope": "outside this scope"}
+
+
+def link_label(link: dict[str, Any]) -> str:
+    """A link's target for people: its path, or why there is none, and the text written."""
+    if link["path"]:
+        return str(link["path"])
+    return f"({_WHY.get(str(link['status']), str(link['status']))}) {link['raw']}"

@@ -19,6 +19,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
                         "else a remote's kbase-index branch)")
     p.add_argument("--format", choices=("json", "text"), default="json",
                    help="output format (default: %(default)s)")
+    p.add_argument("--scope", default=None, metavar="NAME",
+                   help="answer from the scoped index NAME only (`kbase scope build NAME`)")
 
 
 def open_view(args: argparse.Namespace) -> QueryView:
@@ -32,7 +34,10 @@ def open_view(args: argparse.Namespace) -> QueryView:
     if root.is_dir() and gitio.toplevel(root) is not None:
         refresh_stat(root)
     vault = open_vault(args)
-    source = open_source(vault, args.index)
+    scope = getattr(args, "scope", None)
+    # `status` reports a stale scope; every other query refuses it (exit 2).
+    source = open_source(vault, args.index, scope, stale_ok=args.command == "status") \
+        if scope is not None else open_source(vault, args.index)
     if source.notice:
         print(source.notice, file=sys.stderr)
     return QueryView(vault, source)
@@ -48,3 +53,6 @@ def emit(args: argparse.Namespace, answer: dict[str, Any], text_lines: list[str]
     if info.get("stale_notes"):
         print(f"(index from {str(info.get('source_commit'))[:10]}; "
               f"{len(info['stale_notes'])} note(s) changed since, overlaid)")
+    scope = info.get("scope") or {}
+    if scope.get("stale"):
+        print(f"(stale: {scope.get('reason')})")

@@ -1,5 +1,5 @@
 """The vault-wide files of an index: the notes table (with similar notes), the link
-graph, and the manifest.
+graph (both as the files `tables.write_notes`/`write_links` describe), and the manifest.
 
 A full build and `--merge` of slices both end here with the same inputs (parsed notes,
 the shard plan, built shard folders), which is what makes their bytes identical.
@@ -17,6 +17,7 @@ from .. import __version__
 from ..model import ParsedNote
 from ..vault import Vault
 from . import bm25, tokens, vectors
+from .concepts import write_concepts
 from .manifest import (
     FORMAT,
     FORMAT_VERSION,
@@ -27,12 +28,11 @@ from .manifest import (
     sha256_file,
 )
 from .previous import PreviousIndex
-from .reader import LINKS_FILE, NOTES_FILE
 from .shardbuild import read_chunk_notes
 from .shards import ShardSpec
 from .similar import note_vectors, similar_notes
 from .source import Source
-from .tables import link_graph, notes_table
+from .tables import link_graph, link_statuses, notes_table, write_links, write_notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +107,12 @@ def write_manifest(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
 def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequence[ShardSpec],
              shards: dict[str, ShardMeta], head: dict[str, Any], warnings: Sequence[str],
              similar_k: int, previous: PreviousIndex | None = None,
-             rebuilt: Collection[str] = ()) -> tuple[dict[str, Any], dict[str, float], int]:
+             rebuilt: Collection[str] = (), outside: Sequence[ParsedNote] = ()
+             ) -> tuple[dict[str, Any], dict[str, float], int]:
     """Write notes.json, links.json and the manifest into `root`, where the shard folders
     of `plan` already are. With the `previous` index and the notes of the shards built
-    this time (`rebuilt`), similar lists are updated rather than recomputed. Returns the
+    this time (`rebuilt`), similar lists are updated rather than recomputed. `outside`:
+    for a scoped index, the vault's other notes (`tables.link_graph`). Returns the
     manifest, stage seconds, and how many similar lists were computed in full."""
     seconds: dict[str, float] = {}
     counts: dict[str, int] = {}
@@ -129,9 +131,11 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
             first, count = spans.get(p, (i, 0))
             spans[p] = (first, count + 1)
     graph, linked = link_graph(notes, vault.files,
-                               resolve_aliases=vault.config.links.resolve_aliases)
+                               resolve_aliases=vault.config.links.resolve_aliases,
+                               outside=outside)
     link_key = link_inputs(notes, vault.files, vault.config.links.resolve_aliases)
-    (root / LINKS_FILE).write_bytes(dump_table(graph))
+    statuses = link_statuses(graph)
+    write_links(root, graph, len(notes), statuses)
     seconds["links"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -154,9 +158,10 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
                                 old=known and known[1], stats=counts)
     seconds["similar"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    (root / NOTES_FILE).write_bytes(dump_table(notes_table(
-        notes, blobs, domain_of, shard_of, spans, similar, similar_k if dim else 0)))
+    write_notes(root, notes_table(notes, blobs, domain_of, shard_of, spans, similar,
+                                  similar_k if dim else 0), statuses)
     seconds["links"] += time.perf_counter() - t0
+    write_concepts(root, vault, notes, previous)
 
     similar_rows = counts.get("similar_rows", 0)
     n_links = len(graph["rows"])

@@ -18,14 +18,18 @@ from . import tokens
 TITLE_WEIGHT = 3
 HEADING_WEIGHT = 2
 PARAMS: dict[str, Any] = {"method": "lucene", "k1": 1.5, "b": 0.75}
-FILES = ("data.csc.index.npy", "indices.csc.index.npy", "indptr.csc.index.npy",
-         "params.index.json", "vocab.index.json")
+FILES = ("indptr.npy", "docs.npy", "scores.npy", "terms.offsets.npy", "terms.txt")
+"""A term-major (CSC) matrix of precomputed BM25 term scores, the columns in sorted
+term order: column j of `terms.txt` (UTF-8, bytes `terms.offsets.npy[j]:[j+1]`) holds
+chunks `docs[indptr[j]:indptr[j+1]]` with `scores` there. A query finds its terms by
+binary search, so it reads neither a vocabulary dict nor bm25s."""
 
 
 def settings() -> dict[str, Any]:
     return {**PARAMS, "library": "bm25s", "title_weight": TITLE_WEIGHT,
             "heading_weight": HEADING_WEIGHT, "files": list(FILES),
-            "data_dtype": "float16", "indices_dtype": "uint16 below 65536 chunks, else int32"}
+            "scores_dtype": "float16", "docs_dtype": "uint16 below 65536 chunks, else int32",
+            "columns": "sorted by term (UTF-8 bytes)"}
 
 
 def indexed_text(title: str, aliases: Sequence[str], heading_path: Sequence[str],
@@ -38,6 +42,9 @@ def indexed_text(title: str, aliases: Sequence[str], heading_path: Sequence[str]
 def build_bm25(texts: Sequence[str], out: Path) -> int:
     """Index `texts` (doc id = position) into `out`; returns the vocabulary size."""
     import bm25s
+    import numpy as np
+
+    from .rowfile import offsets_dtype, write_npy
 
     tokenizer = tokens.make_tokenizer()
     ids = tokenizer.tokenize(list(texts), update_vocab=True, return_as="ids",
@@ -45,25 +52,70 @@ def build_bm25(texts: Sequence[str], out: Path) -> int:
     vocab = tokenizer.get_vocab_dict()
     model = bm25s.BM25(**PARAMS)
     model.index((ids, vocab), show_progress=False)
-    _shrink(model.scores)
+    scores = model.scores
+    # bm25s numbers terms by first appearance; sorting the columns by term lets a query
+    # find a term by binary search in `terms.txt`.
+    by_term = sorted((t.encode(), i) for t, i in model.vocab_dict.items())
+    order = np.asarray([i for _, i in by_term], dtype=np.int64)
+    indptr = np.asarray(scores["indptr"], dtype=np.int64)
+    lengths = indptr[order + 1] - indptr[order]
+    new_ptr = np.zeros(len(order) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_ptr[1:])
+    take = (np.concatenate([np.arange(indptr[i], indptr[i + 1]) for i in order])
+            if len(order) else np.zeros(0, dtype=np.int64))
+    doc_dtype = np.uint16 if scores["num_docs"] <= np.iinfo(np.uint16).max else np.int32
+    # 4 bytes per posting instead of 8: float16 scores (added into a float32 array at
+    # query time, so sums keep their precision) and uint16 chunk numbers.
     out.mkdir(parents=True, exist_ok=True)
-    model.save(out, show_progress=False)
-    return len(model.vocab_dict)
+    write_npy(out / FILES[0], new_ptr, "<i4" if new_ptr[-1] < 2**31 else "<i8")
+    write_npy(out / FILES[1], np.asarray(scores["indices"])[take], doc_dtype)
+    write_npy(out / FILES[2], np.asarray(scores["data"])[take], "<f2")
+    term_ends = [0]
+    for term, _ in by_term:
+        term_ends.append(term_ends[-1] + len(term))
+    write_npy(out / FILES[3], term_ends, offsets_dtype(term_ends[-1]))
+    (out / FILES[4]).write_bytes(b"".join(t for t, _ in by_term))
+    return len(by_term)
 
 
-def _shrink(scores: dict[str, Any]) -> None:
-    """Store 4 bytes per posting instead of 8: float16 scores (bm25s adds them into a
-    float32 array at query time, so sums keep their precision) and uint16 chunk numbers
-    when the shard has fewer than 65,536 chunks. The index was as large as the vault."""
-    import numpy as np
+class Postings:
+    """One shard's BM25 matrix (state: the reader; its files are read when a query's
+    terms need them, so a shard without any of them costs two small reads)."""
 
-    scores["data"] = scores["data"].astype(np.float16)
-    if scores["num_docs"] <= np.iinfo(np.uint16).max:
-        scores["indices"] = scores["indices"].astype(np.uint16)
+    def __init__(self, reader: Any, base: str, num_docs: int) -> None:
+        self.reader, self.base, self.num_docs = reader, base, num_docs
 
+    def __len__(self) -> int:
+        return len(self.reader.ints(self.base + FILES[3])) - 1
 
-def load_bm25(directory: Path, *, mmap: bool = True) -> Any:
-    """A bm25s.BM25 over a shard's files (memory-mapped by default)."""
-    import bm25s
+    def column(self, term: str) -> int | None:
+        """The column of `term`, or None when no chunk of the shard has it."""
+        ends = self.reader.ints(self.base + FILES[3])
+        terms = self.reader.data(self.base + FILES[4])
+        key = term.encode()
+        lo, hi = 0, len(ends) - 1
+        size = hi
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if terms[ends[mid]:ends[mid + 1]] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < size and terms[ends[lo]:ends[lo + 1]] == key else None
 
-    return bm25s.BM25.load(directory, mmap=mmap, show_progress=False)
+    def get_scores(self, terms: Sequence[str]) -> Any:
+        """float32 score per chunk for the query `terms` (a repeated term counts again,
+        as in bm25s); None when none of them occurs in the shard."""
+        cols = [c for c in (self.column(t) for t in terms) if c is not None]
+        if not cols:
+            return None
+        import numpy as np
+
+        indptr = self.reader.npy(self.base + FILES[0])
+        docs = self.reader.npy(self.base + FILES[1])
+        data = self.reader.npy(self.base + FILES[2])
+        scores = np.zeros(self.num_docs, dtype=np.float32)
+        for c in cols:
+            lo, hi = int(indptr[c]), int(indptr[c + 1])
+            np.add.at(scores, docs[lo:hi], data[lo:hi])
+        return scores

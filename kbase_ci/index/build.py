@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IndexFormatError
 from ..model import ParsedNote
@@ -28,6 +28,9 @@ from .shards import DomainRule, ShardSpec, plan_shards, slice_shards
 from .sizes import note_sizes
 from .source import source_of
 from .workers import Task, parse_notes, run_tasks
+
+if TYPE_CHECKING:
+    from ..scope.inputs import ScopeInputs
 
 Progress = Callable[[str, int, int], None]
 """Called with (stage, done, total) as a build advances."""
@@ -76,17 +79,23 @@ def parse_warnings(notes: Sequence[ParsedNote]) -> list[str]:
 
 def build_index(vault: Vault, out_dir: Path, *, model: Path | None = None,
                 shard: tuple[int, int] | None = None, jobs: int | None = None,
-                progress: Progress | None = None, use_cache: bool = True) -> BuildResult:
+                progress: Progress | None = None, use_cache: bool = True,
+                scope: ScopeInputs | None = None) -> BuildResult:
     """Build the index of `vault` into `out_dir`, or with `shard=(k, n)` slice k of n of
-    it (combine slices with `merge.merge_slices`)."""
+    it (combine slices with `merge.merge_slices`). `scope`: a scoped index
+    (kbase_ci/scope): `vault` holds only the scope's notes, and the model, source, other
+    notes and manifest block come from the main index."""
     t_start = time.perf_counter()
     report = progress or (lambda stage, done, total: None)
     cfg = vault.config
     rule = DomainRule.parse(cfg.index.domain)
-    choice = choose_model(vault.root, cfg.embeddings.model, model)
+    choice = scope.model if scope is not None else choose_model(
+        vault.root, cfg.embeddings.model, model)
     dim = embedder_for(choice.path, cfg.embeddings.dim).dim if choice.path else None
-    head = header(source_of(vault), cfg.digest, cfg.index.domain,
-                  Embeddings(choice.id, dim, choice.reason, choice.sha256))
+    head = header(scope.source if scope is not None else source_of(vault), cfg.digest,
+                  cfg.index.domain, Embeddings(choice.id, dim, choice.reason, choice.sha256))
+    if scope is not None:
+        head["scope"] = scope.manifest
     model_key = f"{choice.sha256}/{dim}" if choice.sha256 else None
     seconds: dict[str, float] = {"parse": 0.0}
 
@@ -144,10 +153,12 @@ def build_index(vault: Vault, out_dir: Path, *, model: Path | None = None,
             manifest, more, similar_rows = assemble(
                 tmp, vault, chosen, plan, metas, head, warnings, cfg.index.similar,
                 PreviousIndex(out_dir, previous) if previous else None,
-                {p for t in tasks for p in t.spec.notes})
+                {p for t in tasks for p in t.spec.notes},
+                scope.outside if scope is not None else ())
             seconds.update(more)
         else:
             manifest = _write_slice(tmp, head, plan, metas, chosen, warnings, shard)
+        _carry_scopes(out_dir, tmp)
         swap.swap_into(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -156,6 +167,14 @@ def build_index(vault: Vault, out_dir: Path, *, model: Path | None = None,
     return BuildResult(out_dir, manifest, tuple(t.spec.id for t in tasks),
                        tuple(s.id for s in reused), seconds, tuple(warnings), why,
                        similar_rows)
+
+
+def _carry_scopes(out_dir: Path, tmp: Path) -> None:
+    """Scoped indexes live in `scopes/` inside the main index folder (each verified by its
+    own manifest, not listed in the main one); a rebuild keeps them (they become stale)."""
+    old = out_dir / "scopes"
+    if old.is_dir() and not (tmp / "scopes").exists():
+        old.rename(tmp / "scopes")
 
 
 def _previous(out_dir: Path) -> tuple[dict[str, Any] | None, str | None]:

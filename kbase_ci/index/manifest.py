@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import IndexFormatError
 
 FORMAT = "kbase-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MANIFEST_NAME = "manifest.json"
 # The keys `kbase publish` and every reader rely on; a manifest without them is refused.
 REQUIRED_KEYS = ("format", "format_version", "kbase_version", "source", "built_at",
@@ -70,8 +70,8 @@ def read_manifest(directory: Path) -> dict[str, Any]:
             f"{FORMAT_VERSION}): upgrade kbase-ci")
     if version < FORMAT_VERSION:
         raise IndexFormatError(
-            f"{path}: index format {version} is older than {FORMAT_VERSION}: rebuild it "
-            "with `kbase index`")
+            f"{path}: index is from an older kbase (format {version}; this one reads "
+            f"{FORMAT_VERSION}): rebuild with `kbase index`")
     missing = [k for k in REQUIRED_KEYS if k not in data]
     if missing:
         raise IndexFormatError(f"{path}: manifest lacks {', '.join(missing)}")

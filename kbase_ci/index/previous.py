@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .manifest import sha256
-from .reader import LINKS_FILE, NOTES_FILE
+from .reader import LINKS_FILE, NOTE_ROWS_FILE, NOTES_FILE
+from .rowfile import all_rows
 from .shardbuild import CHUNKS_FILE, chunk_notes
+from .tables import NOTE_FIELDS
 from .vectors import FILE as VECTORS_FILE
 from .vectors import read_matrix
 
@@ -58,10 +60,14 @@ class PreviousIndex:
 
         if self.manifest.get("embeddings") != embeddings:
             return None
-        notes = self._json(NOTES_FILE)
-        if notes is None or notes.get("similar_k") != k:
+        core = self._json(NOTES_FILE)
+        if core is None or core.get("similar_k") != k:
             return None
-        f = {name: i for i, name in enumerate(notes["fields"])}
+        data = self._read(NOTE_ROWS_FILE)
+        if data is None:
+            return None
+        notes = {"rows": all_rows(data)}
+        f = {name: i for i, name in enumerate(NOTE_FIELDS)}
         prev_paths = [r[f["path"]] for r in notes["rows"]]
         prev_no = {p: i for i, p in enumerate(prev_paths)}
         number = {p: i for i, p in enumerate(paths)}
@@ -103,16 +109,19 @@ class PreviousIndex:
 
     def _linked(self, n: int) -> list[set[int]] | None:
         """Per previous note, the notes it linked to (None: links table unreadable).
-        Read only when link inputs changed: it is 7 MB of JSON for a 10k-note vault."""
-        links = self._json(LINKS_FILE)
-        if links is None:
+        Read only when link inputs changed."""
+        import io
+
+        import numpy as np
+
+        data = self._read(LINKS_FILE)
+        if data is None:
             return None
+        links = np.load(io.BytesIO(data), allow_pickle=False)
         out: list[set[int]] = [set() for _ in range(n)]
-        lf = {name: i for i, name in enumerate(links["fields"])}
-        for link in links["rows"]:
-            target = link[lf["target"]]
-            if isinstance(target, int) and target != link[lf["source"]]:
-                out[link[lf["source"]]].add(target)
+        for src, target in links[:, :2].tolist():
+            if target >= 0 and target != src:
+                out[src].add(target)
         return out
 
     def _note_vectors(self, notes: dict[str, Any], f: dict[str, int], dim: int,

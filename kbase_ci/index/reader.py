@@ -1,48 +1,82 @@
-"""Open a built index: check the format version and every file's sha256 against the
-manifest before trusting a byte of it.
+"""Open a built index: check the format version, then the sha256 of every file against
+the manifest before trusting a byte of it.
 
 An index may come from a branch anyone can push to, so nothing here executes or
-unpickles anything: JSON, `.npy` loaded with `allow_pickle=False` (bm25s's default), and
-usearch files. A file that is missing, extra, or differs from the manifest is refused.
+unpickles anything: JSON, JSON lines and `.npy` arrays of numbers (never objects). A
+file that is missing, extra, or differs from the manifest is refused.
+
+Hashing a whole 10k-note index costs more than answering a query, so opening checks the
+listing (no file missing, none extra) and the hashes of the small core files every query
+reads (`CORE_FILES`); any other file is hashed the first time this reader reads it. Decoded
+tables stay on the reader, so a long-lived process reuses them across queries.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IndexFormatError
-from .manifest import MANIFEST_NAME, read_manifest, sha256_file
-from .shardbuild import CHUNKS_FILE
+from .manifest import MANIFEST_NAME, read_manifest, sha256, sha256_file
+from .rowfile import all_rows, int_view, npy_layout, offsets_name, row_at
+from .shardbuild import CHUNK_ROWS_FILE, CHUNKS_FILE
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 NOTES_FILE = "notes.json"
-LINKS_FILE = "links.json"
+"""Core: note paths, blob ids, and the small vocabularies of the other tables."""
+NAMES_FILE = "names.json"
+NOTE_ROWS_FILE = "notes.jsonl"
+LINK_ROWS_FILE = "links.jsonl"
+LINKS_FILE = "links.npy"
+OUTGOING_FILE = "outgoing.npy"
+BACKLINKS_FILE = "backlinks.npy"
+BACKLINK_IDS_FILE = "backlinks.ids.npy"
+UNRESOLVED_FILE = "unresolved.json"
+CORE_FILES = (NOTES_FILE,)
+SCOPES_DIR = "scopes/"
+"""Scoped indexes inside an index folder (kbase_ci/scope), not listed in its manifest."""
 
 
-def verify_files(root: Path, manifest: dict[str, Any], *, allow_extra: bool = False) -> None:
-    """Raise IndexFormatError unless the files under `root` are exactly the manifest's."""
+def check_listing(root: Path, manifest: dict[str, Any], *, allow_extra: bool = False) -> None:
+    """Raise IndexFormatError unless the files under `root` are the manifest's (names
+    only; `verify_files` also compares contents)."""
     files: dict[str, str] = manifest["files"]
     for rel in sorted(files):
-        path = root / rel
         if ".." in Path(rel).parts or Path(rel).is_absolute():
             raise IndexFormatError(f"{root}: manifest names a file outside the index: {rel}")
-        if not path.is_file():
+        if not (root / rel).is_file():
             raise IndexFormatError(f"{root}: file {rel} is missing: the index is incomplete")
-        if sha256_file(path) != files[rel]:
-            raise IndexFormatError(
-                f"{root}: file {rel} does not match the manifest: the index was modified")
     if allow_extra:
         return
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
+        if rel.startswith(SCOPES_DIR):  # scoped indexes: each checked by its own manifest
+            continue
         if path.is_file() and rel != MANIFEST_NAME and rel not in files:
             raise IndexFormatError(
                 f"{root}: file {rel} is not in the manifest: the index was modified")
 
 
+def _mismatch(root: Path, rel: str) -> IndexFormatError:
+    return IndexFormatError(f"{root}: file {rel} does not match the manifest: the index "
+                            "was modified")
+
+
+def verify_files(root: Path, manifest: dict[str, Any], *, allow_extra: bool = False) -> None:
+    """Raise IndexFormatError unless the files under `root` are exactly the manifest's."""
+    check_listing(root, manifest, allow_extra=allow_extra)
+    for rel, want in sorted(manifest["files"].items()):
+        if sha256_file(root / rel) != want:
+            raise _mismatch(root, rel)
+
+
 class IndexReader:
-    """A verified index directory (state: the manifest and the tables read so far)."""
+    """A verified index directory (state: the manifest, the files hashed so far, and the
+    tables decoded so far)."""
 
     def __init__(self, root: Path, *, verify: bool = True) -> None:
         self.root = Path(root)
@@ -52,52 +86,209 @@ class IndexReader:
             raise IndexFormatError(
                 f"{self.root}: this is slice {sl.get('k')}/{sl.get('n')} of an index, not an "
                 "index: combine the slices with `kbase index --merge`")
-        if verify:
-            verify_files(self.root, self.manifest)
+        self._verify = verify
+        self._checked: set[str] = set()
         self._cache: dict[str, Any] = {}
+        if verify:
+            check_listing(self.root, self.manifest)
+            for rel in CORE_FILES:
+                if rel in self.manifest["files"]:
+                    self.path(rel)
 
-    def _json(self, rel: str) -> Any:
-        if rel not in self._cache:
-            if rel not in self.manifest["files"]:
+    # -- files ---------------------------------------------------------------------------
+    def verify_all(self) -> None:
+        """Hash every file now (a branch is checked whole when it is materialised)."""
+        for rel in sorted(self.manifest["files"]):
+            self.path(rel)
+
+    def has(self, rel: str) -> bool:
+        return rel in self.manifest["files"]
+
+    def path(self, rel: str) -> Path:
+        """`root/rel`, hashed against the manifest the first time it is asked for."""
+        want = self.manifest["files"].get(rel)
+        if want is None:
+            raise IndexFormatError(f"{self.root}: the index has no {rel}")
+        path = self.root / rel
+        if self._verify and rel not in self._checked:
+            if sha256_file(path) != want:
+                raise _mismatch(self.root, rel)
+            self._checked.add(rel)
+        return path
+
+    def data(self, rel: str) -> bytes:
+        """A file's bytes (kept), hashed as read."""
+        key = f"bytes:{rel}"
+        if key not in self._cache:
+            want = self.manifest["files"].get(rel)
+            if want is None:
                 raise IndexFormatError(f"{self.root}: the index has no {rel}")
-            self._cache[rel] = json.loads((self.root / rel).read_bytes())
-        return self._cache[rel]
+            data = (self.root / rel).read_bytes()
+            if self._verify and rel not in self._checked:
+                if sha256(data) != want:
+                    raise _mismatch(self.root, rel)
+                self._checked.add(rel)
+            self._cache[key] = data
+        blob: bytes = self._cache[key]
+        return blob
 
+    def json(self, rel: str) -> Any:
+        key = f"json:{rel}"
+        if key not in self._cache:
+            self._cache[key] = json.loads(self.data(rel))
+        return self._cache[key]
+
+    def npy(self, rel: str) -> npt.NDArray[Any]:
+        """A `.npy` array of numbers, memory-mapped (read-only), never unpickled."""
+        key = f"npy:{rel}"
+        if key not in self._cache:
+            import mmap
+
+            import numpy as np
+
+            path = self.path(rel)
+            with path.open("rb") as fh:
+                layout = npy_layout(fh.read(256))
+                if layout is None:
+                    raise IndexFormatError(f"{self.root}: {rel} is not an array of numbers "
+                                           "as kbase writes them")
+                descr, shape, start = layout
+                count = 1
+                for n in shape:
+                    count *= n
+                buf: Any = (mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+                            if count else b"")
+            try:
+                arr = np.frombuffer(buf, dtype=np.dtype(descr), count=count,
+                                    offset=start if count else 0).reshape(shape)
+            except ValueError as exc:
+                raise IndexFormatError(f"{self.root}: {rel}: {exc}") from None
+            self._cache[key] = arr
+        out: npt.NDArray[Any] = self._cache[key]
+        return out
+
+    def ints(self, rel: str) -> Sequence[int]:
+        """A one-dimensional integer `.npy` (offsets, pointers, ids) as a sequence;
+        without numpy when the file allows (see `rowfile.int_view`)."""
+        key = f"ints:{rel}"
+        if key not in self._cache:
+            got = int_view(self.data(rel))
+            self._cache[key] = got if got is not None else self.npy(rel)
+        out: Sequence[int] = self._cache[key]
+        return out
+
+    def row(self, rel: str, i: int) -> Any:
+        """Row `i` of the row file `rel` (a `.jsonl` with its offsets)."""
+        return row_at(self.data(rel), self.ints(offsets_name(rel)), i)
+
+    def rows(self, rel: str) -> list[Any]:
+        key = f"rows:{rel}"
+        if key not in self._cache:
+            self._cache[key] = all_rows(self.data(rel))
+        out: list[Any] = self._cache[key]
+        return out
+
+    # -- tables --------------------------------------------------------------------------
     @property
     def shards(self) -> list[str]:
         return sorted(self.manifest.get("shards", {}))
 
+    def core(self) -> dict[str, Any]:
+        """`notes.json`: paths, blobs (row order = note number), statuses, similar_k."""
+        out: dict[str, Any] = self.json(NOTES_FILE)
+        return out
+
+    def note_numbers(self) -> dict[str, int]:
+        """path -> note number (row)."""
+        if "numbers" not in self._cache:
+            self._cache["numbers"] = {p: i for i, p in enumerate(self.core()["paths"])}
+        out: dict[str, int] = self._cache["numbers"]
+        return out
+
+    def names(self) -> dict[str, list[int]]:
+        """casefolded title or alias -> note numbers."""
+        out: dict[str, list[int]] = self.json(NAMES_FILE)
+        return out
+
+    def note_row(self, number: int) -> list[Any]:
+        key = f"rows:{NOTE_ROWS_FILE}"
+        if key in self._cache:
+            return list(self._cache[key][number])
+        return list(self.row(NOTE_ROWS_FILE, number))
+
+    def link_row(self, number: int) -> list[Any]:
+        key = f"rows:{LINK_ROWS_FILE}"
+        if key in self._cache:
+            return list(self._cache[key][number])
+        return list(self.row(LINK_ROWS_FILE, number))
+
     def notes(self) -> dict[str, Any]:
-        return dict(self._json(NOTES_FILE))
+        """The whole notes table as {fields, rows, similar_k} (decodes every row)."""
+        from .tables import NOTE_FIELDS
+
+        return {"fields": list(NOTE_FIELDS), "rows": self.rows(NOTE_ROWS_FILE),
+                "similar_k": self.core()["similar_k"]}
 
     def links(self) -> dict[str, Any]:
-        return dict(self._json(LINKS_FILE))
+        """The whole link table as {fields, rows, outgoing, backlinks, unresolved}."""
+        from .tables import LINK_FIELDS
+
+        out = self.ints(OUTGOING_FILE)
+        ptr, ids = self.ints(BACKLINKS_FILE), self.ints(BACKLINK_IDS_FILE)
+        return {"fields": list(LINK_FIELDS), "rows": self.rows(LINK_ROWS_FILE),
+                "outgoing": [[int(out[i]), int(out[i + 1] - out[i])]
+                             for i in range(len(out) - 1)],
+                "backlinks": [[int(x) for x in ids[ptr[i]:ptr[i + 1]]]
+                              for i in range(len(ptr) - 1)],
+                "unresolved": self.json(UNRESOLVED_FILE)}
 
     def chunks(self, shard: str) -> dict[str, Any]:
-        return dict(self._json(f"shards/{shard}/{CHUNKS_FILE}"))
+        """A shard's chunk table as {fields, rows} (decodes every row)."""
+        from .shardbuild import CHUNK_FIELDS
+
+        notes = self.chunk_notes(shard)
+        rows = self.rows(f"shards/{shard}/{CHUNK_ROWS_FILE}")
+        return {"fields": list(CHUNK_FIELDS),
+                "rows": [[n, *r] for n, r in zip(notes, rows, strict=True)]}
 
     def chunk_notes(self, shard: str) -> list[str]:
         """Note path of each chunk of `shard`, by chunk number."""
         from .shardbuild import chunk_notes
 
-        return chunk_notes(self.chunks(shard))
+        key = f"chunk_notes:{shard}"
+        if key not in self._cache:
+            self._cache[key] = chunk_notes(self.json(f"shards/{shard}/{CHUNKS_FILE}"))
+        out: list[str] = self._cache[key]
+        return out
+
+    def chunk_row(self, shard: str, chunk: int) -> tuple[list[str], int, int]:
+        """(heading path, start line, end line) of one chunk."""
+        heads, lo, hi = self.row(f"shards/{shard}/{CHUNK_ROWS_FILE}", chunk)
+        return list(heads), int(lo), int(hi)
 
     def bm25(self, shard: str) -> Any:
-        """bm25s.BM25 for the shard, memory-mapped; None for a shard without chunks."""
-        from .bm25 import load_bm25
+        """The shard's `bm25.Postings`; None for a shard without chunks."""
+        from .bm25 import FILES, Postings
 
-        if f"shards/{shard}/bm25/params.index.json" not in self.manifest["files"]:
-            return None
-        return load_bm25(self.root / "shards" / shard / "bm25")
+        key = f"bm25:{shard}"
+        if key not in self._cache:
+            base = f"shards/{shard}/bm25/"
+            if not self.has(base + FILES[0]):
+                return None
+            self._cache[key] = Postings(self, base, int(self.manifest["shards"][shard]["chunks"]))
+        return self._cache[key]
 
     def vectors(self, shard: str) -> Any:
-        """usearch Index opened with view=True; None when the index has no vectors."""
-        from .vectors import FILE, load_vectors
+        """The shard's `vectors.Vectors` (memory-mapped); None when it has none."""
+        from .vectors import FILE, Vectors
 
         rel = f"shards/{shard}/{FILE}"
-        if rel not in self.manifest["files"]:
+        if not self.has(rel):
             return None
-        return load_vectors(self.root / rel)
+        key = f"vectors:{rel}"
+        if key not in self._cache:
+            self._cache[key] = Vectors(self.npy(rel))
+        return self._cache[key]
 
 
 def open_index(root: Path, *, verify: bool = True) -> IndexReader:

@@ -1,4 +1,5 @@
-"""Build one shard directory: `chunks.json`, `bm25/` and `vectors.usearch`.
+"""Build one shard directory: `chunks.json` (the note of each chunk), `chunks.jsonl`
+(each chunk's heading path and lines, read by row), `bm25/` and `vectors.npy`.
 
 A shard depends only on its own notes, the tokenizer and the model, so shards are built
 independently (in worker processes when there are several) and a shard whose inputs
@@ -22,6 +23,7 @@ from .encoder import Embedder
 from .manifest import FORMAT_VERSION, dump_table
 
 CHUNKS_FILE = "chunks.json"
+CHUNK_ROWS_FILE = "chunks.jsonl"
 CHUNK_FIELDS = ("note", "heading_path", "start_line", "end_line")
 # Notes the parser could not read as text at all (a binary file named .md): no chunks.
 _UNREADABLE = "KB002"
@@ -81,8 +83,7 @@ def build_shard(job: ShardJob) -> ShardResult:
             continue
         all_chunks.extend(chunks.chunk_note(note, job.contents[note.path]))
     job.out.mkdir(parents=True, exist_ok=True)
-    (job.out / CHUNKS_FILE).write_bytes(dump_table(
-        {"fields": list(CHUNK_FIELDS), "rows": [c.row() for c in all_chunks]}))
+    write_chunks(job.out, all_chunks)
     seconds["chunk"] = time.perf_counter() - t0
     if not all_chunks:
         return ShardResult(job.id, 0, 0, seconds)
@@ -109,6 +110,20 @@ def embed_text(title: str, chunk: chunks.Chunk) -> str:
     return "\n".join([" / ".join([title, *chunk.heading_path]), chunk.text])
 
 
+def write_chunks(out: Path, all_chunks: Sequence[chunks.Chunk]) -> None:
+    """`chunks.json` = {"notes": the shard's notes with chunks, in first-chunk order,
+    "note": per chunk its position in `notes`}; rows of `chunks.jsonl` = [heading path,
+    start line, end line] by chunk number."""
+    from .rowfile import write_rows
+
+    names: dict[str, int] = {}
+    for c in all_chunks:
+        names.setdefault(c.note, len(names))
+    (out / CHUNKS_FILE).write_bytes(dump_table(
+        {"notes": list(names), "note": [names[c.note] for c in all_chunks]}))
+    write_rows(out / CHUNK_ROWS_FILE, [c.row()[1:] for c in all_chunks])
+
+
 def read_chunk_notes(shard_dir: Path) -> list[str]:
     """The note path of every chunk of a built shard, by chunk number."""
     return chunk_notes(json.loads((shard_dir / CHUNKS_FILE).read_bytes()))
@@ -116,5 +131,5 @@ def read_chunk_notes(shard_dir: Path) -> list[str]:
 
 def chunk_notes(table: dict[str, Any]) -> list[str]:
     """Note path per chunk of a `chunks.json` table, by chunk number."""
-    col = table["fields"].index("note")
-    return [row[col] for row in table["rows"]]
+    names: list[str] = table["notes"]
+    return [names[i] for i in table["note"]]

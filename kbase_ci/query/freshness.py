@@ -13,12 +13,13 @@ that pointed at a removed note, and those whose text names an added note. Their 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from .. import gitio
+from ..index.reader import LINK_ROWS_FILE, LINKS_FILE, IndexReader
+from ..index.tables import LINK_FIELDS, NOTE_FIELDS
 from ..model import ParsedNote
 from ..scanner import scan
 from ..vault import Vault
@@ -57,53 +58,82 @@ def _key(text: str) -> str:
     return text.strip().casefold()
 
 
-def assess(vault: Vault, notes: dict[str, Any],
-           links: Callable[[], dict[str, Any]]) -> Freshness:
-    """Compare the index's notes table with the vault's work tree; `links` reads the
-    links table, which is large and needed only when note names changed."""
-    fields = notes["fields"]
-    ip, ib, ia, ititle = (fields.index("path"), fields.index("blob"),
-                          fields.index("aliases"), fields.index("title"))
-    indexed = {row[ip]: row[ib] for row in notes["rows"]}
+class Member(Protocol):
+    """A scoped index's membership test (kbase_ci/scope/store.py): work-tree notes
+    outside the scope must stay invisible, added or changed."""
+
+    def known_outside(self, path: str, sha: str) -> bool:
+        """This exact note was outside the scope when it was built (no parse needed)."""
+        ...
+
+    def __call__(self, note: ParsedNote) -> bool:
+        """Does this fresh parse belong to the scope?"""
+        ...
+
+
+def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> Freshness:
+    """Compare the index's notes (paths and blob ids) with the vault's work tree; the
+    link table is read only when note names changed."""
+    core = reader.core()
+    paths: list[str] = core["paths"]
+    number = reader.note_numbers()
+    blobs: list[str] = core["blobs"]
     current = {n.path: n.sha for n in vault.notes}
-    changed = sorted(p for p, sha in current.items() if p in indexed and indexed[p] != sha)
-    added = sorted(p for p in current if p not in indexed)
-    deleted = sorted(p for p in indexed if p not in current)
-    by_path = {n.path: n for n in vault.notes}
+    if member is not None:
+        current = {p: s for p, s in current.items()
+                   if p in number or not member.known_outside(p, s)}
+    changed = sorted(p for p, sha in current.items()
+                     if p in number and blobs[number[p]] != sha)
+    added = sorted(p for p in current if p not in number)
+    deleted = sorted(p for p in paths if p not in current) \
+        if len(current) - len(added) != len(paths) else []
+    by_path = {n.path: n for n in vault.notes} if changed or added else {}
     parsed_list, _ = scan(vault, [by_path[p] for p in [*changed, *added]]) \
         if changed or added else ([], None)
     parsed = {n.path: n for n in parsed_list}
+    if member is not None:  # out of the scope now: a changed note leaves it, an added one
+        gone = {p for p in [*changed, *added] if not member(parsed[p])}
+        changed = [p for p in changed if p not in gone]
+        added = [p for p in added if p not in gone]
+        deleted = sorted({*deleted, *(p for p in gone if p in number)})
+        for p in gone:
+            del parsed[p]
 
-    old_names = {row[ip]: {_key(row[ititle]), *(_key(a) for a in row[ia])}
-                 for row in notes["rows"] if row[ip] in changed}
+    ititle, ialiases = NOTE_FIELDS.index("title"), NOTE_FIELDS.index("aliases")
+    old_names = {}
+    for p in changed:
+        row = reader.note_row(number[p])
+        old_names[p] = {_key(row[ititle]), *(_key(a) for a in row[ialiases])}
     names_moved = bool(added or deleted) or any(
         old_names[p] != {_key(parsed[p].title), *(_key(a) for a in parsed[p].aliases)}
         for p in changed)
     relinked: list[str] = []
     if names_moved:
-        relinked = _relinked(notes, links(), set(changed) | set(added), set(deleted), parsed)
+        relinked = _relinked(reader, set(changed) | set(added), set(deleted), parsed)
+        by_path = by_path or {n.path: n for n in vault.notes}
         more, _ = scan(vault, [by_path[p] for p in relinked])
         parsed.update({n.path: n for n in more})
     return Freshness(tuple(changed), tuple(added), tuple(deleted), tuple(relinked), parsed)
 
 
-def _relinked(notes: dict[str, Any], links: dict[str, Any], fresh: set[str],
-              deleted: set[str], parsed: dict[str, ParsedNote]) -> list[str]:
-    paths = [row[notes["fields"].index("path")] for row in notes["rows"]]
-    lf = links["fields"]
-    isrc, itgt, iraw, istatus = (lf.index("source"), lf.index("target"), lf.index("raw"),
-                                 lf.index("status"))
+def _relinked(reader: IndexReader, fresh: set[str], deleted: set[str],
+              parsed: dict[str, ParsedNote]) -> list[str]:
+    paths: list[str] = reader.core()["paths"]
+    statuses: list[str] = reader.core()["link_statuses"]
+    unresolved = statuses.index("unresolved") if "unresolved" in statuses else -1
+    numbers = reader.npy(LINKS_FILE).tolist()
+    raws = reader.rows(LINK_ROWS_FILE)
+    iraw = LINK_FIELDS.index("raw")
     gone_numbers = {i for i, p in enumerate(paths) if p in deleted or p in fresh}
     new_names = {_key(n.title) for n in parsed.values()}
     new_names |= {_key(a) for n in parsed.values() for a in n.aliases}
     new_names |= {_key(p.rsplit("/", 1)[-1].removesuffix(".md")) for p in deleted}
     out: set[str] = set()
-    for row in links["rows"]:
-        src = paths[row[isrc]]
+    for (source, target, status), row in zip(numbers, raws, strict=True):
+        src = paths[source]
         if src in deleted or src in fresh or src in out:
             continue
-        target = row[itgt]
-        if row[istatus] == "unresolved" or (isinstance(target, int) and target in gone_numbers):
+        if status == unresolved or target in gone_numbers:
             out.add(src)
             continue
         raw = row[iraw].casefold()

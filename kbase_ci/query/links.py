@@ -30,11 +30,12 @@ def _trim(text: str) -> str:
 
 def link_records(view: QueryView, links: list[LinkInfo], *, side: str) -> list[dict[str, Any]]:
     """JSON-ready links. `side` is "target" (outgoing) or "source" (backlinks)."""
+    texts = view.texts(lk.source for lk in links)
     lines: dict[str, list[str]] = {}
     out: list[dict[str, Any]] = []
     for lk in links:
         if lk.source not in lines:
-            lines[lk.source] = split_lines(view.text(lk.source))
+            lines[lk.source] = split_lines(texts[lk.source])
         text = lines[lk.source]
         line_text = text[lk.line - 1] if 0 < lk.line <= len(text) else ""
         rec: dict[str, Any] = {

@@ -26,13 +26,39 @@ POOL = 200
 MODES = ("hybrid", "bm25", "semantic")
 
 
-@dataclass
 class _Hit:
-    path: str
-    heading_path: tuple[str, ...]
-    start_line: int
-    end_line: int
-    score: float
+    """A chunk hit. Chunks of the index carry (reader, shard, chunk) and read their
+    heading path and lines only when asked: most hits never reach the answer."""
+
+    __slots__ = ("_loc", "_where", "path", "score")
+
+    def __init__(self, path: str, heading_path: tuple[str, ...], start_line: int,
+                 end_line: int, score: float, where: tuple[Any, str, int] | None = None
+                 ) -> None:
+        self.path = path
+        self.score = score
+        self._loc = None if where else (heading_path, start_line, end_line)
+        self._where = where
+
+    def _located(self) -> tuple[tuple[str, ...], int, int]:
+        if self._loc is None:
+            assert self._where is not None
+            reader, shard, chunk = self._where
+            heads, lo, hi = reader.chunk_row(shard, chunk)
+            self._loc = (tuple(heads), lo, hi)
+        return self._loc
+
+    @property
+    def heading_path(self) -> tuple[str, ...]:
+        return self._located()[0]
+
+    @property
+    def start_line(self) -> int:
+        return self._located()[1]
+
+    @property
+    def end_line(self) -> int:
+        return self._located()[2]
 
 
 @dataclass
@@ -58,20 +84,6 @@ def _top(scores: Any, n: int) -> list[int]:
     if len(nz) > n:
         nz = nz[np.argpartition(-scores[nz], n)[:n]]
     return [int(i) for i in nz[np.argsort(-scores[nz], kind="stable")]]
-
-
-def _chunk_rows(view: QueryView, shard: str) -> list[tuple[str, list[str], int, int]]:
-    """(note path, heading path, start, end) per chunk number. `note` is an index into
-    the table's `notes` list (older builds wrote the path itself)."""
-    table = view.source.reader.chunks(shard)
-    f = {name: i for i, name in enumerate(table["fields"])}
-    names: list[str] | None = table.get("notes")
-    out = []
-    for row in table["rows"]:
-        note = row[f["note"]]
-        path = names[note] if names is not None and isinstance(note, int) else note
-        out.append((path, row[f["heading_path"]], row[f["start_line"]], row[f["end_line"]]))
-    return out
 
 
 class Searcher:
@@ -102,17 +114,14 @@ class Searcher:
         reader = self.view.source.reader
         for shard in reader.shards:
             model = reader.bm25(shard)
-            if model is None:
+            scores = model.get_scores(terms) if model is not None else None
+            if scores is None:
                 continue
-            ids = [model.vocab_dict[t] for t in terms if t in model.vocab_dict]
-            if not ids:
-                continue
-            rows = _chunk_rows(self.view, shard)
-            scores = model.get_scores(ids)
+            notes = reader.chunk_notes(shard)
             for i in _top(scores, POOL):
-                note, heads, lo, hi = rows[i]
+                note = notes[i]
                 if note not in self.skip:
-                    hits.append(_Hit(note, tuple(heads), lo, hi, float(scores[i])))
+                    hits.append(_Hit(note, (), 0, 0, float(scores[i]), (reader, shard, i)))
         hits.extend(self._bm25_fresh(terms))
         return _rollup(hits)
 
@@ -120,11 +129,11 @@ class Searcher:
         """The changed notes' chunks, in a small in-memory BM25 index with the same
         tokenizer and parameters. Its IDF comes from few documents, so its scores are only
         roughly comparable with the shards'; the notes still rank and never go missing."""
-        import bm25s
-
         chunks = self.fresh_chunks()
         if not chunks:
             return []
+        import bm25s
+
         notes = self.view.notes
         texts = [bm25mod.indexed_text(notes[c.note].title, notes[c.note].aliases,
                                       c.heading_path, c.text) for c in chunks]
@@ -169,12 +178,12 @@ class Searcher:
             index = reader.vectors(shard)
             if index is None or len(index) == 0:
                 continue
-            rows = _chunk_rows(self.view, shard)
+            owners = reader.chunk_notes(shard)
             found = index.search(q, min(POOL, len(index)))
-            for key, dist in zip(found.keys, found.distances, strict=True):
-                note, heads, lo, hi = rows[int(key)]
+            for key, dist in zip(found.keys.tolist(), found.distances.tolist(), strict=True):
+                note = owners[key]
                 if note not in self.skip:
-                    hits.append(_Hit(note, tuple(heads), lo, hi, 1.0 - float(dist)))
+                    hits.append(_Hit(note, (), 0, 0, 1.0 - float(dist), (reader, shard, key)))
         chunks = self.fresh_chunks()
         if chunks:
             from ..index.shardbuild import embed_text
@@ -264,7 +273,9 @@ def _matches(view: QueryView, path: str, tags: list[str], domain: str | None) ->
 def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: int = 5,
                   tags: list[str] | None = None, domain: str | None = None,
                   snippets: bool = False, concise: bool = False, explain: bool = False,
-                  model: Path | None = None) -> dict[str, Any]:
+                  model: Path | None = None, embedder: Any = None) -> dict[str, Any]:
+    """`embedder`: an already loaded model of this index (a long-lived server keeps one);
+    None loads the index's model, when it is here."""
     if mode not in MODES:
         raise UsageError(f"--mode must be one of {', '.join(MODES)}")
     searcher = Searcher(view, model)
@@ -273,7 +284,7 @@ def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: i
     if mode in ("hybrid", "bm25"):
         lists["bm25"] = searcher.bm25(query)
     if mode in ("hybrid", "semantic"):
-        embedder = searcher.embedder()
+        embedder = embedder if embedder is not None else searcher.embedder()
         if embedder is None:
             if mode == "semantic":
                 raise UsageError("semantic search needs the index's embedding model, which "

@@ -3,7 +3,7 @@ branch, a remote-tracking copy of it, or (none of these) a build in a temp folde
 
 A branch is read with one `git cat-file --batch` and materialised once into
 `<git dir>/kbase/index/<tree id>/`: content-addressed, so a second query reuses it and
-usearch can memory-map the files. The folder is written beside its final name and renamed
+numpy can memory-map the files. The folder is written beside its final name and renamed
 into place, so a killed query never leaves a half-written index that looks complete.
 It is verified against its manifest before the rename; a branch whose blobs differ from
 their manifest is refused.
@@ -22,6 +22,7 @@ from .. import gitio
 from ..errors import IndexFormatError
 from ..index.reader import IndexReader, open_index
 from ..vault import Vault
+from .freshness import Member
 
 BRANCH = "kbase-index"
 
@@ -38,6 +39,10 @@ class IndexSource:
     notice: str | None = None
     """A one-line message for stderr (why the committed index was not used)."""
     _keep: Any = field(default=None, repr=False)
+    scope: dict[str, Any] | None = None
+    """A scoped index (`--scope`): {name, stale, reason}, carried in every answer."""
+    member: Member | None = None
+    """A scoped index: which work-tree notes the freshness overlay may show."""
 
 
 def _ref_candidates(repo: Path) -> list[str]:
@@ -81,7 +86,7 @@ def materialise(repo: Path, ref: str) -> Path:
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(blobs[sha])
         try:
-            open_index(tmp)
+            open_index(tmp).verify_all()  # once: later queries skip the hashing
         except IndexFormatError as exc:
             raise IndexFormatError(
                 f"index branch {ref} is not a valid index: {_strip(str(exc), tmp)}") from None
@@ -99,9 +104,15 @@ def _strip(message: str, folder: Path) -> str:
     return message.replace(f"{folder}: ", "")
 
 
-def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
+def open_source(vault: Vault, index_dir: Path | None = None, scope: str | None = None, *,
+                stale_ok: bool = False) -> IndexSource:
     """The index to answer from; an explicit `--index` that fails to open is an error,
-    every other failure falls back to the next place and finally to a build."""
+    every other failure falls back to the next place and finally to a build. `scope`:
+    that scoped index of the same index (kbase_ci/scope/store.py), never a fallback."""
+    if scope is not None:
+        from ..scope.store import open_scope_source
+
+        return open_scope_source(vault, index_dir, scope, stale_ok=stale_ok)
     if index_dir is not None:
         return IndexSource(open_index(index_dir), "dir", str(index_dir))
     problems: list[str] = []

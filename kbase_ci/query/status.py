@@ -22,4 +22,17 @@ def status_answer(view: QueryView) -> dict[str, Any]:
         "freshness": {"changed": list(fresh.changed), "added": list(fresh.added),
                       "deleted": list(fresh.deleted), "relinked": list(fresh.relinked)},
         "index": view.index_info(),
+        "scopes": _scopes(view),
     }
+
+
+def _scopes(view: QueryView) -> list[dict[str, Any]]:
+    """The scoped indexes built inside this index (kbase_ci/scope), stale or not; for a
+    scoped view, just its own state."""
+    from ..scope.store import states
+
+    if view.source.scope is not None:
+        return [view.source.scope]
+    if view.source.origin == "memory":
+        return []
+    return states(view.source.reader.root)

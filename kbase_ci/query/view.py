@@ -3,13 +3,22 @@ backlinks that are right for the work tree now, not for the index's commit."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from ..errors import UsageError
+from ..index.reader import (
+    BACKLINK_IDS_FILE,
+    BACKLINKS_FILE,
+    LINKS_FILE,
+    NOTE_ROWS_FILE,
+    OUTGOING_FILE,
+    IndexReader,
+)
 from ..index.shards import DomainRule
+from ..index.tables import LINK_FIELDS, NOTE_FIELDS
 from ..model import BlockId, Heading, ParsedNote
 from ..outline import note_text
 from ..resolver import Resolver
@@ -46,32 +55,37 @@ class LinkInfo:
     anchor_found: bool | None
 
 
-class NoteTable(Mapping[str, NoteInfo]):
-    """The current notes: index rows (turned into records only when asked for) minus the
-    deleted and changed ones, plus fresh parses of the changed and added ones."""
+_NF = {name: i for i, name in enumerate(NOTE_FIELDS)}
+_LF = {name: i for i, name in enumerate(LINK_FIELDS)}
 
-    def __init__(self, table: dict[str, Any], paths: list[str], fresh: dict[str, NoteInfo],
-                 deleted: set[str]) -> None:
-        self._fields = {name: i for i, name in enumerate(table["fields"])}
-        self._rows = table["rows"]
+
+class NoteTable(Mapping[str, NoteInfo]):
+    """The current notes: index rows (read and turned into records only when asked for)
+    minus the deleted and changed ones, plus fresh parses of the changed and added ones."""
+
+    def __init__(self, reader: IndexReader, paths: list[str], number: dict[str, int],
+                 fresh: dict[str, NoteInfo], deleted: set[str]) -> None:
+        self._reader = reader
         self._paths = paths
-        self._number = {p: i for i, p in enumerate(paths)}
+        self._number = number
         self._fresh = fresh
         self._deleted = deleted
-        self._order = sorted({*(p for p in paths if p not in deleted), *fresh})
+        # Index rows are in path order already; only an overlay needs a new sort.
+        self._order = (sorted({*(p for p in paths if p not in deleted), *fresh})
+                       if fresh or deleted else paths)
 
     def __getitem__(self, path: str) -> NoteInfo:
         if path in self._fresh:
             return self._fresh[path]
         if path in self._deleted or path not in self._number:
             raise KeyError(path)
-        f, row = self._fields, self._rows[self._number[path]]
-        similar = tuple((self._paths[n], float(s)) for n, s in row[f["similar"]]
+        row = self._reader.note_row(self._number[path])
+        similar = tuple((self._paths[n], float(s)) for n, s in row[_NF["similar"]]
                         if self._paths[n] not in self._deleted)
-        return NoteInfo(path, row[f["title"]], tuple(row[f["aliases"]]), tuple(row[f["tags"]]),
-                        row[f["domain"]], row[f["size"]],
-                        tuple((h[0], h[1], h[2]) for h in row[f["headings"]]),
-                        tuple((b[0], b[1]) for b in row[f["block_ids"]]), similar, False)
+        return NoteInfo(path, row[_NF["title"]], tuple(row[_NF["aliases"]]),
+                        tuple(row[_NF["tags"]]), row[_NF["domain"]], row[_NF["size"]],
+                        tuple((h[0], h[1], h[2]) for h in row[_NF["headings"]]),
+                        tuple((b[0], b[1]) for b in row[_NF["block_ids"]]), similar, False)
 
     def __contains__(self, path: object) -> bool:
         return path in self._fresh or (path in self._number and path not in self._deleted)
@@ -82,34 +96,50 @@ class NoteTable(Mapping[str, NoteInfo]):
     def __len__(self) -> int:
         return len(self._order)
 
+    def values(self) -> ValuesView[NoteInfo]:
+        self._reader.rows(NOTE_ROWS_FILE)  # one decode for all, not one per row
+        return super().values()
+
+    def items(self) -> ItemsView[str, NoteInfo]:
+        self._reader.rows(NOTE_ROWS_FILE)
+        return super().items()
+
+    def named(self, name: str) -> list[str]:
+        """Paths whose title or an alias casefolds to `name` (already casefolded)."""
+        out = [p for p in (self._paths[i] for i in self._reader.names().get(name, ()))
+               if p not in self._deleted and p not in self._fresh]
+        out += [info.path for info in self._fresh.values()
+                if name in {n.casefold() for n in (info.title, *info.aliases)}]
+        return out
+
     @cached_property
     def by_name(self) -> dict[str, list[str]]:
         """casefolded title or alias -> paths, without building a record per note."""
         out: dict[str, list[str]] = {}
-        it, ia = self._fields["title"], self._fields["aliases"]
-        for path, row in zip(self._paths, self._rows, strict=True):
-            if path in self._deleted or path in self._fresh:
-                continue
-            for name in (row[it], *row[ia]):
-                out.setdefault(name.casefold(), []).append(path)
+        for name, numbers in self._reader.names().items():
+            for i in numbers:
+                path = self._paths[i]
+                if path not in self._deleted and path not in self._fresh:
+                    out.setdefault(name, []).append(path)
         for info in self._fresh.values():
-            for name in (info.title, *info.aliases):
-                out.setdefault(name.casefold(), []).append(info.path)
+            for name in dict.fromkeys(n.casefold() for n in (info.title, *info.aliases)):
+                out.setdefault(name, []).append(info.path)
         return out
 
 
 class QueryView:
-    """One query's view (state: the index tables and the overlay, computed lazily)."""
+    """One query's view (state: the overlay and records, computed lazily; the decoded
+    index tables stay on the source's reader, so a new view per call is cheap)."""
 
     def __init__(self, vault: Vault, source: IndexSource) -> None:
         self.vault = vault
         self.source = source
-        self.manifest: dict[str, Any] = source.reader.manifest
-        self._notes_table = source.reader.notes()
-        self.fresh: Freshness = assess(vault, self._notes_table, source.reader.links)
-        self.paths: list[str] = [r[self._notes_table["fields"].index("path")]
-                                 for r in self._notes_table["rows"]]
-        self.number = {p: i for i, p in enumerate(self.paths)}
+        reader = source.reader
+        self.manifest: dict[str, Any] = reader.manifest
+        self.paths: list[str] = reader.core()["paths"]
+        self.number: dict[str, int] = reader.note_numbers()
+        self.fresh: Freshness = assess(vault, reader, source.member)
+        self._texts: dict[str, str] = {}
 
     # -- notes -------------------------------------------------------------------------
     @cached_property
@@ -123,23 +153,40 @@ class QueryView:
                 rule.domain(path, n.frontmatter), n.size,
                 tuple((h.level, h.text, h.line) for h in n.headings),
                 tuple((b.id, b.line) for b in n.block_ids), (), True)
-        return NoteTable(self._notes_table, self.paths, fresh, set(self.fresh.deleted))
+        return NoteTable(self.source.reader, self.paths, self.number, fresh,
+                         set(self.fresh.deleted))
 
     def named(self, name: str) -> list[str]:
         """Notes whose title or one of whose aliases is `name` (case-insensitive)."""
-        return sorted(self.notes.by_name.get(name.strip().casefold(), ()))
+        return sorted(self.notes.named(name.strip().casefold()))
 
     def text(self, path: str) -> str:
-        nf = self.vault.note(path)
-        if nf is None:
-            raise UsageError(f"no note {path} in the work tree")
-        return note_text(self.vault.read([nf])[path])
+        got = self._texts.get(path)
+        if got is None:
+            got = self.texts([path])[path]
+        return got
+
+    def texts(self, paths: Iterable[str]) -> dict[str, str]:
+        """The work tree's text of `paths`, read together (one git process for all)."""
+        asked = list(dict.fromkeys(paths))
+        want = [p for p in asked if p not in self._texts]
+        files = []
+        for path in want:
+            nf = self.vault.note(path)
+            if nf is None:
+                raise UsageError(f"no note {path} in the work tree")
+            files.append(nf)
+        if files:
+            data = self.vault.read(files)
+            self._texts.update((nf.path, note_text(data[nf.path])) for nf in files)
+        return {p: self._texts[p] for p in asked}
 
     def index_info(self) -> dict[str, Any]:
         src = self.manifest.get("source", {})
         return {"source_commit": src.get("commit"), "built_at": self.manifest.get("built_at"),
                 "stale_notes": list(self.fresh.stale), "overlaid": self.fresh.overlaid,
-                "origin": self.source.origin}
+                "origin": self.source.origin,
+                **({"scope": self.source.scope} if self.source.scope is not None else {})}
 
     # -- names ---------------------------------------------------------------------------
     @cached_property
@@ -183,22 +230,13 @@ class QueryView:
         return f"; did you mean {best[0]}?" if best else ""
 
     # -- links ---------------------------------------------------------------------------
-    @cached_property
-    def _links_table(self) -> dict[str, Any]:
-        return self.source.reader.links()
-
-    @cached_property
-    def _link_cols(self) -> tuple[int, ...]:
-        f = self._links_table["fields"]
-        return tuple(f.index(k) for k in ("source", "line", "col", "raw", "target",
-                                          "subpath", "status", "embed", "anchor_found"))
-
     def _from_index(self, number: int) -> LinkInfo:
-        row = self._links_table["rows"][number]
-        src, line, col, raw, target, sub, status, embed, found = (
-            row[i] for i in self._link_cols)
+        row = self.source.reader.link_row(number)
+        target = row[_LF["target"]]
         path = self.paths[target] if isinstance(target, int) else target
-        return LinkInfo(self.paths[src], line, col, raw, path, sub, status, embed, found)
+        return LinkInfo(self.paths[row[_LF["source"]]], row[_LF["line"]], row[_LF["col"]],
+                        row[_LF["raw"]], path, row[_LF["subpath"]], row[_LF["status"]],
+                        row[_LF["embed"]], row[_LF["anchor_found"]])
 
     @cached_property
     def _overlay_links(self) -> dict[str, list[LinkInfo]]:
@@ -213,15 +251,18 @@ class QueryView:
     def outgoing(self, path: str) -> list[LinkInfo]:
         if path in self._overlay_links:
             return list(self._overlay_links[path])
-        first, count = self._links_table["outgoing"][self.number[path]]
-        return [self._from_index(r) for r in range(first, first + count)]
+        first = self.source.reader.ints(OUTGOING_FILE)
+        i = self.number[path]
+        return [self._from_index(r) for r in range(int(first[i]), int(first[i + 1]))]
 
     def backlinks(self, path: str) -> list[LinkInfo]:
         out: list[LinkInfo] = []
         redone = set(self._overlay_links) | set(self.fresh.deleted)
         num = self.number.get(path)
         if num is not None and path not in self.fresh.deleted:
-            for r in self._links_table["backlinks"][num]:
+            reader = self.source.reader
+            ptr, ids = reader.ints(BACKLINKS_FILE), reader.ints(BACKLINK_IDS_FILE)
+            for r in ids[int(ptr[num]):int(ptr[num + 1])]:
                 link = self._from_index(r)
                 if link.source not in redone and link.target == path:
                     out.append(link)
@@ -234,26 +275,39 @@ class QueryView:
     def edges(self) -> NoteEdges:
         """Every distinct note-to-note link of the current vault (overlay applied), for
         whole-graph questions (hubs, orphans, paths, clusters, traversal)."""
+        import numpy as np
+
         order = list(self.notes)
         node = {p: i for i, p in enumerate(order)}
         redone = set(self._overlay_links) | set(self.fresh.deleted)
-        pairs: set[tuple[int, int]] = set()
-        table = self._links_table
-        isrc, itgt, istatus = (self._link_cols[0], self._link_cols[4], self._link_cols[6])
-        for row in table["rows"]:
-            target = row[itgt]
-            if row[istatus] != "ok" or not isinstance(target, int):
+        reader = self.source.reader
+        statuses: list[str] = reader.core()["link_statuses"]
+        links = reader.npy(LINKS_FILE)
+        # Index note number -> node number, -1 for notes gone or re-read (their links
+        # come from the overlay).
+        to_node = np.asarray([-1 if p in redone or p not in node else node[p]
+                              for p in self.paths] if redone or len(order) != len(self.paths)
+                             else range(len(self.paths)), dtype=np.int64)
+        if "ok" in statuses and len(links):
+            src, dst = links[:, 0].astype(np.int64), links[:, 1].astype(np.int64)
+            keep = (links[:, 2] == statuses.index("ok")) & (dst >= 0) & (src != dst)
+            s, d = to_node[src[keep]], to_node[dst[keep]]
+            if redone:  # a target deleted or re-read keeps its node unless it is gone
+                d = np.asarray([node.get(self.paths[t], -1) for t in dst[keep].tolist()],
+                               dtype=np.int64)
+            ok = (s >= 0) & (d >= 0)
+            n = max(len(order), 1)
+            codes = np.unique(s[ok] * n + d[ok])
+            pairs: set[tuple[int, int]] = set(zip((codes // n).tolist(),
+                                                  (codes % n).tolist(), strict=True))
+        else:
+            pairs = set()
+        for src_path, out in self._overlay_links.items():
+            if src_path not in node:
                 continue
-            src, dst = self.paths[row[isrc]], self.paths[target]
-            if src in redone or src == dst or dst not in node:
-                continue
-            pairs.add((node[src], node[dst]))
-        for src, links in self._overlay_links.items():
-            if src not in node:
-                continue
-            for lk in links:
-                if lk.status == "ok" and lk.target in node and lk.target != src:
-                    pairs.add((node[src], node[lk.target]))
+            for lk in out:
+                if lk.status == "ok" and lk.target in node and lk.target != src_path:
+                    pairs.add((node[src_path], node[lk.target]))
         return NoteEdges(tuple(order), tuple(sorted(pairs)))
 
 

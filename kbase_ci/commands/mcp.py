@@ -1,0 +1,42 @@
+"""`kbase mcp`: serve search, read, explore, context, gaps and handover tools over MCP."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..errors import EXIT_OK, UsageError
+
+
+def add_parser(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "mcp", help="serve the query tools to agents over the Model Context Protocol (stdio)",
+        description="A Model Context Protocol server on stdin/stdout: search, read, explore, "
+                    "context, gaps and handover_latest over the committed index, with the "
+                    "work tree's edits overlaid. Register it with your MCP client "
+                    "(docs/mcp.md).")
+    p.add_argument("--repo", type=Path, default=None, metavar="DIR",
+                   help="the repository to serve (default: --root, else the git work tree "
+                        "around the current directory)")
+    p.add_argument("--index", type=Path, default=None, metavar="DIR",
+                   help="index folder (default: .kbase/, else the kbase-index branch, "
+                        "else a remote's kbase-index branch)")
+    p.add_argument("--scope", default=None, metavar="NAME",
+                   help="answer from the scoped index NAME only (`kbase scope build NAME`)")
+    p.add_argument("--model", type=Path, default=None, metavar="PATH",
+                   help="embedding model folder for hybrid search (default: as the index "
+                        "was built)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..mcp.server import serve
+    from ..mcp.warm import Warm
+    from ..vault import find_root
+
+    root: Path = args.repo or args.root or find_root()
+    if not root.is_dir():
+        raise UsageError(f"--repo: no folder at {root}")
+    serve(Warm(root, config_path=args.config, index_dir=args.index, scope=args.scope,
+               model=args.model))
+    return EXIT_OK

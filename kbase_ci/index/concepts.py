@@ -1,0 +1,109 @@
+"""`concepts.json`: every note's concept mentions (see `kbase_ci.concepts`), so that
+`kbase gaps` counts a concept's spread without reading 50 MB of notes per query.
+
+Layout (canonical JSON like every index file):
+
+    {"version": V, "terms": [[key, name, kind], ...],      every spelling, sorted
+     "notes": [[[term, line, col], ...], ...],              by note number, term order
+     "blobs": [blob id, ...],                               by note number
+     "headings": [[key, [note, ...]], ...]}                 every heading, by key
+
+`terms` holds every term of the vault, even one mentioned by a single note: with the
+freshness overlay, an edited note can make that term recur, and the count must still be
+exact. `headings` gives, for the key of every heading of the vault, the notes that have
+it (a concept with that key is documented there); it saves a query decoding every
+heading of the vault.
+An incremental build reuses the mentions of every note whose blob did not change
+(`blobs`, so this file alone says which; read from the previous index after checking it
+against that index's manifest).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..concepts import VERSION, Mention, extract, term_key
+from ..model import ParsedNote
+from ..outline import note_text
+from ..vault import Vault
+from .manifest import dump_table, sha256
+from .previous import PreviousIndex
+
+CONCEPTS_FILE = "concepts.json"
+
+
+def _verified(previous: PreviousIndex, rel: str) -> Any:
+    want = previous.manifest.get("files", {}).get(rel)
+    try:
+        data = (previous.root / rel).read_bytes()
+    except OSError:
+        return None
+    return json.loads(data) if want is not None and sha256(data) == want else None
+
+
+def _previous_mentions(previous: PreviousIndex | None) -> dict[str, list[Mention]]:
+    """Mentions by blob id from the previous index; {} when it has none or another version."""
+    if previous is None:
+        return {}
+    table = _verified(previous, CONCEPTS_FILE)
+    if not isinstance(table, dict) or table.get("version") != VERSION:
+        return {}
+    terms = table["terms"]
+    out: dict[str, list[Mention]] = {}
+    for blob, mentions in zip(table["blobs"], table["notes"], strict=True):
+        out[blob] = [Mention(terms[t][0], terms[t][1], terms[t][2], line, col)
+                     for t, line, col in mentions]
+    return out
+
+
+def note_mentions(vault: Vault, paths: Sequence[str],
+                  previous: PreviousIndex | None = None) -> dict[str, list[Mention]]:
+    """Mentions of each note of `paths`, reusing the previous index's for unchanged blobs."""
+    known = _previous_mentions(previous)
+    files = [nf for p in paths if (nf := vault.note(p)) is not None]
+    todo = [nf for nf in files if nf.sha not in known]
+    texts = vault.read(todo)
+    out = {nf.path: known[nf.sha] for nf in files if nf.sha in known}
+    out.update({p: extract(note_text(data)) for p, data in texts.items()})
+    return out
+
+
+def concepts_table(paths: Sequence[str], blobs: Sequence[str],
+                   mentions: dict[str, list[Mention]],
+                   headings: Sequence[Sequence[str]] = ()) -> dict[str, Any]:
+    """The concepts.json object for notes `paths` (in note-number order); `headings`:
+    each note's heading texts."""
+    # One row per spelling, so that every note's mentions read back exactly as extracted
+    # (an incremental build then writes the same bytes as a full one).
+    spellings = sorted({(m.key, m.name, m.kind) for p in paths for m in mentions.get(p, ())})
+    number = {s: i for i, s in enumerate(spellings)}
+    return {
+        "version": VERSION,
+        "terms": [list(s) for s in spellings],
+        "notes": [sorted([number[(m.key, m.name, m.kind)], m.line, m.col]
+                         for m in mentions.get(p, ()))
+                  for p in paths],
+        "blobs": list(blobs),
+        "headings": _heading_index(headings),
+    }
+
+
+def _heading_index(headings: Sequence[Sequence[str]]) -> list[list[Any]]:
+    notes: dict[str, set[int]] = {}
+    for i, texts in enumerate(headings):
+        for key in map(term_key, texts):
+            notes.setdefault(key, set()).add(i)
+    return [[k, sorted(notes[k])] for k in sorted(notes)]
+
+
+def write_concepts(root: Path, vault: Vault, notes: Sequence[ParsedNote],
+                   previous: PreviousIndex | None = None) -> None:
+    """Write `root/concepts.json` for `notes` (sorted by path, as in notes.json)."""
+    paths = [n.path for n in notes]
+    blobs = [nf.sha if (nf := vault.note(p)) is not None else "" for p in paths]
+    (root / CONCEPTS_FILE).write_bytes(
+        dump_table(concepts_table(paths, blobs, note_mentions(vault, paths, previous),
+                                  [[h.text for h in n.headings] for n in notes])))

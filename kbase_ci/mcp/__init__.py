@@ -1,0 +1,1 @@
+"""`kbase mcp`: the query tools as a Model Context Protocol server (issue 9)."""

@@ -1,0 +1,204 @@
+"""`kbase mcp`: the query tools over the Model Context Protocol (stdio), with the official
+SDK's `MCPServer`. A thin layer: every tool calls the function in `tools`, which calls the
+CLI's answer function, and returns that JSON as the tool's text.
+
+Descriptions are written for an agent deciding *when* to call a tool; each error names
+what to change.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from .. import __version__
+from ..errors import KbaseError
+from . import prompts, tools
+from .warm import Warm
+
+INSTRUCTIONS = """\
+Tools over a Git repository of Markdown notes (Obsidian-style [[wikilinks]], #tags,
+YAML frontmatter), answered from its committed index with the work tree's current edits
+overlaid. Paths are relative to the repository root. Typical flow: `search` when you do
+not know note names, `read` a hit (or one section of it), `explore` to see what links to
+and from it, `context` for a token-budgeted bundle of related notes, `handover_latest` to
+resume someone's work. Every answer carries an `index` object saying which commit the
+index is from and which notes changed since (those are read from the work tree)."""
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                            idempotent_hint=True, open_world_hint=False)
+
+Note = Annotated[str, Field(description="A note path (`Concepts/Linking.md`), its title or "
+                                        "one of its aliases (case-insensitive).")]
+
+
+def _error(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def _result(run: Callable[[], dict[str, Any]], warm: Warm) -> CallToolResult:
+    """The answer as JSON text; a kbase error as a tool error with its message. A bug
+    becomes a tool error too (with the traceback on stderr, as the CLI prints it): the
+    server keeps serving the other tools."""
+    try:
+        with warm.lock:
+            answer = run()
+    except KbaseError as exc:
+        return _error(str(exc))
+    except Exception as exc:
+        print("kbase mcp: internal error in a tool call (please report this with the "
+              "traceback below)", file=sys.stderr)
+        traceback.print_exc()
+        return _error(f"kbase internal error: {type(exc).__name__}: {exc}")
+    text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)])
+
+
+def build_server(warm: Warm) -> MCPServer[Any]:
+    server: MCPServer[Any] = MCPServer(
+        "kbase", title="kbase: notes, links and handovers of this repository",
+        instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+
+    @server.tool(annotations=READ_ONLY, description=(
+        "Find notes about a topic when you do not know their names: 'I need information "
+        "about X'. Ranks whole notes by words and meaning and returns each hit's path, "
+        "title, score and best-matching section with its line. Follow up with `read` (one "
+        "section is enough) or `context`. Narrow with `domain` or `tags` (a tag also "
+        "matches its child tags). Errors when nothing matches, saying what to loosen."))
+    def search(
+        query: Annotated[str, Field(description="What you are looking for, in a few words "
+                                                "or a question.")],
+        domain: Annotated[str | None, Field(description="Only notes of this domain (the "
+                                                        "top folder, unless configured).")]
+        = None,
+        tags: Annotated[list[str] | None, Field(description="Only notes carrying every one "
+                                                            "of these tags (or a child tag).")]
+        = None,
+        limit: Annotated[int, Field(description="How many notes to return.", ge=1, le=100)]
+        = 5,
+        concise: Annotated[bool, Field(description="Only path, title and score per hit "
+                                                   "(fewer tokens).")] = False,
+        snippets: Annotated[bool, Field(description="Add a short text snippet around the "
+                                                    "match to each hit.")] = False,
+        mode: Annotated[Literal["hybrid", "bm25", "semantic"],
+                        Field(description="hybrid = words + meaning (default); bm25 = exact "
+                                          "words only; semantic = meaning only.")]
+        = "hybrid",
+    ) -> CallToolResult:
+        return _result(lambda: tools.search(warm, query, mode=mode, domain=domain, tags=tags,
+                                            limit=limit, concise=concise, snippets=snippets),
+                       warm)
+
+    @server.tool(annotations=READ_ONLY, description=(
+        "See what is around a note you already found: 'I found note Y, what is near it?'. "
+        "Returns its outgoing links (a link with `path: null` names a note that is referenced "
+        "but not yet written), its backlinks with the sentence each sits in, and similar "
+        "notes that are not linked with it yet. Use it to navigate, to find related "
+        "material, or to spot missing links."))
+    def explore(
+        note: Note,
+        concise: Annotated[bool, Field(description="Paths only: outlinks, unresolved link "
+                                                   "texts, backlinks.")] = False,
+    ) -> CallToolResult:
+        return _result(lambda: tools.explore(warm, note, concise=concise), warm)
+
+    @server.tool(annotations=READ_ONLY, description=(
+        "Read a note you know the name of: the whole Markdown text, or only one section "
+        "(cheaper). Returns the text with its line range and token estimate. Errors name "
+        "the note's headings when the section does not exist."))
+    def read(
+        note: Note,
+        section: Annotated[str | None, Field(description="A heading of the note (`Install`, "
+                                                         "or `Install > Linux` for a nested "
+                                                         "one), or `^id` for a block.")]
+        = None,
+    ) -> CallToolResult:
+        return _result(lambda: tools.read(warm, note, section=section), warm)
+
+    @server.tool(annotations=READ_ONLY, description=(
+        "Gather background for a task in one call: starting from a note, or from the "
+        "best search hits for a query, follow links outwards and return the most "
+        "relevant notes' text within a token budget, with how each note was reached "
+        "(link traversal metadata). Prefer it over many `read` calls when you need "
+        "several related notes before writing or deciding."))
+    def context(
+        note: Annotated[str | None, Field(description="Start from this note (path, "
+                                                      "title or alias).")] = None,
+        query: Annotated[str | None, Field(description="Or start from the notes that "
+                                                       "best match this query.")] = None,
+        max_tokens: Annotated[int, Field(description="Budget for the whole bundle.",
+                                         ge=1)] = 8000,
+        depth: Annotated[str, Field(description="How far to follow links: quick, "
+                                                "standard, deep, or a number of hops.")]
+        = "standard",
+        strategy: Annotated[str, Field(description="breadth (nearest first), importance "
+                                                   "(most linked first) or tags (also "
+                                                   "notes sharing follow_tags).")]
+        = "breadth",
+        follow_tags: Annotated[list[str] | None, Field(description="With strategy tags: "
+                                                                   "tags whose notes join "
+                                                                   "the bundle.")] = None,
+    ) -> CallToolResult:
+        hops: str | int = int(depth) if depth.strip().isdigit() else depth
+        return _result(lambda: tools.context(
+            warm, note=note, query=query, strategy=strategy, depth=hops,
+            max_tokens=max_tokens, follow_tags=follow_tags), warm)
+
+    @server.tool(annotations=READ_ONLY, description=(
+        "Find what the notes are missing: link targets many notes reference that are "
+        "not written yet, and concepts mentioned across several notes that have no note "
+        "of their own, each with where it is mentioned. Use it when deciding what to "
+        "write next or checking how well a domain is covered."))
+    def gaps(
+        domain: Annotated[str | None, Field(description="Only this domain.")] = None,
+        limit: Annotated[int, Field(description="How many of each kind to return.",
+                                    ge=1, le=100)] = 20,
+        min_notes: Annotated[int, Field(description="A concept counts when at least "
+                                                    "this many notes mention it.",
+                                        ge=1)] = 3,
+    ) -> CallToolResult:
+        return _result(lambda: tools.gaps(warm, domain=domain, limit=limit,
+                                          min_notes=min_notes), warm)
+
+    @server.tool(annotations=READ_ONLY, description=(
+        "Resume work someone handed over: the newest handover note (of a track), with its "
+        "open next steps, blockers and the questions still waiting for an answer. Call it "
+        "first when you pick up a task in this repository."))
+    def handover_latest(
+        track: Annotated[str | None, Field(description="Only handovers of this track "
+                                                       "(frontmatter `track:`).")] = None,
+    ) -> CallToolResult:
+        return _result(lambda: tools.handover_latest(warm, track=track), warm)
+
+    @server.prompt(name="write_handover", title="Write a handover that passes the checks",
+                   description=(
+                       "Walks you through writing a handover note for this repository: the "
+                       "skeleton from its note type schema, what each part needs, and how "
+                       "to verify it with `kbase handover check`."))
+    def write_handover(
+        track: Annotated[str | None, Field(description="The work track (frontmatter "
+                                                       "`track:`).")] = None,
+        title: Annotated[str | None, Field(description="The note's title.")] = None,
+    ) -> str:
+        with warm.lock:
+            return prompts.write_handover(warm, track=track, title=title)
+
+    return server
+
+
+def serve(warm: Warm) -> None:
+    """Open the index now (so a broken `--index` fails before the client connects), then
+    answer over stdin/stdout until the client closes them."""
+    with warm.lock:
+        warm.view()
+    server = build_server(warm)
+    print(f"kbase mcp: serving {warm.root} over stdio", file=sys.stderr)
+    server.run("stdio")
+

@@ -1,0 +1,236 @@
+"""What a long-lived server keeps between calls: the open index and the embedding model.
+
+Every call gets a `QueryView` that is right for the work tree at that moment, so edits,
+added and deleted notes are overlaid exactly as the CLI would overlay them. Listing the
+vault (`git ls-files` + `diff-files` over every tracked file) is most of a warm call's
+cost, so the previous call's view is reused while nothing it depends on moved: the git
+index file (add, rm, commit, checkout), `.kbase.yml`, and the set of modified files with
+each one's stat (one `git diff-files`). Outside git a view is never reused.
+
+The index itself is reopened only when what `open_source` would pick has moved:
+`.kbase/manifest.json` rewritten with other content, the `kbase-index` branch (local or
+remote) or HEAD moved, or the `--index` folder rebuilt. One `git show-ref` tells.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .. import gitio
+from ..vault import Vault
+from .watch import Watch
+
+if TYPE_CHECKING:
+    from ..query.source import IndexSource
+    from ..query.view import QueryView
+
+_BRANCH = "kbase-index"
+REUSE_MAX = 200
+"""Calls one view may serve: it caches the note texts it read, so bound its memory."""
+
+StatKey = tuple[int, int, int] | None
+
+
+def _stat(path: Path) -> StatKey:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """Where the index would come from now: manifests (by stat) and git refs (by id)."""
+
+    manifests: tuple[tuple[str, StatKey], ...]
+    refs: str
+
+
+class Warm:
+    """The open index source, the embedding models, and what they were opened from
+    (state: guarded by `lock`, as the SDK runs tool functions on worker threads)."""
+
+    def __init__(self, root: Path, *, config_path: Path | None = None,
+                 index_dir: Path | None = None, scope: str | None = None,
+                 model: Path | None = None) -> None:
+        self.root = root.resolve()
+        self.config_path = config_path
+        self.index_dir = index_dir.resolve() if index_dir is not None else None
+        self.scope = scope
+        self.model = model
+        self.lock = threading.Lock()
+        self.reopened = 0
+        """How many times the source was (re)opened: tests and the bench read it."""
+        self._source: IndexSource | None = None
+        self._stamp: Stamp | None = None
+        self._digests: dict[str, str | None] = {}
+        self._embedders: dict[tuple[str, int], Any] = {}
+        self._repo_root: Path | None = gitio.toplevel(self.root)
+        self._git_dir: Path | None = None
+        if self._repo_root is not None:
+            from ..query.freshness import refresh_stat
+
+            self._git_dir = gitio.git_dir(self.root)
+            # Once per server, as the CLI does once per query: in a fresh clone every
+            # file is "racily clean" and would be hashed on every call until refreshed.
+            refresh_stat(self.root)
+        # Started before the first view is built: a change after this point is an event.
+        self._watch = Watch.start(self.root) if self._git_dir is not None else None
+        self._view: QueryView | None = None
+        self._view_key: tuple[Any, ...] | None = None
+        self._next_key: tuple[Any, ...] | None = None
+        self._view_uses = 0
+
+    @property
+    def watching(self) -> bool:
+        """True when file changes are noticed by an inotify watch (Linux, in git)."""
+        return self._watch is not None
+
+    # -- what the source depends on -------------------------------------------------------
+    def _manifest_paths(self) -> list[Path]:
+        main = self.index_dir if self.index_dir is not None else self.root / ".kbase"
+        paths = [main / "manifest.json"]
+        if self.scope is not None:
+            from ..scope.store import scope_dir
+
+            paths.append(scope_dir(main, self.scope) / "manifest.json")
+        return paths
+
+    def _stamp_now(self) -> Stamp:
+        manifests = tuple((str(p), _stat(p)) for p in self._manifest_paths())
+        refs = ""
+        if self.index_dir is None and self._repo_root is not None:
+            # HEAD plus every ref ending in /kbase-index (local and remote branches).
+            refs = gitio.git(["show-ref", "--head", _BRANCH], self._repo_root,
+                             check=False).decode("utf-8", "replace")
+        return Stamp(manifests, refs)
+
+    def _quick_key(self) -> tuple[StatKey, StatKey] | None:
+        if self._git_dir is None:
+            return None
+        config = self.config_path if self.config_path is not None else (
+            self.root / ".kbase.yml")
+        return (_stat(self._git_dir / "index"), _stat(config))
+
+    def _worktree_key(self) -> tuple[Any, ...] | None:
+        """What the vault listing depends on, by stat; None outside git."""
+        quick = self._quick_key()
+        if quick is None:
+            return None
+        modified = sorted(gitio.modified_in_worktree(self.root))
+        return (*quick, tuple((p, _stat(self.root / p)) for p in modified))
+
+    def _unmoved(self) -> bool:
+        """Whether the last view's work tree is certainly unchanged: git's index file and
+        the config by stat, the files by the watch (no event), else by `git diff-files`."""
+        if self._view_key is None:
+            return False
+        if self._watch is not None and not self._watch.changed():
+            return self._quick_key() == self._view_key[:2]
+        key = self._worktree_key()
+        if key == self._view_key:
+            return True
+        self._next_key = key
+        return False
+
+    def _same_content(self, old: Stamp, new: Stamp) -> bool:
+        """A manifest whose stat changed but whose bytes did not (touched, copied back)
+        does not need a reopen; refs are compared as they are."""
+        if old.refs != new.refs:
+            return False
+        for (path, before), (_, after) in zip(old.manifests, new.manifests, strict=True):
+            if before == after:
+                continue
+            if before is None or after is None:
+                return False
+            if _digest(Path(path)) != self._digests.get(path):
+                return False
+        return True
+
+    # -- per call ---------------------------------------------------------------------------
+    def vault(self) -> Vault:
+        return Vault(self.root, config_path=self.config_path)
+
+    def _current(self, stamp: Stamp) -> bool:
+        """Whether the open source is still the one `open_source` would pick."""
+        if self._source is None or self._stamp is None:
+            return False
+        if stamp == self._stamp or self._same_content(self._stamp, stamp):
+            self._stamp = stamp
+            return True
+        return False
+
+    def source(self, vault: Vault, stamp: Stamp | None = None) -> IndexSource:
+        stamp = stamp if stamp is not None else self._stamp_now()
+        if self._source is not None and self._current(stamp):
+            return self._source
+        # Digests before opening: a manifest rewritten in between then differs from them
+        # next time and the source is reopened again, never kept stale.
+        digests = {path: _digest(Path(path)) for path, st in stamp.manifests
+                   if st is not None}
+        self._source = self._open(vault)
+        self._stamp, self._digests = stamp, digests
+        self.reopened += 1
+        return self._source
+
+    def _open(self, vault: Vault) -> IndexSource:
+        from ..query.source import open_source
+
+        source = open_source(vault, self.index_dir, self.scope)
+        if source.notice:
+            print(source.notice, file=sys.stderr)
+        return source
+
+    def view(self) -> QueryView:
+        """A view of the work tree as it is now, over the warm index."""
+        from ..query.view import QueryView
+
+        stamp = self._stamp_now()
+        self._next_key = None
+        if (self._view is not None and self._view_uses < REUSE_MAX and self._unmoved()
+                and self._current(stamp)):
+            self._view_uses += 1
+            return self._view
+        # Taken before listing: a change racing with this call makes the next call's key
+        # differ (or raises an event), never the other way round.
+        key = self._next_key if self._next_key is not None else self._worktree_key()
+        vault = self.vault()
+        self._view = QueryView(vault, self.source(vault, stamp))
+        self._view_key, self._view_uses = key, 0
+        return self._view
+
+    def embedder(self, view: QueryView) -> Any:
+        """The index's embedding model, loaded once; None when it is not here (search then
+        says so, as the CLI does)."""
+        from ..errors import UsageError
+        from ..index.embed import choose_model
+        from ..index.encoder import Embedder
+
+        emb = view.manifest.get("embeddings") or {}
+        sha, dim = emb.get("sha256"), emb.get("dim")
+        if not sha or not dim:
+            return None
+        key = (str(sha), int(dim))
+        if key in self._embedders:
+            return self._embedders[key]
+        try:
+            choice = choose_model(self.root, view.vault.config.embeddings.model, self.model)
+        except UsageError:
+            return None
+        if choice.path is None or choice.sha256 != sha:
+            return None
+        self._embedders[key] = Embedder(choice.path, dim=int(dim))
+        return self._embedders[key]

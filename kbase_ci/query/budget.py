@@ -1,0 +1,100 @@
+"""An offline token estimate that errs high, and filling a token budget section by section.
+
+No tokenizer ships with kbase (agents use many, and their vocabularies are downloads), so
+`estimate_tokens` is a formula that stays above what real BPE tokenizers count. The text
+is cut into runs the way GPT-style pre-tokenizers cut it, and each run is priced:
+
+- letters: ceil(len / 5) up to 12 letters, ceil(len / 4) beyond (compound words), plus
+  one per camelCase hump (a common word is one token; long, random or camelCase
+  identifiers come apart);
+- digits: ceil(len / 3) (BPE splits numbers into groups of up to 3 digits);
+- punctuation and symbols: ceil(len / 2);
+- a newline run: 1; spaces: free between words (merged into the next word), and one
+  token per 4 of indentation;
+- non-ASCII: ceil(UTF-8 bytes / 2) per run (CJK and Indic scripts cost 1-1.5 tokens a
+  character in cl100k);
+- any 32+ character run without spaces (hashes, base64, long URLs) adds len / 3 more.
+
+The sum is raised by 10%. Measured against cl100k_base and o200k_base (docs/context.md):
+never below the real count on any sampled file, 1.2-1.9x it overall.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+_LETTERS = re.compile(r"[A-Za-z]+")
+_DIGITS = re.compile(r"[0-9]+")
+_NEWLINES = re.compile(r"\n+")
+_SPACES = re.compile(r"[ \t\f\v\r]{2,}")
+_OTHER = re.compile(r"[^\x00-\x7f]+")
+_SYMBOLS = re.compile(r"[^A-Za-z0-9\s\x80-\U0010ffff]+")
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_LONG = re.compile(r"[A-Za-z0-9+/=_-]{32,}")
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token count for `text` (see the module docstring)."""
+    if not text:
+        return 0
+    # One regex per kind of run and C-level sums: 3-4x faster than one loop over runs.
+    total = sum((n + 4) // 5 if n <= 12 else (n + 3) // 4
+                for n in map(len, _LETTERS.findall(text)))
+    total += len(_CAMEL.findall(text))
+    total += sum((len(r) + 2) // 3 for r in _DIGITS.findall(text))
+    total += len(_NEWLINES.findall(text))
+    total += sum((len(r) + 2) // 4 for r in _SPACES.findall(text))
+    total += sum((len(r.encode("utf-8", "surrogatepass")) + 1) // 2
+                 for r in _OTHER.findall(text))
+    total += sum((len(r) + 1) // 2 for r in _SYMBOLS.findall(text))
+    total += sum((len(r) + 2) // 3 for r in _LONG.findall(text))
+    return -(-total * 11 // 10)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One unit the budget can take or leave: a section of one note."""
+
+    order: int
+    """Position within its note (document order)."""
+    tokens: int
+
+
+def fill(pieces: Sequence[Sequence[Piece]], headers: Sequence[int], budget: int,
+         caps: Sequence[int] | None = None) -> tuple[list[list[int]], int]:
+    """Round-robin over the notes (in rank order): each round gives every note its next
+    piece that still fits, so every note gets its opening section before any note gets
+    its tail. A piece too big for what is left is skipped, never cut. A note's header
+    (`headers[i]` tokens) is paid with its first piece.
+
+    With `caps`, a first pass takes only pieces of at most `caps[i]` tokens (so one huge
+    section of a neighbour cannot crowd out everyone else's), and a second pass offers
+    the pieces it skipped to what is left.
+
+    Returns the chosen piece orders per note (document order) and the tokens used."""
+    left = budget
+    chosen: list[list[int]] = [[] for _ in pieces]
+    taken: list[set[int]] = [set() for _ in pieces]
+    for limit in ((caps, None) if caps is not None else (None,)):
+        cursor = [0] * len(pieces)
+        progress = True
+        while progress:
+            progress = False
+            for i, note in enumerate(pieces):
+                while cursor[i] < len(note):
+                    piece = note[cursor[i]]
+                    cursor[i] += 1
+                    if piece.order in taken[i]:
+                        continue
+                    cost = piece.tokens + (0 if chosen[i] else headers[i])
+                    if limit is not None and piece.tokens > limit[i]:
+                        continue
+                    if cost <= left:
+                        chosen[i].append(piece.order)
+                        taken[i].add(piece.order)
+                        left -= cost
+                        progress = True
+                        break
+    return [sorted(c) for c in chosen], budget - left

@@ -1,0 +1,286 @@
+"""`context`: what an agent should read about a note or a question, within a token budget.
+
+Seeds (the note, or the top search hits), a ranked bidirectional traversal from them
+(query/traverse.py), then the bundle cut to the budget at section boundaries
+(query/budget.py). The answer says what was followed, what was cut and why.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UsageError
+from .budget import Piece, estimate_tokens, fill
+from .pieces import JOIN_TOKENS, NoteSections, load_sections
+from .traverse import FRONTIER_MAX, Reached, Traversal, link_graph, select, traverse
+from .view import QueryView
+
+STRATEGIES = ("breadth", "importance", "tags")
+
+
+@dataclass(frozen=True)
+class Depth:
+    name: str
+    hops: int
+    notes: int
+    """At most this many notes in the bundle, seeds included."""
+    seeds: int
+    """Search hits used as seeds for `--query`."""
+
+
+PRESETS = {"quick": Depth("quick", 1, 3, 1), "standard": Depth("standard", 2, 7, 2),
+           "deep": Depth("deep", 3, 20, 4)}
+SEARCH_POOL = 50
+"""Search hits whose rank counts as relevance for `--query` (seeds are the first few)."""
+STALE_NOTICE_TOKENS = 40
+"""Reserved when notes changed since the index: `emit` then prints one more line."""
+
+
+def parse_depth(depth: str | int) -> Depth:
+    if isinstance(depth, str) and depth in PRESETS:
+        return PRESETS[depth]
+    try:
+        hops = int(depth)
+    except ValueError:
+        raise UsageError(f"--depth must be quick, standard, deep or a number of hops, "
+                         f"not {depth!r}") from None
+    if not 0 <= hops <= 10:
+        raise UsageError(f"--depth {hops}: use 0 to 10 hops")
+    notes = 3 if hops <= 1 else 7 if hops == 2 else 20
+    return Depth(str(hops), hops, notes, min(4, max(1, hops)))
+
+
+def header_line(depth: str, strategy: str, notes: int, tokens: int, budget: int) -> str:
+    """The first line of the text form (its cost is reserved in the budget)."""
+    return (f"context: depth {depth}, strategy {strategy}, {notes} notes, "
+            f"{tokens}/{budget} tokens")
+
+
+def separator(path: str, depth: int, why: str) -> str:
+    """The line above each note in the text form (its cost is part of the note's)."""
+    return f"==== {path} (depth {depth}; {why}) ===="
+
+
+def _why(r: Reached, seeds: dict[str, str], parents: list[tuple[str, str]]) -> str:
+    if r.path in seeds:
+        return seeds[r.path]
+    words = {"outlink": "linked from", "backlink": "links to", "mutual": "linked with"}
+    parent, relation = parents[0]
+    if relation.startswith("tag:"):
+        text = f"shares #{relation[4:]} with {parent}"
+    else:
+        text = f"{words[relation]} {parent}"
+    return text + (f" (+{len(parents) - 1} more)" if len(parents) > 1 else "")
+
+
+def _seeds(view: QueryView, note: str | None, query: str | None,
+           depth: Depth) -> tuple[dict[str, float], dict[str, str], dict[str, float]]:
+    """(seed -> activation, seed -> why, path -> relevance)."""
+    if (note is None) == (query is None):
+        raise UsageError("give a NOTE or --query, not both")
+    if note is not None:
+        path = view.lookup(note)
+        return {path: 1.0}, {path: "the note asked for"}, {
+            p: max(0.0, s) for p, s in view.notes[path].similar if p in view.notes}
+    from .search import search_answer
+
+    assert query is not None
+    hits = search_answer(view, query, limit=SEARCH_POOL, concise=True)["results"]
+    relevance = {h["path"]: 1.0 / math.sqrt(rank) for rank, h in enumerate(hits, 1)}
+    top = hits[:max(1, depth.seeds)]
+    return ({h["path"]: relevance[h["path"]] for h in top},
+            {h["path"]: f"search hit #{rank}" for rank, h in enumerate(top, 1)}, relevance)
+
+
+_TAGS: weakref.WeakKeyDictionary[QueryView, dict[str, list[str]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _tag_groups(view: QueryView, follow: Sequence[str], node: dict[str, int]
+                ) -> tuple[dict[str, list[int]], dict[int, list[str]]]:
+    """Members of each followed tag (itself or below it) as node numbers, and the followed
+    tags of each member. The tag -> notes table is built once per view."""
+    table = _TAGS.get(view)
+    if table is None:
+        table = {}
+        for info in view.notes.values():
+            for t in info.tags:
+                table.setdefault(t.casefold(), []).append(info.path)
+        _TAGS[view] = table
+    groups: dict[str, list[int]] = {}
+    tags_of: dict[int, list[str]] = {}
+    for want in follow:
+        members = sorted({node[p] for t, paths in table.items()
+                          if t == want or t.startswith(want + "/") for p in paths})
+        groups[want] = members
+        for m in members:
+            tags_of.setdefault(m, []).append(want)
+    return groups, tags_of
+
+
+def context_answer(view: QueryView, *, note: str | None = None, query: str | None = None,
+                   strategy: str = "breadth", depth: str | int = "standard",
+                   max_tokens: int = 8000, follow_tags: Sequence[str] = ()) -> dict[str, Any]:
+    if strategy not in STRATEGIES:
+        raise UsageError(f"--strategy must be one of {', '.join(STRATEGIES)}")
+    if max_tokens < 1:
+        raise UsageError("--max-tokens must be a positive number")
+    preset = parse_depth(depth)
+    seeds, seed_why, relevance = _seeds(view, note, query, preset)
+    graph = link_graph(view)
+    follow = sorted({t.strip().lstrip("#").casefold() for t in follow_tags if t.strip("# ")})
+    if strategy == "tags" and not follow:
+        follow = sorted({t.casefold() for s in seeds for t in view.notes[s].tags})
+    groups, tags_of = _tag_groups(view, follow, graph.node) if follow else ({}, {})
+    trav = traverse(graph, seeds, preset.hops, relevance=relevance,
+                    beta=2.0 if strategy == "importance" else 1.0,
+                    tag_groups=groups, tags_of=tags_of)
+    seed_order = sorted(seeds, key=lambda p: (-seeds[p], p))
+    picked = select(trav, seed_order, preset.notes,
+                    "depth" if strategy == "breadth" else "score")
+    reserve = estimate_tokens(header_line(preset.name, strategy, 99, max_tokens, max_tokens))
+    if view.fresh.stale:  # the text form ends with a one-line "index is older" notice
+        reserve += STALE_NOTICE_TOKENS
+    budget = max_tokens - reserve - JOIN_TOKENS
+    limitations: list[str] = []
+    if trav.capped:
+        limitations.append(f"only the {FRONTIER_MAX} most activated notes were expanded "
+                           "per hop")
+    loaded = [load_sections(view, r) for r in picked]
+    # A note's parents must stay in the bundle, so drop and refill until stable.
+    while True:
+        fit = _fit(loaded, seed_why, budget)
+        if len(fit.notes) == len(loaded):
+            break
+        for n in loaded:
+            path = n.reached.path
+            if path in fit.orphaned:
+                limitations.append(f"{path}: left out, the notes linking it were cut")
+            elif path not in fit.chosen:
+                limitations.append(f"{path}: left out, no section fits the budget")
+        loaded = fit.notes
+    return _answer(view, note, query, strategy, preset, max_tokens, follow, trav, fit,
+                   fit.used + reserve + JOIN_TOKENS, limitations)
+
+
+@dataclass
+class _Fit:
+    notes: list[NoteSections]
+    """The notes that survive this pass, in bundle order."""
+    chosen: dict[str, list[int]]
+    """Section numbers chosen per surviving note."""
+    used: int
+    orphaned: set[str]
+    why: dict[str, str]
+    linked: dict[str, list[tuple[str, str]]]
+    header: dict[str, int]
+
+
+def _fit(loaded: list[NoteSections], seed_why: dict[str, str], budget: int) -> _Fit:
+    """One budget pass: sections chosen per note, and which notes survive it."""
+    why: dict[str, str] = {}
+    linked: dict[str, list[tuple[str, str]]] = {}
+    kept_paths: set[str] = set()
+    headers: list[int] = []
+    for n in loaded:
+        r = n.reached
+        parents = [(p, rel) for p, rel in r.parents if p in kept_paths]
+        linked[r.path] = parents
+        why[r.path] = _why(r, seed_why, parents) if (parents or r.path in seed_why) else ""
+        kept_paths.add(r.path)
+        headers.append(estimate_tokens(separator(r.path, r.depth, why[r.path])) + JOIN_TOKENS)
+    pieces = [[Piece(i, c) for i, c in enumerate(n.costs)] for n in loaded]
+    # First pass: a seed may fill up to half the budget with one section, any other note
+    # an even share; what is left then goes to the sections that were too big.
+    share = budget // max(1, len(loaded))
+    caps = [max(budget // 2, share) if n.reached.path in seed_why else share for n in loaded]
+    picked, used = fill(pieces, headers, budget, caps)
+    fit = _Fit([], {}, used, set(), why, linked,
+               {n.reached.path: h for n, h in zip(loaded, headers, strict=True)})
+    for n, picks, head in zip(loaded, picked, headers, strict=True):
+        path = n.reached.path
+        is_seed = path in seed_why
+        if not is_seed and not any(p in fit.chosen for p, _ in n.reached.parents):
+            fit.orphaned.add(path)
+            if picks:
+                fit.used -= head + sum(n.costs[i] for i in picks)
+            continue
+        if not picks:
+            if not is_seed or head > budget - fit.used:
+                continue
+            fit.used += head  # a seed whose sections are all too big still shows its header
+        fit.chosen[path] = picks
+        fit.notes.append(n)
+    return fit
+
+
+def _answer(view: QueryView, note: str | None, query: str | None, strategy: str,
+            preset: Depth, max_tokens: int, follow: list[str], trav: Traversal,
+            fit: _Fit, used: int, limitations: list[str]) -> dict[str, Any]:
+    notes: list[dict[str, Any]] = []
+    path_steps: list[dict[str, Any]] = []
+    why, linked = fit.why, fit.linked
+    for n in fit.notes:
+        r = n.reached
+        picks = fit.chosen[r.path]
+        info = view.notes[r.path]
+        omitted = [n.pieces[i][0] or "(before the first heading)"
+                   for i in range(len(n.pieces)) if i not in picks]
+        if omitted:
+            limitations.append(f"{r.path}: {len(omitted)} section(s) cut for the budget")
+        rec: dict[str, Any] = {
+            "path": r.path, "title": info.title, "depth": r.depth,
+            "primary": r.depth == 0, "why": why[r.path],
+            "linked_from": [{"path": p, "relation": rel} for p, rel in linked[r.path]],
+            "score": round(r.score, 6), "backlinks": r.backlinks, "tags": list(info.tags),
+            "tokens": fit.header[r.path] + sum(n.costs[i] for i in picks),
+            "sections": [{"heading": n.pieces[i][0], "start_line": n.pieces[i][1],
+                          "end_line": n.pieces[i][2]} for i in picks],
+            "omitted_sections": omitted, "truncated": bool(omitted),
+            "content": "\n\n".join(n.pieces[i][3] for i in picks),
+        }
+        notes.append(rec)
+        if linked[r.path]:
+            parent, rel = linked[r.path][0]
+            path_steps.append({"from": parent, "to": r.path, "relation": rel,
+                               "depth": r.depth})
+    index = view.index_info()
+    return {
+        "note": note, "query": query,
+        "notes": notes,
+        "link_traversal": {
+            "total_links_found": trav.links_found, "links_followed": trav.links_followed,
+            "max_depth_reached": max((n["depth"] for n in notes), default=0),
+            "traversal_strategy": strategy, "traversal_path": path_steps,
+            "followed_tags": follow,
+        },
+        "metadata": {
+            "documents_analyzed": len(trav.reached),
+            "primary_documents": [n["path"] for n in notes if n["primary"]],
+            "linked_documents": [n["path"] for n in notes if not n["primary"]],
+            "analysis_depth": {"preset": preset.name, "hops": preset.hops,
+                               "max_notes": preset.notes},
+            "max_tokens": max_tokens, "tokens": used, "token_estimator": "kbase-conservative-1",
+            "knowledge_bank_version": {"commit": index["source_commit"],
+                                       "date": index["built_at"]},
+            "limitations": limitations,
+        },
+        "index": index,
+    }
+
+
+def text_lines(answer: dict[str, Any]) -> list[str]:
+    """The text form (`kbase context --format text`): the budget counts exactly these."""
+    meta = answer["metadata"]
+    lines = [header_line(meta["analysis_depth"]["preset"],
+                         answer["link_traversal"]["traversal_strategy"],
+                         len(answer["notes"]), meta["tokens"], meta["max_tokens"])]
+    for n in answer["notes"]:
+        lines.append(separator(n["path"], n["depth"], n["why"]))
+        if n["content"]:
+            lines.append(n["content"])
+    return lines

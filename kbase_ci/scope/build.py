@@ -1,0 +1,271 @@
+"""`kbase scope build`: select notes on the main index, then build them as an index.
+
+The build is the main build pipeline (`index.build.build_index`) over a vault holding
+only the selected notes, read at the main index's source commit, with
+`build_index(scope=...)`: the main index's model block with a vector donor instead of a
+model (no chunk is embedded again), its source, and its other notes for link
+resolution. Notes are parsed again through the parse cache (a cache hit when the main
+index was built on this machine). BM25, vectors and similar notes are computed over the
+scope's chunks only.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import KbaseError, UsageError
+from ..index.embed import ModelChoice
+from ..index.manifest import read_manifest
+from ..index.reader import IndexReader, open_index
+from ..index.source import NO_DATE, Source
+from ..model import BlockId, Heading, ParsedNote
+from ..vault import Vault
+from .select import NoteFacts, Selection, select
+from .spec import ScopeSpec
+from .store import main_digest, scope_dir
+
+COMPONENTS = ("notes", "links", "bm25", "vectors", "similar")
+
+
+@dataclass(frozen=True)
+class Component:
+    component: str
+    status: str
+    """ok, warn, error, skipped (not built: `--plan`, or an earlier failure)."""
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"component": self.component, "status": self.status,
+                "message": self.message, "details": self.details}
+
+
+@dataclass(frozen=True)
+class ScopeResult:
+    name: str
+    folder: Path
+    plan: bool
+    outcome: str
+    """planned, built, up-to-date, failed."""
+    selection: Selection
+    components: tuple[Component, ...]
+    scope: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        """Built without errors, or (a plan) selects something."""
+        if self.plan:
+            return bool(self.selection.paths)
+        return self.outcome != "failed" and all(c.status != "error" for c in self.components)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"scope": self.scope, "folder": str(self.folder), "plan": self.plan,
+                "outcome": self.outcome, "notes": list(self.selection.paths),
+                "unmatched": [{"side": s, "selector": sel, "hint": h}
+                              for s, sel, h in self.selection.unmatched],
+                "components": [c.to_json() for c in self.components]}
+
+
+def scope_block(name: str, spec: ScopeSpec, main: IndexReader, digest: str) -> dict[str, Any]:
+    return {"name": name, "selectors": spec.to_json(),
+            "main_index": {"digest": digest,
+                           "source_commit": main.manifest["source"].get("commit")}}
+
+
+def _planned(main: IndexReader, chosen: set[str]) -> tuple[Component, ...]:
+    table = main.notes()
+    f = {k: i for i, k in enumerate(table["fields"])}
+    rows = [r for r in table["rows"] if r[f["path"]] in chosen]
+    links = main.links()
+    lf = {k: i for i, k in enumerate(links["fields"])}
+    number = {r[f["path"]]: i for i, r in enumerate(table["rows"])}
+    inside = {number[p] for p in chosen}
+    n_links = away = 0
+    for p in sorted(chosen):
+        first, count = links["outgoing"][number[p]]
+        for row in links["rows"][first:first + count]:
+            n_links += 1
+            t = row[lf["target"]]
+            away += isinstance(t, int) and t not in inside
+    chunks = sum(r[f["chunks"]][1] for r in rows)
+    dim = main.manifest["embeddings"].get("dim")
+    shards = len({r[f["domain"]] for r in rows})
+    return (
+        Component("notes", "skipped", f"{len(rows)} notes would be included",
+                  {"notes": len(rows)}),
+        Component("links", "skipped", f"{n_links} links, {away} leaving the scope",
+                  {"links": n_links, "out_of_scope": away}),
+        Component("bm25", "skipped", f"{chunks} chunks in {shards} domain(s)",
+                  {"chunks": chunks, "domains": shards}),
+        Component("vectors", "skipped",
+                  f"{chunks} vectors copied from the main index" if dim
+                  else "no vectors: the main index has none",
+                  {"vectors": chunks if dim else 0}),
+        Component("similar", "skipped", f"similar notes recomputed for {len(rows)} notes"
+                  if dim else "no similar notes without vectors", {"notes": len(rows)}),
+    )
+
+
+def _light(row: Sequence[Any], f: dict[str, int]) -> ParsedNote:
+    return ParsedNote(row[f["path"]], row[f["title"]], tuple(row[f["aliases"]]),
+                      headings=tuple(Heading(lv, tx, ln) for lv, tx, ln in row[f["headings"]]),
+                      block_ids=tuple(BlockId(i, ln) for i, ln in row[f["block_ids"]]))
+
+
+def restrict(vault: Vault, paths: set[str]) -> Vault:
+    """`vault` with only the notes in `paths` (files, config and contents are shared)."""
+    sub = copy.copy(vault)
+    sub.notes = tuple(n for n in vault.notes if n.path in paths)
+    sub._by_path = {n.path: n for n in sub.notes}
+    return sub
+
+
+def build_scope(root: Path, name: str, spec: ScopeSpec, *, index_dir: Path | None = None,
+                plan: bool = False) -> ScopeResult:
+    """Plan or build scope `name` of the index in `index_dir` (default `root/.kbase`)."""
+    main_dir = (index_dir if index_dir is not None else root / ".kbase").resolve()
+    if not (main_dir / "manifest.json").is_file():
+        raise UsageError(f"no index at {main_dir}: a scope is cut from the main index, so "
+                         "build that first with `kbase index`")
+    main = open_index(main_dir)
+    digest = main_digest(main_dir)
+    block = scope_block(name, spec, main, digest)
+    table = main.notes()
+    f = {k: i for i, k in enumerate(table["fields"])}
+    selection = select(spec, [NoteFacts.from_row(f, r) for r in table["rows"]])
+    out = scope_dir(main_dir, name)
+    chosen = set(selection.paths)
+    if plan:
+        return ScopeResult(name, out, True, "planned", selection, _planned(main, chosen),
+                           block)
+    if not chosen:
+        why = "; ".join(f"{s} `{sel}` matched nothing: {h}"
+                        for s, sel, h in selection.unmatched)
+        raise UsageError(f"scope {name} selects no note{': ' + why if why else ''}")
+    from .lock import scope_lock
+
+    with scope_lock(out.parent, name):
+        if _current(out, block):
+            comps = tuple(Component(c, "ok", "up to date") for c in COMPONENTS)
+            return ScopeResult(name, out, False, "up-to-date", selection, comps, block)
+        return _build(root, main, table, f, selection, block, out)
+
+
+def _current(out: Path, block: dict[str, Any]) -> bool:
+    if not (out / "manifest.json").is_file():
+        return False
+    try:
+        if read_manifest(out).get("scope") != block:
+            return False
+        from ..index.reader import verify_files
+
+        verify_files(out, read_manifest(out))
+    except KbaseError:
+        return False
+    return True
+
+
+def _build(root: Path, main: IndexReader, table: dict[str, Any], f: dict[str, int],
+           selection: Selection, block: dict[str, Any], out: Path) -> ScopeResult:
+    from ..index.build import build_index
+    from ..scanner import scan
+    from . import donor as donors
+    from .inputs import ScopeInputs
+
+    m = main.manifest
+    src = m["source"]
+    commit = src.get("commit")
+    if commit is None:
+        raise UsageError("the main index was not built from a git commit; a scope reads "
+                         "its notes at the main index's commit")
+    vault = Vault(root, rev=commit)
+    chosen = set(selection.paths)
+    sub = restrict(vault, chosen)
+    blob = {r[f["path"]]: r[f["blob"]] for r in table["rows"]}
+    differ = sorted(n.path for n in sub.notes if blob.get(n.path) != n.sha)
+    missing = sorted(chosen - {n.path for n in sub.notes})
+    emb = m["embeddings"]
+    dim = emb.get("dim")
+    key = Path(f"<scope donor {block['main_index']['digest']}>")
+    donor = None
+    if dim:
+        parsed, _ = scan(sub, list(sub.notes))
+        donor, rechunked = donors.collect(main, parsed, sub.read(sub.notes), int(dim))
+        differ = sorted({*differ, *rechunked})
+        donors.install(donor, key, sub.config.embeddings.dim)
+    inputs = ScopeInputs(
+        ModelChoice(emb.get("model"), key if dim else None, emb.get("reason"),
+                    emb.get("sha256")),
+        Source(commit, src.get("tree"), bool(src.get("dirty")),
+               tuple(src.get("dirty_paths", ())), m.get("built_at") or NO_DATE,
+               src.get("path", "")),
+        tuple(_light(r, f) for r in table["rows"] if r[f["path"]] not in chosen), block)
+    try:
+        result = build_index(sub, out, jobs=1, scope=inputs)
+    except KbaseError as exc:
+        comps = tuple(Component(c, "error", f"build failed: {exc}") for c in COMPONENTS)
+        return ScopeResult(block["name"], out, False, "failed", selection, comps, block)
+    finally:
+        if dim:
+            donors.uninstall(key, sub.config.embeddings.dim)
+    scoped = open_index(out)
+    return ScopeResult(block["name"], out, False, "built", selection, _report(
+        main, scoped, table, f, chosen, list(result.warnings), differ, missing, donor),
+        block)
+
+
+def _report(main: IndexReader, scoped: IndexReader, table: dict[str, Any],
+            f: dict[str, int], chosen: set[str], warnings: list[str], differ: list[str],
+            missing: list[str], donor: Any) -> tuple[Component, ...]:
+    counts = scoped.manifest["counts"]
+    comps: list[Component] = []
+    problems = bool(warnings or differ or missing)
+    comps.append(Component(
+        "notes", "warn" if problems else "ok",
+        f"{counts['notes']} notes" + (f"; {len(differ)} differ from the main index (it was "
+                                      "built from a dirty work tree)" if differ else "")
+        + (f"; {len(missing)} not in the source commit" if missing else ""),
+        {"notes": counts["notes"], "warnings": warnings, "differ_from_main": differ,
+         "missing": missing}))
+    try:
+        links = scoped.links()
+        st = links["fields"].index("status")
+        away = sum(1 for r in links["rows"] if r[st] == "out_of_scope")
+        comps.append(Component("links", "ok", f"{counts['links']} links, {away} leaving the "
+                               "scope (kept as out_of_scope, no target)",
+                               {"links": counts["links"], "out_of_scope": away,
+                                "unresolved": counts["unresolved_links"]}))
+    except KbaseError as exc:
+        comps.append(Component("links", "error", str(exc)))
+    expected = sum(r[f["chunks"]][1] for r in table["rows"] if r[f["path"]] in chosen)
+    chunks = int(counts["chunks"])
+    comps.append(Component(
+        "bm25", "ok" if chunks == expected or differ else "error",
+        f"{chunks} chunks in {counts['shards']} shard(s)" + (
+            "" if chunks == expected else f"; the main index has {expected} for these notes"),
+        {"chunks": chunks, "shards": counts["shards"], "main_chunks": expected}))
+    if donor is None:
+        comps.append(Component("vectors", "skipped", "no vectors: " + str(
+            main.manifest["embeddings"].get("reason") or "the main index has none"),
+            {"vectors": 0}))
+    else:
+        missed = len(donor.missed)
+        comps.append(Component(
+            "vectors", "warn" if missed else "ok",
+            f"{counts['vectors']} vectors copied from the main index, none embedded" + (
+                f"; {missed} chunk(s) differ from the main index and have no vector"
+                if missed else ""),
+            {"vectors": counts["vectors"], "missed": missed}))
+    if donor is None:
+        comps.append(Component("similar", "skipped", "no similar notes without vectors"))
+    else:
+        sf = scoped.notes()
+        isim = sf["fields"].index("similar")
+        with_sim = sum(1 for r in sf["rows"] if r[isim])
+        comps.append(Component("similar", "ok", f"similar notes recomputed inside the scope "
+                               f"({with_sim} notes have some)", {"notes": with_sim}))
+    return tuple(comps)

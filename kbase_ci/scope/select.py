@@ -1,0 +1,125 @@
+"""Evaluate a scope's selectors on notes: the main index's notes table, or a fresh parse
+(the query overlay asks whether a note added since belongs to the scope)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any
+
+from ..globs import match as glob_match
+from ..model import ParsedNote
+from .spec import ScopeSpec, Selector
+
+
+@dataclass(frozen=True, slots=True)
+class NoteFacts:
+    """What selectors look at."""
+
+    path: str
+    title: str
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    domain: str
+    type: str
+
+    @classmethod
+    def from_row(cls, f: dict[str, int], row: Sequence[Any]) -> NoteFacts:
+        fm = row[f["frontmatter"]] or {}
+        kind = fm.get("type") if isinstance(fm, dict) else None
+        return cls(row[f["path"]], row[f["title"]], tuple(row[f["aliases"]]),
+                   tuple(row[f["tags"]]), row[f["domain"]],
+                   kind if isinstance(kind, str) else "")
+
+    @classmethod
+    def from_parsed(cls, note: ParsedNote, domain: str) -> NoteFacts:
+        kind = note.frontmatter.get("type")
+        return cls(note.path, note.title, note.aliases,
+                   tuple(sorted({t.name for t in note.tags})), domain,
+                   kind if isinstance(kind, str) else "")
+
+
+def _wild(pattern: str, text: str) -> bool:
+    return fnmatchcase(text.casefold(), pattern.casefold())
+
+
+def _tag(pattern: str, tag: str) -> bool:
+    """`rust` matches `rust` and `rust/async`; `rust/*` matches below `rust` only."""
+    p, t = pattern.casefold(), tag.casefold()
+    return fnmatchcase(t, p) or fnmatchcase(t, p + "/*")
+
+
+def matches(sel: Selector, note: NoteFacts) -> bool:
+    kind, value = sel
+    if kind == "domain":
+        return _wild(value, note.domain)
+    if kind == "path":
+        return glob_match(value, note.path)
+    if kind == "tag":
+        return any(_tag(value, t) for t in note.tags)
+    if kind == "type":
+        return bool(note.type) and _wild(value, note.type)
+    stem = note.path.rsplit("/", 1)[-1].removesuffix(".md")
+    return any(_wild(value, n) for n in (note.title, *note.aliases, stem, note.path))
+
+
+def selected(spec: ScopeSpec, note: NoteFacts) -> bool:
+    return (any(matches(s, note) for s in spec.include)
+            and not any(matches(s, note) for s in spec.exclude))
+
+
+def member_predicate(spec: ScopeSpec, domain_of: Callable[[ParsedNote], str]
+                     ) -> Callable[[ParsedNote], bool]:
+    """For the query overlay: does this freshly parsed note belong to the scope?"""
+    return lambda note: selected(spec, NoteFacts.from_parsed(note, domain_of(note)))
+
+
+@dataclass(frozen=True)
+class Selection:
+    paths: tuple[str, ...]
+    """Selected notes, sorted."""
+    unmatched: tuple[tuple[str, str, str], ...]
+    """(include|exclude, `kind: value`, hint) for every selector that matched no note."""
+
+
+def select(spec: ScopeSpec, notes: Iterable[NoteFacts]) -> Selection:
+    facts = list(notes)
+    used: set[tuple[str, Selector]] = set()
+    paths: list[str] = []
+    for n in facts:
+        hits_in = [s for s in spec.include if matches(s, n)]
+        hits_out = [s for s in spec.exclude if matches(s, n)]
+        used.update(("include", s) for s in hits_in)
+        used.update(("exclude", s) for s in hits_out)
+        if hits_in and not hits_out:
+            paths.append(n.path)
+    unmatched = tuple((side, f"{s[0]}: {s[1]}", hint(s, facts))
+                      for side, sels in (("include", spec.include), ("exclude", spec.exclude))
+                      for s in sels if (side, s) not in used)
+    return Selection(tuple(sorted(paths)), unmatched)
+
+
+def hint(sel: Selector, facts: Sequence[NoteFacts]) -> str:
+    """The nearest existing value, or what the kind expects."""
+    kind, value = sel
+    pool: set[str] = set()
+    if kind == "domain":
+        pool = {n.domain for n in facts}
+    elif kind == "tag":
+        pool = {t for n in facts for t in n.tags}
+    elif kind == "type":
+        pool = {n.type for n in facts if n.type}
+    elif kind == "note":
+        pool = {n.title for n in facts}
+    elif kind == "path":
+        pool = {n.path.rsplit("/", 1)[0] + "/**" for n in facts if "/" in n.path}
+    near = difflib.get_close_matches(value, sorted(pool), n=3, cutoff=0.5)
+    if near:
+        return "did you mean " + ", ".join(f"`{kind}: {v}`" for v in near) + "?"
+    if kind == "path":
+        return "path globs are relative to the vault root; `*` stays in one folder, `**` " \
+               "crosses folders"
+    known = ", ".join(sorted(pool)[:8])
+    return f"known {kind} values: {known}" if known else f"no note has a {kind}"

@@ -1,0 +1,165 @@
+"""`kbase gaps`: unresolved targets and undocumented concepts, on real index builds of the
+fixtures/gaps vault, with the work tree overlaid; concept extraction from a case table."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, corpus_repo, git, run_kbase, write
+from querykit import query
+
+from kbase_ci.concepts import extract
+
+VAULT = FIXTURES / "gaps" / "vault"
+
+
+def _cases() -> list[tuple[str, list[str]]]:
+    out = []
+    for line in (FIXTURES / "gaps" / "concepts.txt").read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        text, _, terms = line.rpartition(" ->")
+        out.append((text.replace("\\n", "\n"),
+                    [t.strip() for t in terms.split("|") if t.strip()]))
+    return out
+
+
+@pytest.mark.parametrize(("text", "terms"), _cases(), ids=lambda v: str(v)[:40])
+def test_extraction_table(text: str, terms: list[str]) -> None:
+    assert [m.name for m in extract(text)] == terms
+
+
+def test_extraction_positions_and_kinds() -> None:
+    got = extract("---\na: b\n---\nIntro line.\nUse `json.loads` with Apache Kafka.\n")
+    assert [(m.name, m.kind, m.line, m.col) for m in got] == [
+        ("json.loads", "code", 5, 6), ("Apache Kafka", "name", 5, 23)]
+    assert [m.key for m in got] == ["json.loads", "apache kafka"]
+
+
+@pytest.fixture
+def vault(make_repo: Callable[..., Path]) -> Path:
+    repo = make_repo()
+    shutil.copytree(VAULT, repo, dirs_exist_ok=True)
+    write(repo, {".gitignore": ".kbase/\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "vault")
+    proc = run_kbase("index", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    return repo
+
+
+def _names(ans: dict[str, object], part: str, field: str) -> list[object]:
+    items = ans[part]
+    assert isinstance(items, list)
+    return [i[field] for i in items]
+
+
+def test_ranking_grouping_and_sentences(vault: Path) -> None:
+    code, ans, err = query(vault, "gaps")
+    assert code == 0, err
+    top = ans["unresolved"][0]
+    # `[[apache kafka.md|...]]` groups with `[[Apache Kafka]]`; first spelling in path order
+    assert (top["target"], top["key"], top["notes"], top["references"]) == (
+        "Apache Kafka", "apache kafka", 3, 4)
+    assert [(r["path"], r["line"]) for r in top["referrers"]] == [
+        ("Home.md", 3), ("Pipelines/Batch.md", 3), ("Pipelines/Ingest.md", 6),
+        ("Pipelines/Ingest.md", 6)]
+    assert [r["sentence"] for r in top["referrers"][2:]] == [
+        "The ingest job reads [[Apache Kafka]] topics.",
+        "Retries go back to [[Apache Kafka]] too."]
+    # ties on notes and references: by key
+    assert _names(ans, "unresolved", "target") == ["Apache Kafka", "Delta Lake",
+                                                   "Stream Processing"]
+    # "Data Vault" is a heading and "Slowly Changing Dimensions" an alias: documented
+    assert [(c["name"], c["kind"], c["notes"]) for c in ans["concepts"]] == [
+        ("Change Data Capture", "name", 4), ("dbt_project", "code", 3)]
+    cdc = ans["concepts"][0]["places"]
+    assert [p["path"] for p in cdc] == ["Home.md", "Pipelines/Batch.md", "Pipelines/Ingest.md",
+                                        "Storage/Lakehouse.md"]
+    assert cdc[0]["sentence"] == "We capture row changes with Change Data Capture before loading."
+    assert ans["counts"] == {"unresolved": 3, "concepts": 2}
+    assert ans["index"]["overlaid"] is False
+
+
+def test_min_notes_limit_and_domain(vault: Path) -> None:
+    _, ans, _ = query(vault, "gaps", "--min-notes", "4", "--limit", "1")
+    assert _names(ans, "concepts", "name") == ["Change Data Capture"]
+    assert _names(ans, "unresolved", "target") == ["Apache Kafka"]
+    assert ans["counts"]["unresolved"] == 3
+    code, ans, _ = query(vault, "gaps", "--domain", "Pipelines")
+    assert code == 0 and ans["concepts"] == []
+    assert [(g["target"], g["notes"], g["references"]) for g in ans["unresolved"]] == [
+        ("apache kafka.md", 2, 3)]
+    _, ans, _ = query(vault, "gaps", "--domain", "Pipelines", "--min-notes", "2")
+    assert _names(ans, "concepts", "name") == ["Change Data Capture", "dbt_project"]
+
+
+def test_exit_codes_and_text(vault: Path) -> None:
+    code, ans, _ = query(vault, "gaps", "--domain", "Nowhere")
+    assert code == 1 and ans["unresolved"] == [] and ans["concepts"] == []
+    assert run_kbase("gaps", "--limit", "0", cwd=vault).returncode == 2
+    proc = run_kbase("gaps", "--format", "text", cwd=vault)
+    assert proc.returncode == 0
+    assert "  Apache Kafka  (3 notes, 4 links)" in proc.stdout
+    assert "    Home.md:4: We capture row changes with Change Data Capture before loading." \
+        in proc.stdout
+
+
+def test_overlay_without_rebuild(vault: Path) -> None:
+    warehouse = (vault / "Storage/Warehouse.md").read_text(encoding="utf-8")
+    write(vault, {
+        "Storage/Warehouse.md": warehouse.replace("the `dbt_project` folder", "dbt"),
+        "Home.md": (vault / "Home.md").read_text(encoding="utf-8")
+        + "Home also runs `dbt_project` and links [[Delta Lake]].\n",
+    })
+    code, ans, _ = query(vault, "gaps")
+    assert code == 0 and ans["index"]["overlaid"]
+    dbt = next(c for c in ans["concepts"] if c["key"] == "dbt_project")
+    assert [p["path"] for p in dbt["places"]] == ["Home.md", "Pipelines/Batch.md",
+                                                  "Pipelines/Ingest.md"]
+    assert dbt["places"][0]["line"] == 5
+    delta = next(g for g in ans["unresolved"] if g["key"] == "delta lake")
+    assert [r["path"] for r in delta["referrers"]] == ["Home.md", "Storage/Lakehouse.md"]
+    # a note added since the index documents the concept: it is no longer a gap
+    write(vault, {"Pipelines/Change Data Capture.md": "# CDC\n\nRow-level change feeds.\n"})
+    git(vault, "add", "Pipelines/Change Data Capture.md")
+    _, ans, _ = query(vault, "gaps")
+    assert _names(ans, "concepts", "name") == ["dbt_project"]
+    # deleting a note drops its mentions and its links
+    git(vault, "rm", "-q", "Pipelines/Ingest.md")
+    _, ans, _ = query(vault, "gaps")
+    assert ans["concepts"] == []
+    assert ans["unresolved"][0]["notes"] == 2 and ans["unresolved"][0]["references"] == 2
+
+
+def test_incremental_build_matches_full_build(vault: Path, tmp_path: Path) -> None:
+    glossary = (vault / "Glossary.md").read_text(encoding="utf-8")
+    # First in path order, another spelling: the index's first spelling of the term...
+    write(vault, {"Glossary.md": glossary + "Also `DBT_PROJECT`.\n"})
+    git(vault, "commit", "-qam", "spelling")
+    assert run_kbase("index", cwd=vault).returncode == 0
+    # ...must not leak into the reused mentions of other notes once it is gone
+    write(vault, {"Glossary.md": glossary, "Storage/New.md":
+                  "# New\n\nIt also uses Change Data Capture and `dbt_project`.\n"})
+    git(vault, "add", "-A")
+    git(vault, "commit", "-q", "-m", "more")
+    assert run_kbase("index", cwd=vault).returncode == 0  # reuses the previous .kbase/
+    full = tmp_path / "full"
+    assert run_kbase("index", "--out", str(full), cwd=vault).returncode == 0
+    assert (vault / ".kbase/concepts.json").read_bytes() == (full / "concepts.json").read_bytes()
+    _, ans, _ = query(vault, "gaps")
+    assert [(c["name"], c["notes"]) for c in ans["concepts"]] == [
+        ("Change Data Capture", 5), ("dbt_project", 4)]
+
+
+def test_data_engineering_wiki_top_gap(tmp_path: Path) -> None:
+    repo = corpus_repo("data-engineering-wiki", tmp_path / "dew")
+    assert run_kbase("index", cwd=repo).returncode == 0
+    code, ans, _ = query(repo, "gaps")
+    assert code == 0
+    top = ans["unresolved"][0]
+    assert (top["target"], top["notes"]) == ("Apache Kafka", 3)  # per its MANIFEST.md
+    assert all(r["sentence"] for r in top["referrers"])

@@ -1,0 +1,265 @@
+"""The hook's fast paths give the same answers as the slow ones, and never stale ones.
+
+A warm hook reads tag spellings, aliases and summaries from narrow cache tables and
+point lookups instead of every note's record. Every row is keyed by blob id and path,
+so after a rename, an alias edit, a tag spelling change or a branch switch the answer
+must follow the vault as it is now, not the rows an earlier run left in the cache.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from kbase_ci import gitio
+from kbase_ci.cache import ParseCache, cache_key
+from kbase_ci.change import staged_changes
+from kbase_ci.model import ParsedNote, Tag
+from kbase_ci.notestore import LazySummaries, NoteStore, NoteSummary
+from kbase_ci.scanner import open_store
+from kbase_ci.vault import Vault
+from tests.conftest import git, run_kbase, write
+
+Repo = Callable[..., Path]
+
+
+def _codes(stdout: str) -> list[tuple[str, str]]:
+    """(path, code) of each `path:line:col: CODE message` line."""
+    out = []
+    for line in stdout.splitlines():
+        head, _, rest = line.partition(": ")
+        if rest[:2] == "KB":
+            out.append((head.split(":", 1)[0], rest.split(" ", 1)[0]))
+    return out
+
+
+# -- tag spellings ------------------------------------------------------------------
+
+def test_tag_spelling_change_is_not_answered_from_old_rows(make_repo: Repo) -> None:
+    root = make_repo({"a.md": "#Rust\n", "b.md": "#rust\n", "c.md": "#rust\n"})
+    warm = run_kbase("check", "--all", "--select", "tags", cwd=root)
+    assert _codes(warm.stdout) == [("a.md", "KB205")], warm.stdout + warm.stderr
+    # The old rows of b.md and c.md (#rust) stay in the cache; they must not count.
+    write(root, {"b.md": "#Go\n", "c.md": "#Go\n"})
+    git(root, "add", "-A")
+    hook = run_kbase("check", "--staged", "--select", "tags", "a.md", "b.md", "c.md", cwd=root)
+    assert (hook.returncode, hook.stdout) == (0, ""), hook.stdout + hook.stderr
+    write(root, {"d.md": "#rust\n"})
+    git(root, "add", "d.md")
+    hook = run_kbase("check", "--staged", "--select", "tags", "a.md", "d.md", cwd=root)
+    assert _codes(hook.stdout) == [("a.md", "KB205")], hook.stdout + hook.stderr
+    assert "#rust (1 note)" in hook.stdout, hook.stdout
+
+
+def test_branch_switch_counts_the_checked_out_notes(make_repo: Repo) -> None:
+    root = make_repo({"a.md": "#Rust\n", "b.md": "#rust\n", "c.md": "#rust\n"})
+    git(root, "checkout", "-q", "-b", "other")
+    write(root, {"b.md": "#Rust\n", "c.md": "#Rust\n", "d.md": "#rust\n"})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "other spelling")
+    on_other = run_kbase("check", "--all", "--select", "tags", cwd=root)
+    assert _codes(on_other.stdout) == [("d.md", "KB205")], on_other.stdout
+    git(root, "checkout", "-q", "main")
+    on_main = run_kbase("check", "--all", "--select", "tags", cwd=root)
+    assert _codes(on_main.stdout) == [("a.md", "KB205")], on_main.stdout
+    git(root, "checkout", "-q", "other")
+    again = run_kbase("check", "--all", "--select", "tags", cwd=root)
+    assert again.stdout == on_other.stdout
+
+
+def test_store_counts_match_a_count_over_every_record(make_repo: Repo) -> None:
+    root = make_repo({"a.md": "#Rust #x\n", "b.md": "---\ntags: [rust, X]\n---\n#rust\n",
+                      "c.md": "#RUST\n", "d.md": "no tags\n"})
+    vault = Vault(root)
+    open_store(vault)  # fill the cache
+    write(root, {"e.md": "#Rust\n"})  # a miss in the next store: parsed, not cached yet
+    git(root, "add", "e.md")
+    vault = Vault(root, staged=True)
+    store, stats = open_store(vault)
+    assert (stats.cached, stats.parsed) == (4, 1)
+    wanted = {"rust", "x", "absent"}
+    slow = NoteStore.from_notes(store.all()).tag_spellings(wanted)
+    assert store.tag_spellings(wanted) == slow
+    assert slow == {"rust": Counter({"Rust": 2, "rust": 1, "RUST": 1}),
+                    "x": Counter({"x": 1, "X": 1})}
+
+
+# -- aliases and renames --------------------------------------------------------------
+
+def test_alias_edit_follows_the_staged_note(make_repo: Repo) -> None:
+    # A link to an alias is KB105 ("names an alias of a.md"); to no name at all, KB101.
+    root = make_repo({"a.md": "---\naliases: [Alpha]\n---\n# A\n", "b.md": "See [[Alpha]].\n"})
+    warm = run_kbase("check", "--all", cwd=root)
+    assert _codes(warm.stdout) == [("b.md", "KB105")], warm.stdout
+    write(root, {"c.md": "Also [[Alpha]].\n"})
+    git(root, "add", "c.md")
+    hook = run_kbase("check", "--staged", "c.md", cwd=root)  # the alias comes from the cache
+    assert _codes(hook.stdout) == [("c.md", "KB105")], hook.stdout + hook.stderr
+    write(root, {"a.md": "---\naliases: [Alef]\n---\n# A\n", "d.md": "And [[Alef]].\n"})
+    git(root, "add", "-A")
+    hook = run_kbase("check", "--staged", "--select", "links", "c.md", "d.md", cwd=root)
+    assert _codes(hook.stdout) == [("c.md", "KB101"), ("d.md", "KB105")], hook.stdout
+
+
+def test_rename_after_a_warm_run_reports_the_untouched_note(make_repo: Repo) -> None:
+    root = make_repo({"notes/Old.md": "# Old\n", "b.md": "See [[Old]].\n"})
+    assert run_kbase("check", "--all", cwd=root).returncode == 0
+    git(root, "mv", "notes/Old.md", "notes/New.md")
+    hook = run_kbase("check", "--staged", "notes/New.md", cwd=root)
+    assert hook.returncode == 1
+    assert "b.md:1:5: KB101" in hook.stdout and "did you mean [[New]]?" in hook.stdout, \
+        hook.stdout
+
+
+# -- cache layout ---------------------------------------------------------------------
+
+def _tagged(path: str, *names: str) -> ParsedNote:
+    return ParsedNote(path=path, title=Path(path).stem, aliases=("Al",) if "al" in path else (),
+                      tags=tuple(Tag(n, 1, 1) for n in names))
+
+
+def test_tag_uses_only_answers_for_live_keys(tmp_path: Path) -> None:
+    c = ParseCache(tmp_path)
+    old, new = cache_key("1", "a.md", "s"), cache_key("2", "a.md", "s")
+    c.put_many([(old, _tagged("a.md", "Rust")), (new, _tagged("a.md", "rust", "Go"))])
+    assert c.tag_uses({"rust"}, {new}) == [("rust", "rust", new)]
+    assert sorted(c.tag_uses({"rust", "go"}, {old, new})) == [
+        ("go", "Go", new), ("rust", "Rust", old), ("rust", "rust", new)]
+    assert c.tag_uses(set(), {new}) == [] and c.tag_uses({"rust"}, set()) == []
+
+
+def test_summaries_by_point_lookup_and_by_scan_agree(tmp_path: Path) -> None:
+    c = ParseCache(tmp_path)
+    rows = [(cache_key(str(i), f"n{i}{'al' if i % 3 == 0 else ''}.md", "s"),
+             _tagged(f"n{i}{'al' if i % 3 == 0 else ''}.md", f"T{i}", "t")) for i in range(600)]
+    c.put_many(rows)
+    keys = [k for k, _ in rows]
+    every = c.summaries(keys)  # more keys than point lookups: one scan
+    few = c.summaries(keys[:5])
+    assert len(every) == 600 and few == {k: every[k] for k in keys[:5]}
+    assert every[keys[0]].aliases == ("Al",) and every[keys[1]].aliases == ()
+    assert c.aliases(keys[:4]) == {keys[0]: ("Al",), keys[3]: ("Al",)}
+
+
+def test_an_older_cache_layout_is_replaced(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "parse-cache.sqlite")
+    db.execute("CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
+    db.execute("INSERT INTO meta VALUES ('layout', '3:old')")
+    db.execute("CREATE TABLE notes (key TEXT PRIMARY KEY, data TEXT NOT NULL, aliases TEXT"
+               " NOT NULL, tags TEXT NOT NULL, targets TEXT NOT NULL, type TEXT NOT NULL)")
+    db.execute("INSERT INTO notes VALUES ('k', '[]', '', '', '', '')")
+    db.commit()
+    db.close()
+    c = ParseCache(tmp_path)
+    assert c.hits(["k"]) == set()
+    k = cache_key("1", "x.md", "s")
+    c.put_many([(k, _tagged("x.md", "Go"))])
+    assert c.summaries([k])[k].tags == ("Go",)
+    assert c.tag_uses({"go"}, {k}) == [("go", "Go", k)]
+
+
+def test_lazy_summaries_point_lookups_then_one_scan() -> None:
+    calls: list[str] = []
+    rows = {f"{i}.md": NoteSummary(tags=(str(i),)) for i in range(100)}
+
+    def fetch() -> dict[str, NoteSummary]:
+        calls.append("all")
+        return dict(rows)
+
+    def fetch_some(paths: Sequence[str]) -> dict[str, NoteSummary]:
+        calls.append("some")
+        return {p: rows[p] for p in paths}
+
+    lazy = LazySummaries(rows, fetch, {"new.md": NoteSummary(tags=("n",))}, fetch_some)
+    assert lazy["3.md"].tags == ("3",) and lazy["new.md"].tags == ("n",)
+    assert calls == ["some"]
+    for i in range(100):
+        assert lazy[f"{i}.md"] == rows[f"{i}.md"]
+    assert calls.count("all") == 1 and calls.count("some") == LazySummaries._POINT_LIMIT
+
+
+# -- git plumbing ---------------------------------------------------------------------
+
+def test_ls_files_rows_reads_odd_names_and_unmerged_paths(make_repo: Repo) -> None:
+    root = make_repo({"a b.md": "x\n", "tab\there.md": "t\n", "Ünï.md": "u\n", "c.md": "1\n"})
+    git(root, "checkout", "-q", "-b", "side")
+    write(root, {"c.md": "2\n"})
+    git(root, "commit", "-q", "-am", "side")
+    git(root, "checkout", "-q", "main")
+    write(root, {"c.md": "3\n"})
+    git(root, "commit", "-q", "-am", "main")
+    git(root, "merge", "-q", "side", check=False)  # conflict: c.md has stages 1-3
+    rows = gitio.ls_files_rows(root)
+    assert [r[0] for r in rows] == ["a b.md", "c.md", "tab\there.md", "Ünï.md"]
+    listed = git(root, "ls-files", "-s", "--", "a b.md").split()
+    assert rows[0] == ("a b.md", listed[1], listed[0])
+    assert all(len(sha) in (40, 64) and len(mode) == 6 for _, sha, mode in rows)
+    assert [e.path for e in gitio.ls_files(root)] == [r[0] for r in rows]
+
+
+def test_repo_dirs_and_staged_changes_before_the_first_commit(make_repo: Repo,
+                                                              tmp_path: Path) -> None:
+    root = make_repo({"a.md": "# A\n", "sub/b.md": "# B\n"}, commit=False)
+    dirs = gitio.repo_dirs(root / "sub")
+    assert dirs is not None and dirs[0].resolve() == root.resolve()
+    assert dirs[1].resolve() == (root / ".git").resolve()
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert gitio.repo_dirs(plain) is None
+    assert sorted((c.kind, c.path) for c in staged_changes(root)) == [
+        ("added", "a.md"), ("added", "sub/b.md")]
+    hook = run_kbase("check", "--staged", "a.md", cwd=root)
+    assert hook.returncode == 0, hook.stdout + hook.stderr
+
+
+def test_parallel_cold_scan_stores_rows_from_the_workers(make_repo: Repo) -> None:
+    files = {f"n{i}.md": f"---\naliases: [N{i}]\n---\n# N{i}\n#T{i % 3} [[n{(i + 1) % 9}]]\n"
+             for i in range(9)}
+    root = make_repo(files)
+    vault = Vault(root)
+    store, stats = open_store(vault, jobs=2)
+    assert (stats.parsed, stats.jobs) == (9, 2)
+    serial = NoteStore.from_notes(open_store(vault, jobs=1, use_cache=False)[0].all())
+    assert store.all() == serial.all()
+    assert [store.summary(p) for p in store.paths] == [serial.summary(p) for p in serial.paths]
+    warm, stats = open_store(Vault(root))
+    assert (stats.cached, stats.parsed) == (9, 0)
+    assert warm.all() == serial.all() and warm.aliases() == serial.aliases()
+    assert warm.tag_spellings({"t0", "t1"}) == serial.tag_spellings({"t0", "t1"})
+
+
+# -- config memo ----------------------------------------------------------------------
+
+CONFIG = """\
+tags:
+  allowed: [rust, "project/*"]
+  case_duplicates: false
+frontmatter:
+  required:
+    "notes/**": [status]
+"""
+
+
+def test_config_memo_gives_the_parsed_config_and_follows_edits(make_repo: Repo) -> None:
+    from kbase_ci.config import load_config
+
+    root = make_repo({".kbase.yml": CONFIG, "notes/a.md": "#golang\n"})
+    first = Vault(root).config  # parses the YAML and remembers it
+    memos = list((root / ".git" / "kbase" / "config").glob("*.json"))
+    assert len(memos) == 1
+    assert Vault(root).config == first == load_config(root)  # from the memo
+    memos[0].write_text("{not json", encoding="utf-8")  # a damaged memo is re-made
+    assert Vault(root).config == first
+    write(root, {".kbase.yml": CONFIG.replace("rust,", "rust, golang,")})
+    edited = Vault(root).config
+    assert edited.tags.allowed == ("rust", "golang", "project/*") != first.tags.allowed
+    assert edited.source == ".kbase.yml" and edited.digest == load_config(root).digest
+    proc = run_kbase("check", "--all", "--select", "tags", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    write(root, {".kbase.yml": CONFIG.replace("case_duplicates: false",
+                                              "case_duplicates: maybe")})
+    proc = run_kbase("check", "--all", cwd=root)  # never remembered: the located error
+    assert proc.returncode == 2
+    assert ".kbase.yml:3:20" in proc.stderr and "true or false" in proc.stderr, proc.stderr
