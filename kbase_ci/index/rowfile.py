@@ -86,6 +86,19 @@ def int_view(data: bytes) -> memoryview | None:
     return view if len(view) == shape[0] else None
 
 
+def int_table(data: bytes) -> tuple[memoryview, int] | None:
+    """A two-dimensional little-endian integer `.npy` file as (its values row after row,
+    the row width), without importing numpy; None for any other array."""
+    layout = npy_layout(data[:256])
+    if sys.byteorder != "little" or layout is None:
+        return None
+    descr, shape, start = layout
+    if len(shape) != 2 or descr[1] == "f":
+        return None
+    view = memoryview(data)[start:].cast(_CODES[descr[1:].encode()])  # type: ignore[call-overload]
+    return (view, shape[1]) if len(view) == shape[0] * shape[1] else None
+
+
 def row_at(data: bytes | memoryview, offsets: Any, i: int) -> Any:
     return json.loads(bytes(data[int(offsets[i]):int(offsets[i + 1])]))
 
