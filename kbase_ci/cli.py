@@ -18,8 +18,8 @@ from .errors import EXIT_INTERNAL, EXIT_USAGE, KbaseError, exit_code_for
 
 # Order = order in `kbase --help`.
 COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci",
-            "search", "read", "links", "backlinks", "explore", "status", "mcp",
-            "gaps", "graph", "notes", "tags", "context", "scope"]
+            "search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
+            "notes", "tags", "status", "scope", "mcp"]
 
 
 def _command(name: str) -> ModuleType:

@@ -112,9 +112,11 @@ class Searcher:
             return []
         hits: list[_Hit] = []
         reader = self.view.source.reader
-        for shard in reader.shards:
-            model = reader.bm25(shard)
-            scores = model.get_scores(terms) if model is not None else None
+        models = [(shard, m) for shard in reader.shards
+                  if (m := reader.bm25(shard)) is not None]
+        weights = bm25mod.idf_weights([m for _, m in models], terms)
+        for (shard, model), weight in zip(models, weights, strict=True):
+            scores = model.get_scores(terms, weight)
             if scores is None:
                 continue
             notes = reader.chunk_notes(shard)
