@@ -293,7 +293,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for g in previous["groups"].values():
             g.setdefault("run", previous["command"])
         merged = {**previous["groups"], **results["groups"]}
-        updates = [*previous.get("updates", []),
+        # An earlier update whose groups were all measured again no longer describes
+        # any number on the page.
+        redone = set(results["groups"])
+        updates = [*(u for u in previous.get("updates", []) if not set(u["groups"]) <= redone),
                    {"command": results["command"], "groups": list(results["groups"]),
                     "date": results["machine"]["date"],
                     "load": [results["machine"]["load_start"], results["machine"]["load_end"]],
