@@ -55,31 +55,23 @@ def measure(index_dir: Path, model: Path, titles: list[str], workload: str
     kb = Vectors(raw)
     Index = _usearch_index()
     w = f"{workload} ({len(raw)} vectors x {raw.shape[1]} dims, {len(queries)} queries)"
+    rows = [_fig(w, "exact numpy, float32 (reference)", (exact_t, 1.0)),
+            _fig(w, "kbase: exact scan of the int8 matrix (what the index ships)",
+                 _run(queries, exacts, lambda q: kb.search(q, 10)))]
     if Index is None:
-        return [_fig(w, "exact numpy, float32 (reference)", (exact_t, 1.0)),
-                _fig(w, "kbase: exact scan of the int8 matrix (what the index ships)",
-                     _run(queries, exacts, lambda q: kb.search(q, 10)))]
+        return rows
     t0 = time.perf_counter()
     hnsw = Index(ndim=int(raw.shape[1]), **USEARCH)
     hnsw.add(keys, unit.astype(np.float16), threads=1)
     build = time.perf_counter() - t0
 
-    def run(search: Callable[[Any], Any]) -> tuple[list[float], float]:
-        return _run(queries, exacts, search)
-
-    def fig(name: str, got: tuple[list[float], float], **extra: Any) -> dict[str, Any]:
-        return _fig(w, name, got, **extra)
-
-    rows = [fig("exact numpy, float32 (reference)", (exact_t, 1.0)),
-            fig("kbase: exact scan of the int8 matrix (what the index ships)",
-                run(lambda q: kb.search(q, 10)))]
     ef = int(USEARCH["expansion_search"])
-    rows.append(fig(f"usearch HNSW f16 (M=16, ef={ef})",
-                    run(lambda q: hnsw.search(q.astype(np.float16), 10)),
-                    build_s=round(build, 2)))
+    rows.append(_fig(w, f"usearch HNSW f16 (M=16, ef={ef})",
+                     _run(queries, exacts, lambda q: hnsw.search(q.astype(np.float16), 10)),
+                     build_s=round(build, 2)))
     setattr(hnsw, "expansion_search", 4 * ef)  # noqa: B010 - typed read-only, settable
-    rows.append(fig(f"usearch HNSW f16, ef={4 * ef} (same graph)",
-                    run(lambda q: hnsw.search(q.astype(np.float16), 10))))
+    rows.append(_fig(w, f"usearch HNSW f16, ef={4 * ef} (same graph)",
+                     _run(queries, exacts, lambda q: hnsw.search(q.astype(np.float16), 10))))
     return rows
 
 

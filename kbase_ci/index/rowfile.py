@@ -6,6 +6,7 @@ arrays written with stable bytes (`np.save`'s header depends only on dtype and s
 
 from __future__ import annotations
 
+import array
 import io
 import json
 import re
@@ -86,17 +87,25 @@ def int_view(data: bytes) -> memoryview | None:
     return view if len(view) == shape[0] else None
 
 
-def int_table(data: bytes) -> tuple[memoryview, int] | None:
-    """A two-dimensional little-endian integer `.npy` file as (its values row after row,
-    the row width), without importing numpy; None for any other array."""
+def int_table(data: bytes) -> tuple[Sequence[int], int] | None:
+    """A two-dimensional integer `.npy` file as (its values row after row, the row
+    width), without importing numpy; None for any other array. The files are
+    little-endian: a big-endian host gets a byte-swapped copy instead of a view."""
     layout = npy_layout(data[:256])
-    if sys.byteorder != "little" or layout is None:
+    if layout is None:
         return None
     descr, shape, start = layout
     if len(shape) != 2 or descr[1] == "f":
         return None
-    view = memoryview(data)[start:].cast(_CODES[descr[1:].encode()])  # type: ignore[call-overload]
-    return (view, shape[1]) if len(view) == shape[0] * shape[1] else None
+    code = _CODES[descr[1:].encode()]
+    values: Sequence[int]
+    if sys.byteorder == "little":
+        values = memoryview(data)[start:].cast(code)  # type: ignore[call-overload]
+    else:
+        swapped = array.array(code, data[start:])
+        swapped.byteswap()
+        values = swapped
+    return (values, shape[1]) if len(values) == shape[0] * shape[1] else None
 
 
 def row_at(data: bytes | memoryview, offsets: Any, i: int) -> Any:

@@ -146,9 +146,8 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                                                    "tags whose notes join "
                                                                    "the bundle.")] = None,
     ) -> CallToolResult:
-        hops: str | int = int(depth) if depth.strip().isdigit() else depth
         return _result(lambda: tools.context(
-            warm, note=note, query=query, strategy=strategy, depth=hops,
+            warm, note=note, query=query, strategy=strategy, depth=depth.strip(),
             max_tokens=max_tokens, follow_tags=follow_tags), warm)
 
     @server.tool(annotations=READ_ONLY, description=(

@@ -3,12 +3,12 @@ backlinks that are right for the work tree now, not for the index's commit."""
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterable, Iterator, Mapping, ValuesView
+from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import IndexFormatError, UsageError
 from ..index.reader import (
     BACKLINK_IDS_FILE,
     BACKLINKS_FILE,
@@ -283,11 +283,10 @@ class QueryView:
         statuses: list[str] = reader.core()["link_statuses"]
         flat = int_table(reader.data(LINKS_FILE))
         width = len(order) + 1  # a pair is coded as one int: source * width + target
-        if flat is not None and flat[1] == 3:
-            codes = self._index_pairs(flat[0], statuses, node, redone, width)
-        else:
-            codes = {a * width + b for a, b in
-                     self._index_pairs_numpy(statuses, node, redone)}
+        if flat is None or flat[1] != 3:
+            raise IndexFormatError(f"{reader.root}: {LINKS_FILE} is not a link array as "
+                                   "kbase writes it")
+        codes = self._index_pairs(flat[0], statuses, node, redone, width)
         for src_path, out in self._overlay_links.items():
             if src_path not in node:
                 continue
@@ -297,7 +296,7 @@ class QueryView:
         # Sorting ints and splitting them is ~3x cheaper than sorting 60k tuples.
         return NoteEdges(tuple(order), tuple(divmod(c, width) for c in sorted(codes)))
 
-    def _index_pairs(self, flat: memoryview, statuses: list[str], node: dict[str, int],
+    def _index_pairs(self, flat: Sequence[int], statuses: list[str], node: dict[str, int],
                      redone: set[str], width: int) -> set[int]:
         """The index's note-to-note links as node pairs, in plain Python: importing numpy
         would cost more (~0.1 s) than the whole loop over 60k links."""
@@ -319,30 +318,6 @@ class QueryView:
             if a >= 0 and b >= 0:
                 codes.add(a * width + b)
         return codes
-
-    def _index_pairs_numpy(self, statuses: list[str], node: dict[str, int],
-                           redone: set[str]) -> set[tuple[int, int]]:
-        import numpy as np
-
-        order_len = len(node)
-        links = self.source.reader.npy(LINKS_FILE)
-        # Index note number -> node number, -1 for notes gone or re-read (their links
-        # come from the overlay).
-        to_node = np.asarray([-1 if p in redone or p not in node else node[p]
-                              for p in self.paths] if redone or order_len != len(self.paths)
-                             else range(len(self.paths)), dtype=np.int64)
-        if "ok" in statuses and len(links):
-            src, dst = links[:, 0].astype(np.int64), links[:, 1].astype(np.int64)
-            keep = (links[:, 2] == statuses.index("ok")) & (dst >= 0) & (src != dst)
-            s, d = to_node[src[keep]], to_node[dst[keep]]
-            if redone:  # a target deleted or re-read keeps its node unless it is gone
-                d = np.asarray([node.get(self.paths[t], -1) for t in dst[keep].tolist()],
-                               dtype=np.int64)
-            ok = (s >= 0) & (d >= 0)
-            n = max(order_len, 1)
-            codes = np.unique(s[ok] * n + d[ok])
-            return set(zip((codes // n).tolist(), (codes % n).tolist(), strict=True))
-        return set()
 
 
 @dataclass(frozen=True)
