@@ -44,22 +44,49 @@ def git(args: Sequence[str], cwd: Path, *, input: bytes | None = None,
     return proc.stdout
 
 
+def start(args: Sequence[str], cwd: Path) -> subprocess.Popen[bytes]:
+    """Start git without waiting (`finish` collects it): two git processes that do not
+    depend on each other then run on both cores while Python parses the first."""
+    try:
+        return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                env={**os.environ, **_GIT_ENV})
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH") from exc
+
+
+def finish(proc: subprocess.Popen[bytes], args: Sequence[str]) -> bytes:
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        msg = err.decode("utf-8", "replace").strip()
+        raise GitError(f"git {' '.join(args[:2])} failed: {msg}")
+    return out
+
+
 def git_text(args: Sequence[str], cwd: Path, check: bool = True) -> str:
     return git(args, cwd, check=check).decode("utf-8", "surrogateescape").strip()
 
 
 def toplevel(path: Path) -> Path | None:
     """The work tree root containing `path`, or None outside a git work tree."""
-    try:
-        out = git(["rev-parse", "--show-toplevel"], path, check=True)
-    except GitError:
-        return None
-    return Path(out.decode("utf-8", "surrogateescape").strip())
+    dirs = repo_dirs(path)
+    return dirs[0] if dirs is not None else None
+
+
+# Positive answers only, per process: a command asks for the same folder several times
+# (its root, its vault, its index source) and each asks cost a git process (~3 ms). A
+# folder that is not in a repository now may become one (`git init`), so misses are
+# asked again.
+_DIRS: dict[str, tuple[Path, Path]] = {}
 
 
 def repo_dirs(path: Path) -> tuple[Path, Path] | None:
     """(work tree root, absolute git dir) around `path` in one git process, or None
     outside a git work tree (a hook pays ~3 ms per git process)."""
+    key = os.path.abspath(path)
+    hit = _DIRS.get(key)
+    if hit is not None:
+        return hit
     try:
         out = git(["rev-parse", "--show-toplevel", "--absolute-git-dir"], path, check=True)
     except GitError:
@@ -67,12 +94,16 @@ def repo_dirs(path: Path) -> tuple[Path, Path] | None:
     lines = out.decode("utf-8", "surrogateescape").split("\n")
     if len(lines) < 2 or not lines[0] or not lines[1]:
         return None
-    return Path(lines[0]), Path(lines[1])
+    found = Path(lines[0]), Path(lines[1])
+    _DIRS[key] = found
+    return found
 
 
 def git_dir(path: Path) -> Path:
-    out = git_text(["rev-parse", "--absolute-git-dir"], path)
-    return Path(out)
+    dirs = repo_dirs(path)
+    if dirs is not None:
+        return dirs[1]
+    return Path(git_text(["rev-parse", "--absolute-git-dir"], path))  # a bare repository
 
 
 def head_commit(path: Path) -> str | None:
@@ -118,10 +149,18 @@ def ls_tree(cwd: Path, rev: str, paths: Sequence[str] = ()) -> list[IndexEntry]:
             or mode == b"160000"]
 
 
-def modified_in_worktree(cwd: Path) -> set[str]:
-    """Tracked paths (relative to `cwd`) whose work-tree content differs from the index."""
-    out = git(["diff-files", "-z", "--name-only", "--relative", "--", "."], cwd)
+_DIFF_FILES = ("diff-files", "-z", "--name-only", "--relative", "--", ".")
+
+
+def modified_in_worktree(cwd: Path, proc: subprocess.Popen[bytes] | None = None) -> set[str]:
+    """Tracked paths (relative to `cwd`) whose work-tree content differs from the index
+    (`proc`: that `git diff-files` already started with `start_modified`)."""
+    out = finish(proc, _DIFF_FILES) if proc is not None else git(_DIFF_FILES, cwd)
     return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
+
+def start_modified(cwd: Path) -> subprocess.Popen[bytes]:
+    return start(_DIFF_FILES, cwd)
 
 
 def read_blobs(cwd: Path, shas: Iterable[str]) -> dict[str, bytes]:

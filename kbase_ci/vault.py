@@ -80,12 +80,20 @@ class Vault:
 
     # -- listing -------------------------------------------------------------------
     def _list_git(self, staged: bool) -> list[NoteFile]:
-        rows = gitio.ls_files_rows(self.root)
+        # The work tree's changes are listed by a second git process running meanwhile.
+        diff = None if staged else gitio.start_modified(self.root)
+        try:
+            rows = gitio.ls_files_rows(self.root)
+        except BaseException:
+            if diff is not None:
+                diff.kill()
+                diff.communicate()
+            raise
         self._symlinks = {path for path, _sha, mode in rows if mode == _SYMLINK}
         entries = [NoteFile(path, sha) for path, sha, mode in rows if mode != _GITLINK]
-        if staged:
+        if diff is None:
             return entries
-        modified = gitio.modified_in_worktree(self.root)
+        modified = gitio.modified_in_worktree(self.root, diff)
         if not modified:
             return entries
         out: list[NoteFile] = []

@@ -100,6 +100,8 @@ def test_postings_score_as_bm25s_does(tmp_path: Path) -> None:
         def data(self, rel: str) -> bytes:
             return (tmp_path / rel).read_bytes()
 
+        buffer = data
+
         def npy(self, rel: str) -> object:
             return np.load(tmp_path / rel, allow_pickle=False)
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .manifest import sha256
-from .reader import LINKS_FILE, NOTE_ROWS_FILE, NOTES_FILE
+from .reader import CHUNKS_FILE, LINKS_FILE, NOTE_ROWS_FILE, NOTES_FILE
 from .rowfile import all_rows
-from .shardbuild import CHUNKS_FILE, chunk_notes
+from .shardbuild import chunk_notes
 from .tables import NOTE_FIELDS
 from .vectors import FILE as VECTORS_FILE
 from .vectors import read_matrix

@@ -14,6 +14,8 @@ tables stay on the reader, so a long-lived process reuses them across queries.
 from __future__ import annotations
 
 import json
+import mmap
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,11 +23,14 @@ from typing import TYPE_CHECKING, Any
 from ..errors import IndexFormatError
 from .manifest import MANIFEST_NAME, read_manifest, sha256, sha256_file
 from .rowfile import all_rows, int_view, npy_layout, offsets_name, row_at
-from .shardbuild import CHUNK_ROWS_FILE, CHUNKS_FILE
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
+CHUNKS_FILE = "chunks.json"
+CHUNK_ROWS_FILE = "chunks.jsonl"
+"""A shard's chunk table (written by `shardbuild`; named here so that reading an index
+does not import the build code)."""
 NOTES_FILE = "notes.json"
 """Core: note paths, blob ids, and the small vocabularies of the other tables."""
 NAMES_FILE = "names.json"
@@ -132,6 +137,23 @@ class IndexReader:
         blob: bytes = self._cache[key]
         return blob
 
+    def buffer(self, rel: str) -> bytes | mmap.mmap:
+        """A file's bytes for random access: memory-mapped once its hash is trusted (a
+        query reads a few hundred postings of a shard, not its whole file), else read and
+        hashed like `data`."""
+        key = f"buf:{rel}"
+        if key not in self._cache:
+            if self._verify and rel not in self._checked:
+                return self.data(rel)
+            if rel not in self.manifest["files"]:
+                raise IndexFormatError(f"{self.root}: the index has no {rel}")
+            with (self.root / rel).open("rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                self._cache[key] = (mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+                                    if size else b"")
+        out: bytes | mmap.mmap = self._cache[key]
+        return out
+
     def json(self, rel: str) -> Any:
         key = f"json:{rel}"
         if key not in self._cache:
@@ -172,7 +194,7 @@ class IndexReader:
         without numpy when the file allows (see `rowfile.int_view`)."""
         key = f"ints:{rel}"
         if key not in self._cache:
-            got = int_view(self.data(rel))
+            got = int_view(self.buffer(rel))
             self._cache[key] = got if got is not None else self.npy(rel)
         out: Sequence[int] = self._cache[key]
         return out

@@ -21,9 +21,8 @@ from ..model import PARSER_VERSION, ParsedNote
 from . import bm25, chunks, tokens, vectors
 from .encoder import Embedder
 from .manifest import FORMAT_VERSION, dump_table
+from .reader import CHUNK_ROWS_FILE, CHUNKS_FILE
 
-CHUNKS_FILE = "chunks.json"
-CHUNK_ROWS_FILE = "chunks.jsonl"
 CHUNK_FIELDS = ("note", "heading_path", "start_line", "end_line")
 # Notes the parser could not read as text at all (a binary file named .md): no chunks.
 _UNREADABLE = "KB002"

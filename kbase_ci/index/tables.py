@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..model import ParsedNote
-from ..resolver import Resolver
+if TYPE_CHECKING:
+    from ..model import ParsedNote
 
 NOTE_FIELDS = ("path", "title", "aliases", "tags", "headings", "block_ids", "frontmatter",
                "blob", "size", "tokens", "domain", "shard", "chunks", "similar")
@@ -56,6 +56,8 @@ def link_graph(notes: Sequence[ParsedNote], files: Sequence[str], *,
     `out_of_scope` and no target (the scope names nothing outside itself)."""
     number = {n.path: i for i, n in enumerate(notes)}
     foreign = {n.path for n in outside}
+    from ..resolver import Resolver
+
     resolver = Resolver(sorted([*notes, *outside], key=lambda n: n.path) if outside
                         else notes, files, resolve_aliases=resolve_aliases)
     rows: list[list[Any]] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,8 @@ class NoteHit:
     path: str
     score: float
     section: _Hit
-    ranks: dict[str, dict[str, float]] = field(default_factory=dict)
+    ranks: dict[str, tuple[int, float]] = field(default_factory=dict)
+    """ranker -> (rank, score), shown by `--explain`."""
 
 
 def _rollup(hits: list[_Hit]) -> list[_Hit]:
@@ -116,14 +118,14 @@ class Searcher:
                   if (m := reader.bm25(shard)) is not None]
         weights = bm25mod.idf_weights([m for _, m in models], terms)
         for (shard, model), weight in zip(models, weights, strict=True):
-            scores = model.get_scores(terms, weight)
-            if scores is None:
+            best = model.top(terms, weight, POOL)
+            if not best:
                 continue
             notes = reader.chunk_notes(shard)
-            for i in _top(scores, POOL):
+            for i, score in best:
                 note = notes[i]
                 if note not in self.skip:
-                    hits.append(_Hit(note, (), 0, 0, float(scores[i]), (reader, shard, i)))
+                    hits.append(_Hit(note, (), 0, 0, score, (reader, shard, i)))
         hits.extend(self._bm25_fresh(terms))
         return _rollup(hits)
 
@@ -215,7 +217,7 @@ def _fuse(lists: dict[str, list[_Hit]]) -> list[NoteHit]:
             if got is None:
                 got = fused[h.path] = NoteHit(h.path, 0.0, h)
             got.score += WEIGHTS.get(ranker, 1.0) / (RRF_K + rank)
-            got.ranks[ranker] = {"rank": rank, "score": round(h.score, 4)}
+            got.ranks[ranker] = (rank, h.score)
             if ranker == "bm25":  # BM25's section holds the words asked for
                 got.section = h
     return sorted(fused.values(), key=lambda n: (-n.score, n.path))
@@ -305,12 +307,14 @@ def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: i
         for p in named:
             if p not in have:
                 stub = _Hit(p, (), 1, 1, 0.0)
-                fused.insert(first[p], NoteHit(p, 0.0, stub, {"name": {"rank": 1, "score": 1}}))
+                fused.insert(first[p], NoteHit(p, 0.0, stub, {"name": (1, 1.0)}))
     tag_list = tags or []
+    chosen = list(islice((n for n in fused if _matches(view, n.path, tag_list, domain)),
+                         max(limit, 0)))
+    if chosen and (snippets or not concise):
+        view.texts(n.path for n in chosen)  # one git process for all, not one per hit
     results: list[dict[str, Any]] = []
-    for n in fused:
-        if not _matches(view, n.path, tag_list, domain):
-            continue
+    for n in chosen:
         info = view.notes[n.path]
         rec: dict[str, Any] = {"path": n.path, "title": info.title,
                                "score": round(n.score, 6)}
@@ -322,9 +326,9 @@ def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: i
         if snippets:
             rec["snippet"] = snippet(view, n.section, query)
         if explain:
-            rec["explain"] = {**n.ranks, "name_match": n.path in named}
+            rec["explain"] = {**{r: {"rank": k, "score": round(v, 4)}
+                                 for r, (k, v) in n.ranks.items()},
+                              "name_match": n.path in named}
         results.append(rec)
-        if len(results) >= limit:
-            break
     return {"query": query, "mode": mode, "results": results, "notices": notices,
             "index": view.index_info()}

@@ -12,8 +12,6 @@ their manifest is refused.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,21 +43,30 @@ class IndexSource:
     """A scoped index: which work-tree notes the freshness overlay may show."""
 
 
-def _ref_candidates(repo: Path) -> list[str]:
-    out = gitio.git(["for-each-ref", "--format=%(refname)",
+def _ref_trees(repo: Path) -> list[tuple[str, str]]:
+    """(ref, its tree id or "") of each index branch, the local one first; the tree
+    comes with the listing so that materialising needs no further git process."""
+    out = gitio.git(["for-each-ref", "--format=%(refname)%00%(tree)",
                      f"refs/heads/{BRANCH}", "refs/remotes/"], repo, check=False)
-    refs = out.decode().split()
-    local = [r for r in refs if r == f"refs/heads/{BRANCH}"]
-    remote = sorted(r for r in refs if r.startswith("refs/remotes/")
+    rows = [tuple(line.split("\0", 1)) for line in
+            out.decode("utf-8", "surrogateescape").splitlines() if "\0" in line]
+    local = [(r, t) for r, t in rows if r == f"refs/heads/{BRANCH}"]
+    remote = sorted((r, t) for r, t in rows if r.startswith("refs/remotes/")
                     and r.endswith(f"/{BRANCH}"))
     # origin first: it is what a fresh clone has.
-    remote.sort(key=lambda r: r != f"refs/remotes/origin/{BRANCH}")
+    remote.sort(key=lambda rt: rt[0] != f"refs/remotes/origin/{BRANCH}")
     return local + remote
 
 
-def materialise(repo: Path, ref: str) -> Path:
-    """The index at `ref` as a verified folder under the git dir (created once)."""
-    tree = gitio.git_text(["rev-parse", f"{ref}^{{tree}}"], repo)
+def _ref_candidates(repo: Path) -> list[str]:
+    return [ref for ref, _tree in _ref_trees(repo)]
+
+
+def materialise(repo: Path, ref: str, tree: str = "") -> Path:
+    """The index at `ref` (whose tree is `tree`, when known) as a verified folder under
+    the git dir (created once)."""
+    if not tree or tree.strip("0123456789abcdef"):  # not a commit, or not listed yet
+        tree = gitio.git_text(["rev-parse", f"{ref}^{{tree}}"], repo)
     base = gitio.git_dir(repo) / "kbase" / "index"
     final = base / tree
     if (final / "manifest.json").is_file():
@@ -79,6 +86,9 @@ def materialise(repo: Path, ref: str) -> Path:
         entries.append((rel, sha))
     blobs = gitio.read_blobs(repo, [sha for _, sha in entries])
     base.mkdir(parents=True, exist_ok=True)
+    import shutil
+    import tempfile
+
     tmp = Path(tempfile.mkdtemp(prefix=f".{tree}.tmp-", dir=base))
     try:
         for rel, sha in entries:
@@ -124,9 +134,9 @@ def open_source(vault: Vault, index_dir: Path | None = None, scope: str | None =
             problems.append(str(exc))
     repo = vault.repo_root
     if repo is not None:
-        for ref in _ref_candidates(repo):
+        for ref, tree in _ref_trees(repo):
             try:
-                folder = materialise(repo, ref)
+                folder = materialise(repo, ref, tree)
                 reader = open_index(folder, verify=False)  # verified when materialised
             except IndexFormatError as exc:
                 problems.append(str(exc))
@@ -138,6 +148,8 @@ def open_source(vault: Vault, index_dir: Path | None = None, scope: str | None =
 
 
 def _build(vault: Vault, problems: list[str]) -> IndexSource:
+    import tempfile
+
     from ..index.build import build_index
 
     keep = tempfile.TemporaryDirectory(prefix="kbase-query-")

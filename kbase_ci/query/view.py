@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import IndexFormatError, UsageError
 from ..index.reader import (
@@ -22,10 +22,12 @@ from ..index.shards import DomainRule
 from ..index.tables import LINK_FIELDS, NOTE_FIELDS
 from ..model import BlockId, Heading, ParsedNote
 from ..outline import note_text
-from ..resolver import Resolver
 from ..vault import Vault
 from .freshness import Freshness, assess
 from .source import IndexSource
+
+if TYPE_CHECKING:
+    from ..resolver import Resolver
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,8 @@ class QueryView:
     # -- names ---------------------------------------------------------------------------
     @cached_property
     def resolver(self) -> Resolver:
+        from ..resolver import Resolver
+
         light: list[ParsedNote] = []
         for info in self.notes.values():
             parsed = self.fresh.parsed.get(info.path)
