@@ -119,6 +119,12 @@ def test_postings_score_as_bm25s_does(tmp_path: Path) -> None:
             assert got is None
             continue
         assert np.array_equal(got, model.get_scores(known))
+        # `top` (what queries use) ranks the same scores: best first, ties by chunk.
+        dense = np.asarray(got, dtype=np.float32)
+        want = sorted((i for i in range(len(dense)) if dense[i] > 0),
+                      key=lambda i: (-dense[i], i))[:4]
+        assert [i for i, _ in postings.top(terms, None, 4)] == want
+        assert [s for _, s in postings.top(terms, None, 4)] == [float(dense[i]) for i in want]
 
 
 def test_vectors_search_exactly_and_round_trip(tmp_path: Path) -> None:

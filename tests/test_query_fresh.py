@@ -87,6 +87,28 @@ def test_removed_link_is_no_backlink(fresh: Path) -> None:
     assert code == 0 and ans["backlinks"] == ["Hub.md"]
 
 
+def test_edits_between_queries_are_seen_while_the_stat_refresh_is_skipped(fresh: Path
+                                                                         ) -> None:
+    """The stat refresh is skipped while `.git/index` is what the last refresh left; work
+    tree edits made after it must still be seen, and a touched but unchanged file must
+    not count as changed."""
+    code, ans, _ = query(fresh, "backlinks", "Alpha")
+    assert code == 0 and ans["index"]["stale_notes"] == []
+    memo = fresh / ".git" / "kbase" / "refreshed"
+    stamp = memo.read_text()
+    write(fresh, {"Beta.md": "# Beta\n\nBeta grows tomato seedlings.\n"})  # link removed
+    later = (fresh / "Hub.md").stat().st_mtime + 5
+    os.utime(fresh / "Hub.md", (later, later))  # same content, new stat data
+    code, ans, _ = query(fresh, "backlinks", "Alpha")
+    assert memo.read_text() == stamp  # nothing staged: the refresh was skipped
+    assert code == 0 and paths(ans["backlinks"]) == ["Hub.md"]
+    assert ans["index"]["stale_notes"] == ["Beta.md"]
+    git(fresh, "add", "Beta.md")  # the index file moves: the next query refreshes again
+    code, ans, _ = query(fresh, "backlinks", "Alpha")
+    assert memo.read_text() != stamp
+    assert paths(ans["backlinks"]) == ["Hub.md"] and ans["index"]["stale_notes"] == ["Beta.md"]
+
+
 def test_committed_changes_count_too(fresh: Path) -> None:
     write(fresh, {"Beta.md": "# Beta\n\nNow about quasars.\n"})
     git(fresh, "commit", "-qam", "edit")

@@ -5,7 +5,6 @@ Layout (canonical JSON like every index file):
 
     {"version": V, "terms": [[key, name, kind], ...],      every spelling, sorted
      "notes": [[[term, line, col], ...], ...],              by note number, term order
-     "blobs": [blob id, ...],                               by note number
      "headings": [[key, [note, ...]], ...]}                 every heading, by key
 
 `terms` holds every term of the vault, even one mentioned by a single note: with the
@@ -13,9 +12,10 @@ freshness overlay, an edited note can make that term recur, and the count must s
 exact. `headings` gives, for the key of every heading of the vault, the notes that have
 it (a concept with that key is documented there); it saves a query decoding every
 heading of the vault.
-An incremental build reuses the mentions of every note whose blob did not change
-(`blobs`, so this file alone says which; read from the previous index after checking it
-against that index's manifest).
+An incremental build reuses the mentions of every note whose blob did not change (the
+blob ids by note number are `notes.json`'s; both files are read from the previous index
+after checking them against its manifest). Earlier builds repeated those blob ids here
+(`blobs`, 0.4 MB at 10k notes); such a file is still read.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from ..outline import note_text
 from ..vault import Vault
 from .manifest import dump_table, sha256
 from .previous import PreviousIndex
+from .reader import NOTES_FILE
 
 CONCEPTS_FILE = "concepts.json"
 
@@ -51,9 +52,15 @@ def _previous_mentions(previous: PreviousIndex | None) -> dict[str, list[Mention
     table = _verified(previous, CONCEPTS_FILE)
     if not isinstance(table, dict) or table.get("version") != VERSION:
         return {}
+    blobs = table.get("blobs")
+    if blobs is None:
+        core = _verified(previous, NOTES_FILE)
+        blobs = core.get("blobs") if isinstance(core, dict) else None
+    if not isinstance(blobs, list) or len(blobs) != len(table["notes"]):
+        return {}
     terms = table["terms"]
     out: dict[str, list[Mention]] = {}
-    for blob, mentions in zip(table["blobs"], table["notes"], strict=True):
+    for blob, mentions in zip(blobs, table["notes"], strict=True):
         out[blob] = [Mention(terms[t][0], terms[t][1], terms[t][2], line, col)
                      for t, line, col in mentions]
     return out
@@ -71,8 +78,7 @@ def note_mentions(vault: Vault, paths: Sequence[str],
     return out
 
 
-def concepts_table(paths: Sequence[str], blobs: Sequence[str],
-                   mentions: dict[str, list[Mention]],
+def concepts_table(paths: Sequence[str], mentions: dict[str, list[Mention]],
                    headings: Sequence[Sequence[str]] = ()) -> dict[str, Any]:
     """The concepts.json object for notes `paths` (in note-number order); `headings`:
     each note's heading texts."""
@@ -86,7 +92,6 @@ def concepts_table(paths: Sequence[str], blobs: Sequence[str],
         "notes": [sorted([number[(m.key, m.name, m.kind)], m.line, m.col]
                          for m in mentions.get(p, ()))
                   for p in paths],
-        "blobs": list(blobs),
         "headings": _heading_index(headings),
     }
 
@@ -103,7 +108,6 @@ def write_concepts(root: Path, vault: Vault, notes: Sequence[ParsedNote],
                    previous: PreviousIndex | None = None) -> None:
     """Write `root/concepts.json` for `notes` (sorted by path, as in notes.json)."""
     paths = [n.path for n in notes]
-    blobs = [nf.sha if (nf := vault.note(p)) is not None else "" for p in paths]
     (root / CONCEPTS_FILE).write_bytes(
-        dump_table(concepts_table(paths, blobs, note_mentions(vault, paths, previous),
+        dump_table(concepts_table(paths, note_mentions(vault, paths, previous),
                                   [[h.text for h in n.headings] for n in notes])))
