@@ -18,6 +18,7 @@ from ..model import ParsedNote
 from ..vault import Vault
 from . import bm25, tokens, vectors
 from .concepts import write_concepts
+from .linkdelta import patched_links
 from .manifest import (
     FORMAT,
     FORMAT_VERSION,
@@ -32,7 +33,7 @@ from .shardbuild import read_chunk_notes
 from .shards import ShardSpec
 from .similar import note_vectors, similar_notes
 from .source import Source
-from .tables import link_graph, link_statuses, notes_table, write_links, write_notes
+from .tables import link_graph, notes_table, write_links, write_notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,12 +131,15 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
         for i, p in enumerate(chunk_notes):
             first, count = spans.get(p, (i, 0))
             spans[p] = (first, count + 1)
-    graph, linked = link_graph(notes, vault.files,
-                               resolve_aliases=vault.config.links.resolve_aliases,
-                               outside=outside)
     link_key = link_inputs(notes, vault.files, vault.config.links.resolve_aliases)
-    statuses = link_statuses(graph)
-    write_links(root, graph, len(notes), statuses)
+    graph = (patched_links(previous, notes, vault.files, vault.config.links.resolve_aliases,
+                           link_key, blobs) if previous is not None and not outside else None)
+    if graph is None:
+        graph = link_graph(notes, vault.files,
+                           resolve_aliases=vault.config.links.resolve_aliases, outside=outside)
+    linked = graph.linked()
+    statuses = graph.status_names()
+    write_links(root, graph, statuses)
     seconds["links"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -164,10 +168,10 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
     write_concepts(root, vault, notes, previous)
 
     similar_rows = counts.get("similar_rows", 0)
-    n_links = len(graph["rows"])
+    n_links = len(graph.lines)
     counts = {
         "notes": len(notes), "links": n_links,
-        "unresolved_links": sum(len(v) for v in graph["unresolved"].values()),
+        "unresolved_links": sum(len(v) for v in graph.unresolved.values()),
         "chunks": sum(m.chunks for m in shards.values()),
         "vectors": sum(m.vectors for m in shards.values()),
         "shards": len(plan), "domains": len({s.domain for s in plan}),

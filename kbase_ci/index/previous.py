@@ -34,6 +34,14 @@ class PreviousIndex:
         self.root = root
         self.manifest = manifest
 
+    def data(self, rel: str) -> bytes | None:
+        """A file's bytes when they match the previous manifest, else None."""
+        return self._read(rel)
+
+    def json(self, rel: str) -> Any:
+        """A JSON file's value when its bytes match the previous manifest, else None."""
+        return self._json(rel)
+
     def _read(self, rel: str) -> bytes | None:
         want = self.manifest["files"].get(rel)
         try:
@@ -80,6 +88,7 @@ class PreviousIndex:
         if not same_links and prev_linked is None:
             return None
         prev_blob = [r[f["blob"]] for r in notes["rows"]]
+        same_paths = prev_paths == list(paths)
         changed: list[bool] = []
         old: list[Row | None] = []
         for i, path in enumerate(paths):
@@ -96,6 +105,9 @@ class PreviousIndex:
                                                              for t in prev_linked[j]}
             if relinked:
                 old.append(None)
+                continue
+            if same_paths:  # note numbers did not move: the list is as it was
+                old.append(notes["rows"][j][f["similar"]])
                 continue
             row: Row = []
             for t, score in notes["rows"][j][f["similar"]]:

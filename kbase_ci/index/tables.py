@@ -10,12 +10,14 @@ small files.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..model import ParsedNote
+    from ..resolver import Resolver
 
 NOTE_FIELDS = ("path", "title", "aliases", "tags", "headings", "block_ids", "frontmatter",
                "blob", "size", "tokens", "domain", "shard", "chunks", "similar")
@@ -46,55 +48,80 @@ def notes_table(notes: Sequence[ParsedNote], blobs: Mapping[str, str],
     return {"fields": list(NOTE_FIELDS), "rows": rows, "similar_k": similar_k}
 
 
+@dataclass(frozen=True)
+class LinkTable:
+    """The links table as written: each row's canonical JSON line, and the numbers the
+    `.npy` files and `unresolved.json` are made of. Rows are in note order, so a note's
+    rows are consecutive (`outgoing`)."""
+
+    lines: list[bytes]
+    sources: list[int]
+    targets: list[int]
+    """The target's note number, or -1 (an attachment, external, unresolved or outside)."""
+    statuses: list[str]
+    unresolved: dict[str, list[int]]
+    """Unresolved (or escaping) target text -> link numbers, ascending."""
+    n_notes: int
+
+    def status_names(self) -> list[str]:
+        return sorted(set(self.statuses))
+
+    def linked(self) -> list[list[int]]:
+        """Per note, the other notes it links to, ascending."""
+        out: list[set[int]] = [set() for _ in range(self.n_notes)]
+        for s, t in zip(self.sources, self.targets, strict=True):
+            if t >= 0 and t != s:
+                out[s].add(t)
+        return [sorted(x) for x in out]
+
+
 def link_graph(notes: Sequence[ParsedNote], files: Sequence[str], *,
                resolve_aliases: bool = True, outside: Sequence[ParsedNote] = ()
-               ) -> tuple[dict[str, Any], list[list[int]]]:
-    """The links table, and per note the numbers of the notes it links to.
+               ) -> LinkTable:
+    """The links table of `notes` (sorted by path).
 
     `outside` (a scoped index, kbase_ci/scope): the other notes of the vault, so a link
     resolves as it does in the whole vault; one that lands outside is kept with status
     `out_of_scope` and no target (the scope names nothing outside itself)."""
-    number = {n.path: i for i, n in enumerate(notes)}
-    foreign = {n.path for n in outside}
     from ..resolver import Resolver
 
     resolver = Resolver(sorted([*notes, *outside], key=lambda n: n.path) if outside
                         else notes, files, resolve_aliases=resolve_aliases)
-    rows: list[list[Any]] = []
-    outgoing: list[list[int]] = []
-    backlinks: list[list[int]] = [[] for _ in notes]
-    unresolved: dict[str, list[int]] = {}
-    linked: list[list[int]] = []
+    rows = NoteRows(resolver, {n.path: i for i, n in enumerate(notes)},
+                    {n.path for n in outside})
+    table = LinkTable([], [], [], [], {}, len(notes))
     for i, note in enumerate(notes):
-        first = len(rows)
-        targets: set[int] = set()
-        for r in resolver.resolve_all(note):
+        rows.add(table, i, note)
+    return table
+
+
+class NoteRows:
+    """Appends one note's resolved links to a LinkTable (state: the resolver)."""
+
+    def __init__(self, resolver: Resolver, number: Mapping[str, int],
+                 foreign: Collection[str] = ()) -> None:
+        self.resolver, self.number, self.foreign = resolver, number, foreign
+
+    def add(self, table: LinkTable, i: int, note: ParsedNote) -> None:
+        from .manifest import dump_table
+
+        for r in self.resolver.resolve_all(note):
             ln = r.link
-            lid = len(rows)
-            t = number.get(r.target) if r.target is not None else None
-            away = r.target in foreign
+            lid = len(table.lines)
+            t = self.number.get(r.target) if r.target is not None else None
+            away = r.target in self.foreign
+            status = "out_of_scope" if away else r.status
             # A note target is its row number (paths of 60k targets are megabytes);
             # an attachment keeps its path.
-            rows.append([i, ln.line, ln.col, ln.raw, ln.style, ln.embed,
-                         t if t is not None or away else r.target, ln.subpath,
-                         ln.anchor_kind, "out_of_scope" if away else r.status,
-                         None if away else r.anchor_found, ln.frontmatter_key])
-            if t is not None:
-                if t != i:  # `[[#Heading]]` in the note itself is not a backlink
-                    backlinks[t].append(lid)
-                    targets.add(t)
-            elif r.status in ("unresolved", "escapes"):
-                unresolved.setdefault(ln.target, []).append(lid)
-        outgoing.append([first, len(rows) - first])
-        linked.append(sorted(targets))
-    table = {
-        "fields": list(LINK_FIELDS),
-        "rows": rows,
-        "outgoing": outgoing,
-        "backlinks": backlinks,
-        "unresolved": unresolved,
-    }
-    return table, linked
+            table.lines.append(dump_table([
+                i, ln.line, ln.col, ln.raw, ln.style, ln.embed,
+                t if t is not None or away else r.target, ln.subpath, ln.anchor_kind,
+                status, None if away else r.anchor_found, ln.frontmatter_key]))
+            table.sources.append(i)
+            table.targets.append(t if t is not None else -1)
+            table.statuses.append(status)
+            if t is None and r.status in ("unresolved", "escapes"):
+                table.unresolved.setdefault(ln.target, []).append(lid)
 
 
 def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str]) -> None:
@@ -116,16 +143,11 @@ def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str]) -> N
     write_rows(root / NOTE_ROWS_FILE, rows)
 
 
-def link_statuses(graph: dict[str, Any]) -> list[str]:
-    col = LINK_FIELDS.index("status")
-    return sorted({row[col] for row in graph["rows"]})
-
-
-def write_links(root: Path, graph: dict[str, Any], n_notes: int,
-                statuses: Sequence[str]) -> None:
+def write_links(root: Path, table: LinkTable, statuses: Sequence[str]) -> None:
     """`links.jsonl`, `links.npy` ([source, target note or -1, status code] per link),
     `outgoing.npy` (note i's links are rows outgoing[i]:outgoing[i+1]) and the CSR
-    backlinks (`backlinks.npy` pointers into `backlinks.ids.npy` link numbers)."""
+    backlinks (`backlinks.npy` pointers into `backlinks.ids.npy` link numbers: the links
+    to note t from other notes, ascending)."""
     import numpy as np
 
     from .manifest import dump_table
@@ -137,22 +159,27 @@ def write_links(root: Path, graph: dict[str, Any], n_notes: int,
         OUTGOING_FILE,
         UNRESOLVED_FILE,
     )
-    from .rowfile import write_npy, write_rows
+    from .rowfile import offsets_dtype, offsets_name, write_npy
 
-    isrc, itgt, ist = (LINK_FIELDS.index(k) for k in ("source", "target", "status"))
+    ends = [0]
+    for line in table.lines:
+        ends.append(ends[-1] + len(line))
+    (root / LINK_ROWS_FILE).write_bytes(b"".join(table.lines))
+    write_npy(root / offsets_name(LINK_ROWS_FILE), ends, offsets_dtype(ends[-1]))
     code = {s: i for i, s in enumerate(statuses)}
-    rows = graph["rows"]
-    write_rows(root / LINK_ROWS_FILE, rows)
-    numbers = [[r[isrc], r[itgt] if isinstance(r[itgt], int) else -1, code[r[ist]]]
-               for r in rows]
-    write_npy(root / LINKS_FILE, np.asarray(numbers, dtype=np.int32).reshape(-1, 3), "<i4")
-    outgoing = [0] * (n_notes + 1)
-    for i, (first, count) in enumerate(graph["outgoing"]):
-        outgoing[i + 1] = first + count
+    src = np.asarray(table.sources, dtype=np.int64)
+    tgt = np.asarray(table.targets, dtype=np.int64)
+    numbers = np.stack([src, tgt, np.asarray([code[s] for s in table.statuses],
+                                             dtype=np.int64)], axis=1)
+    write_npy(root / LINKS_FILE, numbers.reshape(-1, 3), "<i4")
+    n = table.n_notes
+    outgoing = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=outgoing[1:])
     write_npy(root / OUTGOING_FILE, outgoing, "<i4")
-    ptr = [0]
-    for ids in graph["backlinks"]:
-        ptr.append(ptr[-1] + len(ids))
+    back = np.flatnonzero((tgt >= 0) & (tgt != src))
+    ids = back[np.argsort(tgt[back], kind="stable")]
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(tgt[back], minlength=n), out=ptr[1:])
     write_npy(root / BACKLINKS_FILE, ptr, "<i4")
-    write_npy(root / BACKLINK_IDS_FILE, [i for ids in graph["backlinks"] for i in ids], "<i4")
-    (root / UNRESOLVED_FILE).write_bytes(dump_table(graph["unresolved"]))
+    write_npy(root / BACKLINK_IDS_FILE, ids, "<i4")
+    (root / UNRESOLVED_FILE).write_bytes(dump_table(table.unresolved))
