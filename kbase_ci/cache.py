@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -42,10 +43,18 @@ _DATA_TABLES = {
     "tag_uses": "CREATE TABLE IF NOT EXISTS tag_uses (tag TEXT NOT NULL, spelling TEXT NOT NULL,"
                 " key TEXT NOT NULL, PRIMARY KEY (tag, spelling, key)) WITHOUT ROWID",
 }
+# Opening a file another process is setting up can be refused as busy; tries, ~2 s in all.
+_OPEN_ATTEMPTS = 12
 # SQLite's default limit on host parameters in one statement is 999.
 _BATCH = 900
 # Up to this many keys, index lookups beat one scan of a summary table.
 _POINT_LOOKUPS = 500
+
+
+def _close(db: sqlite3.Connection | None) -> None:
+    if db is not None:
+        with contextlib.suppress(sqlite3.Error):
+            db.close()
 
 
 def cache_key(sha: str, path: str, salt: str) -> str:
@@ -83,7 +92,9 @@ class ParseCache:
 
     @staticmethod
     def _open(path: Path) -> sqlite3.Connection | None:
-        for attempt in range(2):
+        set_aside = False
+        for attempt in range(_OPEN_ATTEMPTS):
+            db: sqlite3.Connection | None = None
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 db = sqlite3.connect(path, timeout=30, isolation_level=None)
@@ -103,11 +114,23 @@ class ParseCache:
                             db.execute(ddl)
                         db.execute("INSERT OR REPLACE INTO meta VALUES ('layout', ?)", (_STAMP,))
                 return db
+            except sqlite3.OperationalError as exc:
+                # Busy or locked: another process (pre-commit runs hooks in parallel) is
+                # creating the file or switching it to WAL. That is no corruption: wait
+                # and open it again (setting it aside lost the other process's rows).
+                # Anything else (a read-only folder, a full disk): run without a cache.
+                _close(db)
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    return None
+                time.sleep(0.02 * (attempt + 1))
             except sqlite3.DatabaseError:
-                if attempt == 0:  # corrupt file: set it aside and start again
-                    for suffix in ("", "-wal", "-shm"):
-                        with contextlib.suppress(OSError):
-                            Path(str(path) + suffix).replace(str(path) + suffix + ".corrupt")
+                _close(db)
+                if set_aside:
+                    return None
+                set_aside = True  # corrupt file: set it aside and start again
+                for suffix in ("", "-wal", "-shm"):
+                    with contextlib.suppress(OSError):
+                        Path(str(path) + suffix).replace(str(path) + suffix + ".corrupt")
         return None
 
     def hits(self, keys: Sequence[str]) -> set[str]:

@@ -4,6 +4,8 @@ import multiprocessing
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from kbase_ci.cache import ParseCache, cache_key
 from kbase_ci.model import Heading, Link, ParsedNote, Tag
 
@@ -63,7 +65,10 @@ def _writer(folder: str, start: int) -> None:
     c.close()
 
 
-def test_two_processes_write_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("round_", range(3))
+def test_two_processes_write_at_once(tmp_path: Path, round_: int) -> None:
+    # Both create the file at once (pre-commit starts hook processes together): one of
+    # them finding it busy must wait, not set the other's database aside as corrupt.
     ctx = multiprocessing.get_context("spawn")
     procs = [ctx.Process(target=_writer, args=(str(tmp_path), s)) for s in (0, 100)]
     for p in procs:
@@ -73,6 +78,7 @@ def test_two_processes_write_at_once(tmp_path: Path) -> None:
         assert p.exitcode == 0
     keys = [cache_key(str(j), f"{j}.md", "s") for j in range(300)]
     assert len(ParseCache(tmp_path).get_many(keys)) == 300
+    assert not list(tmp_path.glob("*.corrupt"))
 
 
 def test_summaries_without_decoding_records(tmp_path: Path) -> None:

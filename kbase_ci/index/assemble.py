@@ -8,7 +8,7 @@ the shard plan, built shard folders), which is what makes their bytes identical.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from .shardbuild import read_chunk_notes
 from .shards import ShardSpec
 from .similar import note_vectors, similar_notes
 from .source import Source
-from .tables import link_graph, notes_table, write_links, write_notes
+from .tables import NOTE_FIELDS, link_graph, notes_table, write_links, write_notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +105,30 @@ def write_manifest(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     return manifest
 
 
+def _row_reuse(previous: PreviousIndex, notes: Sequence[ParsedNote],
+               blobs: dict[str, str]) -> Callable[[int, Any], bytes | None] | None:
+    """For `write_notes`: the previous line of note i when the note is unchanged (same
+    number, same blob) and its row is equal, so 10k rows are not encoded again. Only an
+    unchanged blob makes equality safe: JSON has `1` and `true` where Python has 1 == True.
+    """
+    got = previous.note_rows()
+    if got is None:
+        return None
+    old, lines = got
+    path_col, blob_col = NOTE_FIELDS.index("path"), NOTE_FIELDS.index("blob")
+
+    def reuse(i: int, row: Any) -> bytes | None:
+        if i >= len(old):
+            return None
+        prev = old[i]
+        if prev[path_col] != notes[i].path or prev[blob_col] != blobs.get(notes[i].path) \
+                or prev != row:
+            return None
+        return lines[i] + b"\n"
+
+    return reuse
+
+
 def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequence[ShardSpec],
              shards: dict[str, ShardMeta], head: dict[str, Any], warnings: Sequence[str],
              similar_k: int, previous: PreviousIndex | None = None,
@@ -163,7 +187,8 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
     seconds["similar"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     write_notes(root, notes_table(notes, blobs, domain_of, shard_of, spans, similar,
-                                  similar_k if dim else 0), statuses)
+                                  similar_k if dim else 0), statuses,
+                _row_reuse(previous, notes, blobs) if previous is not None else None)
     seconds["links"] += time.perf_counter() - t0
     write_concepts(root, vault, notes, previous)
 

@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..config import Config
 from ..errors import IndexFormatError
 from ..model import ParsedNote
 from ..vault import Vault
 from . import swap
 from .assemble import Embeddings, ShardMeta, assemble, header, write_manifest
-from .embed import choose_model
+from .embed import ModelChoice, choose_model
 from .manifest import dump_table, read_manifest, sha256
 from .previous import PreviousIndex
 from .shardbuild import embedder_for, inputs_digest
@@ -85,13 +86,26 @@ def build_index(vault: Vault, out_dir: Path, *, model: Path | None = None,
     it (combine slices with `merge.merge_slices`). `scope`: a scoped index
     (kbase_ci/scope): `vault` holds only the scope's notes, and the model, source, other
     notes and manifest block come from the main index."""
+    from ..heap import bulk_allocations
+
+    with bulk_allocations():
+        return _build(vault, out_dir, model=model, shard=shard, jobs=jobs, progress=progress,
+                      use_cache=use_cache, scope=scope)
+
+
+def _build(vault: Vault, out_dir: Path, *, model: Path | None,
+           shard: tuple[int, int] | None, jobs: int | None, progress: Progress | None,
+           use_cache: bool, scope: ScopeInputs | None) -> BuildResult:
     t_start = time.perf_counter()
     report = progress or (lambda stage, done, total: None)
     cfg = vault.config
     rule = DomainRule.parse(cfg.index.domain)
     choice = scope.model if scope is not None else choose_model(
         vault.root, cfg.embeddings.model, model)
-    dim = embedder_for(choice.path, cfg.embeddings.dim).dim if choice.path else None
+    out_dir = out_dir.resolve()
+    swap.recover(out_dir)
+    previous, why = _previous(out_dir)
+    dim = _dim_of(choice, cfg, previous)
     head = header(scope.source if scope is not None else source_of(vault), cfg.digest,
                   cfg.index.domain, Embeddings(choice.id, dim, choice.reason, choice.sha256))
     if scope is not None:
@@ -111,9 +125,6 @@ def build_index(vault: Vault, out_dir: Path, *, model: Path | None = None,
         rule, cfg.index.shard_max_bytes)
     selected = plan if shard is None else slice_shards(plan, *shard)
 
-    out_dir = out_dir.resolve()
-    swap.recover(out_dir)
-    previous, why = _previous(out_dir)
     tmp = swap.temp_dir_for(out_dir)
     try:
         blobs = {nf.path: nf.sha for nf in vault.notes}
@@ -167,6 +178,22 @@ def build_index(vault: Vault, out_dir: Path, *, model: Path | None = None,
     return BuildResult(out_dir, manifest, tuple(t.spec.id for t in tasks),
                        tuple(s.id for s in reused), seconds, tuple(warnings), why,
                        similar_rows)
+
+
+def _dim_of(choice: ModelChoice, cfg: Config, previous: dict[str, Any] | None
+            ) -> int | None:
+    """The vectors' dimension: the previous index's when it used the same model file and
+    settings, else the model's (loading it costs ~0.2 s, and an incremental build's
+    worker loads it anyway for the shards it rebuilds)."""
+    if choice.path is None:
+        return None
+    old = (previous or {}).get("embeddings") or {}
+    if previous is not None and previous.get("config_digest") == cfg.digest and \
+            choice.sha256 and old.get("sha256") == choice.sha256 and \
+            isinstance(old.get("dim"), int):
+        dim: int = old["dim"]
+        return dim
+    return embedder_for(choice.path, cfg.embeddings.dim).dim
 
 
 def _carry_scopes(out_dir: Path, tmp: Path) -> None:

@@ -33,6 +33,20 @@ class PreviousIndex:
     def __init__(self, root: Path, manifest: dict[str, Any]) -> None:
         self.root = root
         self.manifest = manifest
+        self._rows: tuple[list[Any], list[bytes]] | None = None
+
+    def note_rows(self) -> tuple[list[Any], list[bytes]] | None:
+        """The previous notes table: its rows decoded, and each row's line as written
+        (without the newline); None when the file does not match the manifest."""
+        if self._rows is None:
+            data = self._read(NOTE_ROWS_FILE)
+            if data is None:
+                return None
+            rows, lines = all_rows(data), data.split(b"\n")[:-1]
+            if len(rows) != len(lines):
+                return None
+            self._rows = (rows, lines)
+        return self._rows
 
     def data(self, rel: str) -> bytes | None:
         """A file's bytes when they match the previous manifest, else None."""
@@ -71,10 +85,10 @@ class PreviousIndex:
         core = self._json(NOTES_FILE)
         if core is None or core.get("similar_k") != k:
             return None
-        data = self._read(NOTE_ROWS_FILE)
-        if data is None:
+        got = self.note_rows()
+        if got is None:
             return None
-        notes = {"rows": all_rows(data)}
+        notes = {"rows": got[0]}
         f = {name: i for i, name in enumerate(NOTE_FIELDS)}
         prev_paths = [r[f["path"]] for r in notes["rows"]]
         prev_no = {p: i for i, p in enumerate(prev_paths)}

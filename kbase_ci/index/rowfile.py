@@ -12,7 +12,7 @@ import json
 import mmap
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,9 +39,14 @@ def write_npy(path: Path, array: npt.ArrayLike, dtype: Any) -> None:
     path.write_bytes(npy_bytes(array, dtype))
 
 
-def write_rows(path: Path, rows: Sequence[Any]) -> None:
-    """Write `rows` to `path` (a `.jsonl`) and its offsets file beside it."""
-    parts = [dump_table(row) for row in rows]  # each ends with "\n"
+def write_rows(path: Path, rows: Sequence[Any],
+               reuse: Callable[[int, Any], bytes | None] | None = None) -> None:
+    """Write `rows` to `path` (a `.jsonl`) and its offsets file beside it. `reuse(i, row)`
+    may give row i's line as already encoded (an incremental build's unchanged rows)."""
+    if reuse is None:
+        parts = [dump_table(row) for row in rows]  # each ends with "\n"
+    else:
+        parts = [reuse(i, row) or dump_table(row) for i, row in enumerate(rows)]
     ends = [0]
     for p in parts:
         ends.append(ends[-1] + len(p))

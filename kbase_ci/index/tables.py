@@ -10,7 +10,7 @@ small files.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -124,8 +124,10 @@ class NoteRows:
                 table.unresolved.setdefault(ln.target, []).append(lid)
 
 
-def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str]) -> None:
-    """`notes.json` (core), `names.json` and `notes.jsonl` from a `notes_table`."""
+def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str],
+                reuse: Callable[[int, Any], bytes | None] | None = None) -> None:
+    """`notes.json` (core), `names.json` and `notes.jsonl` from a `notes_table` (`reuse`:
+    see `rowfile.write_rows`)."""
     from .manifest import dump_table
     from .reader import NAMES_FILE, NOTE_ROWS_FILE, NOTES_FILE
     from .rowfile import write_rows
@@ -140,7 +142,7 @@ def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str]) -> N
             "similar_k": table["similar_k"], "link_statuses": list(statuses)}
     (root / NOTES_FILE).write_bytes(dump_table(core))
     (root / NAMES_FILE).write_bytes(dump_table(names))
-    write_rows(root / NOTE_ROWS_FILE, rows)
+    write_rows(root / NOTE_ROWS_FILE, rows, reuse)
 
 
 def write_links(root: Path, table: LinkTable, statuses: Sequence[str]) -> None:

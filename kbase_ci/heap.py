@@ -1,0 +1,29 @@
+"""How kbase asks Python's cyclic garbage collector to behave in bulk work.
+
+The collector runs every 700 net container allocations and then walks every object of
+the generations it collects. An index build decodes and creates a few hundred thousand
+lists, tuples and records that live until the build ends, and nearly none of them form
+cycles (reference counting frees them), so at the default threshold the collector kept
+re-walking a growing heap: ~1 s of a 2.7 s one-note incremental build at 10k notes.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+BULK_THRESHOLD = 50_000
+"""First-generation threshold during bulk work (Python's default is 700)."""
+
+
+@contextmanager
+def bulk_allocations() -> Iterator[None]:
+    """Collect cycles less often while the block runs; the previous thresholds come back
+    when it ends. Cycles are still collected, so memory stays bounded."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], BULK_THRESHOLD), old[1], old[2])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
