@@ -1,5 +1,5 @@
-"""`search`: BM25 and vector hits over chunks, rolled up to notes, fused by reciprocal
-rank (k=60). Chunks of notes changed since the index are dropped from the committed
+"""`search`: BM25 and vector hits over chunks, rolled up to notes, fused by score
+(`SEMANTIC_WEIGHT`). Chunks of notes changed since the index are dropped from the committed
 shards and scored again from the work tree (BM25 always; vectors when the model is here).
 
 A query that is exactly a note's title or alias puts that note first: agents often ask
@@ -21,7 +21,6 @@ from ..index.chunks import chunk_note
 from ..outline import split_lines
 from .view import QueryView
 
-RRF_K = 60
 POOL = 200
 """Chunk hits taken from each shard and ranker before rolling up to notes."""
 MODES = ("hybrid", "bm25", "semantic")
@@ -200,26 +199,47 @@ class Searcher:
         return _rollup(hits)
 
 
-WEIGHTS = {"bm25": 1.0, "semantic": 0.08}
-"""Per-ranker weight of the reciprocal-rank terms. Measured on the heading questions of
-obsidian-tasks-docs / data-engineering-wiki (MRR@10, BM25 with IDF across shards; bench/
-query_quality.py): bm25 alone 0.713 / 0.665, semantic weight 0.3 0.677 / 0.651, 0.15
-0.693 / 0.660, 0.08 0.705 / 0.666. The static model's neighbours push near-misses up, so
-vectors get a small weight: enough to rank notes BM25 misses entirely (no shared words)
-and to break BM25 ties, too small to reorder BM25's confident hits."""
+SEMANTIC_WEIGHT = 0.1
+"""Weight of the cosine similarity next to BM25's score divided by the query's best BM25
+score (so 1.0 for BM25's top note). A note missing from one ranker's list scores 0 for
+BM25, and the list's lowest similarity for vectors.
+
+Not reciprocal-rank fusion, which the first version used: RRF turns BM25's rank 1 and 2
+into 1/61 and 1/62, a gap of 0.00026, so even a vector weight of 0.08 (0.0013 at rank 1)
+reordered BM25's confident hits. Measured with bench/query_quality.py and the static
+minilm-static-256 model (MRR@10; bm25 / RRF 0.08 / this fusion): tldr-pages hard subset
+and summaries (900 queries) 0.923 / 0.856 / 0.922; obsidian-tasks-docs (1,018) 0.695 /
+0.695 / 0.702; data-engineering-wiki with its 35 paraphrases (781) 0.640 / 0.640 / 0.642.
+Weights 0.2-0.5 were better on the two vaults and worse on tldr (0.5: 0.917); docs/query.md
+has the table."""
 
 
 def _fuse(lists: dict[str, list[_Hit]]) -> list[NoteHit]:
+    """Notes by fused score: BM25's score over the query's best, plus (hybrid) the vector
+    similarity times SEMANTIC_WEIGHT; one ranker alone keeps its own order and scores."""
+    present = {ranker: hits for ranker, hits in lists.items() if hits}
+    both = len(present) > 1
     fused: dict[str, NoteHit] = {}
-    for ranker, hits in lists.items():
+    floors: dict[str, float] = {}
+    for ranker, hits in present.items():
+        if ranker == "bm25":
+            top = max(h.score for h in hits)
+            scale, weight = (1.0 / top if top > 0 else 0.0), 1.0
+        else:
+            scale, weight = 1.0, SEMANTIC_WEIGHT if both else 1.0
+            floors[ranker] = weight * min(h.score for h in hits)
         for rank, h in enumerate(hits, 1):
             got = fused.get(h.path)
             if got is None:
                 got = fused[h.path] = NoteHit(h.path, 0.0, h)
-            got.score += WEIGHTS.get(ranker, 1.0) / (RRF_K + rank)
+            got.score += weight * h.score * scale
             got.ranks[ranker] = (rank, h.score)
             if ranker == "bm25":  # BM25's section holds the words asked for
                 got.section = h
+    for ranker, floor in floors.items():  # not in the vector list: its lowest similarity
+        for note in fused.values():
+            if ranker not in note.ranks:
+                note.score += floor
     return sorted(fused.values(), key=lambda n: (-n.score, n.path))
 
 
