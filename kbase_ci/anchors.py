@@ -13,8 +13,11 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from kbase_ci.model import BlockId, Heading
+if TYPE_CHECKING:
+    from kbase_ci.model import BlockId, Heading
+
 
 # The characters Obsidian warns "may not work" in a link (`# | ^ : %% [[ ]]`): a link
 # cannot carry them, so they must not take part in the comparison either.

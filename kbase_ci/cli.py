@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from . import __version__
 from .errors import EXIT_INTERNAL, EXIT_USAGE, KbaseError, exit_code_for
@@ -43,10 +45,37 @@ def _command_word(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, sized without `shutil` (which imports bz2 and lzma: ~2 ms
+    of every run, as `add_argument` makes a formatter even when no help is printed)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            try:
+                width = int(os.environ.get("COLUMNS", "")) or 0
+            except ValueError:
+                width = 0
+            if width <= 0:
+                try:
+                    width = os.get_terminal_size(sys.__stdout__.fileno()).columns \
+                        if sys.__stdout__ is not None else 80
+                except (OSError, ValueError):
+                    width = 80
+            width -= 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or (with `only`) one that knows just that command, so a hook run
     imports one command module instead of all of them."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="kbase",
         description="Checks, committed indexes and agent queries for Markdown note vaults.",
     )
@@ -56,7 +85,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                              "directory, else the current directory)")
     parser.add_argument("--config", type=Path, default=None, metavar="FILE",
                         help="config file (default: ROOT/.kbase.yml)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                parser_class=_Parser)
     for name in COMMANDS:
         if only is None or name == only:
             _command(name).add_parser(sub)

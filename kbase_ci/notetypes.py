@@ -10,11 +10,13 @@ docs/handover.md lists every rule and weight.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from .anchors import normalize_heading
 from .globs import any_match
-from .model import ParsedNote
+
+if TYPE_CHECKING:
+    from .model import ParsedNote
 
 FieldKind = Literal["string", "integer", "number", "boolean", "date", "enum", "list",
                     "link", "issue", "ref"]

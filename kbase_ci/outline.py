@@ -10,9 +10,12 @@ U+2028, which `str.splitlines` also breaks on), so line numbers agree everywhere
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .anchors import normalize_heading
-from .model import Heading, ParsedNote
+
+if TYPE_CHECKING:
+    from .model import Heading, ParsedNote
 
 
 @dataclass(frozen=True, slots=True)

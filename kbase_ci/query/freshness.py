@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .. import gitio
 from ..index.reader import LINK_ROWS_FILE, LINKS_FILE, IndexReader
 from ..index.tables import LINK_FIELDS, NOTE_FIELDS
-from ..model import ParsedNote
 from ..vault import NoteFile, Vault
+
+if TYPE_CHECKING:
+    from ..model import ParsedNote
 
 
 @dataclass(frozen=True)

@@ -18,15 +18,14 @@ from ..index.reader import (
     IndexReader,
 )
 from ..index.rowfile import int_table
-from ..index.shards import DomainRule
 from ..index.tables import LINK_FIELDS, NOTE_FIELDS
-from ..model import BlockId, Heading, ParsedNote
 from ..outline import note_text
 from ..vault import Vault
 from .freshness import Freshness, assess
 from .source import IndexSource
 
 if TYPE_CHECKING:
+    from ..model import ParsedNote
     from ..resolver import Resolver
 
 
@@ -148,6 +147,8 @@ class QueryView:
     @cached_property
     def notes(self) -> NoteTable:
         fresh: dict[str, NoteInfo] = {}
+        from ..index.shards import DomainRule  # only notes changed since the index
+
         rule = DomainRule.parse(self.vault.config.index.domain)
         for path in (*self.fresh.changed, *self.fresh.added):
             n = self.fresh.parsed[path]
@@ -194,6 +195,7 @@ class QueryView:
     # -- names ---------------------------------------------------------------------------
     @cached_property
     def resolver(self) -> Resolver:
+        from ..model import BlockId, Heading, ParsedNote
         from ..resolver import Resolver
 
         light: list[ParsedNote] = []
