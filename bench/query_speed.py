@@ -98,8 +98,9 @@ def main() -> None:
             print(f"{name}: {_medians(cmd, clone, args.runs)}")
         terms = q.split()
         pattern = [x for t in terms for x in ("-e", t)]
-        if shutil.which("rg"):
-            tool, label = ["rg", "-l", "-i", "-F", *pattern], "rg -l"
+        rg = shutil.which("rg")  # absolute: the runs get PATH=/usr/bin:/bin only
+        if rg:
+            tool, label = [rg, "-l", "-i", "-F", *pattern], "rg -l"
         else:
             tool = ["grep", "-rliF", "--include=*.md", *pattern, "."]
             label = "grep -rliF (rg not installed)"

@@ -149,18 +149,46 @@ def ls_tree(cwd: Path, rev: str, paths: Sequence[str] = ()) -> list[IndexEntry]:
             or mode == b"160000"]
 
 
-_DIFF_FILES = ("diff-files", "-z", "--name-only", "--relative", "--", ".")
-
-
-def modified_in_worktree(cwd: Path, proc: subprocess.Popen[bytes] | None = None) -> set[str]:
-    """Tracked paths (relative to `cwd`) whose work-tree content differs from the index
-    (`proc`: that `git diff-files` already started with `start_modified`)."""
-    out = finish(proc, _DIFF_FILES) if proc is not None else git(_DIFF_FILES, cwd)
+def modified_in_worktree(cwd: Path) -> set[str]:
+    """Tracked paths (relative to `cwd`) whose work-tree content differs from the index."""
+    out = git(["diff-files", "-z", "--name-only", "--relative", "--", "."], cwd)
     return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
 
-def start_modified(cwd: Path) -> subprocess.Popen[bytes]:
-    return start(_DIFF_FILES, cwd)
+_STATUS = ("status", "--porcelain=v2", "-z", "--untracked-files=no",
+           "--ignore-submodules=all", "--no-renames", "--", ".")
+
+
+def start_status(cwd: Path, *, write_index: bool = True) -> subprocess.Popen[bytes]:
+    """Start `git status` for `worktree_changes`. It costs what `git diff-files` costs
+    (both stat every tracked file), and unlike it refreshes git's stat data and writes the
+    index back when entries are "racily clean" (written in the same second as the index,
+    as a fresh clone's are): otherwise every later `diff-files` hashes all of them again.
+    `write_index=False` (`--no-optional-locks`) leaves the index file alone."""
+    return start(_STATUS if write_index else ("--no-optional-locks", *_STATUS), cwd)
+
+
+def worktree_changes(proc: subprocess.Popen[bytes], prefix: str) -> set[str]:
+    """Paths whose work-tree content may differ from the index (modified, deleted or
+    unmerged), from a `start_status` process; relative to the folder that is `prefix`
+    (POSIX, ending in `/`, or "") below the repository root, as git names paths from the
+    root in this format."""
+    out = finish(proc, ("status",))
+    found: set[str] = set()
+    for rec in out.split(b"\0"):
+        kind = rec[:2]
+        if kind == b"1 ":  # "1 XY sub mH mI mW hH hI path"
+            parts = rec.split(b" ", 8)
+        elif kind == b"u ":  # "u XY sub m1 m2 m3 mW h1 h2 h3 path": a conflict
+            parts = rec.split(b" ", 10)
+        else:
+            continue
+        if len(parts) < 9 or (kind == b"1 " and parts[1][1:2] == b"."):
+            continue  # staged only: the work tree has what the index has
+        path = parts[-1].decode("utf-8", "surrogateescape")
+        if path.startswith(prefix):
+            found.add(path[len(prefix):])
+    return found
 
 
 def read_blobs(cwd: Path, shas: Iterable[str]) -> dict[str, bytes]:

@@ -40,9 +40,13 @@ class Vault:
     """A vault root, its config, and its file listing (state: the listing and read cache)."""
 
     def __init__(self, root: Path, config: Config | None = None, *, staged: bool = False,
-                 config_path: Path | None = None, rev: str | None = None) -> None:
+                 config_path: Path | None = None, rev: str | None = None,
+                 refresh_index: bool = True) -> None:
         """`rev`: read the vault as it is in that commit (PR reports compare two commits);
-        its `.kbase.yml` is read from the commit too, unless `config` is given."""
+        its `.kbase.yml` is read from the commit too, unless `config` is given.
+        `refresh_index=False`: list work-tree changes without letting git write its index
+        file (a long-lived process that watches that file's stat passes it)."""
+        self._refresh_index = refresh_index
         root = root.resolve()
         if not root.is_dir():
             raise UsageError(f"vault folder does not exist: {root}")
@@ -81,7 +85,8 @@ class Vault:
     # -- listing -------------------------------------------------------------------
     def _list_git(self, staged: bool) -> list[NoteFile]:
         # The work tree's changes are listed by a second git process running meanwhile.
-        diff = None if staged else gitio.start_modified(self.root)
+        diff = None if staged else gitio.start_status(self.root,
+                                                      write_index=self._refresh_index)
         try:
             rows = gitio.ls_files_rows(self.root)
         except BaseException:
@@ -96,7 +101,7 @@ class Vault:
         entries = [new(NoteFile, (path, sha)) for path, sha, mode in rows if mode != _GITLINK]
         if diff is None:
             return entries
-        modified = gitio.modified_in_worktree(self.root, diff)
+        modified = gitio.worktree_changes(diff, self._prefix())
         if not modified:
             return entries
         out: list[NoteFile] = []
@@ -112,6 +117,12 @@ class Vault:
             self._content[sha] = data
             out.append(NoteFile(e.path, sha))
         return out
+
+    def _prefix(self) -> str:
+        """The vault root below the repository root, as git names it ("" or "a/b/")."""
+        assert self.repo_root is not None
+        rel = os.path.relpath(self.root, self.repo_root).replace(os.sep, "/")
+        return "" if rel == "." else rel + "/"
 
     def _list_rev(self, rev: str) -> list[NoteFile]:
         out: list[NoteFile] = []

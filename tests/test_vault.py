@@ -58,6 +58,36 @@ def test_subfolder_root_lists_relative_paths(make_repo: Callable[..., Path]) -> 
     assert [n.path for n in v.notes] == ["x.md"]
 
 
+def test_subfolder_root_sees_work_tree_edits_there_only(make_repo: Callable[..., Path]
+                                                         ) -> None:
+    # git status names paths from the repository root; the vault's are from its own.
+    root = make_repo({"vault/x.md": "x\n", "vault/y.md": "y\n", "x.md": "top\n",
+                      "vault/z.md": "z\n", "vault/w.md": "w\n"})
+    write(root, {"vault/x.md": "edited\n", "x.md": "top edited\n", "vault/w.md": "w2\n"})
+    git(root, "add", "vault/w.md")  # staged: the index and the work tree agree
+    (root / "vault" / "z.md").unlink()
+    v = Vault(root / "vault")
+    assert [n.path for n in v.notes] == ["w.md", "x.md", "y.md"]
+    assert v.read(v.notes) == {"w.md": b"w2\n", "x.md": b"edited\n", "y.md": b"y\n"}
+    assert Vault(root).read(Vault(root).notes)["x.md"] == b"top edited\n"
+
+
+def test_a_conflicted_note_is_read_from_the_work_tree(make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"a.md": "base\n"})
+    git(root, "checkout", "-q", "-b", "other")
+    write(root, {"a.md": "other\n"})
+    git(root, "commit", "-qam", "other")
+    git(root, "checkout", "-q", "main")
+    write(root, {"a.md": "main\n"})
+    git(root, "commit", "-qam", "main")
+    assert git(root, "merge", "-q", "other", check=False) is not None
+    text = (root / "a.md").read_bytes()
+    assert b"<<<<<<<" in text
+    v = Vault(root)
+    assert [n.path for n in v.notes] == ["a.md"]
+    assert v.read(v.notes)["a.md"] == text
+
+
 def test_symlinks_are_never_read(make_repo: Callable[..., Path], tmp_path: Path) -> None:
     secret = tmp_path / "secret.md"
     secret.write_text("outside the repo\n")

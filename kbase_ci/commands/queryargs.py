@@ -24,16 +24,11 @@ def add_common(p: argparse.ArgumentParser) -> None:
 
 
 def open_view(args: argparse.Namespace) -> QueryView:
-    from .. import gitio
-    from ..query.freshness import refresh_stat
     from ..query.source import open_source
     from ..query.view import QueryView
-    from . import open_vault, vault_root
+    from . import open_vault
 
-    root = vault_root(args)
-    if root.is_dir() and gitio.toplevel(root) is not None:
-        refresh_stat(root)
-    vault = open_vault(args)
+    vault = open_vault(args)  # its `git status` refreshes git's stat data too
     scope = getattr(args, "scope", None)
     # `status` reports a stale scope; every other query refuses it (exit 2).
     source = open_source(vault, args.index, scope, stale_ok=args.command == "status") \

@@ -162,7 +162,8 @@ class Warm:
 
     # -- per call ---------------------------------------------------------------------------
     def vault(self) -> Vault:
-        return Vault(self.root, config_path=self.config_path)
+        # The index file's stat is part of the reuse key: listing must not rewrite it.
+        return Vault(self.root, config_path=self.config_path, refresh_index=False)
 
     def _current(self, stamp: Stamp) -> bool:
         """Whether the open source is still the one `open_source` would pick."""

@@ -51,38 +51,9 @@ def refresh_stat(root: Path) -> None:
     entry is "racily clean" (written in the same second as the index), so each
     `git diff-files` would hash all notes again; after one refresh it only compares
     stat data. Contents, staging and HEAD are untouched; failure (read-only repo, a
-    concurrent git holding index.lock) just leaves the slow path.
-
-    A refresh stats every tracked file (~15 ms at 10k notes), so it is skipped while the
-    index file is the one the last refresh left: nothing was staged, checked out or
-    refreshed since. That is only ever slower, never wrong: `diff-files` compares
-    contents whenever stat data disagree, and the vault hashes what it reports.
-    """
-    import os
-
-    dirs = gitio.repo_dirs(root)
-    if dirs is None or "GIT_INDEX_FILE" in os.environ:
-        gitio.run(["update-index", "-q", "--refresh"], root)
-        return
-    index, memo = dirs[1] / "index", dirs[1] / "kbase" / "refreshed"
-    try:
-        if memo.read_text(encoding="ascii") == _stamp(index):
-            return
-    except OSError:
-        pass
+    concurrent git holding index.lock) just leaves the slow path. (A query's vault
+    listing runs `git status`, which does this itself.)"""
     gitio.run(["update-index", "-q", "--refresh"], root)
-    try:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        tmp = memo.with_name(f"refreshed.{os.getpid()}.tmp")
-        tmp.write_text(_stamp(index), encoding="ascii")
-        tmp.replace(memo)
-    except OSError:
-        pass  # a read-only git dir: refresh every time
-
-
-def _stamp(index: Path) -> str:
-    st = index.stat()
-    return f"{st.st_mtime_ns} {st.st_size} {st.st_ino}"
 
 
 def _key(text: str) -> str:
