@@ -11,6 +11,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal, NamedTuple
 
 from kbase_ci.anchors import HeadingIndex, find_block
@@ -101,33 +102,64 @@ class Resolver:
         # A NoteStore gives names and aliases without decoding every note; full records
         # (for headings and block ids) are loaded only for notes that links point at.
         self._store = notes if isinstance(notes, NoteStore) else NoteStore.from_notes(notes)
-        paths = list(self._store.paths)
-        aliases_of = self._store.aliases()
-        # Both maps from one key per path; a note path always ends in `.md` (any case).
-        path_keys = [p.lower() if p.isascii() else _key(p) for p in paths]
-        self._note_paths = _index(paths, path_keys)
-        self._note_names = _index(paths, [k[k.rfind("/") + 1:-3] if k.isascii() else
-                                          _key(_strip_md(p.rpartition("/")[2]))
-                                          for p, k in zip(paths, path_keys, strict=True)])
-        # `files` may repeat the notes; a `.md` file is only ever a note.
-        attachments = sorted({f for f in files if not f.lower().endswith(".md")})
-        self._file_paths = _index(attachments)
-        self._file_names = _index(attachments, [_key(f.rpartition("/")[2]) for f in attachments])
+        self._files = files
         self._resolve_aliases = resolve_aliases
-        self._aliases: dict[str, list[str]] = {}
-        self._alias_spelling: dict[str, str] = {}
-        for path in paths:
+        self._memo: dict[tuple[bool, str, str], _Hit | Status] = {}
+        self._headings: dict[str, HeadingIndex] = {}
+        self._anchors: dict[tuple[str, bool, str], bool | None] = {}
+
+    # Name maps are built on first use: a hook checking one note whose links are bare
+    # names needs the name map, not the path, attachment or alias maps (~10 ms at 10k).
+    @cached_property
+    def _path_keys(self) -> list[str]:
+        # A note path always ends in `.md` (any case).
+        return [p.lower() if p.isascii() else _key(p) for p in self._store.paths]
+
+    @cached_property
+    def _note_paths(self) -> dict[str, list[str]]:
+        return _index(self._store.paths, self._path_keys)
+
+    @cached_property
+    def _note_names(self) -> dict[str, list[str]]:
+        paths = self._store.paths
+        return _index(paths, [k[k.rfind("/") + 1:-3] if k.isascii() else
+                              _key(_strip_md(p.rpartition("/")[2]))
+                              for p, k in zip(paths, self._path_keys, strict=True)])
+
+    @cached_property
+    def _attachments(self) -> list[str]:
+        # `files` may repeat the notes; a `.md` file is only ever a note.
+        return sorted({f for f in self._files if not f.lower().endswith(".md")})
+
+    @cached_property
+    def _file_paths(self) -> dict[str, list[str]]:
+        return _index(self._attachments)
+
+    @cached_property
+    def _file_names(self) -> dict[str, list[str]]:
+        return _index(self._attachments,
+                      [_key(f.rpartition("/")[2]) for f in self._attachments])
+
+    @cached_property
+    def _alias_maps(self) -> tuple[dict[str, list[str]], dict[str, str]]:
+        """(alias key -> notes holding it, alias key -> its first spelling)."""
+        aliases_of = self._store.aliases()
+        holders_of: dict[str, list[str]] = {}
+        spelling: dict[str, str] = {}
+        for path in self._store.paths:
             for alias in aliases_of.get(path, ()):
                 key = _key(alias.strip())
                 if not key:
                     continue
-                holders = self._aliases.setdefault(key, [])
+                holders = holders_of.setdefault(key, [])
                 if path not in holders:
                     holders.append(path)
-                self._alias_spelling.setdefault(key, alias.strip())
-        self._memo: dict[tuple[bool, str, str], _Hit | Status] = {}
-        self._headings: dict[str, HeadingIndex] = {}
-        self._anchors: dict[tuple[str, bool, str], bool | None] = {}
+                spelling.setdefault(key, alias.strip())
+        return holders_of, spelling
+
+    @property
+    def _aliases(self) -> dict[str, list[str]]:
+        return self._alias_maps[0]
 
     # -- public API -----------------------------------------------------------------
 
@@ -178,7 +210,7 @@ class Resolver:
         for key in sorted(self._aliases):
             owners = set(self._aliases[key]) | set(self._note_names.get(key, ()))
             if len(owners) > 1:
-                out.append((self._alias_spelling[key], tuple(sorted(owners))))
+                out.append((self._alias_maps[1][key], tuple(sorted(owners))))
         return out
 
     # -- rules ----------------------------------------------------------------------
