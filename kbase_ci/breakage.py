@@ -18,12 +18,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from . import gitio
-from .anchorchange import anchor_change
 from .model import Finding, Link, ParsedNote
 from .notestore import LazySummaries, NoteStore, summarize
 from .outline import note_text, split_lines
 from .resolver import ResolvedLink, Resolver
-from .rewrite import link_for, relink, retarget
 from .vault import Vault
 
 Reason = Literal["renamed", "deleted", "moved", "alias-removed", "anchor-removed",
@@ -219,6 +217,8 @@ class Change:
             code = "KB102" if link.embed else "KB101"
         suggestion = None
         if expected is not None:
+            from .rewrite import retarget  # only a broken link needs it (~3 ms to import)
+
             suggestion = retarget(link, note.path, expected, resolver, before.via)
         return Breakage(note.path, link, code, reason, cause, was, expected, suggestion)
 
@@ -271,6 +271,9 @@ class Change:
 
     def _anchor(self, note: ParsedNote, link: Link, was: str, target: str,
                 resolver: Resolver) -> Breakage | None:
+        from .anchorchange import anchor_change
+        from .rewrite import link_for, relink
+
         old, new = self.old_notes.get(was), resolver.note(target)
         lost = anchor_change(link, old, new) if old is not None and new is not None else None
         if lost is None:

@@ -76,8 +76,13 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
 
     def tag_uses(wanted: set[str]) -> dict[str, Counter[str]]:
         out: dict[str, Counter[str]] = {}
+        # One row per note using the tag (a common tag: thousands), so count spellings
+        # in a plain dict first; `setdefault(tag, Counter())` built a Counter per row.
+        pairs: dict[tuple[str, str], int] = {}
         for tag, spelling, _key in cache.tag_uses(wanted, hit_keys):
-            out.setdefault(tag, Counter())[spelling] += 1
+            pairs[tag, spelling] = pairs.get((tag, spelling), 0) + 1
+        for (tag, spelling), n in pairs.items():
+            out.setdefault(tag, Counter())[spelling] += n
         for s in fresh_summaries.values():
             for name in s.tags:
                 if (low := name.lower()) in wanted:
