@@ -7,7 +7,6 @@ Each command lives in `kbase_ci.commands.<name>` with `add_parser(subparsers)` a
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import os
 import sys
@@ -18,6 +17,7 @@ from typing import Any
 
 from . import __version__
 from .errors import EXIT_INTERNAL, EXIT_USAGE, KbaseError, exit_code_for
+from .heap import collector_off
 
 # Order = order in `kbase --help`.
 COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci",
@@ -103,10 +103,8 @@ def _tolerant_streams() -> None:
             stream.reconfigure(errors="backslashreplace")
 
 
-# Commands that answer and exit (a hook run, a query). They allocate tens of thousands of
-# small objects that are freed by reference counting; the cyclic collector would only
-# walk them again and again (~8 ms of a 140 ms hook run), so it is off while they run.
-# Builds, publishing, CI runs and the MCP server keep it.
+# Commands that answer and exit (a hook run, a query): no cyclic collection while they
+# run (`heap.collector_off`). Builds, publishing, CI runs and the MCP server keep it.
 _SHORT = {"check", "fix", "search", "read", "links", "backlinks", "explore", "context",
           "graph", "gaps", "notes", "tags", "status"}
 
@@ -114,14 +112,10 @@ _SHORT = {"check", "fix", "search", "read", "links", "backlinks", "explore", "co
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     word = _command_word(args_list)
-    paused = word in _SHORT and gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
+    if word not in _SHORT:
         return _main(args_list, word)
-    finally:
-        if paused:
-            gc.enable()
+    with collector_off():
+        return _main(args_list, word)
 
 
 def _main(args_list: list[str], word: str | None) -> int:

@@ -157,28 +157,21 @@ class Postings:
                 w = array("f", [weights[term]])[0]
                 part = array("f", [v * w for v in part])
             ids = docs[lo:hi]
-            if not touched:  # the first term: its chunks are all distinct, so no sums
-                for d, v in zip(ids, part, strict=True):
-                    scores[d] = v
-            else:
-                for d, v in zip(ids, part, strict=True):
-                    scores[d] += v
+            for d, v in zip(ids, part, strict=True):
+                scores[d] += v
             touched.update(ids)
         return scores, touched
 
 
 def _data_start(npy: bytes) -> int:
     """Where the values of a little-endian float16 `.npy` begin."""
+    from ..errors import IndexFormatError
     from .rowfile import npy_layout
 
     layout = npy_layout(npy[:256])
     if layout is None or layout[0] != "<f2" or len(layout[1]) != 1:
-        from ..errors import IndexFormatError
-
         raise IndexFormatError("bm25 scores are not a float16 array as kbase writes them")
     if len(npy) - layout[2] != 2 * layout[1][0]:
-        from ..errors import IndexFormatError
-
         raise IndexFormatError("bm25 scores file is truncated")
     return layout[2]
 

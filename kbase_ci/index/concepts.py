@@ -20,7 +20,6 @@ after checking them against its manifest). Earlier builds repeated those blob id
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,32 +28,23 @@ from ..concepts import VERSION, Mention, extract, term_key
 from ..model import ParsedNote
 from ..outline import note_text
 from ..vault import Vault
-from .manifest import dump_table, sha256
+from .manifest import dump_table
 from .previous import PreviousIndex
 from .reader import NOTES_FILE
 
 CONCEPTS_FILE = "concepts.json"
 
 
-def _verified(previous: PreviousIndex, rel: str) -> Any:
-    want = previous.manifest.get("files", {}).get(rel)
-    try:
-        data = (previous.root / rel).read_bytes()
-    except OSError:
-        return None
-    return json.loads(data) if want is not None and sha256(data) == want else None
-
-
 def _previous_mentions(previous: PreviousIndex | None) -> dict[str, list[Mention]]:
     """Mentions by blob id from the previous index; {} when it has none or another version."""
     if previous is None:
         return {}
-    table = _verified(previous, CONCEPTS_FILE)
+    table = previous.json(CONCEPTS_FILE)
     if not isinstance(table, dict) or table.get("version") != VERSION:
         return {}
     blobs = table.get("blobs")
     if blobs is None:
-        core = _verified(previous, NOTES_FILE)
+        core = previous.json(NOTES_FILE)
         blobs = core.get("blobs") if isinstance(core, dict) else None
     if not isinstance(blobs, list) or len(blobs) != len(table["notes"]):
         return {}
@@ -127,29 +117,26 @@ def _patched(vault: Vault, paths: Sequence[str], headings: Sequence[Sequence[str
 
     Decoding 10k notes' mentions into records and numbering them again took ~0.8 s of a
     one-note incremental build; this reads and patches the table (~0.1 s)."""
-    table = _verified(previous, CONCEPTS_FILE)
-    core = _verified(previous, NOTES_FILE)
-    if not isinstance(table, dict) or table.get("version") != VERSION or \
-            not isinstance(core, dict) or core.get("paths") != list(paths):
+    table = previous.json(CONCEPTS_FILE)
+    if not isinstance(table, dict) or table.get("version") != VERSION:
         return None
-    blobs = [nf.sha if (nf := vault.note(p)) is not None else "" for p in paths]
-    old_blobs, rows = core.get("blobs"), table["notes"]
-    if not isinstance(old_blobs, list) or not len(old_blobs) == len(rows) == len(paths):
+    rows = table["notes"]
+    changed = previous.changed_notes(
+        paths, {nf.path: nf.sha for p in paths if (nf := vault.note(p)) is not None})
+    if changed is None or len(rows) != len(paths):
         return None
-    changed = [i for i, (a, b) in enumerate(zip(old_blobs, blobs, strict=True)) if a != b]
-    files = [nf for i in changed if (nf := vault.note(paths[i])) is not None]
+    files = [nf for i in sorted(changed) if (nf := vault.note(paths[i])) is not None]
     texts = vault.read(files)
     fresh = {i: extract(note_text(texts[paths[i]])) if paths[i] in texts else []
-             for i in changed}
+             for i in sorted(changed)}
     terms = [tuple(t) for t in table["terms"]]
-    kept = set(changed)
-    used = {t for i, row in enumerate(rows) if i not in kept for t, _, _ in row}
+    used = {t for i, row in enumerate(rows) if i not in changed for t, _, _ in row}
     spellings = {terms[t] for t in used}
     spellings.update((m.key, m.name, m.kind) for ms in fresh.values() for m in ms)
     if spellings != set(terms):  # a term appeared or vanished: number them again
         return None
     number = {s: i for i, s in enumerate(terms)}
-    notes = list(rows)
+    notes = list(rows)  # a copy: the previous table is shared (PreviousIndex.json)
     for i, ms in fresh.items():
         notes[i] = sorted([number[(m.key, m.name, m.kind)], m.line, m.col] for m in ms)
     return {"version": VERSION, "terms": table["terms"], "notes": notes,
@@ -159,12 +146,12 @@ def _patched(vault: Vault, paths: Sequence[str], headings: Sequence[Sequence[str
 def _patched_headings(old: list[list[Any]], changed: Collection[int],
                       headings: Sequence[Sequence[str]]) -> list[list[Any]]:
     """`_heading_index(headings)` from the previous index, where only the notes
-    `changed` (same numbering) may have other headings."""
+    `changed` (same numbering) may have other headings. `old` is not modified."""
     gone = set(changed)
     index: dict[str, list[int]] = {}
     for key, notes in old:
         index[key] = notes if gone.isdisjoint(notes) else [i for i in notes if i not in gone]
     for i in sorted(gone):
         for key in dict.fromkeys(map(term_key, headings[i])):
-            index.setdefault(key, []).append(i)
+            index[key] = [*index.get(key, ()), i]
     return [[k, sorted(index[k])] for k in sorted(index) if index[k]]

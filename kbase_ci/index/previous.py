@@ -8,7 +8,7 @@ modified, or built with another model or `similar` setting means "recompute it a
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,12 +34,13 @@ class PreviousIndex:
         self.root = root
         self.manifest = manifest
         self._rows: tuple[list[Any], list[bytes]] | None = None
+        self._decoded: dict[str, Any] = {}
 
     def note_rows(self) -> tuple[list[Any], list[bytes]] | None:
         """The previous notes table: its rows decoded, and each row's line as written
         (without the newline); None when the file does not match the manifest."""
         if self._rows is None:
-            data = self._read(NOTE_ROWS_FILE)
+            data = self.data(NOTE_ROWS_FILE)
             if data is None:
                 return None
             rows, lines = all_rows(data), data.split(b"\n")[:-1]
@@ -50,13 +51,6 @@ class PreviousIndex:
 
     def data(self, rel: str) -> bytes | None:
         """A file's bytes when they match the previous manifest, else None."""
-        return self._read(rel)
-
-    def json(self, rel: str) -> Any:
-        """A JSON file's value when its bytes match the previous manifest, else None."""
-        return self._json(rel)
-
-    def _read(self, rel: str) -> bytes | None:
         want = self.manifest["files"].get(rel)
         try:
             data = (self.root / rel).read_bytes()
@@ -64,9 +58,27 @@ class PreviousIndex:
             return None
         return data if want is not None and sha256(data) == want else None
 
-    def _json(self, rel: str) -> Any:
-        data = self._read(rel)
-        return None if data is None else json.loads(data)
+    def json(self, rel: str) -> Any:
+        """A JSON file's value when its bytes match the previous manifest, else None;
+        read and hashed once (notes.json is asked for by the links, similar-list and
+        concepts stages), so callers must not modify what they get."""
+        if rel not in self._decoded:
+            data = self.data(rel)
+            self._decoded[rel] = None if data is None else json.loads(data)
+        return self._decoded[rel]
+
+    def changed_notes(self, paths: Sequence[str], blobs: Mapping[str, str]) -> set[int] | None:
+        """Numbers of the notes whose blob differs from the previous index's, when it has
+        exactly the notes `paths` in that order (so note numbers mean the same in both);
+        None otherwise."""
+        core = self.json(NOTES_FILE)
+        if not isinstance(core, dict) or core.get("paths") != list(paths):
+            return None
+        old = core.get("blobs")
+        if not isinstance(old, list) or len(old) != len(paths):
+            return None
+        return {i for i, (p, was) in enumerate(zip(paths, old, strict=True))
+                if was != blobs.get(p, "")}
 
     def similar_inputs(self, paths: Sequence[str], blobs: Sequence[str],
                        linked: Sequence[Sequence[int]], vectors: npt.NDArray[np.float64],
@@ -82,7 +94,7 @@ class PreviousIndex:
 
         if self.manifest.get("embeddings") != embeddings:
             return None
-        core = self._json(NOTES_FILE)
+        core = self.json(NOTES_FILE)
         if core is None or core.get("similar_k") != k:
             return None
         got = self.note_rows()
@@ -140,7 +152,7 @@ class PreviousIndex:
 
         import numpy as np
 
-        data = self._read(LINKS_FILE)
+        data = self.data(LINKS_FILE)
         if data is None:
             return None
         links = np.load(io.BytesIO(data), allow_pickle=False)
@@ -161,14 +173,14 @@ class PreviousIndex:
         number = {r[f["path"]]: i for i, r in enumerate(rows)}
         out: dict[int, npt.NDArray[np.float64]] = {}
         for sid in sorted({rows[i][f["shard"]] for i in wanted}):
-            chunks = self._json(f"shards/{sid}/{CHUNKS_FILE}")
+            chunks = self.json(f"shards/{sid}/{CHUNKS_FILE}")
             if chunks is None:
                 return None
             owners = np.asarray([number[p] for p in chunk_notes(chunks)], dtype=np.int64)
             rel = f"shards/{sid}/{VECTORS_FILE}"
             if rel not in self.manifest["files"]:
                 mat = np.zeros((len(owners), dim), dtype=np.float32)
-            elif self._read(rel) is None:
+            elif self.data(rel) is None:
                 return None
             else:
                 mat = read_matrix(self.root / rel, len(owners), dim)
