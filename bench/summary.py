@@ -23,10 +23,10 @@ def _ms(f: dict[str, Any]) -> str:
 
 def highlights(results: dict[str, Any]) -> list[str]:
     out: list[str] = []
-    warm = _find(results, "precommit", "warm `kbase check --staged NOTE`")
+    warm = _find(results, "precommit", "`kbase check --staged NOTE`, new edit each run")
     over = _find(results, "precommit", "kbase hook overhead")
     if warm:
-        text = f"- **Commits:** checking one changed note takes {_ms(warm)} (warm)"
+        text = f"- **Commits:** checking one newly edited note takes {_ms(warm)}"
         if over:
             text += f"; as a pre-commit hook it adds {_ms(over)} over a no-op hook"
         out.append(text + f" ({warm['workload']}).")

@@ -29,7 +29,7 @@ from .model import PARSER_VERSION, ParsedNote
 from .notestore import NoteSummary, summarize
 
 # Bump _LAYOUT when the table layout changes; the parser version is part of the stamp.
-_LAYOUT = 4
+_LAYOUT = 5
 _STAMP = f"{_LAYOUT}:{PARSER_VERSION}"
 _META = "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)"
 _DATA_TABLES = {
@@ -42,6 +42,9 @@ _DATA_TABLES = {
                " WITHOUT ROWID",
     "tag_uses": "CREATE TABLE IF NOT EXISTS tag_uses (tag TEXT NOT NULL, spelling TEXT NOT NULL,"
                 " key TEXT NOT NULL, PRIMARY KEY (tag, spelling, key)) WITHOUT ROWID",
+    # Loaded frontmatter by the sha256 of its YAML text (frontmatter.YamlMemo): a note
+    # edited below its frontmatter is parsed again without loading ruamel.yaml.
+    "yaml": "CREATE TABLE IF NOT EXISTS yaml (key TEXT PRIMARY KEY, data TEXT NOT NULL)",
 }
 # Opening a file another process is setting up can be refused as busy; tries, ~2 s in all.
 _OPEN_ATTEMPTS = 12
@@ -231,10 +234,23 @@ class ParseCache:
                 continue  # a damaged row is simply a miss; put_many overwrites it
         return out
 
+    def yaml(self, digests: list[str]) -> dict[str, str]:
+        """Remembered frontmatter loads (JSON text) by the digest of their YAML text."""
+        if self._db is None or not digests:
+            return {}
+        marks = ",".join("?" * len(digests))
+        try:
+            return dict(self._db.execute(
+                f"SELECT key, data FROM yaml WHERE key IN ({marks})", digests).fetchall())
+        except sqlite3.DatabaseError:
+            return {}
+
     def put_many(self, items: Iterable[tuple[str, ParsedNote]], live: Sequence[str] = (),
-                 summaries: Mapping[str, NoteSummary] | None = None) -> None:
+                 summaries: Mapping[str, NoteSummary] | None = None,
+                 yaml: Mapping[str, str] | None = None) -> None:
         """Store new rows; when `live` (every key of the vault now) is given, drop the rest.
-        `summaries` (by key) saves summarizing notes the caller already summarized."""
+        `summaries` (by key) saves summarizing notes the caller already summarized;
+        `yaml`: frontmatter loads to remember (`YamlMemo.fresh`)."""
         if self._db is None:
             return
         rows, summary_rows, alias_rows, tag_rows = [], [], [], []
@@ -260,6 +276,9 @@ class ParseCache:
                 # A key's content never changes (blob id in the key), so its tag rows are
                 # the same each time they are written.
                 self._db.executemany("INSERT OR IGNORE INTO tag_uses VALUES (?, ?, ?)", tag_rows)
+                if yaml:
+                    self._db.executemany("INSERT OR REPLACE INTO yaml VALUES (?, ?)",
+                                         sorted(yaml.items()))
                 if live:
                     count = self._db.execute("SELECT count(*) FROM notes").fetchone()[0]
                     if count > 2 * len(live) + 100:  # prune rarely: it rewrites the table
@@ -273,6 +292,9 @@ class ParseCache:
         self._db.execute("DELETE FROM live")
         self._db.executemany("INSERT OR IGNORE INTO live VALUES (?)", [(k,) for k in live])
         for name in _DATA_TABLES:
+            if name == "yaml":  # keyed by YAML text, not by note: start it again
+                self._db.execute("DELETE FROM yaml")
+                continue
             self._db.execute(f"DELETE FROM {name} WHERE key NOT IN (SELECT key FROM live)")
 
     def close(self) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import tree_sitter_markdown as tsm
 from tree_sitter import Language, Node, Parser
 
-from kbase_ci.frontmatter import parse_frontmatter
+from kbase_ci.frontmatter import YamlMemo, parse_frontmatter
 from kbase_ci.inline import CharIndex, Hits, InlineScanner, worth_scanning
 from kbase_ci.linksyntax import markdown_link, wikilink_from_raw
 from kbase_ci.model import BlockId, Diagnostic, Heading, Link, ParsedNote, Tag
@@ -270,8 +270,10 @@ def _count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000) -> ParsedNote:
-    """Parse the bytes of one note. Bad input gives diagnostics, never an exception."""
+def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000,
+               yaml_memo: YamlMemo | None = None) -> ParsedNote:
+    """Parse the bytes of one note. Bad input gives diagnostics, never an exception.
+    `yaml_memo`: frontmatter loaded before, by its text (see `YamlMemo`)."""
     title = _title(path)
     size = len(data)
     if size > max_bytes:
@@ -289,7 +291,7 @@ def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000) -> ParsedN
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     diags: list[Diagnostic] = [bad_utf8] if bad_utf8 else []
 
-    fm = parse_frontmatter(text)
+    fm = parse_frontmatter(text, yaml_memo)
     diags.extend(fm.diagnostics)
     # Blank the frontmatter out, keeping its lines, so body positions stay true.
     body = "\n" * fm.end_line + text[fm.body_start:] if fm.end_line else text

@@ -9,7 +9,7 @@ dict lookups (a 10k-note vault has ~60k links and is re-resolved on every commit
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal, NamedTuple
@@ -146,8 +146,9 @@ class Resolver:
         aliases_of = self._store.aliases()
         holders_of: dict[str, list[str]] = {}
         spelling: dict[str, str] = {}
-        for path in self._store.paths:
-            for alias in aliases_of.get(path, ()):
+        # In note order (the first spelling wins), visiting only notes with aliases.
+        for path in [p for p in self._store.paths if p in aliases_of]:
+            for alias in aliases_of[path]:
                 key = _key(alias.strip())
                 if not key:
                     continue
@@ -204,10 +205,15 @@ class Resolver:
             return ResolvedLink(source, link, None, "unresolved", None)
         return self.resolve(source, link)
 
-    def alias_collisions(self) -> list[tuple[str, tuple[str, ...]]]:
-        """Aliases that are also another note's name or alias, with every note claiming them."""
+    def alias_collisions(self, among: Iterable[str] | None = None
+                         ) -> list[tuple[str, tuple[str, ...]]]:
+        """Aliases that are also another note's name or alias, with every note claiming
+        them; only those spelled like one of `among` when given (a hook asks about the
+        staged notes' aliases, not the thousands of the vault)."""
         out: list[tuple[str, tuple[str, ...]]] = []
-        for key in sorted(self._aliases):
+        keys = self._aliases if among is None else {
+            k for k in (_key(a.strip()) for a in among) if k in self._aliases}
+        for key in sorted(keys):
             owners = set(self._aliases[key]) | set(self._note_names.get(key, ()))
             if len(owners) > 1:
                 out.append((self._alias_maps[1][key], tuple(sorted(owners))))

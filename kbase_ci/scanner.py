@@ -13,12 +13,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cache import ParseCache, cache_key, key_path
 from .model import ParsedNote
 from .notestore import LazySummaries, NoteStore, NoteSummary, summarize
 from .vault import NoteFile, Vault
+
+if TYPE_CHECKING:  # the parser's modules load only when something is parsed
+    from .frontmatter import YamlMemo
 
 # Below this much unparsed text, starting worker processes costs more than it saves.
 _PARALLEL_MIN_BYTES = 4_000_000
@@ -57,11 +60,12 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
                                                max_bytes, n_jobs, cache.path.parent)
         cache.put_many([], live)  # the prune check only
     else:
-        fresh = {p.path: p for p in parse_many(items, max_bytes, n_jobs)}
+        memo = yaml_memo(cache)
+        fresh = {p.path: p for p in parse_many(items, max_bytes, n_jobs, memo)}
         fresh_summaries = {p: summarize(n) for p, n in fresh.items()}
         if fresh:
             cache.put_many([(key_of[p], note) for p, note in fresh.items()], live,
-                           {key_of[p]: s for p, s in fresh_summaries.items()})
+                           {key_of[p]: s for p, s in fresh_summaries.items()}, memo.fresh)
     hit_paths = [p for p, k in key_of.items() if k in hit_keys]
     path_for = key_path
 
@@ -97,8 +101,9 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
         lost = [by_path[p] for p in paths if p not in out]
         if lost:
             data = vault.read(lost)
-            again = parse_many([(n.path, data[n.path]) for n in lost], max_bytes)
-            cache.put_many([(key_of[n.path], n) for n in again])
+            memo = yaml_memo(cache)
+            again = parse_many([(n.path, data[n.path]) for n in lost], max_bytes, 1, memo)
+            cache.put_many([(key_of[n.path], n) for n in again], yaml=memo.fresh)
             out.update({n.path: n for n in again})
         return out
 
@@ -125,12 +130,21 @@ def _jobs(requested: int | None, total_bytes: int) -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def parse_many(items: Sequence[tuple[str, bytes]], max_bytes: int, jobs: int = 1
-               ) -> list[ParsedNote]:
+def yaml_memo(cache: ParseCache) -> YamlMemo:
+    """A YamlMemo answering from `cache` (pass its `fresh` to `put_many`)."""
+    from .frontmatter import YamlMemo
+
+    return YamlMemo(cache.yaml)
+
+
+def parse_many(items: Sequence[tuple[str, bytes]], max_bytes: int, jobs: int = 1,
+               memo: YamlMemo | None = None) -> list[ParsedNote]:
+    """Parse `items` (path, bytes); `memo` is used when they are parsed in this process
+    (a few notes: a hook), where skipping a YAML load saves importing ruamel."""
     if not items:  # a warm run must not even import the parser (tree-sitter)
         return []
     if jobs <= 1 or len(items) < 2 * jobs:
-        return _parse_batch(items, max_bytes)
+        return _parse_batch(items, max_bytes, memo)
     from concurrent.futures import ProcessPoolExecutor  # only cold scans pay this import
 
     # Interleave so each worker gets a similar mix of large and small notes.
@@ -171,22 +185,27 @@ _SummaryRow = tuple[list[str], list[str], list[str], str]
 
 def _parse_store_rows(batch: Sequence[tuple[tuple[str, bytes], str]], max_bytes: int,
                       folder: str) -> list[tuple[list[Any], _SummaryRow]]:
-    parsed = _parse_batch([item for item, _key in batch], max_bytes)
+    from .frontmatter import YamlMemo
+
+    # Remember each frontmatter load, so a later hook on an edited note finds it.
+    memo = YamlMemo()
+    parsed = _parse_batch([item for item, _key in batch], max_bytes, memo)
     keyed = [(key, n, summarize(n)) for (_item, key), n in zip(batch, parsed, strict=True)]
     cache = ParseCache(Path(folder))
     try:
         cache.put_many([(key, n) for key, n, _s in keyed],
-                       summaries={key: s for key, _n, s in keyed})
+                       summaries={key: s for key, _n, s in keyed}, yaml=memo.fresh)
     finally:
         cache.close()
     return [(n.to_json(), (list(s.aliases), list(s.tags), list(s.targets), s.type))
             for _key, n, s in keyed]
 
 
-def _parse_batch(items: Sequence[tuple[str, bytes]], max_bytes: int) -> list[ParsedNote]:
+def _parse_batch(items: Sequence[tuple[str, bytes]], max_bytes: int,
+                 memo: YamlMemo | None = None) -> list[ParsedNote]:
     from .parser import parse_note
 
-    return [parse_note(path, data, max_bytes=max_bytes) for path, data in items]
+    return [parse_note(path, data, max_bytes=max_bytes, yaml_memo=memo) for path, data in items]
 
 
 def _parse_rows(items: Sequence[tuple[str, bytes]], max_bytes: int) -> list[list[Any]]:

@@ -43,7 +43,9 @@ def test_quick_run_writes_results_and_report(tmp_path: Path) -> None:
     assert pre["status"] == "ok"
     assert any(n.startswith("cold `kbase check --staged NOTE`") for n in _names(pre))
     assert "cold `kbase check --all`" in _names(pre)
-    assert "warm `kbase check --staged NOTE` (one changed note)" in _names(pre)
+    assert "`kbase check --staged NOTE`, new edit each run (as in commits)" in _names(pre)
+    assert "same staged content again, all cached (`kbase check --staged NOTE`)" in \
+        _names(pre)
     assert {"full build, cold parse cache", "incremental build (one note changed)",
             "artifact size", "peak memory (build process)"} <= set(_names(groups["index"]))
     query = _names(groups["query"])

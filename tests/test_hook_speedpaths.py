@@ -263,3 +263,71 @@ def test_config_memo_gives_the_parsed_config_and_follows_edits(make_repo: Repo) 
     proc = run_kbase("check", "--all", cwd=root)  # never remembered: the located error
     assert proc.returncode == 2
     assert ".kbase.yml:3:20" in proc.stderr and "true or false" in proc.stderr, proc.stderr
+
+
+# -- frontmatter memo -------------------------------------------------------------------
+
+FRONTMATTER_CASES = [
+    "---\ntitle: Plain\ntags: [a, b/c]\naliases: [One, Two]\n---\n# Body\n",
+    "---\ncreated: 2024-01-05\nwhen: 2024-01-05 10:30:00\nn: 1.5\nbig: 12345678901234567890\n---\n",
+    "---\nratio: .nan\nup: .inf\nempty:\nyes: no\n---\nx\n",
+    "---\nkey: [unclosed\n---\nbody\n",
+    "---\na: 1\na: 2\n---\n",
+    "---\n- just\n- a list\n---\n",
+    "---\nnested:\n  deep: {x: [1, {y: \"\\udcff\"}]}\nrelated: \"[[Other#Part]]\"\n---\n",
+    "---\n---\nempty frontmatter\n",
+]
+
+
+def test_frontmatter_memo_gives_what_a_load_gives() -> None:
+    from kbase_ci.frontmatter import YamlMemo
+    from kbase_ci.parser import parse_note
+
+    for text in FRONTMATTER_CASES:
+        data = text.encode("utf-8", "surrogatepass")
+        plain = parse_note("n.md", data)
+        first = YamlMemo(lambda _digests: {})
+        assert parse_note("n.md", data, yaml_memo=first) == plain, text
+        # Answered from what the first one loaded: equal, and nothing is loaded again.
+        again = YamlMemo(lambda digests, saved=dict(first.fresh): {
+            d: saved[d] for d in digests if d in saved})
+        assert parse_note("n.md", data, yaml_memo=again) == plain, text
+        if first.fresh:
+            assert again.fresh == {}, text
+        # A damaged row is loaded again (and handed back to be overwritten).
+        damaged = YamlMemo(lambda digests: {d: "{not json" for d in digests})
+        assert parse_note("n.md", data, yaml_memo=damaged) == plain, text
+        assert damaged.fresh == first.fresh, text
+
+
+_RUAMEL_PROBE = """\
+import sys
+from kbase_ci import cli
+code = cli.main(["check", "--staged", "notes/a.md"])
+print(code, "ruamel.yaml" in sys.modules)
+"""
+
+
+def test_hook_on_a_body_edit_skips_yaml_and_a_frontmatter_edit_loads_it(
+        make_repo: Repo) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import GIT_ENV, REPO
+
+    note = "---\ntags: [x]\naliases: [Alpha]\n---\n# A\nsee [[b]]\n"
+    root = make_repo({"notes/a.md": note, "notes/b.md": "# B\n"})
+    assert run_kbase("check", "--all", cwd=root).returncode == 0  # fills the cache
+
+    def hook() -> str:
+        git(root, "add", "-A")
+        env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
+        proc = subprocess.run([sys.executable, "-c", _RUAMEL_PROBE], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=120, check=False)
+        return proc.stdout.strip().splitlines()[-1]
+
+    write(root, {"notes/a.md": note + "more text, [[b]] again\n"})
+    assert hook() == "0 False"  # the frontmatter is the committed one: remembered
+    write(root, {"notes/a.md": note.replace("tags: [x]", "tags: [x")})
+    assert hook() == "1 True"  # new YAML text: loaded, and its error reported

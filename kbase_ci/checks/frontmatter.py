@@ -133,9 +133,10 @@ def _key(text: str) -> str:
 
 def _collisions(ctx: CheckContext) -> dict[str, tuple[str, ...]]:
     """alias key -> every note claiming it (by name or alias), if any focus note has it."""
-    if not any(ctx.store.summary(p).aliases for p in ctx.focus):
+    among = [a for p in ctx.focus for a in ctx.store.summary(p).aliases]
+    if not among:
         return {}
-    return {_key(alias): owners for alias, owners in ctx.resolver.alias_collisions()}
+    return {_key(alias): owners for alias, owners in ctx.resolver.alias_collisions(among)}
 
 
 def _alias_problems(note: ParsedNote, collisions: dict[str, tuple[str, ...]]
