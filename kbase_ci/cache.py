@@ -208,6 +208,23 @@ class ParseCache:
             return []
         return out
 
+    def tag_spelling_sets(self, tags: Collection[str]) -> dict[str, set[str]]:
+        """Every spelling any row (stale rows too) has for each of `tags` (lower-cased):
+        a tag stored one way only cannot be spelled several ways by the vault now."""
+        if self._db is None or not tags:
+            return {}
+        out: dict[str, set[str]] = {}
+        try:
+            for part in _chunks(sorted(tags)):
+                marks = ",".join("?" * len(part))
+                for tag, spelling in self._db.execute(
+                        f"SELECT DISTINCT tag, spelling FROM tag_uses WHERE tag IN ({marks})",
+                        part):
+                    out.setdefault(tag, set()).add(spelling)
+        except sqlite3.DatabaseError:
+            return {}
+        return out
+
     def get_many(self, keys: Sequence[str]) -> dict[str, ParsedNote]:
         """Full records for `keys`; rows that fail to decode are left out (misses)."""
         if self._db is None or not keys:

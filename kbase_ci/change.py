@@ -8,7 +8,7 @@ and reads the staged change set itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -29,27 +29,38 @@ class FileChange:
     """Path after the change (for deletions: the deleted path). Relative to the vault root."""
     old_path: str | None = None
     """Path before a rename or copy."""
+    old_sha: str | None = field(default=None, compare=False)
+    """Blob id before the change (at `old_path` for a rename or copy), when git's diff
+    gave it; None for an addition or a submodule. Not part of a change's identity (a
+    report read back from JSON has none), so equality ignores it."""
+
+
+_NO_SHA = frozenset({"0" * 40, "0" * 64})
 
 
 def _diff(root: Path, args: list[str]) -> list[FileChange]:
-    out = gitio.git(["diff", *args, "-M", "--name-status", "-z", "--relative", "--", "."],
-                    root)
+    # --raw rather than --name-status: the same records plus the blob ids before the
+    # change, so the HEAD versions of changed notes need no `ls-tree` (a process).
+    out = gitio.git(["diff", *args, "-M", "--raw", "--no-abbrev", "-z", "--relative", "--",
+                     "."], root)
     fields = [f.decode("utf-8", "surrogateescape") for f in out.split(b"\0")]
     changes: list[FileChange] = []
     i = 0
     while i < len(fields) and fields[i]:
-        status = fields[i]
+        # ":<old mode> <new mode> <old sha> <new sha> <status>", then one or two paths
+        old_mode, _new_mode, old_sha, _new_sha, status = fields[i][1:].split(" ")
         kind = _KINDS.get(status[0])
+        sha = None if old_sha in _NO_SHA or old_mode == "160000" else old_sha
         if status[0] in "RC":
             old, new = fields[i + 1], fields[i + 2]
             i += 3
             if kind is not None:
-                changes.append(FileChange(kind, new, old))
+                changes.append(FileChange(kind, new, old, sha))
             continue
         path = fields[i + 1]
         i += 2
         if kind is not None:  # U (unmerged) and X are not changes we can judge
-            changes.append(FileChange(kind, path))
+            changes.append(FileChange(kind, path, None, sha))
     return changes
 
 

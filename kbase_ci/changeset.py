@@ -33,13 +33,24 @@ def load_change(vault: Vault, changes: Sequence[FileChange], *, inbound: bool = 
         else:
             modified.add(c.path)
     old_side = [p for p in (*renames, *deleted, *modified) if vault.is_note_path(p)]
-    # Before the first commit there is no HEAD: ls-tree fails and finds nothing.
-    shas = old_blob_shas(vault.root, "HEAD", old_side) if old_side else {}
+    shas = _head_shas(vault, changes, old_side)
     _pair_moves(vault, shas, renames, deleted, added, modified)
     old_notes = _old_versions(vault, shas) if shas else {}
     return Change(renames, deleted, added, modified, old_notes, inbound=inbound,
                   elsewhere=elsewhere, resolve_aliases=vault.config.links.resolve_aliases,
                   vault=vault, old_shas=shas)
+
+
+def _head_shas(vault: Vault, changes: Sequence[FileChange], paths: list[str]
+               ) -> dict[str, str]:
+    """HEAD blob ids of `paths`: from the diff's own records, else asked of git."""
+    known = {c.old_path or c.path: c.old_sha for c in changes if c.old_sha is not None}
+    shas = {p: known[p] for p in paths if p in known}
+    rest = [p for p in paths if p not in shas]
+    if rest:  # changes built by hand carry no blob ids
+        # Before the first commit there is no HEAD: ls-tree fails and finds nothing.
+        shas.update(old_blob_shas(vault.root, "HEAD", rest))
+    return shas
 
 
 def _old_versions(vault: Vault, shas: Mapping[str, str]) -> dict[str, ParsedNote]:

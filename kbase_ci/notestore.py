@@ -52,8 +52,8 @@ def summarize(note: ParsedNote) -> NoteSummary:
 
 
 Loader = Callable[[Sequence[str]], dict[str, ParsedNote]]
-TagUses = Callable[[set[str]], dict[str, Counter[str]]]
-"""Lower-cased tags -> {tag: Counter(spelling -> notes)} (see `NoteStore.tag_spellings`)."""
+TagVariants = Callable[[set[str]], dict[str, Counter[str]]]
+"""Lower-cased tags -> {tag: Counter(spelling -> notes)} (see `NoteStore.tag_variants`)."""
 
 
 class NoteStore(Sequence[ParsedNote]):
@@ -66,14 +66,14 @@ class NoteStore(Sequence[ParsedNote]):
     def __init__(self, paths: Sequence[str], summaries: Mapping[str, NoteSummary],
                  loader: Loader, loaded: dict[str, ParsedNote] | None = None, *,
                  aliases: Callable[[], dict[str, tuple[str, ...]]] | None = None,
-                 tag_uses: TagUses | None = None) -> None:
+                 tag_variants: TagVariants | None = None) -> None:
         """`summaries` may be lazy (a Mapping that queries the cache on first use);
         `aliases`, when given, answers `aliases()` without touching `summaries`, and
-        `tag_uses` answers `tag_spellings()` likewise."""
+        `tag_variants` answers `tag_variants()` likewise."""
         self.paths: tuple[str, ...] = tuple(sorted(paths))
         self._summaries = summaries
         self._aliases = aliases
-        self._tag_uses = tag_uses
+        self._tag_variants = tag_variants
         self._loader = loader
         self._loaded: dict[str, ParsedNote] = dict(loaded or {})
         self._all: list[ParsedNote] | None = None
@@ -95,20 +95,21 @@ class NoteStore(Sequence[ParsedNote]):
             return self._aliases()
         return {p: s.aliases for p, s in self._summaries.items() if s.aliases}
 
-    def tag_spellings(self, tags: Collection[str]) -> dict[str, Counter[str]]:
-        """Lower-cased tag -> spelling -> how many notes use it, for `tags` (lower-cased)."""
+    def tag_variants(self, tags: Collection[str]) -> dict[str, Counter[str]]:
+        """Lower-cased tag -> spelling -> how many notes use it, for those of `tags` that
+        the notes spell in more than one way (`#Rust` and `#rust`)."""
         wanted = {t.lower() for t in tags}
         if not wanted:
             return {}
-        if self._tag_uses is not None:
-            return self._tag_uses(wanted)
+        if self._tag_variants is not None:
+            return self._tag_variants(wanted)
         out: dict[str, Counter[str]] = {}
         for path in self.paths:
             for name in self.summary(path).tags:
                 key = name.lower()
                 if key in wanted:
                     out.setdefault(key, Counter())[name] += 1
-        return out
+        return {t: c for t, c in out.items() if len(c) > 1}
 
     def linking_to(self, keys: Iterable[str]) -> list[str]:
         """Paths of notes with a link whose target (or its last segment) is in `keys`."""

@@ -78,20 +78,31 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
         got.update({p: s.aliases for p, s in fresh_summaries.items() if s.aliases})
         return got
 
-    def tag_uses(wanted: set[str]) -> dict[str, Counter[str]]:
+    def tag_variants(wanted: set[str]) -> dict[str, Counter[str]]:
+        # Only tags stored in more than one spelling (by any row, or a note parsed now)
+        # can be spelled several ways by the vault now; most tags are spelled one way,
+        # and counting a common one walks thousands of rows.
+        seen = cache.tag_spelling_sets(wanted)
+        for s in fresh_summaries.values():
+            for name in s.tags:
+                if (low := name.lower()) in wanted:
+                    seen.setdefault(low, set()).add(name)
+        varied = {t for t, names in seen.items() if len(names) > 1}
+        if not varied:
+            return {}
         out: dict[str, Counter[str]] = {}
         # One row per note using the tag (a common tag: thousands), so count spellings
         # in a plain dict first; `setdefault(tag, Counter())` built a Counter per row.
         pairs: dict[tuple[str, str], int] = {}
-        for tag, spelling, _key in cache.tag_uses(wanted, hit_keys):
+        for tag, spelling, _key in cache.tag_uses(varied, hit_keys):
             pairs[tag, spelling] = pairs.get((tag, spelling), 0) + 1
         for (tag, spelling), n in pairs.items():
             out.setdefault(tag, Counter())[spelling] += n
         for s in fresh_summaries.values():
             for name in s.tags:
-                if (low := name.lower()) in wanted:
+                if (low := name.lower()) in varied:
                     out.setdefault(low, Counter())[name] += 1
-        return out
+        return {t: c for t, c in out.items() if len(c) > 1}
 
     def load(paths: Sequence[str]) -> dict[str, ParsedNote]:
         got = cache.get_many([key_of[p] for p in paths])
@@ -109,7 +120,7 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
 
     summaries = LazySummaries(hit_paths, fetch_summaries, fresh_summaries, fetch_summaries)
     store = NoteStore(list(key_of), summaries, load, fresh, aliases=all_aliases,
-                      tag_uses=tag_uses)
+                      tag_variants=tag_variants)
     stats = ScanStats(notes=len(notes), cached=len(hit_keys), parsed=len(misses),
                       bytes_parsed=bytes_parsed, seconds=time.perf_counter() - t0, jobs=n_jobs)
     return store, stats

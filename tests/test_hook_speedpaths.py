@@ -71,7 +71,7 @@ def test_branch_switch_counts_the_checked_out_notes(make_repo: Repo) -> None:
 
 def test_store_counts_match_a_count_over_every_record(make_repo: Repo) -> None:
     root = make_repo({"a.md": "#Rust #x\n", "b.md": "---\ntags: [rust, X]\n---\n#rust\n",
-                      "c.md": "#RUST\n", "d.md": "no tags\n"})
+                      "c.md": "#RUST\n", "d.md": "#d, one spelling only\n"})
     vault = Vault(root)
     open_store(vault)  # fill the cache
     write(root, {"e.md": "#Rust\n"})  # a miss in the next store: parsed, not cached yet
@@ -79,9 +79,9 @@ def test_store_counts_match_a_count_over_every_record(make_repo: Repo) -> None:
     vault = Vault(root, staged=True)
     store, stats = open_store(vault)
     assert (stats.cached, stats.parsed) == (4, 1)
-    wanted = {"rust", "x", "absent"}
-    slow = NoteStore.from_notes(store.all()).tag_spellings(wanted)
-    assert store.tag_spellings(wanted) == slow
+    wanted = {"rust", "x", "d", "absent"}
+    slow = NoteStore.from_notes(store.all()).tag_variants(wanted)
+    assert store.tag_variants(wanted) == slow
     assert slow == {"rust": Counter({"Rust": 2, "rust": 1, "RUST": 1}),
                     "x": Counter({"x": 1, "X": 1})}
 
@@ -227,7 +227,7 @@ def test_parallel_cold_scan_stores_rows_from_the_workers(make_repo: Repo) -> Non
     warm, stats = open_store(Vault(root))
     assert (stats.cached, stats.parsed) == (9, 0)
     assert warm.all() == serial.all() and warm.aliases() == serial.aliases()
-    assert warm.tag_spellings({"t0", "t1"}) == serial.tag_spellings({"t0", "t1"})
+    assert warm.tag_variants({"t0", "t1"}) == serial.tag_variants({"t0", "t1"})
 
 
 # -- config memo ----------------------------------------------------------------------
@@ -263,6 +263,30 @@ def test_config_memo_gives_the_parsed_config_and_follows_edits(make_repo: Repo) 
     proc = run_kbase("check", "--all", cwd=root)  # never remembered: the located error
     assert proc.returncode == 2
     assert ".kbase.yml:3:20" in proc.stderr and "true or false" in proc.stderr, proc.stderr
+
+
+def test_staged_diff_gives_the_head_blob_ids_ls_tree_gives(make_repo: Repo) -> None:
+    from kbase_ci.change import old_blob_shas
+
+    long = "".join(f"line {i} of a note long enough for git to pair rewrites\n"
+                   for i in range(40))
+    root = make_repo({"a.md": "# A\n" + long, "b.md": "# B\n" + long.upper(),
+                      "c.md": "# C\n", "d.md": "# D\n" + long, "e.md": "# E\n",
+                      "sub/f.md": "# F\n" + long})
+    (root / "a.md").rename(root / "tmp.md")  # a rename cycle: a -> b, b -> a
+    (root / "b.md").rename(root / "a.md")
+    (root / "tmp.md").rename(root / "b.md")
+    write(root, {"c.md": "# C edited\n", "g.md": "# G new\n"})
+    (root / "e.md").unlink()
+    (root / "sub/f.md").rename(root / "sub/moved.md")
+    git(root, "add", "-A")
+    changes = staged_changes(root, break_rewrites=True)
+    kinds = {(c.kind, c.path, c.old_path) for c in changes}
+    assert ("renamed", "sub/moved.md", "sub/f.md") in kinds and ("deleted", "e.md", None) in kinds
+    old_side = {c.old_path or c.path: c.old_sha for c in changes if c.kind != "added"}
+    assert old_side and all(old_side.values())
+    assert old_side == old_blob_shas(root, "HEAD", sorted(old_side))
+    assert [c.old_sha for c in changes if c.kind == "added"] == [None]
 
 
 # -- frontmatter memo -------------------------------------------------------------------

@@ -102,7 +102,7 @@ def _spellings(ctx: CheckContext, wanted: set[str]) -> dict[str, Counter[str]]:
     the parse cache, no record decoding)."""
     if not wanted:
         return {}
-    return {k: c for k, c in ctx.store.tag_spellings(wanted).items() if len(c) > 1}
+    return ctx.store.tag_variants(wanted)
 
 
 def _case_duplicate(path: str, tag: Tag, spellings: dict[str, Counter[str]]) -> Finding | None:
