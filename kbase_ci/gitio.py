@@ -116,10 +116,17 @@ def ls_files(cwd: Path) -> list[IndexEntry]:
     return [IndexEntry(path, sha, mode) for path, sha, mode in ls_files_rows(cwd)]
 
 
+LS_FILES = ("ls-files", "-s", "-z", "--", ".")
+
+
 def ls_files_rows(cwd: Path) -> list[tuple[str, str, str]]:
     """`ls_files` as plain (path, sha, mode) tuples: the hook lists 10k files on every
     commit, and building 10k records costs more than running git (~10 ms)."""
-    out = git(["ls-files", "-s", "-z", "--", "."], cwd)
+    return ls_files_parse(git(LS_FILES, cwd))
+
+
+def ls_files_parse(out: bytes) -> list[tuple[str, str, str]]:
+    """The rows of `git ls-files -s -z` output (`LS_FILES`)."""
     # One decode and string slicing: a regex or per-record decode costs ~2x as much.
     # A record is "<mode> <sha> <stage>\t<path>"; the sha length depends on the hash.
     records = out.decode("utf-8", "surrogateescape").split("\0")
@@ -155,12 +162,13 @@ def modified_in_worktree(cwd: Path) -> set[str]:
     return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
 
 
-_STATUS = ("status", "--porcelain=v2", "-z", "--untracked-files=no",
-           "--ignore-submodules=all", "--no-renames", "--", ".")
+# --branch for HEAD's commit id (`# branch.oid`); --no-ahead-behind: no history walk.
+_STATUS = ("status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+           "--untracked-files=no", "--ignore-submodules=all", "--no-renames", "--", ".")
 
 
 def start_status(cwd: Path, *, write_index: bool = True) -> subprocess.Popen[bytes]:
-    """Start `git status` for `worktree_changes`. It costs what `git diff-files` costs
+    """Start `git status` for `worktree_status`. It costs what `git diff-files` costs
     (both stat every tracked file), and unlike it refreshes git's stat data and writes the
     index back when entries are "racily clean" (written in the same second as the index,
     as a fresh clone's are): otherwise every later `diff-files` hashes all of them again.
@@ -168,27 +176,38 @@ def start_status(cwd: Path, *, write_index: bool = True) -> subprocess.Popen[byt
     return start(_STATUS if write_index else ("--no-optional-locks", *_STATUS), cwd)
 
 
-def worktree_changes(proc: subprocess.Popen[bytes], prefix: str) -> set[str]:
-    """Paths whose work-tree content may differ from the index (modified, deleted or
-    unmerged), from a `start_status` process; relative to the folder that is `prefix`
-    (POSIX, ending in `/`, or "") below the repository root, as git names paths from the
-    root in this format."""
+def worktree_status(proc: subprocess.Popen[bytes], prefix: str
+                    ) -> tuple[str | None, set[str], bool]:
+    """From a `start_status` process: (HEAD's commit id or None before the first commit,
+    paths whose work-tree content may differ from the index (modified, deleted or
+    unmerged), whether any tracked path differs from HEAD, staged or not). Paths are
+    relative to the folder that is `prefix` (POSIX, ending in `/`, or "") below the
+    repository root, as git names paths from the root in this format."""
     out = finish(proc, ("status",))
+    head: str | None = None
     found: set[str] = set()
+    changed = False
     for rec in out.split(b"\0"):
         kind = rec[:2]
+        if kind == b"# ":
+            if rec.startswith(b"# branch.oid ") and rec[13:] != b"(initial)":
+                head = rec[13:].decode()
+            continue
         if kind == b"1 ":  # "1 XY sub mH mI mW hH hI path"
             parts = rec.split(b" ", 8)
         elif kind == b"u ":  # "u XY sub m1 m2 m3 mW h1 h2 h3 path": a conflict
             parts = rec.split(b" ", 10)
         else:
             continue
-        if len(parts) < 9 or (kind == b"1 " and parts[1][1:2] == b"."):
+        if len(parts) < 9:
+            continue
+        changed = True
+        if kind == b"1 " and parts[1][1:2] == b".":
             continue  # staged only: the work tree has what the index has
         path = parts[-1].decode("utf-8", "surrogateescape")
         if path.startswith(prefix):
             found.add(path[len(prefix):])
-    return found
+    return head, found, changed
 
 
 def read_blobs(cwd: Path, shas: Iterable[str]) -> dict[str, bytes]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -67,43 +68,98 @@ class Vault:
         # `str.startswith` with a tuple: one C call per path instead of a Python loop.
         self._folders: tuple[str, ...] = () if not folders or "." in folders else tuple(
             f.strip("/") + "/" for f in folders)
-        entries: list[NoteFile]
+        self._notes: tuple[NoteFile, ...] | None = None
+        self._files: tuple[str, ...] | None = None
+        self._by_path: dict[str, NoteFile] = {}
+        # Work-tree mode lists lazily: `git status` and `git ls-files` start now, and a
+        # query whose index is exactly this vault (`unchanged_since`) never reads the
+        # listing (10k entries: ~10 ms of Python).
+        self._status_proc: subprocess.Popen[bytes] | None = None
+        self._listing_proc: subprocess.Popen[bytes] | None = None
+        self._status: _Status | None = None
         if rev is not None:
             self.mode: VaultMode = "git-commit"
-            entries = self._list_rev(rev)
+            self._set(self._list_rev(rev))
         elif self.repo_root is None:
             self.mode = "walk"
-            entries = self._walk()
+            self._set(self._walk())
+        elif staged:
+            self.mode = "git-index"
+            self._set(self._list_index())
         else:
-            self.mode = "git-index" if staged else "git-worktree"
-            entries = self._list_git(staged)
+            self.mode = "git-worktree"
+            self._status_proc = gitio.start_status(self.root, write_index=refresh_index)
+            try:
+                self._listing_proc = gitio.start(gitio.LS_FILES, self.root)
+            except BaseException:
+                _stop(self._status_proc)
+                raise
+
+    def _set(self, entries: list[NoteFile]) -> None:
         entries.sort()  # by path: no two entries share one
-        self.files: tuple[str, ...] = tuple(e.path for e in entries)
-        self.notes: tuple[NoteFile, ...] = tuple(self._notes_among(entries))
-        self._by_path = {n.path: n for n in self.notes}
+        self._files = tuple(e.path for e in entries)
+        self._notes = tuple(self._notes_among(entries))
+        self._by_path = {n.path: n for n in self._notes}
+
+    @property
+    def notes(self) -> tuple[NoteFile, ...]:
+        """The notes, sorted by path."""
+        if self._notes is None:
+            self._list_worktree()
+        assert self._notes is not None
+        return self._notes
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Every tracked file (notes and attachments), sorted."""
+        if self._files is None:
+            self._list_worktree()
+        assert self._files is not None
+        return self._files
 
     # -- listing -------------------------------------------------------------------
-    def _list_git(self, staged: bool) -> list[NoteFile]:
-        # The work tree's changes are listed by a second git process running meanwhile.
-        diff = None if staged else gitio.start_status(self.root,
-                                                      write_index=self._refresh_index)
-        try:
-            rows = gitio.ls_files_rows(self.root)
-        except BaseException:
-            if diff is not None:
-                diff.kill()
-                diff.communicate()
-            raise
+    def _list_index(self) -> list[NoteFile]:
+        return self._entries(gitio.ls_files_rows(self.root))
+
+    def _entries(self, rows: list[tuple[str, str, str]]) -> list[NoteFile]:
         self._symlinks = {path for path, _sha, mode in rows if mode == _SYMLINK}
         # tuple.__new__ directly: NoteFile(...) goes through a Python-level __new__,
         # ~40% slower over the 10k entries every hook run and query builds.
         new = tuple.__new__
-        entries = [new(NoteFile, (path, sha)) for path, sha, mode in rows if mode != _GITLINK]
-        if diff is None:
-            return entries
-        modified = gitio.worktree_changes(diff, self._prefix())
-        if not modified:
-            return entries
+        return [new(NoteFile, (path, sha)) for path, sha, mode in rows if mode != _GITLINK]
+
+    def _status_now(self) -> _Status:
+        if self._status is None:
+            proc = self._status_proc
+            if proc is None:  # not a work-tree vault
+                self._status = _Status(None, frozenset(), False)
+            else:
+                self._status_proc = None
+                try:
+                    head, modified, changed = gitio.worktree_status(proc, self.prefix())
+                except BaseException:
+                    self._stop_listing()
+                    raise
+                self._status = _Status(head, frozenset(modified), changed)
+        return self._status
+
+    def _stop_listing(self) -> None:
+        if self._listing_proc is not None:
+            _stop(self._listing_proc)
+            self._listing_proc = None
+
+    def _list_worktree(self) -> None:
+        modified = self._status_now().modified
+        proc, self._listing_proc = self._listing_proc, None
+        rows = gitio.ls_files_parse(gitio.finish(proc, gitio.LS_FILES)) if proc is not None \
+            else gitio.ls_files_rows(self.root)  # listed again after `adopt_notes`
+        entries = self._entries(rows)
+        if modified:
+            entries = self._read_modified(entries, modified)
+        self._set(entries)
+
+    def _read_modified(self, entries: list[NoteFile], modified: frozenset[str]
+                       ) -> list[NoteFile]:
         out: list[NoteFile] = []
         for e in entries:
             if e.path not in modified or e.path in self._symlinks:
@@ -118,7 +174,23 @@ class Vault:
             out.append(NoteFile(e.path, sha))
         return out
 
-    def _prefix(self) -> str:
+    def unchanged_since(self, commit: str) -> bool:
+        """True when HEAD is `commit` and no tracked file of the vault differs from it,
+        staged or not (work-tree mode only): the notes are then exactly that commit's."""
+        if self.mode != "git-worktree":
+            return False
+        status = self._status_now()
+        return status.head == commit and not status.changed
+
+    def adopt_notes(self, notes: Sequence[NoteFile]) -> None:
+        """Take `notes` (sorted by path) as this vault's notes without listing them: the
+        caller knows them (an index of the commit `unchanged_since` confirmed). The file
+        list, if ever asked for, is listed then."""
+        self._stop_listing()
+        self._notes = tuple(notes)
+        self._by_path = {n.path: n for n in self._notes}
+
+    def prefix(self) -> str:
         """The vault root below the repository root, as git names it ("" or "a/b/")."""
         assert self.repo_root is not None
         rel = os.path.relpath(self.root, self.repo_root).replace(os.sep, "/")
@@ -175,11 +247,15 @@ class Vault:
 
     # -- content -------------------------------------------------------------------
     def note(self, path: str) -> NoteFile | None:
+        if self._notes is None:
+            self._list_worktree()
         return self._by_path.get(path)
 
     def read(self, notes: Iterable[NoteFile]) -> dict[str, bytes]:
         """Content of each note by path; git blobs are read with one cat-file process."""
         wanted = list(notes)
+        if self._notes is None:  # the listing reads work-tree edits into `_content`
+            self._list_worktree()
         missing = [n.sha for n in wanted if n.sha not in self._content]
         if missing:
             if self.repo_root is None:  # cannot happen: walk mode reads everything
@@ -192,6 +268,8 @@ class Vault:
         the arguments that are not notes of this vault (outside it, excluded, untracked)."""
         found: list[NoteFile] = []
         rejected: list[str] = []
+        if self._notes is None:
+            self._list_worktree()
         for arg in paths:
             rel = self.relative(arg)
             nf = self._by_path.get(rel) if rel is not None else None
@@ -207,6 +285,21 @@ class Vault:
             return Path(os.path.normpath(full)).relative_to(self.root).as_posix()
         except ValueError:
             return None
+
+
+class _Status(NamedTuple):
+    head: str | None
+    """HEAD's commit id (None before the first commit, or outside a work tree)."""
+    modified: frozenset[str]
+    """Vault-relative paths whose work-tree content may differ from the git index."""
+    changed: bool
+    """Any tracked file of the vault differs from HEAD (staged or not)."""
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate()
 
 
 def _load_config(root: Path, path: Path | None, git_dir: Path | None) -> Config:

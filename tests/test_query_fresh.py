@@ -211,3 +211,34 @@ def test_semantic_search_on_an_index_with_fewer_dimensions(make_repo: Callable[.
                            str(model), "--limit", "1")
     assert code == 0, err
     assert paths(ans["results"]) == ["Soil.md"]
+
+
+def test_index_of_this_exact_commit_is_used_without_listing_the_vault(fresh: Path) -> None:
+    """When HEAD is the index's source commit, nothing differs from it (staged or not) and
+    the settings are the same, the index's notes are the vault's: not listed, not compared.
+    Anything else takes the full comparison."""
+    from kbase_ci.query.freshness import assess
+    from kbase_ci.query.source import open_source
+    from kbase_ci.vault import Vault
+
+    def assessed() -> tuple[tuple[str, ...], bool]:
+        vault = Vault(fresh)
+        source = open_source(vault, None)
+        got = assess(vault, source.reader)
+        listed = vault._files is not None
+        assert sorted(n.path for n in vault.notes) == sorted(FILES)
+        return got.stale, listed
+
+    assert assessed() == ((), False)
+    write(fresh, {"Beta.md": FILES["Beta.md"] + "more\n"})  # unstaged
+    assert assessed() == (("Beta.md",), True)
+    git(fresh, "add", "Beta.md")  # staged only: the work tree equals the index
+    assert assessed() == (("Beta.md",), True)
+    git(fresh, "commit", "-q", "-m", "edit")  # committed: HEAD is not the source commit
+    assert assessed() == (("Beta.md",), True)
+    git(fresh, "reset", "-q", "--hard", "HEAD~1")
+    assert assessed() == ((), False)
+    write(fresh, {".kbase.yml": "vault:\n  exclude: ['Folder/**']\n"})  # other settings
+    code, ans, _ = query(fresh, "backlinks", "Café Notes")
+    assert code == 1 and ans["backlinks"] == [], ans  # exit 1: no results
+    assert ans["index"]["stale_notes"] == ["Folder/My Space Note.md"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import gitio
 from ..index.reader import LINK_ROWS_FILE, LINKS_FILE, IndexReader
@@ -78,8 +78,14 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
     link table is read only when note names changed."""
     core = reader.core()
     paths: list[str] = core["paths"]
-    number = reader.note_numbers()
     blobs: list[str] = core["blobs"]
+    if member is None and _built_from(vault, reader.manifest):
+        # The index is of exactly this vault: same commit, nothing changed since, same
+        # settings. Its notes are the vault's notes, so nothing is listed or compared.
+        new = tuple.__new__
+        vault.adopt_notes([new(NoteFile, pair) for pair in zip(paths, blobs, strict=True)])
+        return Freshness((), (), (), (), {})
+    number = reader.note_numbers()
     current = {n.path: n.sha for n in vault.notes}
     if member is not None:
         current = {p: s for p, s in current.items()
@@ -116,6 +122,18 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
         more, _ = scan(vault, [by_path[p] for p in relinked])
         parsed.update({n.path: n for n in more})
     return Freshness(tuple(changed), tuple(added), tuple(deleted), tuple(relinked), parsed)
+
+
+def _built_from(vault: Vault, manifest: dict[str, Any]) -> bool:
+    """Was the index built from the commit the vault is at, with nothing changed since
+    (staged or not) and the same settings (which decide what is a note)?"""
+    source = manifest.get("source")
+    if not isinstance(source, dict) or source.get("dirty") or not source.get("commit"):
+        return False
+    if manifest.get("config_digest") != vault.config.digest or \
+            source.get("path") != vault.prefix().rstrip("/"):
+        return False
+    return vault.unchanged_since(source["commit"])
 
 
 def scan(vault: Vault, notes: list[NoteFile]) -> tuple[list[ParsedNote], object]:

@@ -118,9 +118,11 @@ def _light(row: Sequence[Any], f: dict[str, int]) -> ParsedNote:
 
 def restrict(vault: Vault, paths: set[str]) -> Vault:
     """`vault` with only the notes in `paths` (files, config and contents are shared)."""
+    notes = vault.notes  # listed before copying, so the copy shares the listing
+    files = vault.files
     sub = copy.copy(vault)
-    sub.notes = tuple(n for n in vault.notes if n.path in paths)
-    sub._by_path = {n.path: n for n in sub.notes}
+    sub.adopt_notes([n for n in notes if n.path in paths])
+    assert sub.files is files
     return sub
 
 
