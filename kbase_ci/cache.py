@@ -13,7 +13,9 @@ of 10k summaries then reads ~3 MB instead of walking every record's overflow pag
 `tag_uses` (one row per note and tag spelling, indexed by the lower-cased tag) lets the
 case-variant check look up only the staged notes' tags. Every row is keyed by the
 note's cache key (blob id, path, salt) and callers filter by the keys of the vault as
-it is now, so no aggregate can go stale.
+it is now, so no aggregate can go stale. The `yaml` table keeps frontmatter loads by the
+sha256 of their YAML text (frontmatter.YamlMemo), so a note edited below its frontmatter is
+parsed again without loading YAML.
 """
 
 from __future__ import annotations
