@@ -38,11 +38,14 @@ class FileChange:
 _NO_SHA = frozenset({"0" * 40, "0" * 64})
 
 
-def _diff(root: Path, args: list[str]) -> list[FileChange]:
+def _diff_command(args: list[str]) -> list[str]:
     # --raw rather than --name-status: the same records plus the blob ids before the
     # change, so the HEAD versions of changed notes need no `ls-tree` (a process).
-    out = gitio.git(["diff", *args, "-M", "--raw", "--no-abbrev", "-z", "--relative", "--",
-                     "."], root)
+    return ["diff", *args, "-M", "--raw", "--no-abbrev", "-z", "--relative", "--", "."]
+
+
+def _diff(root: Path, args: list[str]) -> list[FileChange]:
+    out = gitio.git(_diff_command(args), root)
     fields = [f.decode("utf-8", "surrogateescape") for f in out.split(b"\0")]
     changes: list[FileChange] = []
     i = 0
@@ -62,6 +65,13 @@ def _diff(root: Path, args: list[str]) -> list[FileChange]:
         if kind is not None:  # U (unmerged) and X are not changes we can judge
             changes.append(FileChange(kind, path, None, sha))
     return changes
+
+
+def prefetch_hook_git(root: Path) -> None:
+    """Start the git processes a `check --staged` run in `root` asks first (the repository
+    folders, the staged diff, the listing), so they run while Python imports the rest."""
+    gitio.prefetch(root, [gitio.REPO_DIRS, _diff_command(["--cached", "-B", "HEAD"]),
+                          gitio.LS_FILES])
 
 
 def staged_changes(root: Path, *, break_rewrites: bool = False) -> list[FileChange]:

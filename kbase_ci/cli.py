@@ -114,8 +114,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     word = _command_word(args_list)
     if word not in _SHORT:
         return _main(args_list, word)
-    with collector_off():
-        return _main(args_list, word)
+    ahead = word == "check" and "--staged" in args_list and not \
+        _VALUE_OPTIONS.intersection(args_list)
+    if ahead:  # a hook run: git works on the other core while the check code imports
+        from .change import prefetch_hook_git
+
+        prefetch_hook_git(Path.cwd().resolve())
+    try:
+        with collector_off():
+            return _main(args_list, word)
+    finally:
+        if ahead:
+            from .gitio import drop_prefetched
+
+            drop_prefetched()
 
 
 def _main(args_list: list[str], word: str | None) -> int:

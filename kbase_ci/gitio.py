@@ -29,8 +29,44 @@ class IndexEntry:
     mode: str
 
 
+# Processes started ahead of need (`prefetch`), by (folder, arguments): a hook knows
+# from its command line which git questions it will ask, and git answers them on the
+# other core while Python imports the check code. `git` takes an answer from here when
+# the same command in the same folder was started ahead; nothing else differs.
+_AHEAD: dict[tuple[str, tuple[str, ...]], subprocess.Popen[bytes]] = {}
+
+
+def prefetch(cwd: Path, commands: Iterable[Sequence[str]]) -> None:
+    """Start `commands` in `cwd` now; `git` with the same arguments collects them."""
+    for args in commands:
+        key = (os.path.abspath(cwd), tuple(args))
+        if key not in _AHEAD:
+            try:
+                _AHEAD[key] = start(args, cwd)
+            except GitError:
+                return
+
+
+def drop_prefetched() -> int:
+    """Stop and reap what was started ahead and never asked for; how many there were."""
+    left = list(_AHEAD.values())
+    _AHEAD.clear()
+    for proc in left:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+    return len(left)
+
+
 def git(args: Sequence[str], cwd: Path, *, input: bytes | None = None,
         check: bool = True) -> bytes:
+    ahead = _AHEAD.pop((os.path.abspath(cwd), tuple(args)), None) if input is None else None
+    if ahead is not None:
+        out, stderr = ahead.communicate()
+        if check and ahead.returncode != 0:
+            why = stderr.decode("utf-8", "replace").strip()
+            raise GitError(f"git {' '.join(args[:2])} failed: {why}")
+        return out
     env = {**os.environ, **_GIT_ENV}
     try:
         proc = subprocess.run(
@@ -78,6 +114,7 @@ def toplevel(path: Path) -> Path | None:
 # folder that is not in a repository now may become one (`git init`), so misses are
 # asked again.
 _DIRS: dict[str, tuple[Path, Path]] = {}
+REPO_DIRS = ("rev-parse", "--show-toplevel", "--absolute-git-dir")
 
 
 def repo_dirs(path: Path) -> tuple[Path, Path] | None:
@@ -88,7 +125,7 @@ def repo_dirs(path: Path) -> tuple[Path, Path] | None:
     if hit is not None:
         return hit
     try:
-        out = git(["rev-parse", "--show-toplevel", "--absolute-git-dir"], path, check=True)
+        out = git(REPO_DIRS, path, check=True)
     except GitError:
         return None
     lines = out.decode("utf-8", "surrogateescape").split("\n")

@@ -355,3 +355,42 @@ def test_hook_on_a_body_edit_skips_yaml_and_a_frontmatter_edit_loads_it(
     assert hook() == "0 False"  # the frontmatter is the committed one: remembered
     write(root, {"notes/a.md": note.replace("tags: [x]", "tags: [x")})
     assert hook() == "1 True"  # new YAML text: loaded, and its error reported
+
+
+_PREFETCH_PROBE = """\
+import sys
+from kbase_ci import cli, gitio
+left = []
+drop = gitio.drop_prefetched
+gitio.drop_prefetched = lambda: left.append(drop()) or left[-1]
+code = cli.main(["check", "--staged", *sys.argv[1:]])
+print(code, left)
+"""
+
+
+def test_hook_uses_every_git_answer_it_started_ahead(make_repo: Repo) -> None:
+    """`check --staged` starts the repository, staged-diff and listing processes before
+    importing the check code; each must be the exact command asked later (else it runs
+    twice and the head start is lost)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import GIT_ENV, REPO
+
+    root = make_repo({"a.md": "# A\n[[b]]\n", "b.md": "# B\n", "c.txt": "x\n"})
+
+    def probe(*args: str) -> str:
+        env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
+        proc = subprocess.run([sys.executable, "-c", _PREFETCH_PROBE, *args], cwd=root,
+                              env=env, capture_output=True, text=True, timeout=120,
+                              check=False)
+        return proc.stdout.strip().splitlines()[-1]
+
+    write(root, {"a.md": "# A\n[[b]] and [[missing]]\n"})
+    git(root, "add", "a.md")
+    assert probe("a.md") == "1 [0]"  # the broken link found, nothing started in vain
+    git(root, "commit", "-q", "-m", "edit", "--no-verify")
+    write(root, {"c.txt": "y\n"})
+    git(root, "add", "c.txt")
+    assert probe() == "0 [1]"  # no Markdown staged: exits before listing (one dropped)
