@@ -63,6 +63,11 @@ class IndexConfig:
     """A domain with more Markdown than this is split into 2, 4, 8... shards."""
     similar: int = 5
     """Precomputed similar notes kept per note (0: none)."""
+    stemmer: typing.Literal["english", "none"] = "english"
+    """BM25 word stemming: `english` (Snowball) lets `tasks` find `task` and helps
+    paraphrased questions; `none` matches words as written, which ranks verbatim
+    lookups (a heading's or an example's own words) higher. docs/query.md has the
+    measured difference."""
 
 
 @dataclass(frozen=True)

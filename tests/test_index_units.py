@@ -34,6 +34,11 @@ def test_query_terms_are_stemmed_without_stopwords() -> None:
                                                                         "run"]
     # A manifest's own stopword list wins over the installed bm25s's.
     assert tokens.query_terms("the context", stop=["context"]) == ["the"]
+    # `index.stemmer: none` keeps words as written.
+    assert tokens.query_terms("the context managers are running", stem_with="none") == [
+        "context", "managers", "running"]
+    with pytest.raises(UsageError, match=r"stemmer 'klingon'.*upgrade"):
+        tokens.query_terms("x", stem_with="klingon")
 
 
 def _chunks(text: str, path: str = "n.md") -> list[tuple[tuple[str, ...], int, int]]:

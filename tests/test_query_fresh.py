@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import git, write
+from conftest import git, run_kbase, write
 from indexkit import make_tiny_model
 from querykit import clone, paths, publish_index, query
 
@@ -242,3 +242,30 @@ def test_index_of_this_exact_commit_is_used_without_listing_the_vault(fresh: Pat
     code, ans, _ = query(fresh, "backlinks", "Café Notes")
     assert code == 1 and ans["backlinks"] == [], ans  # exit 1: no results
     assert ans["index"]["stale_notes"] == ["Folder/My Space Note.md"]
+
+
+def test_stemmer_setting_is_built_recorded_and_followed_by_queries(
+        make_repo: Callable[..., Path]) -> None:
+    files: dict[str, str | bytes] = {
+        "Plural.md": "# Plural\n\nRecurring tasks are listed here.\n",
+        "Single.md": "# Single\n\nA task with a due date.\n"}
+    src = make_repo(files)
+    code, ans, _ = query(src, "search", "tasks", "--mode", "bm25", "--index", ".idx")
+    assert code == 2  # no such index folder yet: a usage error
+    assert run_kbase("index", "--out", ".idx", cwd=src).returncode == 0
+    code, ans, _ = query(src, "search", "tasks", "--mode", "bm25", "--index", ".idx")
+    assert sorted(paths(ans["results"])) == ["Plural.md", "Single.md"]  # stemmed: task
+    write(src, {".kbase.yml": "index:\n  stemmer: none\n"})
+    git(src, "add", ".kbase.yml")
+    git(src, "commit", "-q", "-m", "no stemming")
+    built = run_kbase("index", "--out", ".idx", cwd=src)
+    assert built.returncode == 0, built.stderr
+    manifest = json.loads((src / ".idx" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["tokenizer"]["stemmer"] == "none"
+    assert " 0 reused)" in built.stdout + built.stderr  # other tokens: all rebuilt
+    code, ans, _ = query(src, "search", "tasks", "--mode", "bm25", "--index", ".idx")
+    assert code == 0 and paths(ans["results"]) == ["Plural.md"]  # only the word as written
+    write(src, {".kbase.yml": "index:\n  stemmer: german\n"})
+    bad = run_kbase("index", "--out", ".idx", cwd=src)
+    assert bad.returncode == 2 and ".kbase.yml:2:12" in bad.stderr, bad.stderr
+    assert "english | none" in bad.stderr

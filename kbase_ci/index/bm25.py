@@ -43,14 +43,14 @@ def indexed_text(title: str, aliases: Sequence[str], heading_path: Sequence[str]
     return "\n".join([names] * TITLE_WEIGHT + [heads] * HEADING_WEIGHT + [body])
 
 
-def build_bm25(texts: Sequence[str], out: Path) -> int:
+def build_bm25(texts: Sequence[str], out: Path, stemmer: str = tokens.STEMMER) -> int:
     """Index `texts` (doc id = position) into `out`; returns the vocabulary size."""
     import bm25s
     import numpy as np
 
     from .rowfile import offsets_dtype, write_npy
 
-    tokenizer = tokens.make_tokenizer()
+    tokenizer = tokens.make_tokenizer(stemmer)
     ids = tokenizer.tokenize(list(texts), update_vocab=True, return_as="ids",
                              show_progress=False)
     vocab = tokenizer.get_vocab_dict()

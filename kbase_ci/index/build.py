@@ -107,7 +107,8 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     previous, why = _previous(out_dir)
     dim = _dim_of(choice, cfg, previous)
     head = header(scope.source if scope is not None else source_of(vault), cfg.digest,
-                  cfg.index.domain, Embeddings(choice.id, dim, choice.reason, choice.sha256))
+                  cfg.index.domain, Embeddings(choice.id, dim, choice.reason, choice.sha256),
+                  cfg.index.stemmer)
     if scope is not None:
         head["scope"] = scope.manifest
     model_key = f"{choice.sha256}/{dim}" if choice.sha256 else None
@@ -135,7 +136,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
         for spec in selected:
             digest = digests[spec.id] = inputs_digest(
                 spec.id, [(p, blobs[p]) for p in spec.notes], model_key,
-                cfg.vault.max_note_bytes)
+                cfg.vault.max_note_bytes, cfg.index.stemmer)
             old = previous.get("shards", {}).get(spec.id) if previous else None
             if (previous and old and old.get("inputs") == digest
                     and _copy_shard(out_dir, tmp, spec.id, previous)):
@@ -144,7 +145,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
             else:
                 known = tuple(parsed[p] for p in spec.notes) if parsed else None
                 tasks.append(Task(spec, known, choice.path, tmp / "shards" / spec.id,
-                                  use_cache, cfg.embeddings.dim))
+                                  use_cache, cfg.embeddings.dim, cfg.index.stemmer))
 
         results, fresh = run_tasks(
             vault, tasks, jobs, report,

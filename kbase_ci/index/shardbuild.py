@@ -37,6 +37,8 @@ class ShardJob:
     out: Path
     dim: int | None = None
     """`embeddings.dim` (None: all of the model's dimensions)."""
+    stemmer: str = tokens.STEMMER
+    """`index.stemmer`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +50,12 @@ class ShardResult:
 
 
 def inputs_digest(shard_id: str, notes: Sequence[tuple[str, str]], model_sha: str | None,
-                  max_note_bytes: int) -> str:
+                  max_note_bytes: int, stemmer: str = tokens.STEMMER) -> str:
     """sha256 of everything a shard's files are computed from: (path, blob) pairs, the
     parser, chunker, tokenizer and index formats, and the embedding model's weights."""
     blob = json.dumps({
         "format": FORMAT_VERSION, "parser": PARSER_VERSION, "chunker": chunks.VERSION,
-        "max_chars": chunks.MAX_CHARS, "tokens": tokens.settings(), "bm25": bm25.settings(),
+        "max_chars": chunks.MAX_CHARS, "tokens": tokens.settings(stemmer), "bm25": bm25.settings(),
         "vectors": vectors.settings(), "model": model_sha, "max_note_bytes": max_note_bytes,
         "shard": shard_id, "notes": [list(n) for n in notes],
     }, sort_keys=True, ensure_ascii=False).encode()
@@ -89,7 +91,7 @@ def build_shard(job: ShardJob) -> ShardResult:
 
     t0 = time.perf_counter()
     texts = [bm25.indexed_text(*meta[c.note], c.heading_path, c.text) for c in all_chunks]
-    bm25.build_bm25(texts, job.out / "bm25")
+    bm25.build_bm25(texts, job.out / "bm25", job.stemmer)
     seconds["bm25"] = time.perf_counter() - t0
 
     n_vectors = 0

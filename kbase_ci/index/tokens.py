@@ -16,6 +16,7 @@ from typing import Any
 
 VERSION = 1
 STEMMER = "english"
+"""The default stemmer (`index.stemmer`); `none` keeps words as written."""
 MIN_LENGTH = 2
 
 # A word, or words joined by `.`, `::`, `/`, `-` or `_` with no space: one identifier.
@@ -25,7 +26,7 @@ _SEPARATORS = re.compile(r"::|[./_-]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
-def settings() -> dict[str, Any]:
+def settings(stemmer: str = STEMMER) -> dict[str, Any]:
     """What a query needs to tokenize exactly as the index did (goes into the manifest)."""
     return {
         "name": "kbase-code",
@@ -34,7 +35,7 @@ def settings() -> dict[str, Any]:
         "min_length": MIN_LENGTH,
         "compound_separators": [".", "::", "/", "-", "_"],
         "camel_case_parts": True,
-        "stemmer": STEMMER,
+        "stemmer": stemmer,
         "stemmer_library": "PyStemmer",
         "stopwords": list(stopwords()),
     }
@@ -76,20 +77,34 @@ def split(text: str) -> list[str]:
     return list(chain.from_iterable(map(_memo.__getitem__, _COMPOUND.findall(text))))
 
 
-def make_tokenizer() -> Any:
+def make_tokenizer(stemmer: str = STEMMER) -> Any:
     """A fresh bm25s Tokenizer: vocabulary ids follow first appearance in the corpus, so
     the same documents in the same order give the same ids whatever the hash seed."""
     import bm25s.tokenization as bt
-    import Stemmer
 
     return bt.Tokenizer(lower=False, splitter=split, stopwords=list(stopwords()),
-                        stemmer=Stemmer.Stemmer(STEMMER))
+                        stemmer=_stemmer_object(stemmer))
 
 
-def stemmer() -> Callable[[str], str]:
+def _stemmer_object(name: str) -> Any:
+    if name == "none":
+        return None
     import Stemmer
 
-    stem: Callable[[str], str] = Stemmer.Stemmer(STEMMER).stemWord
+    try:
+        return Stemmer.Stemmer(name)
+    except KeyError:  # an index naming a stemmer this PyStemmer lacks
+        from ..errors import IndexFormatError
+
+        raise IndexFormatError(f"the index was built with the stemmer {name!r}, which "
+                               "this kbase cannot use: upgrade kbase") from None
+
+
+def stemmer(name: str = STEMMER) -> Callable[[str], str]:
+    got = _stemmer_object(name)
+    if got is None:
+        return str
+    stem: Callable[[str], str] = got.stemWord
     return stem
 
 
@@ -100,9 +115,10 @@ def stopwords() -> tuple[str, ...]:
     return tuple(STOPWORDS_EN)
 
 
-def query_terms(text: str, stop: tuple[str, ...] | list[str] | None = None) -> list[str]:
+def query_terms(text: str, stop: tuple[str, ...] | list[str] | None = None,
+                stem_with: str = STEMMER) -> list[str]:
     """Stemmed terms of a query, stopwords removed: look these up in a shard's vocabulary.
-    Pass the manifest's `tokenizer.stopwords` to match an index built by another version."""
+    Pass the manifest's `tokenizer.stopwords` and `tokenizer.stemmer` to match the index."""
     stop_set = set(stopwords() if stop is None else stop)
-    stem = stemmer()
+    stem = stemmer(stem_with)
     return [stem(t) for t in split(text) if t not in stop_set]

@@ -41,6 +41,7 @@ class Task:
     out: Path
     use_cache: bool
     dim: int | None = None
+    stemmer: str = "english"
 
 
 def _openblas_calls() -> tuple[Any, Any] | None:
@@ -113,7 +114,7 @@ def _run(task: Task) -> tuple[ShardResult, tuple[ParsedNote, ...]]:
     parse_s = time.perf_counter() - t0
     contents = vault.read([nf for p in task.spec.notes if (nf := vault.note(p)) is not None])
     result = build_shard(ShardJob(task.spec.id, notes, contents, task.model, task.out,
-                                  task.dim))
+                                  task.dim, task.stemmer))
     return replace(result, seconds={"parse": parse_s, **result.seconds}), notes
 
 

@@ -95,6 +95,11 @@ class Searcher:
         self.model_option = model
         self.skip = {*view.fresh.changed, *view.fresh.deleted}
         self._fresh_chunks: list[Any] | None = None
+        # Queries are tokenized as the index was (its manifest says how).
+        tok = view.manifest.get("tokenizer")
+        self._tokenizer: dict[str, Any] = tok if isinstance(tok, dict) else {}
+        stem = self._tokenizer.get("stemmer")
+        self._stemmer = stem if isinstance(stem, str) else tokens.STEMMER
 
     def fresh_chunks(self) -> list[Any]:
         if self._fresh_chunks is None:
@@ -107,8 +112,8 @@ class Searcher:
 
     # -- BM25 ----------------------------------------------------------------------------
     def bm25(self, query: str) -> list[_Hit]:
-        stop = self.view.manifest.get("tokenizer", {}).get("stopwords")
-        terms = tokens.query_terms(query, stop=stop)
+        terms = tokens.query_terms(query, stop=self._tokenizer.get("stopwords"),
+                                   stem_with=self._stemmer)
         if not terms:
             return []
         hits: list[_Hit] = []
@@ -140,7 +145,7 @@ class Searcher:
         notes = self.view.notes
         texts = [bm25mod.indexed_text(notes[c.note].title, notes[c.note].aliases,
                                       c.heading_path, c.text) for c in chunks]
-        tok = tokens.make_tokenizer()
+        tok = tokens.make_tokenizer(self._stemmer)
         ids = tok.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False)
         vocab = tok.get_vocab_dict()
         model = bm25s.BM25(**bm25mod.PARAMS)
