@@ -60,12 +60,14 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
                                                max_bytes, n_jobs, cache.path.parent)
         cache.put_many([], live)  # the prune check only
     else:
-        memo = yaml_memo(cache)
+        # Only when something is parsed: the memo's module comes with the parser's.
+        memo = yaml_memo(cache) if items else None
         fresh = {p.path: p for p in parse_many(items, max_bytes, n_jobs, memo)}
         fresh_summaries = {p: summarize(n) for p, n in fresh.items()}
         if fresh:
             cache.put_many([(key_of[p], note) for p, note in fresh.items()], live,
-                           {key_of[p]: s for p, s in fresh_summaries.items()}, memo.fresh)
+                           {key_of[p]: s for p, s in fresh_summaries.items()},
+                           memo.fresh if memo is not None else None)
     hit_paths = [p for p, k in key_of.items() if k in hit_keys]
     path_for = key_path
 

@@ -47,7 +47,6 @@ class Vault:
         its `.kbase.yml` is read from the commit too, unless `config` is given.
         `refresh_index=False`: list work-tree changes without letting git write its index
         file (a long-lived process that watches that file's stat passes it)."""
-        self._refresh_index = refresh_index
         root = root.resolve()
         if not root.is_dir():
             raise UsageError(f"vault folder does not exist: {root}")

@@ -269,3 +269,16 @@ def test_stemmer_setting_is_built_recorded_and_followed_by_queries(
     bad = run_kbase("index", "--out", ".idx", cwd=src)
     assert bad.returncode == 2 and ".kbase.yml:2:12" in bad.stderr, bad.stderr
     assert "english | none" in bad.stderr
+
+
+def test_an_index_of_a_commit_answers_for_a_folder_outside_git(fresh: Path,
+                                                              tmp_path: Path) -> None:
+    """The same index queried for a plain folder (no git: a directory walk) is compared
+    note by note, never taken as the folder's own."""
+    assert query(fresh, "backlinks", "Alpha")[0] == 0  # materialises the branch's index
+    index = next((fresh / ".git" / "kbase" / "index").iterdir())
+    plain = tmp_path / "plain"
+    shutil.copytree(fresh, plain, ignore=shutil.ignore_patterns(".git"))
+    code, ans, err = query(plain, "backlinks", "Alpha", "--index", str(index))
+    assert code == 0, err
+    assert paths(ans["backlinks"]) == ["Beta.md", "Hub.md"]

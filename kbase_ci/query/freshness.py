@@ -131,9 +131,9 @@ def _built_from(vault: Vault, manifest: dict[str, Any]) -> bool:
     if not isinstance(source, dict) or source.get("dirty") or not source.get("commit"):
         return False
     if manifest.get("config_digest") != vault.config.digest or \
-            source.get("path") != vault.prefix().rstrip("/"):
+            not vault.unchanged_since(source["commit"]):  # False outside a work tree
         return False
-    return vault.unchanged_since(source["commit"])
+    return source.get("path") == vault.prefix().rstrip("/")
 
 
 def scan(vault: Vault, notes: list[NoteFile]) -> tuple[list[ParsedNote], object]:
