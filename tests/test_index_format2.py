@@ -1,6 +1,7 @@
-"""Index format 2: rows read one at a time, lazily hashed files, the BM25 and vector
-readers against the libraries' own answers, the link graph arrays against the rows, and
-the refusal of format 1 (with the query commands falling back to a build)."""
+"""Index format 2 and 3 (note rows without path and blob id): rows read one at a time,
+lazily hashed files, the BM25 and vector readers against the libraries' own answers, the
+link graph arrays against the rows, and the refusal of format 1 (with the query commands
+falling back to a build)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,12 @@ from kbase_ci.index import bm25, tokens, vectors
 from kbase_ci.index.build import build_index
 from kbase_ci.index.reader import LINK_ROWS_FILE, open_index
 from kbase_ci.index.rowfile import int_view
+from kbase_ci.index.tables import (
+    NOTE_FIELDS,
+    STORED_NOTE_FIELDS,
+    full_note_row,
+    stored_note_row,
+)
 from kbase_ci.query.source import IndexSource
 from kbase_ci.query.view import QueryView
 from kbase_ci.vault import Vault
@@ -40,6 +47,15 @@ def test_rows_match_the_whole_tables(make_repo: MakeRepo) -> None:
     assert [fresh.link_row(i) for i in range(len(links["rows"]))] == links["rows"]
     paths = reader.core()["paths"]
     assert paths == sorted(paths) == [r[0] for r in notes["rows"]]
+    # Format 3: a line holds neither the path nor the blob id (notes.json has them).
+    lines = (root / ".kbase" / "notes.jsonl").read_text(encoding="utf-8").splitlines()
+    blobs = reader.core()["blobs"]
+    for line, row, path, blob in zip(lines, notes["rows"], paths, blobs, strict=True):
+        stored = json.loads(line)
+        assert stored == stored_note_row(row) and len(stored) == len(STORED_NOTE_FIELDS)
+        assert full_note_row(stored, path, blob) == row
+        assert (row[NOTE_FIELDS.index("blob")], row[0]) == (blob, path)
+        assert blob not in line and json.dumps(path, ensure_ascii=False) not in line
     # The CSR backlinks hold exactly the links from other notes that resolve to a note.
     for i in range(len(paths)):
         want = [n for n, r in enumerate(links["rows"]) if r[6] == i and r[0] != i]

@@ -33,7 +33,7 @@ from .shardbuild import read_chunk_notes
 from .shards import ShardSpec
 from .similar import note_vectors, similar_notes
 from .source import Source
-from .tables import NOTE_FIELDS, link_graph, notes_table, write_links, write_notes
+from .tables import NOTE_FIELDS, link_graph, notes_table, stored_note_row, write_links, write_notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,12 +117,12 @@ def _row_reuse(previous: PreviousIndex, notes: Sequence[ParsedNote],
     old, lines = got
     path_col, blob_col = NOTE_FIELDS.index("path"), NOTE_FIELDS.index("blob")
 
-    def reuse(i: int, row: Any) -> bytes | None:
+    def reuse(i: int, row: Any) -> bytes | None:  # `row` as stored (no path, no blob)
         if i >= len(old):
             return None
         prev = old[i]
         if prev[path_col] != notes[i].path or prev[blob_col] != blobs.get(notes[i].path) \
-                or prev != row:
+                or stored_note_row(prev) != row:
             return None
         return lines[i] + b"\n"
 

@@ -16,7 +16,7 @@ from .manifest import sha256
 from .reader import CHUNKS_FILE, LINKS_FILE, NOTE_ROWS_FILE, NOTES_FILE
 from .rowfile import all_rows
 from .shardbuild import chunk_notes
-from .tables import NOTE_FIELDS
+from .tables import NOTE_FIELDS, full_note_row
 from .vectors import FILE as VECTORS_FILE
 from .vectors import read_matrix
 
@@ -37,16 +37,20 @@ class PreviousIndex:
         self._decoded: dict[str, Any] = {}
 
     def note_rows(self) -> tuple[list[Any], list[bytes]] | None:
-        """The previous notes table: its rows decoded, and each row's line as written
-        (without the newline); None when the file does not match the manifest."""
+        """The previous notes table: its rows decoded (`NOTE_FIELDS`, paths and blob ids
+        put back), and each row's line as written (without the newline); None when the
+        files do not match the manifest."""
         if self._rows is None:
             data = self.data(NOTE_ROWS_FILE)
             if data is None:
                 return None
+            core = self.json(NOTES_FILE)
             rows, lines = all_rows(data), data.split(b"\n")[:-1]
-            if len(rows) != len(lines):
+            if core is None or not len(rows) == len(lines) == len(core.get("paths", ())) \
+                    or len(core.get("blobs", ())) != len(rows):
                 return None
-            self._rows = (rows, lines)
+            self._rows = ([full_note_row(r, p, b) for r, p, b in
+                           zip(rows, core["paths"], core["blobs"], strict=True)], lines)
         return self._rows
 
     def data(self, rel: str) -> bytes | None:

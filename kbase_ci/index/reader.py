@@ -233,10 +233,14 @@ class IndexReader:
         return out
 
     def note_row(self, number: int) -> list[Any]:
+        """Row `number` of the notes table (`tables.NOTE_FIELDS`)."""
+        from .tables import full_note_row
+
         key = f"rows:{NOTE_ROWS_FILE}"
-        if key in self._cache:
-            return list(self._cache[key][number])
-        return list(self.row(NOTE_ROWS_FILE, number))
+        stored = self._cache[key][number] if key in self._cache else \
+            self.row(NOTE_ROWS_FILE, number)
+        core = self.core()
+        return full_note_row(stored, core["paths"][number], core["blobs"][number])
 
     def link_row(self, number: int) -> list[Any]:
         key = f"rows:{LINK_ROWS_FILE}"
@@ -246,10 +250,12 @@ class IndexReader:
 
     def notes(self) -> dict[str, Any]:
         """The whole notes table as {fields, rows, similar_k} (decodes every row)."""
-        from .tables import NOTE_FIELDS
+        from .tables import NOTE_FIELDS, full_note_row
 
-        return {"fields": list(NOTE_FIELDS), "rows": self.rows(NOTE_ROWS_FILE),
-                "similar_k": self.core()["similar_k"]}
+        core = self.core()
+        rows = [full_note_row(r, p, b) for r, p, b in
+                zip(self.rows(NOTE_ROWS_FILE), core["paths"], core["blobs"], strict=True)]
+        return {"fields": list(NOTE_FIELDS), "rows": rows, "similar_k": core["similar_k"]}
 
     def links(self) -> dict[str, Any]:
         """The whole link table as {fields, rows, outgoing, backlinks, unresolved}."""

@@ -21,6 +21,24 @@ if TYPE_CHECKING:
 
 NOTE_FIELDS = ("path", "title", "aliases", "tags", "headings", "block_ids", "frontmatter",
                "blob", "size", "tokens", "domain", "shard", "chunks", "similar")
+_IN_CORE = ("path", "blob")
+STORED_NOTE_FIELDS = tuple(f for f in NOTE_FIELDS if f not in _IN_CORE)
+"""What a line of `notes.jsonl` holds: a note's path and blob id are in `notes.json`
+already (format 3; repeating them was ~15% of a vault of short notes' index)."""
+_PATH, _BLOB = NOTE_FIELDS.index("path"), NOTE_FIELDS.index("blob")
+
+
+def stored_note_row(row: Sequence[Any]) -> list[Any]:
+    """A full notes-table row (`NOTE_FIELDS`) as written in `notes.jsonl`."""
+    return [*row[:_PATH], *row[_PATH + 1:_BLOB], *row[_BLOB + 1:]]
+
+
+def full_note_row(stored: Sequence[Any], path: str, blob: str) -> list[Any]:
+    """A `notes.jsonl` line's row with its path and blob id put back (`NOTE_FIELDS`)."""
+    blob_at = _BLOB - 1  # the blob's place once the path (before it) is gone
+    return [*stored[:_PATH], path, *stored[_PATH:blob_at], blob, *stored[blob_at:]]
+
+
 LINK_FIELDS = ("source", "line", "col", "raw", "style", "embed", "target", "subpath",
                "anchor", "status", "anchor_found", "key")
 
@@ -127,7 +145,7 @@ class NoteRows:
 def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str],
                 reuse: Callable[[int, Any], bytes | None] | None = None) -> None:
     """`notes.json` (core), `names.json` and `notes.jsonl` from a `notes_table` (`reuse`:
-    see `rowfile.write_rows`)."""
+    see `rowfile.write_rows`; it is given the row as stored, `stored_note_row`)."""
     from .manifest import dump_table
     from .reader import NAMES_FILE, NOTE_ROWS_FILE, NOTES_FILE
     from .rowfile import write_rows
@@ -142,7 +160,7 @@ def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str],
             "similar_k": table["similar_k"], "link_statuses": list(statuses)}
     (root / NOTES_FILE).write_bytes(dump_table(core))
     (root / NAMES_FILE).write_bytes(dump_table(names))
-    write_rows(root / NOTE_ROWS_FILE, rows, reuse)
+    write_rows(root / NOTE_ROWS_FILE, [stored_note_row(r) for r in rows], reuse)
 
 
 def write_links(root: Path, table: LinkTable, statuses: Sequence[str]) -> None:
