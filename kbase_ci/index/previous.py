@@ -188,8 +188,12 @@ class PreviousIndex:
                 return None
             else:
                 mat = read_matrix(self.root / rel, len(owners), dim)
-            vecs = note_vectors(len(rows), dim, [owners], [mat])
-            out.update((int(i), vecs[i]) for i in set(owners.tolist()) if i in wanted)
+            # Numbered within the shard: a mean over its few notes, not a 38k-row matrix
+            # of zeros for a vault of short notes.
+            present, local = np.unique(owners, return_inverse=True)
+            vecs = note_vectors(len(present), dim, [local.astype(np.int64)], [mat])
+            out.update((int(g), vecs[j]) for j, g in enumerate(present.tolist())
+                       if g in wanted)
         for i in wanted:  # a note without chunks has a zero vector
             out.setdefault(i, np.zeros(dim, dtype=np.float64))
         return out
