@@ -24,7 +24,7 @@ NOTE_FIELDS = ("path", "title", "aliases", "tags", "headings", "block_ids", "fro
 _IN_CORE = ("path", "blob")
 STORED_NOTE_FIELDS = tuple(f for f in NOTE_FIELDS if f not in _IN_CORE)
 """What a line of `notes.jsonl` holds: a note's path and blob id are in `notes.json`
-already (format 3; repeating them was ~15% of a vault of short notes' index)."""
+already (format 3; repeating them was ~8% of the index of a vault of short notes)."""
 _PATH, _BLOB = NOTE_FIELDS.index("path"), NOTE_FIELDS.index("blob")
 
 
