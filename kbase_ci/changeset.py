@@ -56,7 +56,7 @@ def _head_shas(vault: Vault, changes: Sequence[FileChange], paths: list[str]
 def _old_versions(vault: Vault, shas: Mapping[str, str]) -> dict[str, ParsedNote]:
     """HEAD versions of a few notes: point lookups in the parse cache, parse the rest."""
     from .cache import ParseCache, cache_key
-    from .scanner import parse_many, yaml_memo
+    from .scanner import parse_and_store
 
     max_bytes = vault.config.vault.max_note_bytes
     keys = {p: cache_key(sha, p, str(max_bytes)) for p, sha in shas.items()}
@@ -67,9 +67,8 @@ def _old_versions(vault: Vault, shas: Mapping[str, str]) -> dict[str, ParsedNote
         missing = sorted(p for p in keys if p not in out)
         if missing:
             blobs = gitio.read_blobs(vault.root, [shas[p] for p in missing])
-            memo = yaml_memo(cache)
-            fresh = parse_many([(p, blobs[shas[p]]) for p in missing], max_bytes, 1, memo)
-            cache.put_many([(keys[n.path], n) for n in fresh], yaml=memo.fresh)
+            fresh = parse_and_store(cache, [(p, blobs[shas[p]]) for p in missing], keys,
+                                    max_bytes)
             out.update({n.path: n for n in fresh})
     finally:
         cache.close()

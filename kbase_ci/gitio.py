@@ -62,11 +62,7 @@ def git(args: Sequence[str], cwd: Path, *, input: bytes | None = None,
         check: bool = True) -> bytes:
     ahead = _AHEAD.pop((os.path.abspath(cwd), tuple(args)), None) if input is None else None
     if ahead is not None:
-        out, stderr = ahead.communicate()
-        if check and ahead.returncode != 0:
-            why = stderr.decode("utf-8", "replace").strip()
-            raise GitError(f"git {' '.join(args[:2])} failed: {why}")
-        return out
+        return finish(ahead, args) if check else ahead.communicate()[0]
     env = {**os.environ, **_GIT_ENV}
     try:
         proc = subprocess.run(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -114,9 +114,8 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
         lost = [by_path[p] for p in paths if p not in out]
         if lost:
             data = vault.read(lost)
-            memo = yaml_memo(cache)
-            again = parse_many([(n.path, data[n.path]) for n in lost], max_bytes, 1, memo)
-            cache.put_many([(key_of[n.path], n) for n in again], yaml=memo.fresh)
+            again = parse_and_store(cache, [(n.path, data[n.path]) for n in lost], key_of,
+                                    max_bytes)
             out.update({n.path: n for n in again})
         return out
 
@@ -141,6 +140,16 @@ def _jobs(requested: int | None, total_bytes: int) -> int:
     if total_bytes < _PARALLEL_MIN_BYTES:
         return 1
     return max(1, min(os.cpu_count() or 1, 8))
+
+
+def parse_and_store(cache: ParseCache, items: Sequence[tuple[str, bytes]],
+                 keys: Mapping[str, str], max_bytes: int) -> list[ParsedNote]:
+    """Parse a few notes here and store them in `cache` under `keys[path]`, with their
+    frontmatter loads (a note missing from the cache, a HEAD version of a staged one)."""
+    memo = yaml_memo(cache)
+    notes = parse_many(items, max_bytes, 1, memo)
+    cache.put_many([(keys[n.path], n) for n in notes], yaml=memo.fresh)
+    return notes
 
 
 def yaml_memo(cache: ParseCache) -> YamlMemo:

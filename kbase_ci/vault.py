@@ -103,6 +103,11 @@ class Vault:
     @property
     def notes(self) -> tuple[NoteFile, ...]:
         """The notes, sorted by path."""
+        return self._listed()
+
+    def _listed(self) -> tuple[NoteFile, ...]:
+        """The notes, listing the work tree first if that has not happened yet (it also
+        reads work-tree edits into `_content` and fills `_by_path`)."""
         if self._notes is None:
             self._list_worktree()
         assert self._notes is not None
@@ -190,9 +195,11 @@ class Vault:
         self._by_path = {n.path: n for n in self._notes}
 
     def prefix(self) -> str:
-        """The vault root below the repository root, as git names it ("" or "a/b/")."""
-        assert self.repo_root is not None
-        rel = os.path.relpath(self.root, self.repo_root).replace(os.sep, "/")
+        """The vault root below the repository root, as git names it ("" or "a/b/"; ""
+        outside a git work tree)."""
+        if self.repo_root is None:
+            return ""
+        rel = self.root.relative_to(self.repo_root.resolve()).as_posix()
         return "" if rel == "." else rel + "/"
 
     def _list_rev(self, rev: str) -> list[NoteFile]:
@@ -246,15 +253,13 @@ class Vault:
 
     # -- content -------------------------------------------------------------------
     def note(self, path: str) -> NoteFile | None:
-        if self._notes is None:
-            self._list_worktree()
+        self._listed()
         return self._by_path.get(path)
 
     def read(self, notes: Iterable[NoteFile]) -> dict[str, bytes]:
         """Content of each note by path; git blobs are read with one cat-file process."""
         wanted = list(notes)
-        if self._notes is None:  # the listing reads work-tree edits into `_content`
-            self._list_worktree()
+        self._listed()  # the listing reads work-tree edits into `_content`
         missing = [n.sha for n in wanted if n.sha not in self._content]
         if missing:
             if self.repo_root is None:  # cannot happen: walk mode reads everything
@@ -267,8 +272,7 @@ class Vault:
         the arguments that are not notes of this vault (outside it, excluded, untracked)."""
         found: list[NoteFile] = []
         rejected: list[str] = []
-        if self._notes is None:
-            self._list_worktree()
+        self._listed()
         for arg in paths:
             rel = self.relative(arg)
             nf = self._by_path.get(rel) if rel is not None else None

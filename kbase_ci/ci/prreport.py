@@ -71,13 +71,6 @@ class Context:
     fail_on: FailOn = "new"
 
 
-def vault_prefix(vault: Vault) -> str:
-    if vault.repo_root is None:
-        return ""
-    rel = vault.root.relative_to(vault.repo_root.resolve()).as_posix()
-    return "" if rel == "." else rel + "/"
-
-
 def read_side(root: Path, rev: str, *, use_cache: bool = True,
               jobs: int | None = None) -> tuple[Side, LinkGraph]:
     """`check_vault(vault)` of the whole vault at `rev`, run here on a context we keep:
@@ -104,7 +97,7 @@ def snapshot(root: Path, head: str, ctx: Context, *, use_cache: bool = True) -> 
     side, _ = read_side(root, head, use_cache=use_cache)
     vault = Vault(root, rev=head)
     return CiReport(ctx.event, ctx.repository, ctx.server_url, head, None, ctx.pr_number,
-                    vault_prefix(vault), ctx.fail_on, side.notes,
+                    vault.prefix(), ctx.fail_on, side.notes,
                     findings=tuple(MarkedFinding("present", f) for f in side.findings),
                     orphans=len(side.orphans), gaps=len(side.gaps))
 
@@ -143,7 +136,7 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
     nodes, edges = graph.neighbourhood(changed, MAX_GRAPH_NODES)
     return CiReport(
         ctx.event, ctx.repository, ctx.server_url, head, base, ctx.pr_number,
-        vault_prefix(head_vault), ctx.fail_on, head_side.notes, tuple(changes), marked,
+        head_vault.prefix(), ctx.fail_on, head_side.notes, tuple(changes), marked,
         new_orphans=tuple(o for o in head_side.orphans if o.path not in old_orphans),
         fixed_orphans=tuple(sorted(old_orphans - new_orphans)),
         orphans=len(head_side.orphans),

@@ -34,8 +34,7 @@ class Source:
 def source_of(vault: Vault) -> Source:
     if vault.repo_root is None:
         return Source(None, None, bool(vault.files), tuple(vault.files), NO_DATE, "")
-    where = vault.root.relative_to(vault.repo_root.resolve()).as_posix()
-    where = "" if where == "." else where
+    where = vault.prefix().rstrip("/")
     commit = gitio.head_commit(vault.root)
     if commit is None:  # no commit yet: everything is uncommitted
         return Source(None, None, bool(vault.files), tuple(vault.files), NO_DATE, where)

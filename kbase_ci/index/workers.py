@@ -22,6 +22,7 @@ from typing import Any
 from ..model import ParsedNote
 from ..scanner import scan
 from ..vault import Vault
+from . import tokens
 from .shardbuild import ShardJob, ShardResult, build_shard
 from .shards import ShardSpec
 
@@ -41,7 +42,8 @@ class Task:
     out: Path
     use_cache: bool
     dim: int | None = None
-    stemmer: str = "english"
+    stemmer: str = tokens.STEMMER
+    """`index.stemmer`."""
 
 
 def _openblas_calls() -> tuple[Any, Any] | None:
