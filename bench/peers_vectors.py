@@ -1,4 +1,4 @@
-"""Vector search: kbase's exact int8 scan (`index.vectors.Vectors`, what the index ships)
+"""Vector search: kbase's exact 4-bit scan (`index.vectors.Vectors`, what the index ships)
 against exact float32 numpy search and usearch's HNSW index (f16, the obvious ANN
 library) on the same vectors: an index's chunk embeddings, all shards in one matrix,
 queried with embedded note titles. recall@10 is the overlap with the exact float32 top
@@ -12,19 +12,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-# usearch as kbase used it before the int8 format, and as a user would configure it.
+# usearch as kbase used it before the integer formats, and as a user would configure it.
 USEARCH: dict[str, Any] = {"metric": "cos", "dtype": "f16", "connectivity": 16,
                            "expansion_add": 128, "expansion_search": 64}
 
 
 def stored(index_dir: Path) -> Any:
-    """The int8 rows of every shard that have a vector, stacked."""
+    """The stored rows (as int8 values) of every shard that have a vector, stacked."""
     import numpy as np
 
     from kbase_ci.index.reader import open_index
+    from kbase_ci.index.vectors import unpack
 
     reader = open_index(index_dir)
-    parts = [v.matrix[v.rows] for v in (reader.vectors(s) for s in reader.shards)
+    parts = [unpack(v.packed, v.ndim)[v.rows] for v in (reader.vectors(s) for s in reader.shards)
              if v is not None and len(v)]
     if not parts:
         raise RuntimeError(f"{index_dir} has no vectors")
@@ -36,7 +37,7 @@ def measure(index_dir: Path, model: Path, titles: list[str], workload: str
     import numpy as np
 
     from kbase_ci.index.shardbuild import embedder_for
-    from kbase_ci.index.vectors import Vectors
+    from kbase_ci.index.vectors import Vectors, pack
 
     raw = stored(index_dir)
     unit = raw.astype(np.float32)
@@ -52,11 +53,11 @@ def measure(index_dir: Path, model: Path, titles: list[str], workload: str
         top = np.argpartition(-scores, 10)[:10]
         exacts.append(set(top.tolist()))
         exact_t.append(time.perf_counter() - t0)
-    kb = Vectors(raw)
+    kb = Vectors(pack(raw), int(raw.shape[1]))
     Index = _usearch_index()
     w = f"{workload} ({len(raw)} vectors x {raw.shape[1]} dims, {len(queries)} queries)"
     rows = [_fig(w, "exact numpy, float32 (reference)", (exact_t, 1.0)),
-            _fig(w, "kbase: exact scan of the int8 matrix (what the index ships)",
+            _fig(w, "kbase: exact scan of the 4-bit matrix (what the index ships)",
                  _run(queries, exacts, lambda q: kb.search(q, 10)))]
     if Index is None:
         return rows

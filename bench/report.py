@@ -90,7 +90,7 @@ INTRO = {
                    "deliberately broken links.",
     "peers-vectors": "The chunk embeddings of the generated vault's index (all shards in one "
                      "matrix) searched three ways: exact float32 numpy (the reference), "
-                     "kbase's exact scan of the int8 matrix it ships, and usearch's HNSW "
+                     "kbase's exact scan of the 4-bit matrix it ships, and usearch's HNSW "
                      "graph (f16), the obvious approximate library; queries are embedded "
                      "note titles. recall@10 is the overlap with the reference top 10. kbase "
                      "scans each shard (a few thousand rows) per query; here one matrix "

@@ -74,7 +74,7 @@ def highlights(results: dict[str, Any]) -> list[str]:
     vec = results["groups"].get("peers-vectors") or {}
     vf = vec.get("figures", [])
     if len(vf) >= 3:
-        out.append(f"- **Vectors:** kbase's exact int8 scan takes {vf[1]['median']} ms per "
+        out.append(f"- **Vectors:** kbase's exact 4-bit scan takes {vf[1]['median']} ms per "
                    f"query and finds {vf[1]['recall@10']:.0%} of the exact float top 10; "
                    f"float32 numpy takes {vf[0]['median']} ms; usearch's HNSW graph answers "
                    f"in {vf[2]['median']} ms but finds only {vf[2]['recall@10']:.0%} "

@@ -94,6 +94,12 @@ class Diagnostic:
     severity: Severity = "warning"
 
 
+def note_title(path: str) -> str:
+    """A note's name as Obsidian shows it: the file name without `.md`."""
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
 @dataclass(frozen=True, slots=True)
 class ParsedNote:
     path: str

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
-from pathlib import PurePosixPath
 from typing import Any
 
 import tree_sitter_markdown as tsm
@@ -20,7 +19,7 @@ from tree_sitter import Language, Node, Parser
 from kbase_ci.frontmatter import YamlMemo, parse_frontmatter
 from kbase_ci.inline import CharIndex, Hits, InlineScanner, worth_scanning
 from kbase_ci.linksyntax import markdown_link, wikilink_from_raw
-from kbase_ci.model import BlockId, Diagnostic, Heading, Link, ParsedNote, Tag
+from kbase_ci.model import BlockId, Diagnostic, Heading, Link, ParsedNote, Tag, note_title
 
 BLOCK = Language(tsm.language())
 # Only these are descended into. Everything else is handled (or skipped) whole, so we
@@ -82,11 +81,6 @@ class _Lines:
             self._starts = self._line_starts(self.text.find, "\n")
         row = bisect_right(self._starts, offset) - 1
         return row + 1, offset - self._starts[row] + 1
-
-
-def _title(path: str) -> str:
-    name = PurePosixPath(path).name
-    return name[:-3] if name.lower().endswith(".md") else name
 
 
 def _decode(data: bytes) -> tuple[str, Diagnostic | None]:
@@ -274,7 +268,7 @@ def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000,
                yaml_memo: YamlMemo | None = None) -> ParsedNote:
     """Parse the bytes of one note. Bad input gives diagnostics, never an exception.
     `yaml_memo`: frontmatter loaded before, by its text (see `YamlMemo`)."""
-    title = _title(path)
+    title = note_title(path)
     size = len(data)
     if size > max_bytes:
         return ParsedNote(path, title, size=size, diagnostics=(Diagnostic(

@@ -337,7 +337,7 @@ def test_index_files_are_json_and_npy_only(make_repo: MakeRepo,
     root = make_repo(small_vault())
     build(root, tiny_model)
     kinds = {Path(p).suffix for p in snapshot(root / ".kbase")}
-    assert kinds == {".json", ".jsonl", ".npy", ".txt"}
+    assert kinds == {".json", ".jsonl", ".npy"}
     for p in (root / ".kbase").rglob("*.npy"):
         arr = np.load(p, allow_pickle=False)  # raises on object (pickled) arrays
         assert arr.dtype != object

@@ -17,14 +17,15 @@ from indexkit import make_tiny_model, small_vault
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import bm25, tokens, vectors
 from kbase_ci.index.build import build_index
-from kbase_ci.index.reader import LINK_ROWS_FILE, open_index
-from kbase_ci.index.rowfile import int_view
-from kbase_ci.index.tables import (
-    NOTE_FIELDS,
+from kbase_ci.index.notetable import (
     STORED_NOTE_FIELDS,
     full_note_row,
+    shard_notes,
     stored_note_row,
 )
+from kbase_ci.index.reader import LINK_ROWS_FILE, open_index
+from kbase_ci.index.rowfile import int_view
+from kbase_ci.index.tables import NOTE_FIELDS
 from kbase_ci.query.source import IndexSource
 from kbase_ci.query.view import QueryView
 from kbase_ci.vault import Vault
@@ -38,8 +39,10 @@ def _index(make_repo: MakeRepo, model: Path | None = None) -> Path:
     return root
 
 
-def test_rows_match_the_whole_tables(make_repo: MakeRepo) -> None:
-    root = _index(make_repo)
+@pytest.mark.parametrize("with_model", [False, True])
+def test_rows_match_the_whole_tables(make_repo: MakeRepo, tmp_path: Path,
+                                     with_model: bool) -> None:
+    root = _index(make_repo, make_tiny_model(tmp_path / "model") if with_model else None)
     reader = open_index(root / ".kbase")
     notes, links = reader.notes(), reader.links()
     fresh = open_index(root / ".kbase")  # a reader that decoded nothing yet
@@ -47,15 +50,46 @@ def test_rows_match_the_whole_tables(make_repo: MakeRepo) -> None:
     assert [fresh.link_row(i) for i in range(len(links["rows"]))] == links["rows"]
     paths = reader.core()["paths"]
     assert paths == sorted(paths) == [r[0] for r in notes["rows"]]
-    # Format 3: a line holds neither the path nor the blob id (notes.json has them).
+    # Format 4: a line holds only what notes.json, blobs.npy, the similar arrays and
+    # the shards' chunks.json do not (notetable.py), trailing empty values left out.
     lines = (root / ".kbase" / "notes.jsonl").read_text(encoding="utf-8").splitlines()
-    blobs = reader.core()["blobs"]
-    for line, row, path, blob in zip(lines, notes["rows"], paths, blobs, strict=True):
+    core = reader.core()
+    groups, blobs = core["groups"], reader.blobs()
+    assert groups == sorted(groups) and len(groups) > 1
+    assert "blobs" not in core and core["blob_bytes"] == 20
+    assert all(len(b) == 40 for b in blobs)
+    f = {name: i for i, name in enumerate(NOTE_FIELDS)}
+    for i, (line, row) in enumerate(zip(lines, notes["rows"], strict=True)):
         stored = json.loads(line)
-        assert stored == stored_note_row(row) and len(stored) == len(STORED_NOTE_FIELDS)
-        assert full_note_row(stored, path, blob) == row
-        assert (row[NOTE_FIELDS.index("blob")], row[0]) == (blob, path)
-        assert blob not in line and json.dumps(path, ensure_ascii=False) not in line
+        assert stored == stored_note_row(row) and 1 <= len(stored) <= len(STORED_NOTE_FIELDS)
+        assert stored[-1] or len(stored) == 1  # nothing empty at the end
+        assert full_note_row(stored, core, i, blobs[i], row[f["chunks"]],
+                             row[f["similar"]]) == row
+        assert (row[f["blob"]], row[0]) == (blobs[i], core["paths"][i])
+        assert blobs[i] not in line and json.dumps(row[0], ensure_ascii=False) not in line
+        assert groups[core["group"][i]] == [row[f["shard"]], row[f["domain"]]]
+    # Similar lists: similar_k entries per note in two arrays, 0-score padding.
+    k = core["similar_k"]
+    ids = np.load(root / ".kbase" / "similar.npy")
+    scores = np.load(root / ".kbase" / "similar.scores.npy")
+    assert len(ids) == len(scores) == k * len(lines) and ids.dtype == np.uint16
+    assert any(row[f["similar"]] for row in notes["rows"]) == with_model
+    for i, row in enumerate(notes["rows"]):
+        want = row[f["similar"]]
+        assert [[int(n), int(sc) / 1000] for n, sc in zip(ids[i * k:i * k + k],
+                                                          scores[i * k:i * k + k],
+                                                          strict=True) if sc] == want
+        assert fresh.similar(i) == want
+    # A shard's chunks belong to its notes in path order (chunks.json counts them).
+    members = shard_notes(core)
+    for sid in reader.shards:
+        counts = json.loads((root / ".kbase" / "shards" / sid / "chunks.json").read_text())
+        paths = [core["paths"][i] for i in members[sid]]
+        assert reader.chunk_notes(sid) == [p for p, n in zip(paths, counts["counts"],
+                                                             strict=True) for _ in range(n)]
+        for i in members[sid]:
+            first, count = fresh.chunk_span(i)
+            assert reader.chunk_notes(sid)[first:first + count] == [core["paths"][i]] * count
     # The CSR backlinks hold exactly the links from other notes that resolve to a note.
     for i in range(len(paths)):
         want = [n for n, r in enumerate(links["rows"]) if r[6] == i and r[0] != i]
@@ -100,7 +134,7 @@ def test_format_1_is_refused_and_queries_fall_back(make_repo: MakeRepo) -> None:
     assert json.loads(proc.stdout)["index"]["origin"] == "memory"
 
 
-def test_postings_score_as_bm25s_does(tmp_path: Path) -> None:
+def test_postings_score_as_bm25s_does_within_a_byte(tmp_path: Path) -> None:
     import bm25s
 
     texts = ["Compost heaps need air and water", "Tomato seedlings like compost",
@@ -126,7 +160,6 @@ def test_postings_score_as_bm25s_does(tmp_path: Path) -> None:
     ids = tok.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False)
     model = bm25s.BM25(**bm25.PARAMS)
     model.index((ids, tok.get_vocab_dict()), show_progress=False)
-    model.scores["data"] = model.scores["data"].astype(np.float16)
     for query in ("compost water", "contextmanager", "camel case water water", "absent"):
         terms = tokens.query_terms(query)
         known = [model.vocab_dict[t] for t in terms if t in model.vocab_dict]
@@ -134,7 +167,13 @@ def test_postings_score_as_bm25s_does(tmp_path: Path) -> None:
         if not known:
             assert got is None
             continue
-        assert np.array_equal(got, model.get_scores(known))
+        want = model.get_scores(known)
+        # One byte per posting (format 4): the same chunks, each score within half a
+        # `LEVEL` step of every query term's IDF.
+        assert np.array_equal(np.asarray(got) > 0, want > 0)
+        bound = sum(bm25.idf(len(texts), postings.doc_freq(t)) for t in terms) * bm25.LEVEL / 2
+        assert np.max(np.abs(np.asarray(got) - want)) <= bound + 1e-6
+        assert np.allclose(got, want, rtol=0.01, atol=0)
         # `top` (what queries use) ranks the same scores: best first, ties by chunk.
         dense = np.asarray(got, dtype=np.float32)
         want = sorted((i for i in range(len(dense)) if dense[i] > 0),
@@ -143,22 +182,67 @@ def test_postings_score_as_bm25s_does(tmp_path: Path) -> None:
         assert [s for _, s in postings.top(terms, None, 4)] == [float(dense[i]) for i in want]
 
 
-def test_vectors_search_exactly_and_round_trip(tmp_path: Path) -> None:
+def test_term_dictionary_finds_every_term_and_no_other(tmp_path: Path) -> None:
+    # Front-coded blocks (format 4): many blocks, prefixes longer than the one byte
+    # that counts them, multi-byte UTF-8 and LEB128 lengths and frequencies past 127.
+    rng = np.random.default_rng(5)
+    words = {"a", "ab", "abc", "b", "ba", "zz", "\u00e9t\u00e9", "\u00e9t\u00e9s", "x" * 300,
+             "x" * 300 + "y", "x" * 299, "q" * 200}
+    words |= {"".join(rng.choice(list("abcdé_."), size=int(rng.integers(1, 12))))
+              for _ in range(700)}
+    terms = sorted(w.encode() for w in words)
+    dfs = [int(rng.integers(1, 400)) for _ in terms]
+    data, blocks = bm25.front_coded(terms, dfs)
+    (tmp_path / "bm25").mkdir()
+    np.save(tmp_path / "bm25" / bm25.FILES[0], np.asarray(blocks, dtype="<i4"))
+    np.save(tmp_path / "bm25" / bm25.FILES[3], np.frombuffer(data, dtype=np.uint8))
+
+    class Files:
+        def ints(self, rel: str) -> object:
+            return int_view((tmp_path / rel).read_bytes())
+
+    postings = bm25.Postings(Files(), "bm25/", 1)
+    assert len(postings) == len(terms) and len(blocks) == 3 * (-(-len(terms) // bm25.BLOCK) + 1)
+    start = 0
+    for term, df in zip(terms, dfs, strict=True):
+        assert postings.postings(term.decode()) == (start, start + df), term
+        assert postings.doc_freq(term.decode()) == df
+        start += df
+    for absent in ("", "0", "a0", "abf", "x" * 301, "x" * 300 + "z", "zzz", "\u00e9t\u00e90",
+                   "\uffff"):
+        assert absent.encode() not in terms
+        assert postings.postings(absent) is None and postings.doc_freq(absent) == 0
+
+
+@pytest.mark.parametrize("dim", [12, 11])
+def test_vectors_search_exactly_and_round_trip(tmp_path: Path, dim: int) -> None:
     rng = np.random.default_rng(3)
-    m = rng.normal(size=(40, 12)).astype(np.float32)
+    m = rng.normal(size=(40, dim)).astype(np.float32)
     m /= np.linalg.norm(m, axis=1, keepdims=True)
     m[7] = 0
     assert vectors.build_vectors(m.astype(np.float16), tmp_path / "v.npy") == 39
-    vecs = vectors.load_vectors(tmp_path / "v.npy")
-    assert len(vecs) == 39 and vecs.ndim == 12 and vecs.get(7) is None
-    q = rng.normal(size=12).astype(np.float32)
+    stored = np.load(tmp_path / "v.npy")
+    assert stored.dtype == np.uint8 and stored.shape == (40, (dim + 1) // 2)  # 2 a byte
+    vecs = vectors.load_vectors(tmp_path / "v.npy", dim)
+    assert len(vecs) == 39 and vecs.ndim == dim and vecs.get(7) is None
+    values = vectors.unpack(stored, dim)
+    assert values.min() >= -vectors.LEVELS and values.max() <= vectors.LEVELS
+    assert np.array_equal(values, vectors.quantize(m))  # exact round trip of the 4 bits
+    q = rng.normal(size=dim).astype(np.float32)
     found = vecs.search(q, 5)
-    exact = np.argsort(-(np.delete(m, 7, axis=0) @ q))
-    want = [int(i) + (i >= 7) for i in exact[:5]]
+    # Exact over what is stored: the order of the stored rows' cosines...
+    unit = values.astype(np.float32)
+    unit[np.arange(40) != 7] /= np.linalg.norm(np.delete(unit, 7, axis=0), axis=1)[:, None]
+    cos = np.delete(unit, 7, axis=0) @ (q / np.linalg.norm(q))
+    want = [int(i) + (i >= 7) for i in np.argsort(-cos, kind="stable")[:5]]
     assert found.keys.tolist() == want
     assert np.all(np.diff(found.distances) >= 0)
+    # ... and close to the unrounded vectors' (4 bits keep the order of clear gaps).
+    exact = np.delete(m, 7, axis=0) @ (q / np.linalg.norm(q))
+    assert np.max(np.abs(np.sort(cos) - np.sort(exact))) < 0.1
+    assert found.keys.tolist()[0] == int(np.argmax(exact)) + (int(np.argmax(exact)) >= 7)
     # Read back and written again, a row is the same bytes (scoped builds reuse rows).
-    back = np.vstack([vecs.get(i) if i != 7 else np.zeros(12, np.float16) for i in range(40)])
+    back = np.vstack([vecs.get(i) if i != 7 else np.zeros(dim, np.float16) for i in range(40)])
     assert vectors.matrix_bytes(back) == (tmp_path / "v.npy").read_bytes()
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..globs import match
-from ..model import Finding, ParsedNote
+from ..model import Finding, ParsedNote, note_title
 from .context import CheckContext, nearest
 
 CODES = {
@@ -142,7 +142,7 @@ def _collisions(ctx: CheckContext) -> dict[str, tuple[str, ...]]:
 def _alias_problems(note: ParsedNote, collisions: dict[str, tuple[str, ...]]
                     ) -> Iterator[_Problem]:
     seen: set[str] = set()
-    own = _key(_title(note.path))
+    own = _key(note_title(note.path))
     for alias in note.aliases:
         key = _key(alias)
         owners = collisions.get(key)
@@ -152,7 +152,7 @@ def _alias_problems(note: ParsedNote, collisions: dict[str, tuple[str, ...]]
             continue
         seen.add(key)
         others = [p for p in owners if p != note.path]
-        named = [p for p in others if _key(_title(p)) == key]
+        named = [p for p in others if _key(note_title(p)) == key]
         aliased = [p for p in others if p not in named]
         parts = []
         if named:
@@ -162,11 +162,6 @@ def _alias_problems(note: ParsedNote, collisions: dict[str, tuple[str, ...]]
         yield _Problem("KB313", f"alias `{alias.strip()}` is also {' and '.join(parts)}; "
                        "a link to it cannot tell the notes apart", _ALIAS_KEYS[0],
                        needle=alias.strip())
-
-
-def _title(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".md") else name
 
 
 def _paths(paths: list[str], most: int = 3) -> str:

@@ -33,7 +33,7 @@ from .shardbuild import read_chunk_notes
 from .shards import ShardSpec
 from .similar import note_vectors, similar_notes
 from .source import Source
-from .tables import NOTE_FIELDS, link_graph, notes_table, stored_note_row, write_links, write_notes
+from .tables import link_graph, notes_table, write_links, write_notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,21 +108,19 @@ def write_manifest(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
 def _row_reuse(previous: PreviousIndex, notes: Sequence[ParsedNote],
                blobs: dict[str, str]) -> Callable[[int, Any], bytes | None] | None:
     """For `write_notes`: the previous line of note i when the note is unchanged (same
-    number, same blob) and its row is equal, so 10k rows are not encoded again. Only an
-    unchanged blob makes equality safe: JSON has `1` and `true` where Python has 1 == True.
+    number, same blob) and its stored row is equal, so 10k rows are not encoded again.
+    Only an unchanged blob makes equality safe: JSON has `1` and `true` where Python has
+    1 == True.
     """
-    got = previous.note_rows()
-    if got is None:
+    got, core = previous.note_rows(), previous.core()
+    if got is None or core is None:
         return None
     old, lines = got
-    path_col, blob_col = NOTE_FIELDS.index("path"), NOTE_FIELDS.index("blob")
+    paths, old_blobs = core["paths"], core["blobs"]
 
-    def reuse(i: int, row: Any) -> bytes | None:  # `row` as stored (no path, no blob)
-        if i >= len(old):
-            return None
-        prev = old[i]
-        if prev[path_col] != notes[i].path or prev[blob_col] != blobs.get(notes[i].path) \
-                or stored_note_row(prev) != row:
+    def reuse(i: int, row: Any) -> bytes | None:  # `row` as stored
+        if i >= len(old) or paths[i] != notes[i].path \
+                or old_blobs[i] != blobs.get(notes[i].path) or old[i] != row:
             return None
         return lines[i] + b"\n"
 
@@ -150,7 +148,7 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
     spans: dict[str, tuple[int, int]] = {}
     owners: list[list[int]] = []
     for spec in plan:
-        chunk_notes = read_chunk_notes(root / "shards" / spec.id)
+        chunk_notes = read_chunk_notes(root / "shards" / spec.id, sorted(spec.notes))
         owners.append([number[p] for p in chunk_notes])
         for i, p in enumerate(chunk_notes):
             first, count = spans.get(p, (i, 0))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import heapq
 import math
-import struct
 from array import array
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -22,18 +21,33 @@ from . import tokens
 TITLE_WEIGHT = 3
 HEADING_WEIGHT = 2
 PARAMS: dict[str, Any] = {"method": "lucene", "k1": 1.5, "b": 0.75}
-FILES = ("indptr.npy", "docs.npy", "scores.npy", "terms.offsets.npy", "terms.txt")
+FILES = ("blocks.npy", "docs.npy", "scores.npy", "terms.npy")
 """A term-major (CSC) matrix of precomputed BM25 term scores, the columns in sorted
-term order: column j of `terms.txt` (UTF-8, bytes `terms.offsets.npy[j]:[j+1]`) holds
-chunks `docs[indptr[j]:indptr[j+1]]` with `scores` there. A query finds its terms by
-binary search, so it reads neither a vocabulary dict nor bm25s."""
+term order. `terms.npy` (uint8) is the sorted vocabulary front-coded in blocks of
+`BLOCK` terms: per term, the bytes it shares with the previous term of its block (one
+byte; 0 for a block's first term), then LEB128 the length of the rest, the rest (UTF-8),
+and LEB128 its document frequency. `blocks.npy` (`rowfile.offsets_dtype`) holds
+per block, then once more for the end, three numbers: the block's byte offset in the
+terms, its first posting, its first term number. A term's postings are consecutive:
+chunks `docs[p:p+df]` with `scores[p:p+df]`, `p` the block's first posting plus the
+document frequencies of the terms before it in the block. A query finds a term by
+binary search over the blocks' first terms, then a scan of one block: it reads neither a
+vocabulary dict nor bm25s. Format 3 kept one int32 offset and one int32 pointer per term
+and every term whole: 5.3 MB of the 10 MB of BM25 files of tldr-pages (261k terms, 71%
+of them in one chunk); this takes 2.4 MB."""
+BLOCK = 32
+LEVEL = (PARAMS["k1"] + 1) / 255
+"""A stored score byte q means IDF x q x LEVEL: the term-frequency part of lucene BM25,
+tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl)), lies in (0, k1 + 1). One byte (relative
+error under 0.5% at a typical 1.0) instead of format 3's float16 score."""
 
 
 def settings() -> dict[str, Any]:
     return {**PARAMS, "library": "bm25s", "title_weight": TITLE_WEIGHT,
             "heading_weight": HEADING_WEIGHT, "files": list(FILES),
-            "scores_dtype": "float16", "docs_dtype": "uint16 below 65536 chunks, else int32",
-            "columns": "sorted by term (UTF-8 bytes)"}
+            "scores_dtype": "uint8: the term-frequency part / (k1 + 1) x 255; times IDF",
+            "docs_dtype": "uint16 below 65536 chunks, else int32",
+            "columns": "sorted by term (UTF-8 bytes)", "terms": f"front-coded, {BLOCK} a block"}
 
 
 def indexed_text(title: str, aliases: Sequence[str], heading_path: Sequence[str],
@@ -58,28 +72,72 @@ def build_bm25(texts: Sequence[str], out: Path, stemmer: str = tokens.STEMMER) -
     model.index((ids, vocab), show_progress=False)
     scores = model.scores
     # bm25s numbers terms by first appearance; sorting the columns by term lets a query
-    # find a term by binary search in `terms.txt`.
+    # find a term by binary search over the blocks of `terms.npy`.
     by_term = sorted((t.encode(), i) for t, i in model.vocab_dict.items())
     order = np.asarray([i for _, i in by_term], dtype=np.int64)
     indptr = np.asarray(scores["indptr"], dtype=np.int64)
     lengths = indptr[order + 1] - indptr[order]
-    new_ptr = np.zeros(len(order) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=new_ptr[1:])
     take = (np.concatenate([np.arange(indptr[i], indptr[i + 1]) for i in order])
             if len(order) else np.zeros(0, dtype=np.int64))
     doc_dtype = np.uint16 if scores["num_docs"] <= np.iinfo(np.uint16).max else np.int32
-    # 4 bytes per posting instead of 8: float16 scores (added into a float32 array at
-    # query time, so sums keep their precision) and uint16 chunk numbers.
+    # 3 bytes per posting instead of 8: uint16 chunk numbers and the term-frequency part
+    # of the score in one byte (`LEVEL`); the IDF part is the same for a whole column and
+    # follows from its length, so a query multiplies it back.
+    data = np.asarray(scores["data"], dtype=np.float64)[take]
+    col_idf = np.repeat([idf(int(scores["num_docs"]), int(n)) for n in lengths.tolist()],
+                        lengths)
+    level = np.clip(np.rint(data / col_idf / LEVEL), 1, 255)
     out.mkdir(parents=True, exist_ok=True)
-    write_npy(out / FILES[0], new_ptr, "<i4" if new_ptr[-1] < 2**31 else "<i8")
+    terms, blocks = front_coded([t for t, _ in by_term], lengths.tolist())
+    write_npy(out / FILES[0], blocks, offsets_dtype(max(blocks, default=0)))
     write_npy(out / FILES[1], np.asarray(scores["indices"])[take], doc_dtype)
-    write_npy(out / FILES[2], np.asarray(scores["data"])[take], "<f2")
-    term_ends = [0]
-    for term, _ in by_term:
-        term_ends.append(term_ends[-1] + len(term))
-    write_npy(out / FILES[3], term_ends, offsets_dtype(term_ends[-1]))
-    (out / FILES[4]).write_bytes(b"".join(t for t, _ in by_term))
+    write_npy(out / FILES[2], level, "|u1")
+    write_npy(out / FILES[3], np.frombuffer(terms, dtype=np.uint8), "|u1")
     return len(by_term)
+
+
+def _leb128(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        low, n = n & 0x7F, n >> 7
+        out.append(low | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def front_coded(terms: Sequence[bytes], dfs: Sequence[int]) -> tuple[bytes, list[int]]:
+    """`terms.npy`'s bytes and `blocks.npy`'s numbers for sorted `terms` (see FILES)."""
+    buf = bytearray()
+    blocks: list[int] = []
+    posting = 0
+    prev = b""
+    for i, (term, df) in enumerate(zip(terms, dfs, strict=True)):
+        if i % BLOCK == 0:
+            blocks += [len(buf), posting, i]
+            shared = 0
+        else:
+            limit = min(len(term), len(prev), 255)
+            shared = 0
+            while shared < limit and term[shared] == prev[shared]:
+                shared += 1
+        buf.append(shared)
+        buf += _leb128(len(term) - shared) + term[shared:] + _leb128(df)
+        posting += df
+        prev = term
+    blocks += [len(buf), posting, len(terms)]
+    return bytes(buf), blocks
+
+
+def _read_leb128(data: Sequence[int], at: int) -> tuple[int, int]:
+    """(value, position after it) of the LEB128 number at `at`."""
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
 
 
 class Postings:
@@ -88,32 +146,56 @@ class Postings:
 
     def __init__(self, reader: Any, base: str, num_docs: int) -> None:
         self.reader, self.base, self.num_docs = reader, base, num_docs
+        self._found: dict[bytes, tuple[int, int] | None] = {}
 
     def __len__(self) -> int:
-        return len(self.reader.ints(self.base + FILES[3])) - 1
+        """The number of terms of the shard."""
+        blocks = self.reader.ints(self.base + FILES[0])
+        return int(blocks[-1]) if len(blocks) else 0
 
-    def column(self, term: str) -> int | None:
-        """The column of `term`, or None when no chunk of the shard has it."""
-        ends = self.reader.ints(self.base + FILES[3])
-        terms = self.reader.buffer(self.base + FILES[4])
+    def postings(self, term: str) -> tuple[int, int] | None:
+        """(first, end) postings of `term`, or None when no chunk of the shard has it."""
         key = term.encode()
-        lo, hi = 0, len(ends) - 1
-        size = hi
-        while lo < hi:
+        if key in self._found:
+            return self._found[key]
+        blocks = self.reader.ints(self.base + FILES[0])
+        data = self.reader.ints(self.base + FILES[3])
+        n = len(blocks) // 3 - 1  # the last triple marks the end
+        lo, hi = 0, n
+        while lo < hi:  # the last block whose first term is <= key
             mid = (lo + hi) // 2
-            if terms[ends[mid]:ends[mid + 1]] < key:
+            at = int(blocks[3 * mid]) + 1
+            size, at = _read_leb128(data, at)
+            if bytes(data[at:at + size]) <= key:
                 lo = mid + 1
             else:
                 hi = mid
-        return lo if lo < size and terms[ends[lo]:ends[lo + 1]] == key else None
+        got = self._scan(data, blocks, lo - 1, key) if lo else None
+        self._found[key] = got
+        return got
+
+    @staticmethod
+    def _scan(data: Sequence[int], blocks: Sequence[int], b: int,
+              key: bytes) -> tuple[int, int] | None:
+        at, end = int(blocks[3 * b]), int(blocks[3 * b + 3])
+        posting = int(blocks[3 * b + 1])
+        term = b""
+        while at < end:
+            shared = data[at]
+            size, at = _read_leb128(data, at + 1)
+            term = term[:shared] + bytes(data[at:at + size])
+            df, at = _read_leb128(data, at + size)
+            if term == key:
+                return posting, posting + df
+            if term > key:
+                return None
+            posting += df
+        return None
 
     def doc_freq(self, term: str) -> int:
         """How many chunks of the shard contain `term`."""
-        c = self.column(term)
-        if c is None:
-            return 0
-        indptr = self.reader.ints(self.base + FILES[0])
-        return int(indptr[c + 1]) - int(indptr[c])
+        got = self.postings(term)
+        return got[1] - got[0] if got is not None else 0
 
     def get_scores(self, terms: Sequence[str],
                    weights: Mapping[str, float] | None = None) -> array[float] | None:
@@ -138,42 +220,34 @@ class Postings:
     def _accumulate(self, terms: Sequence[str], weights: Mapping[str, float] | None
                     ) -> tuple[array[float], set[int]] | None:
         """Plain Python over the postings, not numpy: importing numpy costs more than a
-        whole query (~100 ms). The sums are float32 like bm25s's: a float32 sum or
-        product computed in float64 and rounded back is exactly the float32 result, and
-        `array("f")` rounds every stored value."""
-        found = [(t, c) for t in terms if (c := self.column(t)) is not None]
+        whole query (~100 ms). Sums are float32 like bm25s's (`array("f")` rounds every
+        stored value)."""
+        found = [(t, p) for t in terms if (p := self.postings(t)) is not None]
         if not found:
             return None
-        indptr = self.reader.ints(self.base + FILES[0])
         docs = self.reader.ints(self.base + FILES[1])
-        data = self.reader.buffer(self.base + FILES[2])
-        start = _data_start(data)
+        levels = self.reader.ints(self.base + FILES[2])
+        if len(levels) != len(docs):
+            from ..errors import IndexFormatError
+
+            raise IndexFormatError(f"{self.base}: BM25 scores and chunks differ in length")
         scores = array("f", bytes(4 * self.num_docs))
         touched: set[int] = set()
-        for term, c in found:
-            lo, hi = int(indptr[c]), int(indptr[c + 1])
-            part: Sequence[float] = struct.unpack_from(f"<{hi - lo}e", data, start + 2 * lo)
+        for term, (lo, hi) in found:
+            factor = idf(self.num_docs, hi - lo) * LEVEL
             if weights is not None and term in weights:
-                w = array("f", [weights[term]])[0]
-                part = array("f", [v * w for v in part])
+                factor *= weights[term]
             ids = docs[lo:hi]
-            for d, v in zip(ids, part, strict=True):
-                scores[d] += v
+            if hi - lo > 256:  # one product per byte value, not per posting
+                value = array("f", [q * factor for q in range(256)])
+                for d, q in zip(ids, levels[lo:hi], strict=True):
+                    scores[d] += value[q]
+            else:
+                for d, v in zip(ids, array("f", [q * factor for q in levels[lo:hi]]),
+                                strict=True):
+                    scores[d] += v
             touched.update(ids)
         return scores, touched
-
-
-def _data_start(npy: bytes) -> int:
-    """Where the values of a little-endian float16 `.npy` begin."""
-    from ..errors import IndexFormatError
-    from .rowfile import npy_layout
-
-    layout = npy_layout(npy[:256])
-    if layout is None or layout[0] != "<f2" or len(layout[1]) != 1:
-        raise IndexFormatError("bm25 scores are not a float16 array as kbase writes them")
-    if len(npy) - layout[2] != 2 * layout[1][0]:
-        raise IndexFormatError("bm25 scores file is truncated")
-    return layout[2]
 
 
 def idf(num_docs: int, doc_freq: int) -> float:

@@ -30,7 +30,6 @@ from ..outline import note_text
 from ..vault import Vault
 from .manifest import dump_table
 from .previous import PreviousIndex
-from .reader import NOTES_FILE
 
 CONCEPTS_FILE = "concepts.json"
 
@@ -44,8 +43,8 @@ def _previous_mentions(previous: PreviousIndex | None) -> dict[str, list[Mention
         return {}
     blobs = table.get("blobs")
     if blobs is None:
-        core = previous.json(NOTES_FILE)
-        blobs = core.get("blobs") if isinstance(core, dict) else None
+        core = previous.core()
+        blobs = core["blobs"] if core is not None else None
     if not isinstance(blobs, list) or len(blobs) != len(table["notes"]):
         return {}
     terms = table["terms"]

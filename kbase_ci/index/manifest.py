@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import IndexFormatError
 
 FORMAT = "kbase-index"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 MANIFEST_NAME = "manifest.json"
 # The keys `kbase publish` and every reader rely on; a manifest without them is refused.
 REQUIRED_KEYS = ("format", "format_version", "kbase_version", "source", "built_at",

@@ -12,11 +12,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..errors import IndexFormatError
 from .manifest import sha256
+from .notetable import (
+    BLOBS_FILE,
+    SIMILAR_FILE,
+    SIMILAR_SCORES_FILE,
+    blob_list,
+    chunk_spans,
+    shard_notes,
+    similar_list,
+)
 from .reader import CHUNKS_FILE, LINKS_FILE, NOTE_ROWS_FILE, NOTES_FILE
-from .rowfile import all_rows
-from .shardbuild import chunk_notes
-from .tables import NOTE_FIELDS, full_note_row
+from .rowfile import all_rows, int_view
 from .vectors import FILE as VECTORS_FILE
 from .vectors import read_matrix
 
@@ -37,21 +45,48 @@ class PreviousIndex:
         self._decoded: dict[str, Any] = {}
 
     def note_rows(self) -> tuple[list[Any], list[bytes]] | None:
-        """The previous notes table: its rows decoded (`NOTE_FIELDS`, paths and blob ids
-        put back), and each row's line as written (without the newline); None when the
-        files do not match the manifest."""
+        """The previous `notes.jsonl`: its rows as stored (`notetable.STORED_NOTE_FIELDS`)
+        and each row's line as written (without the newline); None when the files do not
+        match the manifest."""
         if self._rows is None:
             data = self.data(NOTE_ROWS_FILE)
-            if data is None:
+            core = self.core()
+            if data is None or core is None:
                 return None
-            core = self.json(NOTES_FILE)
             rows, lines = all_rows(data), data.split(b"\n")[:-1]
-            if core is None or not len(rows) == len(lines) == len(core.get("paths", ())) \
-                    or len(core.get("blobs", ())) != len(rows):
+            if not len(rows) == len(lines) == len(core["paths"]):
                 return None
-            self._rows = ([full_note_row(r, p, b) for r, p, b in
-                           zip(rows, core["paths"], core["blobs"], strict=True)], lines)
+            self._rows = (rows, lines)
         return self._rows
+
+    def core(self) -> dict[str, Any] | None:
+        """The previous `notes.json`, with `blobs` (hex per note) put back from
+        `blobs.npy`; None when a file does not match the manifest."""
+        if "core" not in self._decoded:
+            core = self.json(NOTES_FILE)
+            out = None
+            if isinstance(core, dict) and isinstance(core.get("paths"), list):
+                values = self.data(BLOBS_FILE) if "blob_bytes" in core else None
+                try:
+                    view = int_view(values) if values is not None else None
+                    out = {**core, "blobs": blob_list(core, view)}
+                except IndexFormatError:
+                    out = None
+            self._decoded["core"] = out
+        got: dict[str, Any] | None = self._decoded["core"]
+        return got
+
+    def similar_lists(self, k: int) -> list[list[list[float]]] | None:
+        """Every previous similar list; None when the files do not match."""
+        core = self.core()
+        ids, scores = self.data(SIMILAR_FILE), self.data(SIMILAR_SCORES_FILE)
+        if core is None or ids is None or scores is None:
+            return None
+        id_view, score_view = int_view(ids), int_view(scores)
+        n = len(core["paths"])
+        if id_view is None or score_view is None or not len(id_view) == len(score_view) == n * k:
+            return None
+        return [similar_list(id_view, score_view, k, i) for i in range(n)]
 
     def data(self, rel: str) -> bytes | None:
         """A file's bytes when they match the previous manifest, else None."""
@@ -75,10 +110,10 @@ class PreviousIndex:
         """Numbers of the notes whose blob differs from the previous index's, when it has
         exactly the notes `paths` in that order (so note numbers mean the same in both);
         None otherwise."""
-        core = self.json(NOTES_FILE)
-        if not isinstance(core, dict) or core.get("paths") != list(paths):
+        core = self.core()
+        if core is None or core["paths"] != list(paths):
             return None
-        old = core.get("blobs")
+        old = core["blobs"]
         if not isinstance(old, list) or len(old) != len(paths):
             return None
         return {i for i, (p, was) in enumerate(zip(paths, old, strict=True))
@@ -98,26 +133,24 @@ class PreviousIndex:
 
         if self.manifest.get("embeddings") != embeddings:
             return None
-        core = self.json(NOTES_FILE)
+        core = self.core()
         if core is None or core.get("similar_k") != k:
             return None
-        got = self.note_rows()
-        if got is None:
+        lists = self.similar_lists(k)
+        if lists is None:
             return None
-        notes = {"rows": got[0]}
-        f = {name: i for i, name in enumerate(NOTE_FIELDS)}
-        prev_paths = [r[f["path"]] for r in notes["rows"]]
+        prev_paths: list[str] = core["paths"]
         prev_no = {p: i for i, p in enumerate(prev_paths)}
         number = {p: i for i, p in enumerate(paths)}
         wanted = {prev_no[p] for p in rebuilt if p in prev_no}
-        old_vecs = self._note_vectors(notes, f, vectors.shape[1], wanted)
+        old_vecs = self._note_vectors(core, vectors.shape[1], wanted)
         if old_vecs is None:
             return None
         same_links = self.manifest.get("link_inputs") == link_key
         prev_linked = None if same_links else self._linked(len(prev_paths))
         if not same_links and prev_linked is None:
             return None
-        prev_blob = [r[f["blob"]] for r in notes["rows"]]
+        prev_blob: list[str] = core["blobs"]
         same_paths = prev_paths == list(paths)
         changed: list[bool] = []
         old: list[Row | None] = []
@@ -137,16 +170,16 @@ class PreviousIndex:
                 old.append(None)
                 continue
             if same_paths:  # note numbers did not move: the list is as it was
-                old.append(notes["rows"][j][f["similar"]])
+                old.append(lists[j])
                 continue
             row: Row = []
-            for t, score in notes["rows"][j][f["similar"]]:
-                moved = number.get(prev_paths[t])
+            for t, score in lists[j]:
+                moved = number.get(prev_paths[int(t)])
                 if moved is None:
                     row = []
                     break
                 row.append([moved, score])
-            old.append(row if len(row) == len(notes["rows"][j][f["similar"]]) else None)
+            old.append(row if len(row) == len(lists[j]) else None)
         return changed, old
 
     def _linked(self, n: int) -> list[set[int]] | None:
@@ -166,21 +199,26 @@ class PreviousIndex:
                 out[src].add(target)
         return out
 
-    def _note_vectors(self, notes: dict[str, Any], f: dict[str, int], dim: int,
-                      wanted: set[int]) -> dict[int, npt.NDArray[np.float64]] | None:
+    def _note_vectors(self, core: dict[str, Any], dim: int, wanted: set[int]
+                      ) -> dict[int, npt.NDArray[np.float64]] | None:
         """Previous vectors of the `wanted` notes, from the previous shard files."""
         import numpy as np
 
         from .similar import note_vectors
 
-        rows = notes["rows"]
-        number = {r[f["path"]]: i for i, r in enumerate(rows)}
         out: dict[int, npt.NDArray[np.float64]] = {}
-        for sid in sorted({rows[i][f["shard"]] for i in wanted}):
+        members = shard_notes(core)
+        groups, group = core["groups"], core["group"]
+        for sid in sorted({groups[group[i]][0] for i in wanted}):
             chunks = self.json(f"shards/{sid}/{CHUNKS_FILE}")
             if chunks is None:
                 return None
-            owners = np.asarray([number[p] for p in chunk_notes(chunks)], dtype=np.int64)
+            try:
+                spans = chunk_spans(members[sid], chunks.get("counts") or [])
+            except IndexFormatError:
+                return None
+            owners = np.asarray([i for i in members[sid] for _ in range(spans[i][1])],
+                                dtype=np.int64)
             rel = f"shards/{sid}/{VECTORS_FILE}"
             if rel not in self.manifest["files"]:
                 mat = np.zeros((len(owners), dim), dtype=np.float32)

@@ -216,9 +216,56 @@ class IndexReader:
         return sorted(self.manifest.get("shards", {}))
 
     def core(self) -> dict[str, Any]:
-        """`notes.json`: paths, blobs (row order = note number), statuses, similar_k."""
+        """`notes.json`: paths, groups (row order = note number), statuses, similar_k."""
         out: dict[str, Any] = self.json(NOTES_FILE)
         return out
+
+    def blobs(self) -> list[str]:
+        """Blob id per note number (what the freshness check compares)."""
+        from .notetable import BLOBS_FILE, blob_list
+
+        if "blobs" not in self._cache:
+            core = self.core()
+            values: Any = None
+            if "blob_bytes" in core:
+                values = int_view(self.data(BLOBS_FILE))
+                if values is None:  # a big-endian host: numpy reads it
+                    values = self.npy(BLOBS_FILE).tobytes()
+            self._cache["blobs"] = blob_list(core, values)
+        out: list[str] = self._cache["blobs"]
+        return out
+
+    def similar(self, number: int) -> list[list[float]]:
+        """Note `number`'s similar list: [[note number, score], ...], best first."""
+        from .notetable import SIMILAR_FILE, SIMILAR_SCORES_FILE, similar_list
+
+        k = int(self.core()["similar_k"])
+        if not k:
+            return []
+        return similar_list(self.ints(SIMILAR_FILE), self.ints(SIMILAR_SCORES_FILE), k,
+                            number)
+
+    def _members(self) -> dict[str, list[int]]:
+        from .notetable import shard_notes
+
+        if "members" not in self._cache:
+            self._cache["members"] = shard_notes(self.core())
+        out: dict[str, list[int]] = self._cache["members"]
+        return out
+
+    def chunk_span(self, number: int) -> list[int]:
+        """[first chunk, chunk count] of note `number` in its shard."""
+        from .notetable import chunk_spans
+
+        spans: dict[int, list[int]] = self._cache.setdefault("spans", {})
+        if number not in spans:
+            core = self.core()
+            shard = core["groups"][core["group"][number]][0]
+            if shard in self.manifest.get("shards", {}):
+                counts = self.json(f"shards/{shard}/{CHUNKS_FILE}").get("counts")
+                spans.update(chunk_spans(self._members()[shard], counts or []))
+            spans.setdefault(number, [0, 0])
+        return spans[number]
 
     def note_numbers(self) -> dict[str, int]:
         """path -> note number (row)."""
@@ -234,13 +281,13 @@ class IndexReader:
 
     def note_row(self, number: int) -> list[Any]:
         """Row `number` of the notes table (`tables.NOTE_FIELDS`)."""
-        from .tables import full_note_row
+        from .notetable import full_note_row
 
         key = f"rows:{NOTE_ROWS_FILE}"
         stored = self._cache[key][number] if key in self._cache else \
             self.row(NOTE_ROWS_FILE, number)
-        core = self.core()
-        return full_note_row(stored, core["paths"][number], core["blobs"][number])
+        return full_note_row(stored, self.core(), number, self.blobs()[number],
+                             self.chunk_span(number), self.similar(number))
 
     def link_row(self, number: int) -> list[Any]:
         key = f"rows:{LINK_ROWS_FILE}"
@@ -250,11 +297,16 @@ class IndexReader:
 
     def notes(self) -> dict[str, Any]:
         """The whole notes table as {fields, rows, similar_k} (decodes every row)."""
-        from .tables import NOTE_FIELDS, full_note_row
+        from .notetable import full_note_row
+        from .tables import NOTE_FIELDS
 
         core = self.core()
-        rows = [full_note_row(r, p, b) for r, p, b in
-                zip(self.rows(NOTE_ROWS_FILE), core["paths"], core["blobs"], strict=True)]
+        stored = self.rows(NOTE_ROWS_FILE)
+        if len(stored) != len(core["paths"]):
+            raise IndexFormatError(f"{self.root}: notes.jsonl and notes.json differ in length")
+        blobs = self.blobs()
+        rows = [full_note_row(r, core, i, blobs[i], self.chunk_span(i), self.similar(i))
+                for i, r in enumerate(stored)]
         return {"fields": list(NOTE_FIELDS), "rows": rows, "similar_k": core["similar_k"]}
 
     def links(self) -> dict[str, Any]:
@@ -285,7 +337,9 @@ class IndexReader:
 
         key = f"chunk_notes:{shard}"
         if key not in self._cache:
-            self._cache[key] = chunk_notes(self.json(f"shards/{shard}/{CHUNKS_FILE}"))
+            paths = self.core()["paths"]
+            self._cache[key] = chunk_notes(self.json(f"shards/{shard}/{CHUNKS_FILE}"),
+                                           [paths[i] for i in self._members().get(shard, [])])
         out: list[str] = self._cache[key]
         return out
 
@@ -315,7 +369,8 @@ class IndexReader:
             return None
         key = f"vectors:{rel}"
         if key not in self._cache:
-            self._cache[key] = Vectors(self.npy(rel))
+            dim = (self.manifest.get("embeddings") or {}).get("dim")
+            self._cache[key] = Vectors(self.npy(rel), dim if isinstance(dim, int) else None)
         return self._cache[key]
 
 

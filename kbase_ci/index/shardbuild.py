@@ -1,4 +1,4 @@
-"""Build one shard directory: `chunks.json` (the note of each chunk), `chunks.jsonl`
+"""Build one shard directory: `chunks.json` (how many chunks each note has), `chunks.jsonl`
 (each chunk's heading path and lines, read by row), `bm25/` and `vectors.npy`.
 
 A shard depends only on its own notes, the tokenizer and the model, so shards are built
@@ -78,13 +78,17 @@ def build_shard(job: ShardJob) -> ShardResult:
     t0 = time.perf_counter()
     all_chunks: list[chunks.Chunk] = []
     meta: dict[str, tuple[str, tuple[str, ...]]] = {}
-    for note in job.notes:
+    counts: list[int] = []
+    for note in sorted(job.notes, key=lambda n: n.path):  # the order notes.json has
         meta[note.path] = (note.title, note.aliases)
         if any(d.code == _UNREADABLE for d in note.diagnostics):
+            counts.append(0)
             continue
-        all_chunks.extend(chunks.chunk_note(note, job.contents[note.path]))
+        got = chunks.chunk_note(note, job.contents[note.path])
+        counts.append(len(got))
+        all_chunks.extend(got)
     job.out.mkdir(parents=True, exist_ok=True)
-    write_chunks(job.out, all_chunks)
+    write_chunks(job.out, all_chunks, counts)
     seconds["chunk"] = time.perf_counter() - t0
     if not all_chunks:
         return ShardResult(job.id, 0, 0, seconds)
@@ -111,26 +115,29 @@ def embed_text(title: str, chunk: chunks.Chunk) -> str:
     return "\n".join([" / ".join([title, *chunk.heading_path]), chunk.text])
 
 
-def write_chunks(out: Path, all_chunks: Sequence[chunks.Chunk]) -> None:
-    """`chunks.json` = {"notes": the shard's notes with chunks, in first-chunk order,
-    "note": per chunk its position in `notes`}; rows of `chunks.jsonl` = [heading path,
-    start line, end line] by chunk number."""
+def write_chunks(out: Path, all_chunks: Sequence[chunks.Chunk], counts: Sequence[int]
+                 ) -> None:
+    """`chunks.json` = {"counts": per note of the shard, in path order, how many chunks it
+    has}: chunks are numbered note after note, so this maps chunks to notes without
+    repeating a path (the reader knows the shard's notes from `notes.json`). Rows of
+    `chunks.jsonl` = [heading path, start line, end line] by chunk number."""
     from .rowfile import write_rows
 
-    names: dict[str, int] = {}
-    for c in all_chunks:
-        names.setdefault(c.note, len(names))
-    (out / CHUNKS_FILE).write_bytes(dump_table(
-        {"notes": list(names), "note": [names[c.note] for c in all_chunks]}))
+    (out / CHUNKS_FILE).write_bytes(dump_table({"counts": list(counts)}))
     write_rows(out / CHUNK_ROWS_FILE, [c.row()[1:] for c in all_chunks])
 
 
-def read_chunk_notes(shard_dir: Path) -> list[str]:
-    """The note path of every chunk of a built shard, by chunk number."""
-    return chunk_notes(json.loads((shard_dir / CHUNKS_FILE).read_bytes()))
+def read_chunk_notes(shard_dir: Path, notes: Sequence[str]) -> list[str]:
+    """The note path of every chunk of a built shard, by chunk number; `notes`: the
+    shard's note paths, sorted."""
+    return chunk_notes(json.loads((shard_dir / CHUNKS_FILE).read_bytes()), notes)
 
 
-def chunk_notes(table: dict[str, Any]) -> list[str]:
-    """Note path per chunk of a `chunks.json` table, by chunk number."""
-    names: list[str] = table["notes"]
-    return [names[i] for i in table["note"]]
+def chunk_notes(table: dict[str, Any], notes: Sequence[str]) -> list[str]:
+    """Note path per chunk of a `chunks.json` table whose shard holds `notes` (sorted)."""
+    from ..errors import IndexFormatError
+
+    counts = table.get("counts")
+    if not isinstance(counts, list) or len(counts) != len(notes):
+        raise IndexFormatError("chunks.json does not match the shard's notes")
+    return [p for p, n in zip(notes, counts, strict=True) for _ in range(n)]

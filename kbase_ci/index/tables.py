@@ -1,4 +1,4 @@
-"""The notes table and the link graph (docs/index-format.md, format 2).
+"""The notes table and the link graph (docs/index-format.md).
 
 Rows are JSON arrays in the order of `NOTE_FIELDS`/`LINK_FIELDS`, one per line of
 `notes.jsonl`/`links.jsonl`, so a query reads one note's rows without decoding the
@@ -21,24 +21,6 @@ if TYPE_CHECKING:
 
 NOTE_FIELDS = ("path", "title", "aliases", "tags", "headings", "block_ids", "frontmatter",
                "blob", "size", "tokens", "domain", "shard", "chunks", "similar")
-_IN_CORE = ("path", "blob")
-STORED_NOTE_FIELDS = tuple(f for f in NOTE_FIELDS if f not in _IN_CORE)
-"""What a line of `notes.jsonl` holds: a note's path and blob id are in `notes.json`
-already (format 3; repeating them was ~8% of the index of a vault of short notes)."""
-_PATH, _BLOB = NOTE_FIELDS.index("path"), NOTE_FIELDS.index("blob")
-
-
-def stored_note_row(row: Sequence[Any]) -> list[Any]:
-    """A full notes-table row (`NOTE_FIELDS`) as written in `notes.jsonl`."""
-    return [*row[:_PATH], *row[_PATH + 1:_BLOB], *row[_BLOB + 1:]]
-
-
-def full_note_row(stored: Sequence[Any], path: str, blob: str) -> list[Any]:
-    """A `notes.jsonl` line's row with its path and blob id put back (`NOTE_FIELDS`)."""
-    blob_at = _BLOB - 1  # the blob's place once the path (before it) is gone
-    return [*stored[:_PATH], path, *stored[_PATH:blob_at], blob, *stored[blob_at:]]
-
-
 LINK_FIELDS = ("source", "line", "col", "raw", "style", "embed", "target", "subpath",
                "anchor", "status", "anchor_found", "key")
 
@@ -144,11 +126,21 @@ class NoteRows:
 
 def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str],
                 reuse: Callable[[int, Any], bytes | None] | None = None) -> None:
-    """`notes.json` (core), `names.json` and `notes.jsonl` from a `notes_table` (`reuse`:
-    see `rowfile.write_rows`; it is given the row as stored, `stored_note_row`)."""
+    """`notes.json` (core), `names.json`, `notes.jsonl`, `blobs.npy` and the similar
+    arrays from a `notes_table` (kbase_ci/index/notetable.py; `reuse`: see
+    `rowfile.write_rows`, given the row as stored)."""
     from .manifest import dump_table
+    from .notetable import (
+        BLOBS_FILE,
+        SIMILAR_FILE,
+        SIMILAR_SCORES_FILE,
+        blob_bytes,
+        core_table,
+        similar_arrays,
+        stored_note_row,
+    )
     from .reader import NAMES_FILE, NOTE_ROWS_FILE, NOTES_FILE
-    from .rowfile import write_rows
+    from .rowfile import write_npy, write_rows
 
     f = {name: i for i, name in enumerate(table["fields"])}
     rows = table["rows"]
@@ -156,11 +148,18 @@ def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str],
     for i, row in enumerate(rows):
         for name in dict.fromkeys(n.casefold() for n in (row[f["title"]], *row[f["aliases"]])):
             names.setdefault(name, []).append(i)
-    core = {"paths": [r[f["path"]] for r in rows], "blobs": [r[f["blob"]] for r in rows],
-            "similar_k": table["similar_k"], "link_statuses": list(statuses)}
+    core = core_table(rows, statuses, table["similar_k"])
     (root / NOTES_FILE).write_bytes(dump_table(core))
     (root / NAMES_FILE).write_bytes(dump_table(names))
     write_rows(root / NOTE_ROWS_FILE, [stored_note_row(r) for r in rows], reuse)
+    raw = blob_bytes(core, rows)
+    if raw is not None:
+        import numpy as np
+
+        write_npy(root / BLOBS_FILE, np.frombuffer(raw, dtype=np.uint8), "|u1")
+    ids, scores = similar_arrays(rows, table["similar_k"])
+    write_npy(root / SIMILAR_FILE, ids, "<u2" if len(rows) <= 2**16 else "<i4")
+    write_npy(root / SIMILAR_SCORES_FILE, scores, "<u2")
 
 
 def write_links(root: Path, table: LinkTable, statuses: Sequence[str]) -> None:
@@ -195,11 +194,12 @@ def write_links(root: Path, table: LinkTable, statuses: Sequence[str]) -> None:
     n = table.n_notes
     outgoing = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=n), out=outgoing[1:])
-    write_npy(root / OUTGOING_FILE, outgoing, "<i4")
+    width = offsets_dtype(len(table.lines))
+    write_npy(root / OUTGOING_FILE, outgoing, width)
     back = np.flatnonzero((tgt >= 0) & (tgt != src))
     ids = back[np.argsort(tgt[back], kind="stable")]
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(tgt[back], minlength=n), out=ptr[1:])
-    write_npy(root / BACKLINKS_FILE, ptr, "<i4")
-    write_npy(root / BACKLINK_IDS_FILE, ids, "<i4")
+    write_npy(root / BACKLINKS_FILE, ptr, width)
+    write_npy(root / BACKLINK_IDS_FILE, ids, width)
     (root / UNRESOLVED_FILE).write_bytes(dump_table(table.unresolved))

@@ -1,14 +1,18 @@
-"""One shard's vectors: chunk embeddings as an int8 matrix in `vectors.npy`, searched
+"""One shard's vectors: chunk embeddings as 4-bit integers in `vectors.npy`, searched
 exactly.
 
 Row j is chunk j of the shard's `chunks.json`; an all-zero row is a chunk without a
 vector (nothing the model knows). Each row is the unit embedding scaled so its largest
-component is +-127 and rounded: cosine similarity does not depend on a vector's length,
-and a per-row scale keeps the rounding error small (top-10 agreement with float search
-0.99 on the 10k-note benchmark), where usearch's fixed-range i8 kept 0.93 and its f16
-HNSW graph, approximate at that size, 0.88 (docs/index-format.md). A shard holds a few
-thousand chunks, so a query's exact scan of every shard costs milliseconds, and the file
-is 4x smaller than the f16 HNSW index it replaces (the index must not outgrow the vault).
+component is +-7 and rounded, and two components share a byte (`pack`). Cosine
+similarity does not depend on a vector's length, and a per-row scale keeps the rounding
+error small. Measured with ../shared/models/minilm-static-256 (format 3 had 8 bits,
+twice the bytes): semantic MRR@10 on 300 hard tldr queries 0.453 -> 0.447, on
+obsidian-tasks-docs 0.493 -> 0.478, hybrid unchanged (0.905 -> 0.906, 0.688 -> 0.687);
+keeping 128 of the 256 dimensions at 8 bits, the same bytes, fell to 0.395 on tldr,
+and 3 bits to 0.392. usearch's f16 HNSW graph, approximate at this size, kept 0.88 of
+the exact top 10 on the 10k-note benchmark at 8x these bytes (docs/index-format.md). A
+shard holds a few thousand chunks, so a query's exact scan of every shard costs
+milliseconds; the index must not outgrow the vault.
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 FILE = "vectors.npy"
-PARAMS: dict[str, Any] = {"metric": "cos", "dtype": "i8", "scale": "per row, max |x| = 127",
-                          "search": "exact"}
+LEVELS = 7
+"""Components are integers in -LEVELS..LEVELS, stored as 4-bit `value + 8`."""
+PARAMS: dict[str, Any] = {"metric": "cos", "dtype": "i4, two per byte (high nibble first)",
+                          "scale": f"per row, max |x| = {LEVELS}", "search": "exact"}
 
 
 def settings() -> dict[str, Any]:
@@ -35,15 +41,38 @@ def quantize(matrix: npt.NDArray[Any]) -> npt.NDArray[np.int8]:
 
     m = np.asarray(matrix, dtype=np.float32)
     peak = np.abs(m).max(axis=1, keepdims=True) if m.size else np.zeros((len(m), 1))
-    scaled = np.divide(m * 127.0, peak, out=np.zeros_like(m), where=peak > 0)
+    scaled = np.divide(m * float(LEVELS), peak, out=np.zeros_like(m), where=peak > 0)
     out: npt.NDArray[np.int8] = np.rint(scaled).astype(np.int8)
     return out
+
+
+def pack(values: npt.NDArray[np.int8]) -> npt.NDArray[np.uint8]:
+    """Rows of integers in -8..7 as bytes, two per byte; an odd width gets a zero last
+    component, which no cosine sees."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=np.int16) + 8
+    if v.shape[1] % 2:
+        v = np.hstack([v, np.full((len(v), 1), 8, dtype=np.int16)])
+    out: npt.NDArray[np.uint8] = ((v[:, 0::2] << 4) | v[:, 1::2]).astype(np.uint8)
+    return out
+
+
+def unpack(packed: npt.NDArray[np.uint8], dim: int | None = None) -> npt.NDArray[np.int8]:
+    """`pack`'s rows back as int8, `dim` components each (default: all)."""
+    import numpy as np
+
+    p = np.asarray(packed, dtype=np.uint8)
+    out = np.empty((len(p), 2 * p.shape[1]), dtype=np.int8)
+    out[:, 0::2] = (p >> 4).astype(np.int8) - 8
+    out[:, 1::2] = (p & 15).astype(np.int8) - 8
+    return out[:, :dim] if dim is not None else out
 
 
 def matrix_bytes(matrix: npt.NDArray[Any]) -> bytes:
     from .rowfile import npy_bytes
 
-    return npy_bytes(quantize(matrix), "i1")
+    return npy_bytes(pack(quantize(matrix)), "|u1")
 
 
 def build_vectors(matrix: npt.NDArray[np.float16], out: Path) -> int:
@@ -64,21 +93,22 @@ class Found:
 
 
 class Vectors:
-    """A shard's vectors (state: the int8 matrix, memory-mapped, and row norms)."""
+    """A shard's vectors (state: the packed matrix, memory-mapped, and row norms)."""
 
-    def __init__(self, matrix: npt.NDArray[np.int8]) -> None:
-        self.matrix = matrix
-        self.ndim = int(matrix.shape[1]) if matrix.ndim == 2 else 0
+    def __init__(self, packed: npt.NDArray[np.uint8], dim: int | None = None) -> None:
+        self.packed = packed
+        self.ndim = (2 * int(packed.shape[1]) if dim is None else dim) \
+            if packed.ndim == 2 else 0
         self._norms: npt.NDArray[np.float32] | None = None
         self._unit: npt.NDArray[np.float32] | None = None
 
-    def _wide(self) -> npt.NDArray[np.float32]:
+    def unit_rows(self) -> npt.NDArray[np.float32]:
         """The rows at unit length as float32 (zero rows stay zero), computed once: a
         long-lived process (the MCP server) then pays only the product per query."""
         import numpy as np
 
         if self._unit is None:
-            wide: npt.NDArray[np.float32] = self.matrix.astype(np.float32)
+            wide: npt.NDArray[np.float32] = unpack(self.packed, self.ndim).astype(np.float32)
             self._norms = np.sqrt(np.einsum("ij,ij->i", wide, wide))
             np.divide(wide, self._norms[:, None], out=wide, where=self._norms[:, None] > 0)
             self._unit = wide
@@ -87,7 +117,7 @@ class Vectors:
     @property
     def norms(self) -> npt.NDArray[np.float32]:
         if self._norms is None:
-            self._wide()
+            self.unit_rows()
         assert self._norms is not None
         return self._norms
 
@@ -112,7 +142,7 @@ class Vectors:
         rows = self.rows
         if not len(rows) or qn == 0 or k <= 0:
             return Found(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.float32))
-        sims = (self._wide() @ (q / qn))[rows]
+        sims = (self.unit_rows() @ (q / qn))[rows]
         if len(sims) > k:  # a partial sort; the stable sort below keeps the tie order
             cut = np.partition(-sims, k - 1)[k - 1]
             keep = np.flatnonzero(-sims <= cut)
@@ -127,7 +157,7 @@ class Vectors:
         key = int(key)
         if not 0 <= key < len(self.norms) or self.norms[key] == 0:
             return None
-        out: npt.NDArray[np.float16] = self._wide()[key].astype(np.float16)
+        out: npt.NDArray[np.float16] = self.unit_rows()[key].astype(np.float16)
         return out
 
     def get(self, keys: Any, dtype: str = "f16") -> Any:
@@ -139,10 +169,10 @@ class Vectors:
         return [self.unit(int(k)) for k in np.asarray(keys).tolist()]
 
 
-def load_vectors(path: Path) -> Vectors:
+def load_vectors(path: Path, dim: int | None = None) -> Vectors:
     import numpy as np
 
-    return Vectors(np.load(path, mmap_mode="r", allow_pickle=False))
+    return Vectors(np.load(path, mmap_mode="r", allow_pickle=False), dim)
 
 
 def read_matrix(path: Path, rows: int, dim: int) -> npt.NDArray[np.float32]:
@@ -150,9 +180,8 @@ def read_matrix(path: Path, rows: int, dim: int) -> npt.NDArray[np.float32]:
     import numpy as np
 
     out = np.zeros((rows, dim), dtype=np.float32)
-    vecs = load_vectors(path)
+    vecs = load_vectors(path, dim)
     keep = vecs.rows[vecs.rows < rows]
     # The same f16 rounding as `Vectors.unit`, a row at a time.
-    out[keep] = (vecs.matrix[keep].astype(np.float32)
-                 / vecs.norms[keep][:, None]).astype(np.float16)
+    out[keep] = vecs.unit_rows()[keep].astype(np.float16)
     return out

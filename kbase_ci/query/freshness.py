@@ -76,9 +76,8 @@ class Member(Protocol):
 def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> Freshness:
     """Compare the index's notes (paths and blob ids) with the vault's work tree; the
     link table is read only when note names changed."""
-    core = reader.core()
-    paths: list[str] = core["paths"]
-    blobs: list[str] = core["blobs"]
+    paths: list[str] = reader.core()["paths"]
+    blobs = reader.blobs()
     if member is None and _built_from(vault, reader.manifest):
         # The index is of exactly this vault: same commit, nothing changed since, same
         # settings. Its notes are the vault's notes, so nothing is listed or compared.

@@ -75,8 +75,8 @@ class ScopeMember:
         from ..index.shards import DomainRule
         from .spec import ScopeSpec
 
-        core = open_index(main_dir).core()
-        self._main = dict(zip(core["paths"], core["blobs"], strict=True))
+        main = open_index(main_dir)
+        self._main = dict(zip(main.core()["paths"], main.blobs(), strict=True))
         sel = manifest["scope"]["selectors"]
         self._spec = ScopeSpec.from_pairs(
             [(k, v) for k, vs in sel.get("include", {}).items() for v in vs],

@@ -1,0 +1,153 @@
+"""The notes table as stored (format 4): what a `notes.jsonl` line holds, and what is
+kept once for every note instead (docs/index-format.md).
+
+A full row (`tables.NOTE_FIELDS`) repeats much that is known elsewhere: the title is the
+file name, the token estimate follows from the size, a note's chunks are counted in its
+shard's `chunks.json`. On a vault of short notes (tldr-pages: 38k pages of 477 bytes)
+the repeated parts were most of the table, and the table a third of the index. So a line
+holds only `STORED_NOTE_FIELDS`, trailing empty values left out; `notes.json` holds per
+note its path and `group` (the number of its [shard, domain] pair in `groups`);
+`blobs.npy` the blob ids as bytes; `similar.npy` and `similar.scores.npy` the similar
+lists, `similar_k` entries per note. Readers put full rows back together
+(`full_note_row`), so nothing above the index layer sees the difference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .tables import NOTE_FIELDS, token_estimate
+
+BLOBS_FILE = "blobs.npy"
+SIMILAR_FILE = "similar.npy"
+SIMILAR_SCORES_FILE = "similar.scores.npy"
+STORED_NOTE_FIELDS = ("size", "headings", "aliases", "tags", "block_ids", "frontmatter")
+_F = {name: i for i, name in enumerate(NOTE_FIELDS)}
+_EMPTY: tuple[Any, ...] = ([], [], [], [], {})  # what a trimmed field after size was
+
+
+def stored_note_row(row: Sequence[Any]) -> list[Any]:
+    """A full row's `notes.jsonl` line (`STORED_NOTE_FIELDS`, trailing empties left out)."""
+    from ..model import note_title
+
+    if row[_F["title"]] != note_title(row[_F["path"]]) \
+            or row[_F["tokens"]] != token_estimate(row[_F["size"]]):
+        raise ValueError(f"{row[_F['path']]}: title or token estimate is not derived")
+    out = [row[_F[k]] for k in STORED_NOTE_FIELDS]
+    while len(out) > 1 and not out[-1]:
+        out.pop()
+    return out
+
+
+def full_note_row(stored: Sequence[Any], core: Mapping[str, Any], i: int, blob: str,
+                  chunks: Sequence[int], similar: list[list[float]]) -> list[Any]:
+    """Note `i`'s line as a full row (`NOTE_FIELDS`): `core` is `notes.json`, `blob` the
+    note's (`blob_list`), `chunks` its [first, count] chunks of its shard
+    (`chunk_spans`), `similar` its similar list (`similar_list`)."""
+    from ..model import note_title
+
+    size, headings, aliases, tags, block_ids, frontmatter = \
+        [*stored, *_EMPTY[len(stored) - 1:]]
+    path = core["paths"][i]
+    shard, domain = core["groups"][core["group"][i]]
+    return [path, note_title(path), aliases, tags, headings, block_ids, frontmatter,
+            blob, size, token_estimate(size), domain, shard, list(chunks),
+            similar]
+
+
+def core_table(rows: Sequence[Sequence[Any]], statuses: Sequence[str],
+               similar_k: int) -> dict[str, Any]:
+    """`notes.json` for full rows. Blob ids are in `blobs.npy` when they are all hex of
+    one width (`blob_bytes` per note); otherwise, as a list, in `blobs`."""
+    pairs = [(r[_F["shard"]], r[_F["domain"]]) for r in rows]
+    groups = sorted(set(pairs))
+    number = {g: i for i, g in enumerate(groups)}
+    out: dict[str, Any] = {
+        "paths": [r[_F["path"]] for r in rows], "group": [number[g] for g in pairs],
+        "groups": [list(g) for g in groups], "similar_k": similar_k,
+        "link_statuses": list(statuses)}
+    blobs = [r[_F["blob"]] for r in rows]
+    width = _blob_width(blobs)
+    if width is None:
+        out["blobs"] = blobs
+    else:
+        out["blob_bytes"] = width
+    return out
+
+
+def _blob_width(blobs: Sequence[str]) -> int | None:
+    """Bytes per blob id when every one is lowercase hex of the same even length (SHA-1
+    or SHA-256 repositories); None otherwise."""
+    if not blobs or len({len(b) for b in blobs}) != 1 or len(blobs[0]) % 2 or not blobs[0]:
+        return None
+    try:
+        raw = bytes.fromhex("".join(blobs))
+    except ValueError:
+        return None
+    return len(blobs[0]) // 2 if raw.hex() == "".join(blobs) else None
+
+
+def blob_bytes(core: Mapping[str, Any], rows: Sequence[Sequence[Any]]) -> bytes | None:
+    """`blobs.npy`'s values for `core_table(rows)`, or None when `core` lists them."""
+    if "blob_bytes" not in core:
+        return None
+    return bytes.fromhex("".join(r[_F["blob"]] for r in rows))
+
+
+def blob_list(core: Mapping[str, Any], values: bytes | memoryview | None) -> list[str]:
+    """Blob id (hex) per note: `core`'s `blobs`, or `blobs.npy`'s `values` split."""
+    from ..errors import IndexFormatError
+
+    width = core.get("blob_bytes")
+    if width is None:
+        listed: list[str] = core["blobs"]
+        return listed
+    n = len(core["paths"])
+    if not isinstance(width, int) or values is None or len(values) != n * width:
+        raise IndexFormatError("blobs.npy does not hold one id per note")
+    hexed = bytes(values).hex()
+    step = 2 * width
+    return [hexed[j:j + step] for j in range(0, n * step, step)]
+
+
+def similar_arrays(rows: Sequence[Sequence[Any]], k: int) -> tuple[list[int], list[int]]:
+    """`similar.npy` (note numbers) and `similar.scores.npy` (score x 1000, 0 where a
+    list is shorter than `k`) for full rows: `k` entries per note."""
+    ids: list[int] = []
+    scores: list[int] = []
+    for r in rows:
+        got = r[_F["similar"]][:k]
+        ids += [n for n, _ in got] + [0] * (k - len(got))
+        scores += [round(s * 1000) for _, s in got] + [0] * (k - len(got))
+    return ids, scores
+
+
+def similar_list(ids: Sequence[int], scores: Sequence[int], k: int,
+                 i: int) -> list[list[float]]:
+    """Note `i`'s similar list from the two arrays (`similar_arrays`)."""
+    return [[int(ids[j]), scores[j] / 1000] for j in range(i * k, i * k + k) if scores[j]]
+
+
+def shard_notes(core: Mapping[str, Any]) -> dict[str, list[int]]:
+    """shard id -> the numbers of its notes (ascending: path order), from `notes.json`."""
+    out: dict[str, list[int]] = {}
+    groups = core["groups"]
+    for i, g in enumerate(core["group"]):
+        out.setdefault(groups[g][0], []).append(i)
+    return out
+
+
+def chunk_spans(members: Sequence[int], counts: Sequence[int]) -> dict[int, list[int]]:
+    """note number -> [first chunk, chunk count] for one shard: its notes (`members`)
+    and their counts from its `chunks.json`."""
+    from ..errors import IndexFormatError
+
+    if len(members) != len(counts):
+        raise IndexFormatError("chunks.json does not match the shard's notes")
+    out: dict[int, list[int]] = {}
+    first = 0
+    for i, n in zip(members, counts, strict=True):
+        out[i] = [first if n else 0, n]
+        first += n
+    return out
