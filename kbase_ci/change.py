@@ -24,6 +24,8 @@ _KINDS: dict[str, ChangeKind] = {
 
 @dataclass(frozen=True, slots=True)
 class FileChange:
+    """One staged change of a file, as `git diff --cached --raw -M` reports it."""
+
     kind: ChangeKind
     path: str
     """Path after the change (for deletions: the deleted path). Relative to the vault root."""

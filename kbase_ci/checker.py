@@ -17,6 +17,8 @@ from .vault import Vault, VaultMode
 
 @dataclass(frozen=True)
 class CheckReport:
+    """The result of a check run: findings, and what was looked at."""
+
     findings: tuple[Finding, ...]
     notes: int
     """Notes in the vault (what resolution used)."""

@@ -29,6 +29,8 @@ CONFIG_NAME = ".kbase.yml"
 
 @dataclass(frozen=True)
 class VaultConfig:
+    """`vault:` in `.kbase.yml`: which files are notes."""
+
     folders: tuple[str, ...] = (".",)
     """Folders (relative to the vault root) whose Markdown files are notes."""
     exclude: tuple[str, ...] = ()
@@ -39,6 +41,8 @@ class VaultConfig:
 
 @dataclass(frozen=True)
 class LinksConfig:
+    """`links:` in `.kbase.yml`: how links resolve."""
+
     resolve_aliases: bool = True
     """`[[alias]]` resolves to the note whose frontmatter lists that alias."""
     markdown_links: bool = True
@@ -49,6 +53,8 @@ class LinksConfig:
 
 @dataclass(frozen=True)
 class ChecksConfig:
+    """`checks:` in `.kbase.yml`: which checks run."""
+
     select: tuple[str, ...] = ()
     """Codes or check names to run (empty: all)."""
     ignore: tuple[str, ...] = ()
@@ -57,6 +63,8 @@ class ChecksConfig:
 
 @dataclass(frozen=True)
 class IndexConfig:
+    """`index:` in `.kbase.yml`: how the index is sharded and tokenized."""
+
     domain: str = "folder"
     """How notes are grouped into shards: `folder` (top-level folder) or `frontmatter:KEY`."""
     shard_max_bytes: int = 4_000_000
@@ -72,6 +80,8 @@ class IndexConfig:
 
 @dataclass(frozen=True)
 class EmbeddingsConfig:
+    """`embeddings:` in `.kbase.yml`: the vector model."""
+
     model: str | None = "minishlab/potion-base-8M"
     """model2vec model: a local folder (relative to the vault root) or a Hugging Face id
     found in the local cache; null disables vectors."""
@@ -82,6 +92,8 @@ class EmbeddingsConfig:
 
 @dataclass(frozen=True)
 class HandoverConfig:
+    """`handover:` in `.kbase.yml`: where handover notes live and when they are complete."""
+
     folder: str = "handovers/"
     """Where `kbase new handover` writes (vault-relative)."""
     threshold: int = 80
@@ -94,6 +106,8 @@ ValueType = typing.Literal["string", "number", "integer", "boolean", "date", "li
 
 @dataclass(frozen=True)
 class TagsConfig:
+    """`tags:` in `.kbase.yml`: the tag policy."""
+
     allowed: tuple[str, ...] = ()
     """Tag names every tag must be (case-insensitive; `*` matches any text: `project/*`)."""
     pattern: str | None = None
@@ -123,6 +137,8 @@ class TagsConfig:
 
 @dataclass(frozen=True)
 class FrontmatterConfig:
+    """`frontmatter:` in `.kbase.yml`: required keys and value types."""
+
     required: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """path glob -> keys each matching note's frontmatter must have (non-empty)."""
     types: dict[str, ValueType] = field(default_factory=dict)
@@ -161,6 +177,8 @@ class ScopesConfig:
 
 @dataclass(frozen=True)
 class Config:
+    """The whole `.kbase.yml`, defaults filled in."""
+
     vault: VaultConfig = field(default_factory=VaultConfig)
     links: LinksConfig = field(default_factory=LinksConfig)
     checks: ChecksConfig = field(default_factory=ChecksConfig)

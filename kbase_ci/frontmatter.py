@@ -66,6 +66,8 @@ def has_clib() -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Frontmatter:
+    """A note's YAML frontmatter as loaded, with the keys kbase reads pulled out."""
+
     data: dict[str, Any] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
     tags: tuple[Tag, ...] = ()

@@ -23,6 +23,8 @@ _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C",
 
 @dataclass(frozen=True, slots=True)
 class IndexEntry:
+    """One file of a git listing (`ls-files -s`, `ls-tree`): path, blob id and mode."""
+
     path: str
     """Relative to the directory ls-files ran in, POSIX."""
     sha: str
@@ -156,6 +158,12 @@ def ls_files_rows(cwd: Path) -> list[tuple[str, str, str]]:
     """`ls_files` as plain (path, sha, mode) tuples: the hook lists 10k files on every
     commit, and building 10k records costs more than running git (~10 ms)."""
     return ls_files_parse(git(LS_FILES, cwd))
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The vault root for a command: the git work tree around `start`, else `start`."""
+    here = (start or Path.cwd()).resolve()
+    return toplevel(here) or here
 
 
 def ls_files_parse(out: bytes) -> list[tuple[str, str, str]]:

@@ -17,10 +17,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import gitio
 from .change import FileChange
-from .vault import Vault
+
+if TYPE_CHECKING:
+    from .vault import Vault
 
 # identify's `markdown` type, which `types: [markdown]` selects.
 _MARKDOWN_EXT = (".md", ".markdown")
@@ -28,6 +31,8 @@ _MARKDOWN_EXT = (".md", ".markdown")
 
 @dataclass(frozen=True, slots=True)
 class HookScope:
+    """What a hook run reports on: the notes in focus, and whether to look for inbound breakage."""
+
     focus: tuple[str, ...]
     """Vault-relative notes to report on in full."""
     inbound: bool

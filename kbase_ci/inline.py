@@ -14,12 +14,11 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import tree_sitter_markdown as tsm
-from tree_sitter import Language, Node, Parser, Point, Query, QueryCursor, Range
+from tree_sitter import Node, Parser, Point, Query, QueryCursor, Range
 
+from kbase_ci.grammar import INLINE
 from kbase_ci.linksyntax import wikilink_spans
 
-INLINE = Language(tsm.inline_language())
 _QUERY = Query(INLINE, """
 [(code_span) (uri_autolink) (email_autolink) (html_tag) (latex_block) (link_destination)
  (entity_reference) (numeric_character_reference) (backslash_escape)] @mask
@@ -44,6 +43,8 @@ _CONTINUATION = re.compile(rb"[\x80-\xbf]")
 
 @dataclass(slots=True)
 class MarkdownHit:
+    """A Markdown link or image found in inline text, before it becomes a `Link`."""
+
     start: int
     raw: str
     text: str

@@ -22,6 +22,8 @@ Severity = Literal["error", "warning"]
 
 @dataclass(frozen=True, slots=True)
 class Heading:
+    """A Markdown heading of a note (ATX or setext)."""
+
     level: int
     text: str
     """Heading text as written, trimmed (closing `#`s of ATX headings removed)."""
@@ -32,6 +34,8 @@ class Heading:
 
 @dataclass(frozen=True, slots=True)
 class BlockId:
+    """A `^id` block marker, the target of `[[note#^id]]`."""
+
     id: str
     line: int
     """Line of the `^id` marker."""
@@ -39,6 +43,8 @@ class BlockId:
 
 @dataclass(frozen=True, slots=True)
 class Tag:
+    """A `#tag` in the text or a tag listed in the frontmatter."""
+
     name: str
     """Without the leading `#`, case preserved (`Project/Alpha`)."""
     line: int
@@ -48,6 +54,8 @@ class Tag:
 
 @dataclass(frozen=True, slots=True)
 class Link:
+    """A link as written in a note (wiki or Markdown, link or embed), before resolution."""
+
     style: LinkStyle
     embed: bool
     raw: str
@@ -102,6 +110,8 @@ def note_title(path: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ParsedNote:
+    """Everything the parse stage knows about one note."""
+
     path: str
     """Repository-relative POSIX path."""
     title: str

@@ -20,6 +20,8 @@ from .model import ParsedNote
 
 @dataclass(frozen=True, slots=True)
 class NoteSummary:
+    """What resolution and the checks need of a note the hook did not parse."""
+
     aliases: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     """Tag names as written (case preserved)."""

@@ -31,6 +31,8 @@ CONTENT_KINDS: tuple[str, ...] = get_args(ContentKind)
 
 @dataclass(frozen=True)
 class FieldSpec:
+    """A frontmatter field a note type declares."""
+
     name: str
     kind: FieldKind = "string"
     required: bool = True
@@ -46,6 +48,8 @@ class FieldSpec:
 
 @dataclass(frozen=True)
 class SectionSpec:
+    """A section (heading) a note type declares."""
+
     name: str
     aliases: tuple[str, ...] = ()
     required: bool = True
@@ -77,6 +81,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class Match:
+    """Which notes a note type applies to."""
+
     types: tuple[str, ...] = ()
     """Values of frontmatter `type:` (case-insensitive)."""
     tags: tuple[str, ...] = ()
@@ -87,6 +93,8 @@ class Match:
 
 @dataclass(frozen=True)
 class NoteType:
+    """A note type (`.kbase.yml` `types:`): which notes, and the fields and sections they need."""
+
     name: str
     match: Match
     fields: tuple[FieldSpec, ...] = ()

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Section:
+    """A note's text from one heading to the next heading of the same or a higher level."""
+
     heading: Heading | None
     """None for the text before the first heading (after any frontmatter)."""
     path: tuple[str, ...]

@@ -13,15 +13,14 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
-import tree_sitter_markdown as tsm
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node, Parser
 
 from kbase_ci.frontmatter import YamlMemo, parse_frontmatter
+from kbase_ci.grammar import BLOCK
 from kbase_ci.inline import CharIndex, Hits, InlineScanner, worth_scanning
 from kbase_ci.linksyntax import markdown_link, wikilink_from_raw
 from kbase_ci.model import BlockId, Diagnostic, Heading, Link, ParsedNote, Tag, note_title
 
-BLOCK = Language(tsm.language())
 # Only these are descended into. Everything else is handled (or skipped) whole, so we
 # never visit the thousands of punctuation leaves inside long inline nodes; a tree-sitter
 # Query does visit them, and it went quadratic on a single 3 MB paragraph.

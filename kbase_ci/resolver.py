@@ -23,6 +23,8 @@ Status = Literal["ok", "unresolved", "external", "escapes"]
 
 @dataclass(frozen=True, slots=True)
 class ResolvedLink:
+    """A link and what it points at in the vault."""
+
     source: str
     """Repository-relative path of the note holding the link."""
     link: Link

@@ -29,6 +29,8 @@ _PARALLEL_MIN_BYTES = 4_000_000
 
 @dataclass(frozen=True, slots=True)
 class ScanStats:
+    """How a scan got its notes: from the cache or parsed now."""
+
     notes: int
     cached: int
     parsed: int

@@ -370,9 +370,3 @@ def _config_at(root: Path, rev: str) -> Config:
         return parse_config("", f"{rev}:{CONFIG_NAME}")
     data = gitio.read_blobs(root, [shas[CONFIG_NAME]])[shas[CONFIG_NAME]]
     return parse_config(data.decode("utf-8", "replace"), f"{rev}:{CONFIG_NAME}")
-
-
-def find_root(start: Path | None = None) -> Path:
-    """The vault root for a command: the git work tree around `start`, else `start`."""
-    here = (start or Path.cwd()).resolve()
-    return gitio.toplevel(here) or here

@@ -19,6 +19,8 @@ from .context import CheckContext
 
 @dataclass(frozen=True)
 class Check:
+    """One entry of the check registry: a stable name and codes, and the function."""
+
     name: str
     """Registry name, also the `--select` word and the `kbase-NAME` hook id."""
     summary: str

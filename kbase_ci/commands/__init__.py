@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import gitio
 from ..change import FileChange, staged_changes
 from ..errors import GitError, UsageError
-from ..vault import Vault, find_root
+from ..gitio import find_root
+
+if TYPE_CHECKING:
+    from ..vault import Vault
 
 
 def vault_root(args: argparse.Namespace) -> Path:
@@ -30,5 +34,6 @@ def staged_changes_for(args: argparse.Namespace) -> list[FileChange]:
 
 
 def open_vault(args: argparse.Namespace, *, staged: bool = False) -> Vault:
+    from ..vault import Vault  # not before: a hook run without notes exits earlier
     root: Path = args.root if args.root is not None else find_root()
     return Vault(root, staged=staged, config_path=args.config)

@@ -30,9 +30,9 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..gitio import find_root
     from ..mcp.server import serve
     from ..mcp.warm import Warm
-    from ..vault import find_root
 
     root: Path = args.repo or args.root or find_root()
     if not root.is_dir():

@@ -11,8 +11,8 @@ from typing import Any
 
 from .. import gitio
 from ..errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from ..gitio import find_root
 from ..publish import PublishResult, publish
-from ..vault import find_root
 
 
 def add_parser(sub: Any) -> None:
