@@ -24,7 +24,6 @@ SIMILAR_FILE = "similar.npy"
 SIMILAR_SCORES_FILE = "similar.scores.npy"
 STORED_NOTE_FIELDS = ("size", "headings", "aliases", "tags", "block_ids", "frontmatter")
 _F = {name: i for i, name in enumerate(NOTE_FIELDS)}
-_EMPTY: tuple[Any, ...] = ([], [], [], [], {})  # what a trimmed field after size was
 
 
 def stored_note_row(row: Sequence[Any]) -> list[Any]:
@@ -47,8 +46,8 @@ def full_note_row(stored: Sequence[Any], core: Mapping[str, Any], i: int, blob: 
     (`chunk_spans`), `similar` its similar list (`similar_list`)."""
     from ..model import note_title
 
-    size, headings, aliases, tags, block_ids, frontmatter = \
-        [*stored, *_EMPTY[len(stored) - 1:]]
+    empty: list[Any] = [[], [], [], [], {}]  # new each time: callers may modify a row
+    size, headings, aliases, tags, block_ids, frontmatter = [*stored, *empty[len(stored) - 1:]]
     path = core["paths"][i]
     shard, domain = core["groups"][core["group"][i]]
     return [path, note_title(path), aliases, tags, headings, block_ids, frontmatter,

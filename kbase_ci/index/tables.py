@@ -1,11 +1,11 @@
 """The notes table and the link graph (docs/index-format.md).
 
 Rows are JSON arrays in the order of `NOTE_FIELDS`/`LINK_FIELDS`, one per line of
-`notes.jsonl`/`links.jsonl`, so a query reads one note's rows without decoding the
-table. Notes are in path order; a note's number is its row number, which links and
-similar lists use. What every query needs for every note (path, blob, names) and the
-link graph's numbers (`links.npy`, `outgoing.npy`, CSR `backlinks*.npy`) are separate
-small files.
+`links.jsonl`, and of `notes.jsonl` less what is kept once for all notes (notetable.py),
+so a query reads one note's rows without decoding the table. Notes are in path order; a
+note's number is its row number, which links and similar lists use. What every query
+needs for every note (path, blob, names) and the link graph's numbers (`links.npy`,
+`outgoing.npy`, CSR `backlinks*.npy`) are separate small files.
 """
 
 from __future__ import annotations

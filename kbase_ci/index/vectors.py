@@ -6,8 +6,8 @@ vector (nothing the model knows). Each row is the unit embedding scaled so its l
 component is +-7 and rounded, and two components share a byte (`pack`). Cosine
 similarity does not depend on a vector's length, and a per-row scale keeps the rounding
 error small. Measured with ../shared/models/minilm-static-256 (format 3 had 8 bits,
-twice the bytes): semantic MRR@10 on 300 hard tldr queries 0.453 -> 0.447, on
-obsidian-tasks-docs 0.493 -> 0.478, hybrid unchanged (0.905 -> 0.906, 0.688 -> 0.687);
+twice the bytes): semantic MRR@10 on 300 hard tldr queries 0.453 -> 0.441, on
+obsidian-tasks-docs 0.493 -> 0.482, hybrid unchanged (0.905 and 0.688 both times);
 keeping 128 of the 256 dimensions at 8 bits, the same bytes, fell to 0.395 on tldr,
 and 3 bits to 0.392. usearch's f16 HNSW graph, approximate at this size, kept 0.88 of
 the exact top 10 on the 10k-note benchmark at 8x these bytes (docs/index-format.md). A
