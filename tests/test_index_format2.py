@@ -253,3 +253,32 @@ def test_search_with_vectors_uses_every_shard(make_repo: MakeRepo, tmp_path: Pat
                      "--format", "json", cwd=root)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["results"]
+
+
+@pytest.mark.parametrize(("blobs", "width"), [
+    (["ab" * 20, "cd" * 20], 20),  # SHA-1 repositories
+    (["ab" * 32, "01" * 32], 32),  # SHA-256 repositories
+    (["ab" * 20, ""], None),  # a note without an id: listed in notes.json instead
+    (["AB" * 20, "cd" * 20], None),  # not as git writes them: kept as written
+    (["xy" * 20, "cd" * 20], None),
+])
+def test_blob_ids_are_bytes_when_they_can_round_trip(blobs: list[str], width: int | None
+                                                     ) -> None:
+    from kbase_ci.index.notetable import blob_bytes, blob_list, core_table
+
+    f = {name: i for i, name in enumerate(NOTE_FIELDS)}
+    rows = []
+    for i, blob in enumerate(blobs):
+        row: list[object] = [None] * len(NOTE_FIELDS)
+        row[f["path"]], row[f["blob"]] = f"n{i}.md", blob
+        row[f["shard"]], row[f["domain"]] = "_root", ""
+        rows.append(row)
+    core = core_table(rows, [], 0)
+    raw = blob_bytes(core, rows)
+    assert core.get("blob_bytes") == width and ("blobs" in core) == (width is None)
+    assert (raw is None) == (width is None)
+    assert blob_list(core, raw) == blobs
+    if width is not None:
+        assert raw is not None and len(raw) == width * len(blobs)
+        with pytest.raises(IndexFormatError, match="one id per note"):
+            blob_list(core, raw[:-1])

@@ -64,6 +64,27 @@ def test_incremental_build_equals_a_fresh_one(make_repo: MakeRepo, tiny_model: P
     assert snapshot(root / ".kbase") == snapshot(root.parent / "fresh")
 
 
+def test_a_rebuilt_shard_embeds_only_its_changed_notes(make_repo: MakeRepo,
+                                                      tiny_model: Path,
+                                                      tmp_path: Path) -> None:
+    # One domain, one shard: editing Beta rebuilds it, but the other notes' vector rows
+    # are copied from the previous build; the bytes equal a fresh build's.
+    root = make_repo(VAULT)
+    first = build_index(Vault(root), root / ".kbase", model=tiny_model)
+    assert first.embedded == first.counts["chunks"]
+    write(root, EDITS["headings"])
+    git(root, "commit", "-qam", "edit")
+    again = build_index(Vault(root), root / ".kbase", model=tiny_model)
+    fresh = build_index(Vault(root), tmp_path / "fresh", model=tiny_model)
+    beta = 1  # Beta's new text is one chunk
+    assert again.shards_built and again.embedded == beta < fresh.embedded
+    assert snapshot(root / ".kbase") == snapshot(tmp_path / "fresh")
+    # Another model: nothing of the previous vectors is reused.
+    other = make_tiny_model(tmp_path / "other", seed=8)
+    swapped = build_index(Vault(root), root / ".kbase", model=other)
+    assert swapped.embedded == swapped.counts["chunks"]
+
+
 @pytest.mark.parametrize("edit", sorted(EDITS))
 def test_patched_links_equal_resolving_everything(make_repo: MakeRepo, edit: str) -> None:
     root = make_repo(VAULT)

@@ -73,15 +73,17 @@ HEADER_KEYS = ("format", "format_version", "kbase_version", "source", "built_at"
 
 
 def header(source: Source, config_digest: str, domain_rule: str,
-           embeddings: Embeddings, stemmer: str = tokens.STEMMER) -> dict[str, Any]:
+           embeddings: Embeddings, stemmer: str = tokens.STEMMER,
+           vectors_inputs: str | None = None) -> dict[str, Any]:
     """Manifest fields an index shares with its slices (`HEADER_KEYS`): all but the
-    files, counts, warnings and shards."""
+    files, counts, warnings and shards. `vectors_inputs`: `shardbuild.vectors_digest`."""
     return {
         "format": FORMAT, "format_version": FORMAT_VERSION, "kbase_version": __version__,
         "source": source.to_json(), "built_at": source.built_at,
         "config_digest": config_digest, "domain": domain_rule,
         "tokenizer": tokens.settings(stemmer), "bm25": bm25.settings(),
-        "vectors": vectors.settings() if embeddings.dim else None,
+        "vectors": {**vectors.settings(), "inputs": vectors_inputs} if embeddings.dim
+        else None,
         "embeddings": embeddings.to_json(),
     }
 

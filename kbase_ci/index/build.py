@@ -24,7 +24,7 @@ from .assemble import Embeddings, ShardMeta, assemble, header, write_manifest
 from .embed import ModelChoice, choose_model
 from .manifest import dump_table, read_manifest, sha256
 from .previous import PreviousIndex
-from .shardbuild import embedder_for, inputs_digest
+from .shardbuild import embedder_for, inputs_digest, vectors_digest
 from .shards import DomainRule, ShardSpec, plan_shards, slice_shards
 from .sizes import note_sizes
 from .source import source_of
@@ -55,6 +55,8 @@ class BuildResult:
     """Why the previous index at the target could not be reused (None: reused or absent)."""
     similar_rows: int = 0
     """Similar-note lists computed in full; the others were updated incrementally."""
+    embedded: int = 0
+    """Chunks embedded by this build; rebuilt shards copy the vectors of unchanged notes."""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -106,12 +108,13 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     swap.recover(out_dir)
     previous, why = _previous(out_dir)
     dim = _dim_of(choice, cfg, previous)
+    model_key = f"{choice.sha256}/{dim}" if choice.sha256 else None
+    vectors_key = vectors_digest(model_key, cfg.vault.max_note_bytes) if dim else None
     head = header(scope.source if scope is not None else source_of(vault), cfg.digest,
                   cfg.index.domain, Embeddings(choice.id, dim, choice.reason, choice.sha256),
-                  cfg.index.stemmer)
+                  cfg.index.stemmer, vectors_key)
     if scope is not None:
         head["scope"] = scope.manifest
-    model_key = f"{choice.sha256}/{dim}" if choice.sha256 else None
     seconds: dict[str, float] = {"parse": 0.0}
 
     parsed: dict[str, ParsedNote] = {}
@@ -133,6 +136,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
         tasks: list[Task] = []
         digests: dict[str, str] = {}
         reused: list[ShardSpec] = []
+        prev_index = PreviousIndex(out_dir, previous) if previous else None
         for spec in selected:
             digest = digests[spec.id] = inputs_digest(
                 spec.id, [(p, blobs[p]) for p in spec.notes], model_key,
@@ -144,8 +148,10 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
                 reused.append(spec)
             else:
                 known = tuple(parsed[p] for p in spec.notes) if parsed else None
+                kept = prev_index.vector_rows(spec.notes, blobs, vectors_key) \
+                    if prev_index is not None else {}
                 tasks.append(Task(spec, known, choice.path, tmp / "shards" / spec.id,
-                                  use_cache, cfg.embeddings.dim, cfg.index.stemmer))
+                                  use_cache, cfg.embeddings.dim, cfg.index.stemmer, kept))
 
         results, fresh = run_tasks(
             vault, tasks, jobs, report,
@@ -164,7 +170,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
             report("assemble", 0, 1)
             manifest, more, similar_rows = assemble(
                 tmp, vault, chosen, plan, metas, head, warnings, cfg.index.similar,
-                PreviousIndex(out_dir, previous) if previous else None,
+                prev_index,
                 {p for t in tasks for p in t.spec.notes},
                 scope.outside if scope is not None else ())
             seconds.update(more)
@@ -178,7 +184,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     seconds["total"] = time.perf_counter() - t_start
     return BuildResult(out_dir, manifest, tuple(t.spec.id for t in tasks),
                        tuple(s.id for s in reused), seconds, tuple(warnings), why,
-                       similar_rows)
+                       similar_rows, sum(results[t.spec.id].embedded for t in tasks))
 
 
 def _dim_of(choice: ModelChoice, cfg: Config, previous: dict[str, Any] | None

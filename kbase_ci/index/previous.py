@@ -88,6 +88,66 @@ class PreviousIndex:
             return None
         return [similar_list(id_view, score_view, k, i) for i in range(n)]
 
+    def vector_rows(self, paths: Sequence[str], blobs: Mapping[str, str],
+                    vectors_inputs: str | None) -> dict[str, bytes]:
+        """The stored vector rows of the notes among `paths` whose blob is unchanged,
+        when the previous vectors were computed the same way (`vectors_inputs`,
+        `shardbuild.vectors_digest`): what an incremental build copies instead of
+        embedding. Notes whose shard files do not match the manifest are left out."""
+        old = self.manifest.get("vectors") or {}
+        core = self.core()
+        if vectors_inputs is None or old.get("inputs") != vectors_inputs or core is None:
+            return {}
+        number = self._numbers()
+        groups, group = core["groups"], core["group"]
+        wanted: dict[str, list[int]] = {}
+        for p in paths:
+            i = number.get(p)
+            if i is not None and core["blobs"][i] == blobs.get(p):
+                wanted.setdefault(groups[group[i]][0], []).append(i)
+        out: dict[str, bytes] = {}
+        members = shard_notes(core) if wanted else {}
+        for sid, numbers in sorted(wanted.items()):
+            rows = self._packed_rows(sid, members.get(sid, []))
+            if rows is None:
+                continue
+            data, width, spans = rows
+            for i in numbers:
+                first, count = spans[i]
+                if count:
+                    out[core["paths"][i]] = data[first * width:(first + count) * width]
+        return out
+
+    def _numbers(self) -> dict[str, int]:
+        if "numbers" not in self._decoded:
+            core = self.core()
+            self._decoded["numbers"] = {p: i for i, p in enumerate(core["paths"])} \
+                if core is not None else {}
+        got: dict[str, int] = self._decoded["numbers"]
+        return got
+
+    def _packed_rows(self, sid: str, members: Sequence[int]
+                     ) -> tuple[bytes, int, dict[int, list[int]]] | None:
+        """(rows bytes, bytes per row, note number -> [first, count]) of a previous
+        shard's `vectors.npy`, checked against the manifest; None when unusable."""
+        from .rowfile import npy_layout
+
+        chunks = self.json(f"shards/{sid}/{CHUNKS_FILE}")
+        data = self.data(f"shards/{sid}/{VECTORS_FILE}")
+        if not isinstance(chunks, dict) or data is None:
+            return None
+        layout = npy_layout(data[:256])
+        if layout is None or layout[0] != "|u1" or len(layout[1]) != 2:
+            return None
+        try:
+            spans = chunk_spans(members, chunks.get("counts") or [])
+        except IndexFormatError:
+            return None
+        (rows, width), start = layout[1], layout[2]
+        if len(data) - start != rows * width or sum(c for _, c in spans.values()) != rows:
+            return None
+        return data[start:], width, spans
+
     def data(self, rel: str) -> bytes | None:
         """A file's bytes when they match the previous manifest, else None."""
         want = self.manifest["files"].get(rel)

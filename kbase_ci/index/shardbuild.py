@@ -39,6 +39,9 @@ class ShardJob:
     """`embeddings.dim` (None: all of the model's dimensions)."""
     stemmer: str = tokens.STEMMER
     """`index.stemmer`."""
+    vectors: dict[str, bytes] = field(default_factory=dict)
+    """Stored vector rows (`vectors.pack`ed) of notes unchanged since the previous build,
+    by path: copied, not embedded again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,8 @@ class ShardResult:
     chunks: int
     vectors: int
     seconds: dict[str, float] = field(default_factory=dict)
+    embedded: int = 0
+    """Chunks embedded now (the others' rows were copied from the previous build)."""
 
 
 def inputs_digest(shard_id: str, notes: Sequence[tuple[str, str]], model_sha: str | None,
@@ -59,6 +64,18 @@ def inputs_digest(shard_id: str, notes: Sequence[tuple[str, str]], model_sha: st
         "vectors": vectors.settings(), "model": model_sha, "max_note_bytes": max_note_bytes,
         "shard": shard_id, "notes": [list(n) for n in notes],
     }, sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+def vectors_digest(model_sha: str | None, max_note_bytes: int) -> str:
+    """sha256 of everything a chunk's vector depends on besides its note's path and
+    content: the parser, chunker and vector formats, and the model. Two builds with the
+    same digest give an unchanged note the same vector rows, so an incremental build
+    copies them instead of embedding the note again (`ShardJob.vectors`)."""
+    blob = json.dumps({
+        "format": FORMAT_VERSION, "parser": PARSER_VERSION, "chunker": chunks.VERSION,
+        "max_chars": chunks.MAX_CHARS, "vectors": vectors.settings(), "model": model_sha,
+        "max_note_bytes": max_note_bytes}, sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()
 
 
@@ -98,16 +115,35 @@ def build_shard(job: ShardJob) -> ShardResult:
     bm25.build_bm25(texts, job.out / "bm25", job.stemmer)
     seconds["bm25"] = time.perf_counter() - t0
 
-    n_vectors = 0
+    n_vectors = embedded = 0
     if job.model is not None:
         t0 = time.perf_counter()
         model = embedder_for(job.model, job.dim)
-        matrix = model.encode([embed_text(meta[c.note][0], c) for c in all_chunks])
+        width = (model.dim + 1) // 2
+        kept = _kept_rows(job.vectors, all_chunks, width)
+        todo = [c for c in all_chunks if c.note not in kept]
+        embedded = len(todo)
+        matrix = model.encode([embed_text(meta[c.note][0], c) for c in todo])
         seconds["embeddings"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        n_vectors = vectors.build_vectors(matrix, job.out / vectors.FILE)
+        n_vectors = vectors.write_rows(vectors.merge_rows(
+            [c.note for c in all_chunks], kept, vectors.pack(vectors.quantize(matrix)),
+            width), job.out / vectors.FILE)
         seconds["vectors"] = time.perf_counter() - t0
-    return ShardResult(job.id, len(all_chunks), n_vectors, seconds)
+    return ShardResult(job.id, len(all_chunks), n_vectors, seconds, embedded)
+
+
+def _kept_rows(stored: dict[str, bytes], all_chunks: Sequence[chunks.Chunk],
+               width: int) -> dict[str, bytes]:
+    """The previous rows of the notes that still have exactly as many chunks (a note
+    whose content is unchanged always does; anything else is embedded again)."""
+    if not stored:
+        return {}
+    count: dict[str, int] = {}
+    for c in all_chunks:
+        count[c.note] = count.get(c.note, 0) + 1
+    return {p: rows for p, rows in stored.items()
+            if p in count and len(rows) == count[p] * width}
 
 
 def embed_text(title: str, chunk: chunks.Chunk) -> str:

@@ -17,6 +17,7 @@ milliseconds; the index must not outgrow the vault.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,6 +74,39 @@ def matrix_bytes(matrix: npt.NDArray[Any]) -> bytes:
     from .rowfile import npy_bytes
 
     return npy_bytes(pack(quantize(matrix)), "|u1")
+
+
+def merge_rows(notes: Sequence[str], kept: dict[str, bytes], new: npt.NDArray[np.uint8],
+               width: int) -> npt.NDArray[np.uint8]:
+    """A shard's packed rows (`width` bytes each) in chunk order (`notes`: the note of
+    each chunk): a note of `kept` takes its stored rows, in order; the others take the
+    rows of `new`, which holds their chunks, in order."""
+    import numpy as np
+
+    out = np.empty((len(notes), width), dtype=np.uint8)
+    taken: dict[str, int] = {}
+    fresh = 0
+    for j, p in enumerate(notes):
+        rows = kept.get(p)
+        if rows is None:
+            out[j] = new[fresh]
+            fresh += 1
+        else:
+            at = taken.get(p, 0)
+            out[j] = np.frombuffer(rows, dtype=np.uint8, count=width, offset=at * width)
+            taken[p] = at + 1
+    return out
+
+
+def write_rows(packed: npt.NDArray[np.uint8], out: Path) -> int:
+    """Write packed rows to `out`; returns how many are non-zero vectors (a zero vector
+    packs to bytes of 0x88)."""
+    import numpy as np
+
+    from .rowfile import npy_bytes
+
+    out.write_bytes(npy_bytes(packed, "|u1"))
+    return int(np.count_nonzero(np.any(packed != 0x88, axis=1)))
 
 
 def build_vectors(matrix: npt.NDArray[np.float16], out: Path) -> int:

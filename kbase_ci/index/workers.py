@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,8 @@ class Task:
     dim: int | None = None
     stemmer: str = tokens.STEMMER
     """`index.stemmer`."""
+    vectors: dict[str, bytes] = field(default_factory=dict)
+    """`ShardJob.vectors`: the previous build's rows of unchanged notes."""
 
 
 def _openblas_calls() -> tuple[Any, Any] | None:
@@ -116,7 +118,7 @@ def _run(task: Task) -> tuple[ShardResult, tuple[ParsedNote, ...]]:
     parse_s = time.perf_counter() - t0
     contents = vault.read([nf for p in task.spec.notes if (nf := vault.note(p)) is not None])
     result = build_shard(ShardJob(task.spec.id, notes, contents, task.model, task.out,
-                                  task.dim, task.stemmer))
+                                  task.dim, task.stemmer, task.vectors))
     return replace(result, seconds={"parse": parse_s, **result.seconds}), notes
 
 
