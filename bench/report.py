@@ -62,7 +62,8 @@ INTRO = {
                  "`pre-commit run`, so pre-commit's own start-up cancels out.",
     "index": "`kbase index` on the generated vault: a full build with a cold and a warm parse "
              "cache (split by stage; worker stage seconds are summed over shards and can "
-             "exceed the wall time), an incremental build after one note changed, the "
+             "exceed the wall time), an incremental build after one note of the largest shard "
+             "changed, the "
              "artifact size against the vault's Markdown (raw and zlib-compressed, which is "
              "what git stores), and peak memory.",
     "query": "Whole-process times of the real `kbase` command in a fresh `git clone` that "

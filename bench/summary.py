@@ -35,7 +35,7 @@ def highlights(results: dict[str, Any]) -> list[str]:
     size = _find(results, "index", "artifact size")
     if full and inc:
         text = (f"- **Index:** a full build of {full['workload']} takes {_ms(full)}; after "
-                f"one note changes, the rebuild takes {_ms(inc)}")
+                f"one note of its largest shard changes, the rebuild takes {_ms(inc)}")
         if size:
             text += (f"; the index is {size['median']} MB ({size['ratio']}x the Markdown, "
                      f"{size['zlib_ratio']}x compressed)")

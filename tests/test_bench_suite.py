@@ -46,7 +46,8 @@ def test_quick_run_writes_results_and_report(tmp_path: Path) -> None:
     assert "`kbase check --staged NOTE`, new edit each run (as in commits)" in _names(pre)
     assert "same staged content again, all cached (`kbase check --staged NOTE`)" in \
         _names(pre)
-    assert {"full build, cold parse cache", "incremental build (one note changed)",
+    assert {"full build, cold parse cache",
+            "incremental build (one note of the largest shard changed)",
             "artifact size", "peak memory (build process)"} <= set(_names(groups["index"]))
     query = _names(groups["query"])
     assert {"search --mode bm25", "backlinks", "explore"} <= set(query)

@@ -131,3 +131,20 @@ def test_concepts_table_is_patched_only_while_terms_stay_the_same(make_repo: Mak
 
     assert patched_after(EDITS["fewer links"]) is not None
     assert patched_after(EDITS["new term"]) is None
+
+
+def test_note_sizes_from_the_previous_index_equal_gits(make_repo: MakeRepo) -> None:
+    from kbase_ci.index.sizes import note_sizes
+
+    root = make_repo({**VAULT, "big.md": "# Big\n\n" + "word " * 5000 + "\n",
+                      "bin.md": b"\x00\x01binary\x00"})
+    build_index(Vault(root), root / ".kbase")
+    write(root, EDITS["headings"])
+    git(root, "commit", "-qam", "edit")
+    previous = PreviousIndex(root / ".kbase", read_manifest(root / ".kbase"))
+    known = previous.blob_sizes()
+    vault = Vault(root)
+    assert len(known) == len([p for p in VAULT if p.endswith(".md")]) + 2
+    assert note_sizes(vault, known) == note_sizes(vault)
+    # The edited note's new blob is not known: git is asked about it.
+    assert {n.sha for n in vault.notes if n.path == "Beta.md"}.isdisjoint(known)

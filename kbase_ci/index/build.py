@@ -123,7 +123,8 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
         parsed = {n.path: n for n in parse_notes(vault, [nf.path for nf in vault.notes],
                                                    use_cache)}
         seconds["parse"] = time.perf_counter() - t0
-    sizes = note_sizes(vault)
+    prev_index = PreviousIndex(out_dir, previous) if previous else None
+    sizes = note_sizes(vault, prev_index.blob_sizes() if prev_index is not None else None)
     plan = plan_shards([(nf.path, sizes[nf.path], rule.domain(
         nf.path, parsed[nf.path].frontmatter if parsed else None)) for nf in vault.notes],
         rule, cfg.index.shard_max_bytes)
@@ -136,7 +137,6 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
         tasks: list[Task] = []
         digests: dict[str, str] = {}
         reused: list[ShardSpec] = []
-        prev_index = PreviousIndex(out_dir, previous) if previous else None
         for spec in selected:
             digest = digests[spec.id] = inputs_digest(
                 spec.id, [(p, blobs[p]) for p in spec.notes], model_key,

@@ -118,6 +118,14 @@ class PreviousIndex:
                     out[core["paths"][i]] = data[first * width:(first + count) * width]
         return out
 
+    def blob_sizes(self) -> dict[str, int]:
+        """Size by blob id of the previous index's notes ({} when unreadable)."""
+        got, core = self.note_rows(), self.core()
+        if got is None or core is None:
+            return {}
+        return {blob: row[0] for blob, row in zip(core["blobs"], got[0], strict=True)
+                if isinstance(row, list) and row and isinstance(row[0], int)}
+
     def _numbers(self) -> dict[str, int]:
         if "numbers" not in self._decoded:
             core = self.core()

@@ -7,19 +7,25 @@ work tree (not in the object store yet) and directory-walk vaults are read inste
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .. import gitio
 from ..vault import Vault
 
 
-def note_sizes(vault: Vault) -> dict[str, int]:
+def note_sizes(vault: Vault, known: Mapping[str, int] | None = None) -> dict[str, int]:
+    """Size of every note; `known`: sizes by blob id already known (the previous index's
+    notes), so an incremental build asks git only about new blobs. `cat-file` reads each
+    loose object's header: 0.6 s for 38k notes just added to a repository."""
     notes = list(vault.notes)
     if not notes:
         return {}
-    by_sha: dict[str, int] = {}
+    by_sha: dict[str, int] = {n.sha: known[n.sha] for n in notes
+                              if known is not None and n.sha in known}
     if vault.repo_root is not None:
-        shas = list(dict.fromkeys(n.sha for n in notes))
-        out = gitio.git(["cat-file", "--batch-check"], vault.root,
-                        input=("\n".join(shas) + "\n").encode())
+        shas = list(dict.fromkeys(n.sha for n in notes if n.sha not in by_sha))
+        out = gitio.git(["cat-file", "--batch-check", "--buffer"], vault.root,
+                        input=("\n".join(shas) + "\n").encode()) if shas else b""
         for line in out.decode().splitlines():
             parts = line.split(" ")
             if len(parts) == 3 and parts[1] == "blob":
