@@ -220,7 +220,8 @@ def test_vectors_search_exactly_and_round_trip(tmp_path: Path, dim: int) -> None
     m = rng.normal(size=(40, dim)).astype(np.float32)
     m /= np.linalg.norm(m, axis=1, keepdims=True)
     m[7] = 0
-    assert vectors.build_vectors(m.astype(np.float16), tmp_path / "v.npy") == 39
+    packed = vectors.pack(vectors.quantize(m.astype(np.float16)))
+    assert vectors.write_packed(packed, tmp_path / "v.npy") == 39
     stored = np.load(tmp_path / "v.npy")
     assert stored.dtype == np.uint8 and stored.shape == (40, (dim + 1) // 2)  # 2 a byte
     vecs = vectors.load_vectors(tmp_path / "v.npy", dim)
@@ -243,7 +244,8 @@ def test_vectors_search_exactly_and_round_trip(tmp_path: Path, dim: int) -> None
     assert found.keys.tolist()[0] == int(np.argmax(exact)) + (int(np.argmax(exact)) >= 7)
     # Read back and written again, a row is the same bytes (scoped builds reuse rows).
     back = np.vstack([vecs.get(i) if i != 7 else np.zeros(dim, np.float16) for i in range(40)])
-    assert vectors.matrix_bytes(back) == (tmp_path / "v.npy").read_bytes()
+    vectors.write_packed(vectors.pack(vectors.quantize(back)), tmp_path / "again.npy")
+    assert (tmp_path / "again.npy").read_bytes() == (tmp_path / "v.npy").read_bytes()
 
 
 def test_search_with_vectors_uses_every_shard(make_repo: MakeRepo, tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ def build_shard(job: ShardJob) -> ShardResult:
         matrix = model.encode([embed_text(meta[c.note][0], c) for c in todo])
         seconds["embeddings"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        n_vectors = vectors.write_rows(vectors.merge_rows(
+        n_vectors = vectors.write_packed(vectors.merge_rows(
             [c.note for c in all_chunks], kept, vectors.pack(vectors.quantize(matrix)),
             width), job.out / vectors.FILE)
         seconds["vectors"] = time.perf_counter() - t0

@@ -70,12 +70,6 @@ def unpack(packed: npt.NDArray[np.uint8], dim: int | None = None) -> npt.NDArray
     return out[:, :dim] if dim is not None else out
 
 
-def matrix_bytes(matrix: npt.NDArray[Any]) -> bytes:
-    from .rowfile import npy_bytes
-
-    return npy_bytes(pack(quantize(matrix)), "|u1")
-
-
 def merge_rows(notes: Sequence[str], kept: dict[str, bytes], new: npt.NDArray[np.uint8],
                width: int) -> npt.NDArray[np.uint8]:
     """A shard's packed rows (`width` bytes each) in chunk order (`notes`: the note of
@@ -98,7 +92,7 @@ def merge_rows(notes: Sequence[str], kept: dict[str, bytes], new: npt.NDArray[np
     return out
 
 
-def write_rows(packed: npt.NDArray[np.uint8], out: Path) -> int:
+def write_packed(packed: npt.NDArray[np.uint8], out: Path) -> int:
     """Write packed rows to `out`; returns how many are non-zero vectors (a zero vector
     packs to bytes of 0x88)."""
     import numpy as np
@@ -107,16 +101,6 @@ def write_rows(packed: npt.NDArray[np.uint8], out: Path) -> int:
 
     out.write_bytes(npy_bytes(packed, "|u1"))
     return int(np.count_nonzero(np.any(packed != 0x88, axis=1)))
-
-
-def build_vectors(matrix: npt.NDArray[np.float16], out: Path) -> int:
-    """Write the rows of `matrix` (row = chunk number) to `out`; returns how many are
-    non-zero vectors."""
-    import numpy as np
-
-    q = quantize(matrix)
-    out.write_bytes(matrix_bytes(matrix))
-    return int(np.count_nonzero(np.any(q != 0, axis=1)))
 
 
 @dataclass(frozen=True)
