@@ -54,10 +54,15 @@ def drop_prefetched() -> int:
     left = list(_AHEAD.values())
     _AHEAD.clear()
     for proc in left:
-        if proc.poll() is None:
-            proc.kill()
-        proc.communicate()
+        stop(proc)
     return len(left)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill a git process whose answer is no longer wanted, and reap it."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate()
 
 
 def git(args: Sequence[str], cwd: Path, *, input: bytes | None = None,
@@ -105,6 +110,12 @@ def toplevel(path: Path) -> Path | None:
     """The work tree root containing `path`, or None outside a git work tree."""
     dirs = repo_dirs(path)
     return dirs[0] if dirs is not None else None
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The vault root for a command: the git work tree around `start`, else `start`."""
+    here = (start or Path.cwd()).resolve()
+    return toplevel(here) or here
 
 
 # Positive answers only, per process: a command asks for the same folder several times
@@ -158,12 +169,6 @@ def ls_files_rows(cwd: Path) -> list[tuple[str, str, str]]:
     """`ls_files` as plain (path, sha, mode) tuples: the hook lists 10k files on every
     commit, and building 10k records costs more than running git (~10 ms)."""
     return ls_files_parse(git(LS_FILES, cwd))
-
-
-def find_root(start: Path | None = None) -> Path:
-    """The vault root for a command: the git work tree around `start`, else `start`."""
-    here = (start or Path.cwd()).resolve()
-    return toplevel(here) or here
 
 
 def ls_files_parse(out: bytes) -> list[tuple[str, str, str]]:

@@ -91,7 +91,7 @@ class Vault:
             try:
                 self._listing_proc = gitio.start(gitio.LS_FILES, self.root)
             except BaseException:
-                _stop(self._status_proc)
+                gitio.stop(self._status_proc)
                 raise
 
     def _set(self, entries: list[NoteFile]) -> None:
@@ -149,7 +149,7 @@ class Vault:
 
     def _stop_listing(self) -> None:
         if self._listing_proc is not None:
-            _stop(self._listing_proc)
+            gitio.stop(self._listing_proc)
             self._listing_proc = None
 
     def _list_worktree(self) -> None:
@@ -297,12 +297,6 @@ class _Status(NamedTuple):
     """Vault-relative paths whose work-tree content may differ from the git index."""
     changed: bool
     """Any tracked file of the vault differs from HEAD (staged or not)."""
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.kill()
-    proc.communicate()
 
 
 def _load_config(root: Path, path: Path | None, git_dir: Path | None) -> Config:

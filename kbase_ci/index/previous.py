@@ -26,7 +26,7 @@ from .notetable import (
 from .reader import CHUNKS_FILE, LINKS_FILE, NOTE_ROWS_FILE, NOTES_FILE
 from .rowfile import all_rows, int_view
 from .vectors import FILE as VECTORS_FILE
-from .vectors import read_matrix
+from .vectors import Vectors, unit_matrix
 
 if TYPE_CHECKING:
     import numpy as np
@@ -106,16 +106,15 @@ class PreviousIndex:
             if i is not None and core["blobs"][i] == blobs.get(p):
                 wanted.setdefault(groups[group[i]][0], []).append(i)
         out: dict[str, bytes] = {}
-        members = shard_notes(core) if wanted else {}
         for sid, numbers in sorted(wanted.items()):
-            rows = self._packed_rows(sid, members.get(sid, []))
-            if rows is None:
+            got = self._shard_vectors(sid)
+            spans, vecs = got if got is not None else ({}, None)
+            if vecs is None:
                 continue
-            data, width, spans = rows
             for i in numbers:
                 first, count = spans[i]
                 if count:
-                    out[core["paths"][i]] = data[first * width:(first + count) * width]
+                    out[core["paths"][i]] = vecs.packed[first:first + count].tobytes()
         return out
 
     def blob_sizes(self) -> dict[str, int]:
@@ -134,27 +133,44 @@ class PreviousIndex:
         got: dict[str, int] = self._decoded["numbers"]
         return got
 
-    def _packed_rows(self, sid: str, members: Sequence[int]
-                     ) -> tuple[bytes, int, dict[int, list[int]]] | None:
-        """(rows bytes, bytes per row, note number -> [first, count]) of a previous
-        shard's `vectors.npy`, checked against the manifest; None when unusable."""
-        from .rowfile import npy_layout
+    def _shard_vectors(self, sid: str) -> tuple[dict[int, list[int]], Vectors | None] | None:
+        """(note number -> [first chunk, count], the shard's vectors, or None when it has
+        no `vectors.npy`) of a previous shard, its files checked against the manifest and
+        read once; None when they do not match (or do not fit together)."""
+        key = f"shard:{sid}"
+        if key not in self._decoded:
+            self._decoded[key] = self._read_shard_vectors(sid)
+        got: tuple[dict[int, list[int]], Vectors | None] | None = self._decoded[key]
+        return got
 
-        chunks = self.json(f"shards/{sid}/{CHUNKS_FILE}")
-        data = self.data(f"shards/{sid}/{VECTORS_FILE}")
-        if not isinstance(chunks, dict) or data is None:
+    def _read_shard_vectors(self, sid: str
+                            ) -> tuple[dict[int, list[int]], Vectors | None] | None:
+        import io
+
+        import numpy as np
+
+        core, chunks = self.core(), self.json(f"shards/{sid}/{CHUNKS_FILE}")
+        if core is None or not isinstance(chunks, dict):
             return None
-        layout = npy_layout(data[:256])
-        if layout is None or layout[0] != "|u1" or len(layout[1]) != 2:
-            return None
+        if "members" not in self._decoded:
+            self._decoded["members"] = shard_notes(core)
         try:
-            spans = chunk_spans(members, chunks.get("counts") or [])
+            spans = chunk_spans(self._decoded["members"].get(sid, []),
+                                chunks.get("counts") or [])
         except IndexFormatError:
             return None
-        (rows, width), start = layout[1], layout[2]
-        if len(data) - start != rows * width or sum(c for _, c in spans.values()) != rows:
+        rel = f"shards/{sid}/{VECTORS_FILE}"
+        if rel not in self.manifest["files"]:
+            return spans, None
+        data = self.data(rel)
+        if data is None:
             return None
-        return data[start:], width, spans
+        packed = np.load(io.BytesIO(data), allow_pickle=False)
+        rows = sum(c for _, c in spans.values())
+        if packed.dtype != np.uint8 or packed.ndim != 2 or len(packed) != rows:
+            return None
+        dim = (self.manifest.get("embeddings") or {}).get("dim")
+        return spans, Vectors(packed, dim if isinstance(dim, int) else None)
 
     def data(self, rel: str) -> bytes | None:
         """A file's bytes when they match the previous manifest, else None."""
@@ -275,30 +291,21 @@ class PreviousIndex:
         from .similar import note_vectors
 
         out: dict[int, npt.NDArray[np.float64]] = {}
-        members = shard_notes(core)
         groups, group = core["groups"], core["group"]
         for sid in sorted({groups[group[i]][0] for i in wanted}):
-            chunks = self.json(f"shards/{sid}/{CHUNKS_FILE}")
-            if chunks is None:
+            got = self._shard_vectors(sid)
+            if got is None:
                 return None
-            try:
-                spans = chunk_spans(members[sid], chunks.get("counts") or [])
-            except IndexFormatError:
-                return None
-            owners = np.asarray([i for i in members[sid] for _ in range(spans[i][1])],
+            spans, vecs = got
+            owners = np.asarray([i for i, (_, n) in spans.items() for _ in range(n)],
                                 dtype=np.int64)
-            rel = f"shards/{sid}/{VECTORS_FILE}"
-            if rel not in self.manifest["files"]:
-                mat = np.zeros((len(owners), dim), dtype=np.float32)
-            elif self.data(rel) is None:
-                return None
-            else:
-                mat = read_matrix(self.root / rel, len(owners), dim)
+            mat = unit_matrix(vecs, len(owners), dim) if vecs is not None else \
+                np.zeros((len(owners), dim), dtype=np.float32)
             # Numbered within the shard: a mean over its few notes, not a 38k-row matrix
             # of zeros for a vault of short notes.
             present, local = np.unique(owners, return_inverse=True)
-            vecs = note_vectors(len(present), dim, [local.astype(np.int64)], [mat])
-            out.update((int(g), vecs[j]) for j, g in enumerate(present.tolist())
+            means = note_vectors(len(present), dim, [local.astype(np.int64)], [mat])
+            out.update((int(g), means[j]) for j, g in enumerate(present.tolist())
                        if g in wanted)
         for i in wanted:  # a note without chunks has a zero vector
             out.setdefault(i, np.zeros(dim, dtype=np.float64))

@@ -195,10 +195,14 @@ def load_vectors(path: Path, dim: int | None = None) -> Vectors:
 
 def read_matrix(path: Path, rows: int, dim: int) -> npt.NDArray[np.float32]:
     """All vectors of a shard as float32 unit rows by chunk number (zeros where absent)."""
+    return unit_matrix(load_vectors(path, dim), rows, dim)
+
+
+def unit_matrix(vecs: Vectors, rows: int, dim: int) -> npt.NDArray[np.float32]:
+    """`read_matrix` of vectors already loaded."""
     import numpy as np
 
     out = np.zeros((rows, dim), dtype=np.float32)
-    vecs = load_vectors(path, dim)
     keep = vecs.rows[vecs.rows < rows]
     # The same f16 rounding as `Vectors.unit`, a row at a time.
     out[keep] = vecs.unit_rows()[keep].astype(np.float16)
