@@ -71,17 +71,17 @@ def _index_ok(index: Path) -> bool:
 
 def _in_process(vault_dir: Path, index: Path, runs: int) -> None:
     from kbase_ci.query.context import context_answer
-    from kbase_ci.query.source import open_source
-    from kbase_ci.query.traverse import link_graph
+    from kbase_ci.query.location import open_source
+    from kbase_ci.query.traverse import view_graph
     from kbase_ci.query.view import QueryView
-    from kbase_ci.vault import Vault
+    from kbase_ci.vault.files import Vault
 
     t0 = time.perf_counter()
     vault = Vault(vault_dir)
     view = QueryView(vault, open_source(vault, index))
     t1 = time.perf_counter()
     c0 = time.process_time()
-    link_graph(view)
+    view_graph(view)
     print(f"open view {1000 * (t1 - t0):.0f} ms; link graph (once per view) "
           f"{1000 * (time.perf_counter() - t1):.0f} ms wall "
           f"{1000 * (time.process_time() - c0):.0f} ms cpu")

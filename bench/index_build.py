@@ -102,8 +102,8 @@ def _in_largest_shard(index: Path) -> str:
 
 def one(name: str, model: Path | None, jobs: int | None, config: str) -> dict[str, object]:
     from kbase_ci.index.build import build_index
-    from kbase_ci.scanner import scan
-    from kbase_ci.vault import Vault
+    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.scanner import scan
 
     out: dict[str, object] = {"vault": name, "model": model.name if model else None,
                               "jobs": jobs or os.cpu_count(), "config": config or None}

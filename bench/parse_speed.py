@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kbase_ci.parser import parse_note
+from kbase_ci.parse.parser import parse_note
 
 
 def main(folders: list[str]) -> None:

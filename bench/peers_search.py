@@ -32,7 +32,7 @@ def _tokens(text: str) -> list[str]:
 
 def chunks(view: Any) -> tuple[list[str], list[str]]:
     """(note path, heading path + text) of every chunk of the index, in index order."""
-    from kbase_ci.outline import split_lines
+    from kbase_ci.parse.outline import split_lines
 
     reader = view.source.reader
     paths: list[str] = []

@@ -35,9 +35,9 @@ _GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@kbase.invalid",
 def _view(corpus: str, work: Path) -> Any:
     from kbase_ci.index.build import build_index
     from kbase_ci.index.reader import open_index
-    from kbase_ci.query.source import IndexSource
+    from kbase_ci.query.location import IndexSource
     from kbase_ci.query.view import QueryView
-    from kbase_ci.vault import Vault
+    from kbase_ci.vault.files import Vault
 
     repo = work / corpus
     shutil.copytree(SHARED / "corpora" / corpus / "vault", repo)

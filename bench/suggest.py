@@ -83,9 +83,9 @@ def with_rerank(queries: list[str], pool: list[str]) -> list[str | None]:
 
 def in_check(vault: Path) -> None:
     """Time spent suggesting inside `kbase check --all` (links + sections) on `vault`."""
-    from kbase_ci.checker import check_vault
-    from kbase_ci.checks.context import CheckContext
-    from kbase_ci.vault import Vault
+    from kbase_ci.checks.checkcontext import CheckContext
+    from kbase_ci.checks.checker import check_vault
+    from kbase_ci.vault.files import Vault
 
     spent = [0.0, 0]
     original = CheckContext.suggest

@@ -1,5 +1,7 @@
+"""`python -m kbase_ci`: the `kbase` command."""
+
 import sys
 
-from .cli import main
+from kbase_ci.cli.main import main
 
 sys.exit(main())

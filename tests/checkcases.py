@@ -1,20 +1,20 @@
 """Reader for the policy case tables under fixtures/checks/ (shared by the check tests).
 
-A case line is `<section flow YAML> || <path>: <text> || ... => <findings>`; see the
+A case line is `<section flow YAML> || <path>: <text> || ... ⇒ <findings>`; see the
 header of fixtures/checks/tags.txt. In note text, ↵ is a newline and \\xNN a byte.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from kbase_ci.checker import check_vault
-from kbase_ci.vault import Vault
+from kbase_ci.checks.checker import check_vault
+from kbase_ci.vault.files import Vault
+from tests import tables
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "checks"
 
@@ -29,31 +29,20 @@ class Case:
 
 def load(name: str) -> list[Case]:
     cases: list[Case] = []
-    for i, raw in enumerate((FIXTURES / name).read_text(encoding="utf-8").splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        body, _, want = line.rpartition(" => ")
-        section, *notes = body.split(" || ")
+    for i, body, want in tables.arrows(FIXTURES / name):
+        section, *notes = body.strip().split(" || ")
         files: dict[str, str | bytes] = {}
         for note in notes:
             path, _, text = note.partition(": ")
-            files[path.strip()] = _content(text.replace("↵", "\n") + "\n")
-        want = want.strip()
-        expected = set() if want == "-" else {w.strip() for w in want.split(" ; ")}
-        cases.append(Case(i, section.strip(), files, expected))
+            files[path.strip()] = _content(text + "↵")
+        cases.append(Case(i, section.strip(), files, set(tables.items(want))))
     return cases
 
 
-_BYTE = re.compile(r"\\x([0-9a-fA-F]{2})")
-
-
 def _content(text: str) -> str | bytes:
-    """`\\xNN` in a case stands for that byte (binary or non-UTF-8 notes)."""
-    if not _BYTE.search(text):
-        return text
-    parts = _BYTE.split(text)
-    return b"".join(bytes([int(p, 16)]) if i % 2 else p.encode() for i, p in enumerate(parts))
+    """`\\xNN` in a case stands for that byte (binary or non-UTF-8 notes): bytes then."""
+    data = tables.decode(text)
+    return data if "\\x" in text else data.decode("utf-8")
 
 
 def params(name: str) -> list[object]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 import subprocess
@@ -90,6 +92,33 @@ def corpus_repo(name: str, dest: Path) -> Path:
 
 
 def run_kbase(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`kbase ARGS` run in this process through `cli.main(argv)` (the entry point's own
+    function), in `cwd`, with stdout and stderr captured: what a subprocess would see,
+    without paying for a new Python per call. Tests of process state (hooks, signals,
+    imports, the MCP server) start `kbase_process`."""
+    from kbase_ci.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    here, saved = os.getcwd(), {k: os.environ.get(k) for k in GIT_ENV}
+    os.environ.update(GIT_ENV)
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse's usage errors and --help
+                code = exc.code if isinstance(exc.code, int) else 2 if exc.code else 0
+    finally:
+        os.chdir(here)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return subprocess.CompletedProcess(["kbase", *args], code, out.getvalue(), err.getvalue())
+
+
+def kbase_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """The real `kbase` entry point in a subprocess (python -m kbase_ci)."""
     env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
     return subprocess.run([sys.executable, "-m", "kbase_ci", *args], cwd=cwd, env=env,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.cli import main
+from kbase_ci.cli.main import main
 from tests.conftest import git, write
 
 OLD = "---\naliases: [Vieux]\n---\n# Old\n\n## Setup\n\nwords ^blk\n\n## Usage\n"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.cache import ParseCache, cache_key
 from kbase_ci.model import Heading, Link, ParsedNote, Tag
+from kbase_ci.vault.cache import ParseCache, cache_key
 
 
 def _note(path: str, n: int = 0) -> ParsedNote:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from kbase_ci.checks import REGISTRY
 from kbase_ci.checks.docs import FRONTMATTER_EXAMPLE, TAGS_EXAMPLE, render
-from kbase_ci.config import FrontmatterConfig, TagsConfig, parse_config
+from kbase_ci.checks.registry import REGISTRY
+from kbase_ci.vault.config import FrontmatterConfig, TagsConfig, parse_config
 from tests.conftest import REPO
 
 

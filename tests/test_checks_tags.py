@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.checker import check_vault
-from kbase_ci.config import parse_config
+from kbase_ci.checks.checker import check_vault
 from kbase_ci.errors import ConfigError
-from kbase_ci.vault import Vault
+from kbase_ci.vault.config import parse_config
+from kbase_ci.vault.files import Vault
 from tests.checkcases import Case, params, run_case
 from tests.conftest import git, run_kbase, write
 

@@ -11,9 +11,9 @@ import pytest
 from kbase_ci.ci.prreport import Context, compare, match_findings, match_key, snapshot
 from kbase_ci.ci.records import CiReport, from_json
 from kbase_ci.errors import UsageError
-from kbase_ci.graphstats import link_graph
 from kbase_ci.model import Finding
-from kbase_ci.parser import parse_note
+from kbase_ci.parse.parser import parse_note
+from kbase_ci.vault.linkgraph import link_graph
 from tests.ci_support import SCENARIO, event_file, run_ci, runner_env, scenario_repo, step_outputs
 from tests.conftest import git, write
 

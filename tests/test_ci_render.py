@@ -8,7 +8,6 @@ import re
 import pytest
 from markdown_it import MarkdownIt  # comes with rich
 
-from kbase_ci.ci.escape import ZWJ, log_text, md_text, mermaid_label, stop_commands
 from kbase_ci.ci.records import CiReport, GraphView, MarkedFinding
 from kbase_ci.ci.render import (
     COMMENT_LIMIT,
@@ -20,8 +19,9 @@ from kbase_ci.ci.render import (
     step_summary,
     verdict,
 )
-from kbase_ci.graphstats import Gap, GapSource, Orphan
 from kbase_ci.model import Finding
+from kbase_ci.report.escape import ZWJ, log_text, md_text, mermaid_label, stop_commands
+from kbase_ci.vault.linkgraph import Gap, GapSource, Orphan
 from tests.conftest import FIXTURES
 
 HEAD, BASE = "a" * 40, "b" * 40

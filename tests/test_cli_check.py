@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.cli import main
-from kbase_ci.report import github_escape_data, github_escape_property
+from kbase_ci.cli.main import main
+from kbase_ci.report.findings import github_escape_data, github_escape_property
 from tests.conftest import FIXTURES, REPO, git, run_kbase, write
 
 DEMO_FINDINGS = [

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.config import Config, load_config, parse_config
 from kbase_ci.errors import ConfigError
+from kbase_ci.vault.config import Config, load_config, parse_config
 
 
 def test_defaults_when_missing(tmp_path: Path) -> None:

@@ -12,14 +12,14 @@ import networkx as nx
 import pytest
 from conftest import FIXTURES, run_kbase, write
 
-from kbase_ci.outline import sections
-from kbase_ci.parser import parse_note
+from kbase_ci.parse.outline import sections
+from kbase_ci.parse.parser import parse_note
 from kbase_ci.query.budget import Piece, estimate_tokens, fill
 from kbase_ci.query.context import context_answer, text_lines
+from kbase_ci.query.location import open_source
 from kbase_ci.query.pieces import outline_note
-from kbase_ci.query.source import open_source
 from kbase_ci.query.view import QueryView
-from kbase_ci.vault import Vault
+from kbase_ci.vault.files import Vault
 
 VAULT = FIXTURES / "context" / "vault"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.checker import check_vault
-from kbase_ci.vault import Vault
+from kbase_ci.checks.checker import check_vault
+from kbase_ci.vault.files import Vault
 from tests.conftest import corpus_repo
 
 pytestmark = pytest.mark.corpus

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.cli import main
+from kbase_ci.cli.main import main
+from tests import tables
 from tests.conftest import FIXTURES, git, write
 
 OLD_NOTE = "# Title\n\n## Setup\n\nSome words ^blk\n"
@@ -15,14 +16,12 @@ OLD_NOTE = "# Title\n\n## Setup\n\nSome words ^blk\n"
 
 def _cases() -> list[tuple[str, str, str, str, str]]:
     out = []
-    for n, line in enumerate((FIXTURES / "fix" / "cases.txt").read_text("utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
+    for n, line in tables.lines(FIXTURES / "fix" / "cases.txt"):
         source = "notes/Source.md"
         if line.startswith("in "):
             head, _, line = line.partition(": ")
             source = head[3:]
-        before, move, after = (p.strip() for p in line.split(" | "))
+        before, move, after = (p.strip() for p in line.split(tables.CELL))
         old, _, new = (p.strip() for p in move.partition(" -> "))
         out.append(pytest.param(source, before, old, new, after, id=f"cases.txt:{n}"))
     return out

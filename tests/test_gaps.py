@@ -11,20 +11,15 @@ import pytest
 from conftest import FIXTURES, corpus_repo, git, run_kbase, write
 from querykit import query
 
-from kbase_ci.concepts import extract
+from kbase_ci.parse.mentions import extract
+from tests import tables
 
 VAULT = FIXTURES / "gaps" / "vault"
 
 
 def _cases() -> list[tuple[str, list[str]]]:
-    out = []
-    for line in (FIXTURES / "gaps" / "concepts.txt").read_text(encoding="utf-8").splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        text, _, terms = line.rpartition(" ->")
-        out.append((text.replace("\\n", "\n"),
-                    [t.strip() for t in terms.split("|") if t.strip()]))
-    return out
+    return [(text.replace("\\n", "\n"), tables.items(terms))
+            for _no, text, terms in tables.arrows(FIXTURES / "gaps" / "concepts.txt")]
 
 
 @pytest.mark.parametrize(("text", "terms"), _cases(), ids=lambda v: str(v)[:40])

@@ -17,15 +17,15 @@ from conftest import FIXTURES, git, run_kbase, write
 from querykit import query
 
 from kbase_ci.errors import UsageError
-from kbase_ci.graphstats import link_graph
 from kbase_ci.query.clusters import louvain
 from kbase_ci.query.graph import NoteGraph
 from kbase_ci.query.graphanswer import graph_answer
 from kbase_ci.query.graphdraw import dot, dot_string, mermaid, mermaid_label
-from kbase_ci.query.source import open_source
+from kbase_ci.query.location import open_source
 from kbase_ci.query.view import NoteEdges, QueryView
-from kbase_ci.scanner import scan
-from kbase_ci.vault import Vault
+from kbase_ci.vault.files import Vault
+from kbase_ci.vault.linkgraph import link_graph
+from kbase_ci.vault.scanner import scan
 
 VAULT = FIXTURES / "graph" / "vault"
 ISOLATED = ["Drafts/Scratch.md", "Gallery.md", "Lonely.md", "Self Ref.md", "Wishlist.md"]

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.checks import REGISTRY
-from kbase_ci.handover import check_notes, pr_report
-from kbase_ci.resume import latest
-from kbase_ci.vault import Vault
+from kbase_ci.checks.registry import REGISTRY
+from kbase_ci.handover.handovers import check_notes, pr_report
+from kbase_ci.handover.latest import latest
+from kbase_ci.vault.files import Vault
 from tests.conftest import FIXTURES, GIT_ENV, git, run_kbase, write
 
 VAULT = FIXTURES / "handover" / "vault"

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.handover import Handovers
-from kbase_ci.placeholders import classify
-from kbase_ci.scoring import NoteScore
-from kbase_ci.vault import Vault
+from kbase_ci.handover.handovers import Handovers
+from kbase_ci.handover.placeholders import classify
+from kbase_ci.handover.scoring import NoteScore
+from kbase_ci.vault.files import Vault
+from tests import tables
 from tests.conftest import FIXTURES, git
 
 HERE = FIXTURES / "handover"
@@ -23,14 +24,6 @@ BASES = {
     "discovery": "discoveries/lexer-unicode.md",
     "decision": "decisions/0001-use-tree-sitter.md",
 }
-
-
-def _table(name: str, sep: str) -> list[tuple[int, list[str]]]:
-    rows = []
-    for no, line in enumerate((HERE / name).read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip() and not line.startswith("#"):
-            rows.append((no, [p.strip() for p in line.split(sep)]))
-    return rows
 
 
 def _edit(text: str, edit: str) -> str:
@@ -64,7 +57,7 @@ def _vault(root: Path) -> None:
     git(root, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "vault")
 
 
-RULES = _table("rules.txt", " | ")
+RULES = tables.cells(HERE / "rules.txt")
 
 
 @pytest.fixture(scope="module")
@@ -101,15 +94,14 @@ def test_rule(no: int, row: list[str], assessed: dict[int, NoteScore | None]) ->
             assert score.score < 100
 
 
-PLACEHOLDERS = _table("placeholders.txt", " ⇒ ")
+PLACEHOLDERS = tables.arrows(HERE / "placeholders.txt")
 
 
-@pytest.mark.parametrize(("no", "row"), PLACEHOLDERS, ids=[f"line{n}" for n, _ in PLACEHOLDERS])
-def test_placeholder_table(no: int, row: list[str]) -> None:
-    text, kind = row
-    line = (HERE / "placeholders.txt").read_text(encoding="utf-8").splitlines()[no - 1]
-    raw = line.split(" ⇒ ")[0]  # keep trailing spaces: `-  ` is still an empty bullet
-    assert classify(raw, "Changes Made") == kind, text
+@pytest.mark.parametrize(("no", "raw", "kind"), PLACEHOLDERS,
+                         ids=[f"line{n}" for n, _, _ in PLACEHOLDERS])
+def test_placeholder_table(no: int, raw: str, kind: str) -> None:
+    # `raw` as written, trailing spaces kept: `-  ` is still an empty bullet.
+    assert classify(raw, "Changes Made") == kind, raw
 
 
 def test_complete_handover_scores_near_100(tmp_path: Path) -> None:

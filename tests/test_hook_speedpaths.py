@@ -13,13 +13,14 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from kbase_ci import gitio
-from kbase_ci.cache import ParseCache, cache_key
-from kbase_ci.change import staged_changes
+from kbase_ci.git.diff import staged_changes
+from kbase_ci.git.listing import ls_files_rows
+from kbase_ci.git.repo import repo_dirs
 from kbase_ci.model import ParsedNote, Tag
-from kbase_ci.notestore import LazySummaries, NoteStore, NoteSummary
-from kbase_ci.scanner import open_store
-from kbase_ci.vault import Vault
+from kbase_ci.vault.cache import ParseCache, cache_key
+from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notestore import LazySummaries, NoteStore, NoteSummary
+from kbase_ci.vault.scanner import open_store
 from tests.conftest import git, run_kbase, write
 
 Repo = Callable[..., Path]
@@ -191,23 +192,22 @@ def test_ls_files_rows_reads_odd_names_and_unmerged_paths(make_repo: Repo) -> No
     write(root, {"c.md": "3\n"})
     git(root, "commit", "-q", "-am", "main")
     git(root, "merge", "-q", "side", check=False)  # conflict: c.md has stages 1-3
-    rows = gitio.ls_files_rows(root)
+    rows = ls_files_rows(root)
     assert [r[0] for r in rows] == ["a b.md", "c.md", "tab\there.md", "Ünï.md"]
     listed = git(root, "ls-files", "-s", "--", "a b.md").split()
     assert rows[0] == ("a b.md", listed[1], listed[0])
     assert all(len(sha) in (40, 64) and len(mode) == 6 for _, sha, mode in rows)
-    assert [e.path for e in gitio.ls_files(root)] == [r[0] for r in rows]
 
 
 def test_repo_dirs_and_staged_changes_before_the_first_commit(make_repo: Repo,
                                                               tmp_path: Path) -> None:
     root = make_repo({"a.md": "# A\n", "sub/b.md": "# B\n"}, commit=False)
-    dirs = gitio.repo_dirs(root / "sub")
+    dirs = repo_dirs(root / "sub")
     assert dirs is not None and dirs[0].resolve() == root.resolve()
     assert dirs[1].resolve() == (root / ".git").resolve()
     plain = tmp_path / "plain"
     plain.mkdir()
-    assert gitio.repo_dirs(plain) is None
+    assert repo_dirs(plain) is None
     assert sorted((c.kind, c.path) for c in staged_changes(root)) == [
         ("added", "a.md"), ("added", "sub/b.md")]
     hook = run_kbase("check", "--staged", "a.md", cwd=root)
@@ -243,7 +243,7 @@ frontmatter:
 
 
 def test_config_memo_gives_the_parsed_config_and_follows_edits(make_repo: Repo) -> None:
-    from kbase_ci.config import load_config
+    from kbase_ci.vault.config import load_config
 
     root = make_repo({".kbase.yml": CONFIG, "notes/a.md": "#golang\n"})
     first = Vault(root).config  # parses the YAML and remembers it
@@ -266,7 +266,7 @@ def test_config_memo_gives_the_parsed_config_and_follows_edits(make_repo: Repo) 
 
 
 def test_staged_diff_gives_the_head_blob_ids_ls_tree_gives(make_repo: Repo) -> None:
-    from kbase_ci.change import old_blob_shas
+    from kbase_ci.git.diff import old_blob_shas
 
     long = "".join(f"line {i} of a note long enough for git to pair rewrites\n"
                    for i in range(40))
@@ -304,8 +304,8 @@ FRONTMATTER_CASES = [
 
 
 def test_frontmatter_memo_gives_what_a_load_gives() -> None:
-    from kbase_ci.frontmatter import YamlMemo
-    from kbase_ci.parser import parse_note
+    from kbase_ci.parse.frontmatter import YamlMemo
+    from kbase_ci.parse.parser import parse_note
 
     for text in FRONTMATTER_CASES:
         data = text.encode("utf-8", "surrogatepass")
@@ -326,7 +326,7 @@ def test_frontmatter_memo_gives_what_a_load_gives() -> None:
 
 _RUAMEL_PROBE = """\
 import sys
-from kbase_ci import cli
+from kbase_ci.cli import main as cli
 code = cli.main(["check", "--staged", "notes/a.md"])
 print(code, "ruamel.yaml" in sys.modules)
 """
@@ -359,7 +359,8 @@ def test_hook_on_a_body_edit_skips_yaml_and_a_frontmatter_edit_loads_it(
 
 _PREFETCH_PROBE = """\
 import sys
-from kbase_ci import cli, gitio
+from kbase_ci.cli import main as cli
+from kbase_ci.git import process as gitio
 left = []
 drop = gitio.drop_prefetched
 gitio.drop_prefetched = lambda: left.append(drop()) or left[-1]

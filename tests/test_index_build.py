@@ -12,14 +12,14 @@ import pytest
 from conftest import git, write
 from indexkit import make_tiny_model, small_vault, snapshot
 
-from kbase_ci.config import load_config
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index import FORMAT_VERSION, tokens
 from kbase_ci.index.build import BuildResult, build_index
-from kbase_ci.index.encoder import Embedder
+from kbase_ci.index.embedder import Embedder
 from kbase_ci.index.manifest import read_manifest
 from kbase_ci.index.reader import open_index
-from kbase_ci.vault import Vault
+from kbase_ci.vault.config import load_config
+from kbase_ci.vault.files import Vault
 
 MakeRepo = Callable[..., Path]
 
@@ -158,7 +158,7 @@ def test_build_is_independent_of_hash_seed(make_repo: MakeRepo, tiny_model: Path
 
     root = make_repo(small_vault())
     build(root, tiny_model, root.parent / "here")
-    code = ("import sys; from pathlib import Path; from kbase_ci.vault import Vault; "
+    code = ("import sys; from pathlib import Path; from kbase_ci.vault.files import Vault; "
             "from kbase_ci.index.build import build_index; "
             "build_index(Vault(Path(sys.argv[1])), Path(sys.argv[2]), model=Path(sys.argv[3]))")
     for seed in ("1", "12345"):

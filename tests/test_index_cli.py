@@ -77,7 +77,7 @@ def test_real_static_model_on_the_demo_vault(tmp_path: Path) -> None:
 
     from conftest import FIXTURES, git
 
-    from kbase_ci.index.encoder import Embedder
+    from kbase_ci.index.embedder import Embedder
 
     root = tmp_path / "demo"
     shutil.copytree(FIXTURES / "demo-vault", root)

@@ -17,18 +17,13 @@ from indexkit import make_tiny_model, small_vault
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import bm25, tokens, vectors
 from kbase_ci.index.build import build_index
-from kbase_ci.index.notetable import (
-    STORED_NOTE_FIELDS,
-    full_note_row,
-    shard_notes,
-    stored_note_row,
-)
-from kbase_ci.index.reader import LINK_ROWS_FILE, open_index
+from kbase_ci.index.layout import LINK_ROWS_FILE, NOTE_FIELDS, STORED_NOTE_FIELDS
+from kbase_ci.index.notetable import full_note_row, shard_notes, stored_note_row
+from kbase_ci.index.reader import open_index
 from kbase_ci.index.rowfile import int_view
-from kbase_ci.index.tables import NOTE_FIELDS
-from kbase_ci.query.source import IndexSource
+from kbase_ci.query.location import IndexSource
 from kbase_ci.query.view import QueryView
-from kbase_ci.vault import Vault
+from kbase_ci.vault.files import Vault
 
 MakeRepo = Callable[..., Path]
 

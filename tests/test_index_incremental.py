@@ -13,13 +13,13 @@ from indexkit import make_tiny_model, snapshot
 
 from kbase_ci.index.assemble import link_inputs
 from kbase_ci.index.build import build_index
-from kbase_ci.index.concepts import _patched
 from kbase_ci.index.linkdelta import patched_links
 from kbase_ci.index.manifest import read_manifest
+from kbase_ci.index.mentions import _patched
 from kbase_ci.index.previous import PreviousIndex
-from kbase_ci.index.tables import link_graph
-from kbase_ci.scanner import scan
-from kbase_ci.vault import Vault
+from kbase_ci.index.tables import links_table
+from kbase_ci.vault.files import Vault
+from kbase_ci.vault.scanner import scan
 
 MakeRepo = Callable[..., Path]
 
@@ -98,7 +98,7 @@ def test_patched_links_equal_resolving_everything(make_repo: MakeRepo, edit: str
     got = patched_links(previous, notes, vault.files, True, key,
                         {nf.path: nf.sha for nf in vault.notes})
     assert got is not None  # same names, one note of eight changed: the table is reused
-    assert got == link_graph(notes, vault.files)
+    assert got == links_table(notes, vault.files)
 
 
 def test_links_are_resolved_again_when_names_change(make_repo: MakeRepo) -> None:

@@ -15,7 +15,7 @@ from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index.build import build_index
 from kbase_ci.index.merge import merge_slices
 from kbase_ci.index.reader import open_index
-from kbase_ci.vault import Vault
+from kbase_ci.vault.files import Vault
 
 MakeRepo = Callable[..., Path]
 

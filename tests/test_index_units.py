@@ -12,16 +12,13 @@ from kbase_ci.errors import ConfigError, UsageError
 from kbase_ci.index import tokens
 from kbase_ci.index.chunks import MAX_CHARS, PACK_CHARS, chunk_note
 from kbase_ci.index.shards import DomainRule, plan_shards, slice_shards
-from kbase_ci.parser import parse_note
+from kbase_ci.parse.parser import parse_note
+from tests import tables
 
 
 def _token_cases() -> list[tuple[str, str]]:
-    out = []
-    for line in (FIXTURES / "index" / "tokens.txt").read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            text, _, want = line.partition("  =>")
-            out.append((text, want.strip()))
-    return out
+    return [(text, " ".join(tables.items(want, " ")))
+            for _no, text, want in tables.arrows(FIXTURES / "index" / "tokens.txt")]
 
 
 @pytest.mark.parametrize(("text", "want"), _token_cases())
@@ -133,7 +130,7 @@ def test_encoder_tokens_match_model2vec(tmp_path: Path) -> None:
     from model2vec import StaticModel
     from tokenizers import Tokenizer, pre_tokenizers
 
-    from kbase_ci.index.encoder import Embedder
+    from kbase_ci.index.embedder import Embedder
 
     texts = ["Python, generator! zzz the", "", "ünïcode 日本語 x\u00a0y  tabs\there",
              "python " * 600]
@@ -143,12 +140,11 @@ def test_encoder_tokens_match_model2vec(tmp_path: Path) -> None:
     tok = Tokenizer.from_file(str(other / "tokenizer.json"))
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
     tok.save(str(other / "tokenizer.json"))
-    cases = [(tiny, True), (other, False)]
+    cases = [tiny, other]
     if REAL_MODEL.is_dir():
-        cases.append((REAL_MODEL, True))
-    for folder, wordwise in cases:
+        cases.append(REAL_MODEL)
+    for folder in cases:
         e = Embedder(folder)
-        assert e.wordwise is wordwise
         ref = StaticModel.from_pretrained(folder)
         assert e.tokenize(texts) == ref.tokenize(texts)
         got = e.encode(texts).astype(np.float64)

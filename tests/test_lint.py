@@ -42,7 +42,7 @@ def test_no_pickle_anywhere() -> None:
 
 def test_check_path_imports_no_heavy_dependencies() -> None:
     # `kbase check` runs on every commit: numpy, usearch, model2vec, bm25s must stay lazy.
-    code = ("import sys, kbase_ci.cli as c, kbase_ci.checker, kbase_ci.checks;"
+    code = ("import sys, kbase_ci.cli.main as c, kbase_ci.checks.checker, kbase_ci.checks.registry;"
             "c.build_parser('check');"
             "heavy = [m for m in ('numpy', 'usearch', 'model2vec', 'bm25s', 'Stemmer', "
             "'tree_sitter', 'rich') if m in sys.modules];"
@@ -58,9 +58,10 @@ def test_hook_exit_without_notes_imports_neither_config_nor_checks(tmp_path: Pat
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / "code.py").write_text("x = 1\n", encoding="utf-8")
     subprocess.run(["git", "add", "code.py"], cwd=tmp_path, check=True)
-    code = ("import sys, kbase_ci.cli as c; rc = c.main(['check', '--staged']);"
-            "loaded = [m for m in ('kbase_ci.config', 'kbase_ci.vault', 'kbase_ci.checker', "
-            "'kbase_ci.checks', 'kbase_ci.parser', 'tree_sitter') if m in sys.modules];"
+    code = ("import sys, kbase_ci.cli.main as c; rc = c.main(['check', '--staged']);"
+            "loaded = [m for m in ('kbase_ci.vault.config', 'kbase_ci.vault.files', "
+            "'kbase_ci.checks.checker', 'kbase_ci.checks.registry', 'kbase_ci.parse.parser', "
+            "'tree_sitter') if m in sys.modules];"
             "print(rc, ','.join(loaded))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                           text=True, check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
@@ -68,16 +69,16 @@ def test_hook_exit_without_notes_imports_neither_config_nor_checks(tmp_path: Pat
 
 
 def test_grammar_loads_without_the_package_init_and_falls_back() -> None:
-    # The compiled grammar alone (see kbase_ci/grammar.py); parsing works the same when
+    # The compiled grammar alone (see kbase_ci/parse/grammar.py); parsing works the same when
     # that way fails and the package is imported as usual.
-    direct = ("import sys, kbase_ci.grammar as g, kbase_ci.parser as p;"
+    direct = ("import sys, kbase_ci.parse.grammar as g, kbase_ci.parse.parser as p;"
               "assert p.parse_note('a.md', b'# A\\n[[B]]\\n').links[0].target == 'B';"
               "print('importlib.resources' in sys.modules, 'tree_sitter_markdown' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", direct], cwd=REPO, capture_output=True,
                           text=True, check=True)
     assert proc.stdout.split() == ["False", "False"], proc.stdout + proc.stderr
     fallback = ("import importlib.machinery as m; m.EXTENSION_SUFFIXES[:] = ['.none'];"
-                "import sys, kbase_ci.parser as p;"
+                "import sys, kbase_ci.parse.parser as p;"
                 "assert p.parse_note('a.md', b'# A\\n[[B]]\\n').links[0].target == 'B';"
                 "print('tree_sitter_markdown' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", fallback], cwd=REPO, capture_output=True,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.cli import main
+from kbase_ci.cli.main import main
 from tests.conftest import git, run_kbase, write
 
 Repo = Callable[..., Path]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.config import parse_config
 from kbase_ci.errors import ConfigError
-from kbase_ci.notetypes import NoteTypes
-from kbase_ci.parser import parse_note
+from kbase_ci.parse.parser import parse_note
+from kbase_ci.vault.config import parse_config
+from kbase_ci.vault.notetypes import NoteTypes
 from tests.conftest import run_kbase
 
 

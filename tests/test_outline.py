@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from kbase_ci.outline import find_section, note_text, sections
-from kbase_ci.parser import parse_note
+from kbase_ci.model import ParsedNote
+from kbase_ci.parse.outline import Section, note_text, sections
+from kbase_ci.parse.parser import parse_note
 
 DOC = """---
 title: x
@@ -38,13 +39,18 @@ def test_flat_sections_run_to_the_next_heading() -> None:
     ]
 
 
+def _section(note: ParsedNote, name: str) -> Section | None:
+    return next((s for s in sections(note, DOC, nested=True)
+                 if s.heading is not None and s.heading.text.lower() == name), None)
+
+
 def test_nested_sections_include_subsections() -> None:
     note = parse_note("n.md", DOC.encode())
-    s = find_section(note, DOC, ("changes made",))
+    s = _section(note, "changes made")
     assert s is not None
     assert (s.start_line, s.end_line) == (8, 11)
     assert s.body == "- a.py\n### Detail\ndetail body"
-    assert find_section(note, DOC, ("Blockers", "Impediments")) is None
+    assert _section(note, "Blockers") is None and _section(note, "Impediments") is None
 
 
 def test_note_text_drops_bom_and_replaces_bad_bytes() -> None:

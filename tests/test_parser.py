@@ -17,17 +17,16 @@ from typing import Any
 
 import pytest
 
-from kbase_ci.frontmatter import has_clib
-from kbase_ci.linksyntax import link_from_raw, wikilink_spans
 from kbase_ci.model import ParsedNote
-from kbase_ci.parser import parse_note
+from kbase_ci.parse.frontmatter import has_clib
+from kbase_ci.parse.linksyntax import link_from_raw, wikilink_spans
+from kbase_ci.parse.parser import parse_note
+from tests import tables
 
 REPO = Path(__file__).resolve().parents[1]
 TABLES = REPO / "fixtures" / "parser"
 CORPORA = REPO.parent / "shared" / "corpora"
 
-_REPEAT = re.compile(r"\{(\d+)×(.*?)\}")
-_BYTE = re.compile(r"\\x([0-9a-fA-F]{2})")
 _ITEM_SEP = " ; "
 
 
@@ -36,21 +35,12 @@ def _input(spec: str) -> tuple[bytes, int]:
     m = re.match(r"@max=(\d+) ", spec)
     if m:
         max_bytes, spec = int(m.group(1)), spec[m.end():]
-    spec = _REPEAT.sub(lambda r: r.group(2) * int(r.group(1)), spec)
-    spec = spec.replace("↵", "\n").replace("→", "\t")
-    parts = _BYTE.split(spec)
-    data = b"".join(bytes([int(p, 16)]) if i % 2 else p.encode("utf-8")
-                    for i, p in enumerate(parts))
-    return data, max_bytes
+    return tables.decode(spec), max_bytes
 
 
 def _cases(name: str) -> Iterator[Any]:
-    for no, line in enumerate((TABLES / name).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        given, sep, expected = line.partition(" ⇒ ")
-        assert sep, f"{name}:{no}: missing ' ⇒ '"
-        yield pytest.param(given, expected.strip(), id=f"{name}:{no}")
+    for no, given, expected in tables.arrows(TABLES / name):
+        yield pytest.param(given, expected, id=f"{name}:{no}")
 
 
 def _parse(given: str, path: str = "Note.md") -> ParsedNote:

@@ -453,7 +453,7 @@ def test_files_outside_the_manifest_are_not_published(vault: Path) -> None:
 
 @pytest.mark.parametrize("value", ["--upload-pack=touch pwned", "main", "HEAD~1", "abc123"])
 def test_source_commit_from_a_branch_must_be_an_object_id(vault: Path, value: str) -> None:
-    from kbase_ci.publish import source_of
+    from kbase_ci.index.publish import source_of
 
     head = git(vault, "rev-parse", "HEAD").strip()
     assert source_of(vault, head, {"source": {"commit": head}}) == head

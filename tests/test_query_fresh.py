@@ -218,8 +218,8 @@ def test_index_of_this_exact_commit_is_used_without_listing_the_vault(fresh: Pat
     the settings are the same, the index's notes are the vault's: not listed, not compared.
     Anything else takes the full comparison."""
     from kbase_ci.query.freshness import assess
-    from kbase_ci.query.source import open_source
-    from kbase_ci.vault import Vault
+    from kbase_ci.query.location import open_source
+    from kbase_ci.vault.files import Vault
 
     def assessed() -> tuple[tuple[str, ...], bool]:
         vault = Vault(fresh)

@@ -6,7 +6,7 @@ import re
 
 from ruamel.yaml import YAML
 
-from kbase_ci.cli import COMMANDS, build_parser
+from kbase_ci.cli.main import COMMANDS, build_parser
 from tests.conftest import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")

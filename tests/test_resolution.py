@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.anchors import (
+from kbase_ci.model import BlockId, Heading, Link, ParsedNote
+from kbase_ci.parse.anchors import (
     HeadingIndex,
     find_block,
-    find_heading,
     github_slug,
     github_slugs,
     normalize_heading,
 )
-from kbase_ci.linksyntax import link_from_raw
-from kbase_ci.model import BlockId, Heading, Link, ParsedNote
-from kbase_ci.resolver import ResolvedLink, Resolver
+from kbase_ci.parse.linksyntax import link_from_raw
+from kbase_ci.vault.resolver import ResolvedLink, Resolver
+from tests import tables
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "resolution"
 
@@ -44,14 +44,11 @@ def _csv(spec: str) -> tuple[str, ...]:
 def load_vault(path: Path) -> tuple[list[ParsedNote], list[str]]:
     notes: list[ParsedNote] = []
     files: list[str] = []
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        if not raw.strip() or raw.lstrip().startswith("#"):
-            continue
-        fields = [f.strip() for f in raw.split(" | ")]
+    for _no, fields in tables.cells(path):
         file = fields[0]
         files.append(file)
         if not file.endswith(".md"):
-            assert len(fields) == 1, f"attachment with fields: {raw!r}"
+            assert len(fields) == 1, f"attachment with fields: {fields!r}"
             continue
         parts: dict[str, str] = {}
         for field in fields[1:]:
@@ -82,13 +79,10 @@ class Case:
 
 def load_cases(path: Path) -> list[Case]:
     cases: list[Case] = []
-    for n, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not raw.strip() or raw.lstrip().startswith("#"):
-            continue
-        fields = raw.split(" | ")
-        assert len(fields) >= 6, f"line {n}: needs 6 fields: {raw!r}"
-        source, link = fields[0].strip(), " | ".join(fields[1:-4]).strip()
-        target, status, anchor, flags = (f.strip() for f in fields[-4:])
+    for n, fields in tables.cells(path):
+        assert len(fields) >= 6, f"line {n}: needs 6 fields: {fields!r}"
+        source, link = fields[0], tables.CELL.join(fields[1:-4])
+        target, status, anchor, flags = fields[-4:]
         flag_set = set(_csv(flags)) - {"-"}
         via = next((f[4:] for f in flag_set if f.startswith("via=")), None)
         assert flag_set <= {"ambiguous", f"via={via}"}, f"line {n}: unknown flag in {flags!r}"
@@ -180,18 +174,18 @@ HEADINGS = (
 
 
 def test_find_heading_nested_at_any_depth() -> None:
-    assert find_heading(HEADINGS, ["Intro", "Linux"], markdown=False) == HEADINGS[2]
-    assert find_heading(HEADINGS, ["usage", "SETUP"], markdown=False) == HEADINGS[4]
-    assert find_heading(HEADINGS, ["Setup"], markdown=False) == HEADINGS[1]
-    assert find_heading(HEADINGS, ["Usage", "Linux"], markdown=False) is None
-    assert find_heading(HEADINGS, ["Linux", "Intro"], markdown=False) is None
-    assert find_heading(HEADINGS, [], markdown=False) is None
+    assert HeadingIndex(HEADINGS).find(["Intro", "Linux"], markdown=False) == HEADINGS[2]
+    assert HeadingIndex(HEADINGS).find(["usage", "SETUP"], markdown=False) == HEADINGS[4]
+    assert HeadingIndex(HEADINGS).find(["Setup"], markdown=False) == HEADINGS[1]
+    assert HeadingIndex(HEADINGS).find(["Usage", "Linux"], markdown=False) is None
+    assert HeadingIndex(HEADINGS).find(["Linux", "Intro"], markdown=False) is None
+    assert HeadingIndex(HEADINGS).find([], markdown=False) is None
 
 
 def test_find_heading_slugs_only_for_markdown() -> None:
-    assert find_heading(HEADINGS, ["setup-1"], markdown=True) == HEADINGS[4]
-    assert find_heading(HEADINGS, ["setup-1"], markdown=False) is None
-    assert find_heading(HEADINGS, ["intro", "linux"], markdown=True) == HEADINGS[2]
+    assert HeadingIndex(HEADINGS).find(["setup-1"], markdown=True) == HEADINGS[4]
+    assert HeadingIndex(HEADINGS).find(["setup-1"], markdown=False) is None
+    assert HeadingIndex(HEADINGS).find(["intro", "linux"], markdown=True) == HEADINGS[2]
     assert HeadingIndex(HEADINGS).find(["usage", "setup"], markdown=True) == HEADINGS[4]
 
 

@@ -16,10 +16,10 @@ from conftest import GIT_ENV, REPO, write
 from indexkit import snapshot
 from scopekit import RUST, SCOPES, answer, kbase, scope_repo
 
-from kbase_ci.config import parse_config
 from kbase_ci.errors import ConfigError, UsageError
 from kbase_ci.index.reader import open_index
-from kbase_ci.scope.spec import ScopeSpec, split_values
+from kbase_ci.vault.config import parse_config
+from kbase_ci.vault.scopeconfig import ScopeSpec, split_values
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +178,7 @@ def test_unknown_scope_and_bad_names(repo: Path) -> None:
     _, out = kbase(repo, "search", "x", "--scope", "nope", ok=(2,))
     assert "no scope named nope has been built" in out
     with pytest.raises(UsageError):
-        from kbase_ci.scope.spec import check_name
+        from kbase_ci.vault.scopeconfig import check_name
 
         check_name("a/b")
 

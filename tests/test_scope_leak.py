@@ -15,7 +15,7 @@ import pytest
 from conftest import git, write
 from scopekit import MARKERS, SCOPES, answer, forbidden, kbase, scope_repo, title
 
-from kbase_ci import cli
+from kbase_ci.cli import main as cli
 
 Argvs = Callable[[set[str]], list[list[str]]]
 ALL = sorted(MARKERS)

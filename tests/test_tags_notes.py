@@ -14,10 +14,10 @@ from conftest import run_kbase, write
 from querykit import query
 from test_graph import make_vault
 
-from kbase_ci.query.source import open_source
+from kbase_ci.query.location import open_source
 from kbase_ci.query.tagtree import notes_answer, tag_matches, tags_answer
 from kbase_ci.query.view import QueryView
-from kbase_ci.vault import Vault
+from kbase_ci.vault.files import Vault
 
 # Hand-read from the fixture: each note's tags (frontmatter and inline).
 TAGS = {

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.config import parse_config
 from kbase_ci.errors import UsageError
-from kbase_ci.gitio import blob_sha
-from kbase_ci.vault import Vault
+from kbase_ci.git.objects import blob_sha
+from kbase_ci.vault.config import parse_config
+from kbase_ci.vault.files import Vault
 from tests.conftest import git, write
 
 

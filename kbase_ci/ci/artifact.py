@@ -13,8 +13,8 @@ import dataclasses
 import json
 from pathlib import Path
 
-from ..errors import UsageError
-from .records import CiReport, from_json
+from kbase_ci.ci.records import CiReport, from_json
+from kbase_ci.errors import UsageError
 
 REPORT_JSON = "report.json"
 MAX_BYTES = 64 * 1024 * 1024

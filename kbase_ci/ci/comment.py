@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .github import Forbidden, GitHubClient
+from kbase_ci.ci.github import Forbidden, GitHubClient
 
 ACTIONS_BOT = "github-actions[bot]"
 CommentStatus = Literal["created", "updated", "unchanged", "forbidden"]

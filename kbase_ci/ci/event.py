@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from kbase_ci.errors import UsageError
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 
@@ -62,10 +62,6 @@ class CiEvent:
     workflow_run: WorkflowRun | None = None
     before: str | None = None
     """For `push`: the previous tip of the branch."""
-
-    @property
-    def is_pr(self) -> bool:
-        return self.name in PR_EVENTS and self.pull_request is not None
 
     @property
     def on_default_branch(self) -> bool:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from .. import __version__
-from ..errors import EXIT_INTERNAL, KbaseError
+from kbase_ci import __version__
+from kbase_ci.errors import EXIT_INTERNAL, KbaseError
 
 _NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
 _MAX_PAGES = 100

@@ -15,11 +15,14 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import gitio, indexbranch
-from ..errors import KbaseError, UsageError
-from ..index.build import BuildResult, build_index
-from ..publish import PublishResult, publish
-from ..vault import Vault
+from kbase_ci.errors import KbaseError, UsageError
+from kbase_ci.git import indexbranch
+from kbase_ci.git.repo import toplevel
+from kbase_ci.index.build import BuildResult, build_index
+from kbase_ci.index.manifest import manifest_at
+from kbase_ci.index.publish import PublishResult, publish
+from kbase_ci.scope.build import build_scope
+from kbase_ci.vault.files import Vault
 
 
 @dataclass(frozen=True)
@@ -37,9 +40,9 @@ def seed_from_branch(repo: Path, remote: str, branch: str, out_dir: Path) -> str
     if (out_dir / "manifest.json").exists():
         return None
     tip = indexbranch.remote_tip(repo, remote, branch)
-    if tip is None or indexbranch.manifest_at(repo, tip) is None:
+    if tip is None or manifest_at(repo, tip) is None:
         return None
-    data = gitio.git(["archive", "--format=tar", tip], repo)
+    data = indexbranch.archive(repo, tip)
     tmp = out_dir.with_name(out_dir.name + ".seed")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -52,7 +55,7 @@ def seed_from_branch(repo: Path, remote: str, branch: str, out_dir: Path) -> str
 
 def build_and_publish(root: Path, out_dir: Path, *, branch: str, remote: str = "origin",
                       model: Path | None = None, max_retries: int = 3) -> IndexOutcome:
-    repo = gitio.toplevel(root)
+    repo = toplevel(root)
     if repo is None:
         raise UsageError(f"the index job needs a git repository; {root} is not in one")
     seeded = seed_from_branch(repo, remote, branch, out_dir)
@@ -71,7 +74,6 @@ def build_and_publish(root: Path, out_dir: Path, *, branch: str, remote: str = "
 def build_scopes(root: Path, out_dir: Path) -> tuple[str, ...]:
     """Build the scopes `.kbase.yml` declares into `out_dir/scopes/` (published with the
     index); a scope that fails is reported and left out, the index is still published."""
-    from ..scope.build import build_scope
 
     lines: list[str] = []
     for name, spec in sorted(Vault(root).config.scopes.named.items()):

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..sarif import to_sarif
-from .artifact import REPORT_JSON
-from .records import CiReport
-from .render import comment_body, render, step_summary
+from kbase_ci.ci.artifact import REPORT_JSON
+from kbase_ci.ci.records import CiReport
+from kbase_ci.ci.render import comment_body, render, step_summary
+from kbase_ci.report.sarif import to_sarif
 
 REPORT_MD, REPORT_SARIF, COMMENT_MD = "report.md", "report.sarif", "comment.md"
 

@@ -23,15 +23,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import checks, gitio
-from ..change import FileChange, changes_between
-from ..conceptdiff import pr_concepts
-from ..errors import KbaseError
-from ..graphstats import Gap, LinkGraph, Orphan, graph_of
-from ..model import Finding
-from ..scanner import open_store
-from ..vault import Vault
-from .records import (
+from kbase_ci.checks import registry as checks
+from kbase_ci.ci.conceptgaps import pr_concepts
+from kbase_ci.ci.records import (
     CiReport,
     FailOn,
     FindingStatus,
@@ -41,13 +35,19 @@ from .records import (
     HandoverSummary,
     MarkedFinding,
 )
+from kbase_ci.errors import KbaseError
+from kbase_ci.git.diff import FileChange, added_lines, changes_between
+from kbase_ci.handover.handovers import pr_report
+from kbase_ci.model import Finding
+from kbase_ci.vault.files import Vault
+from kbase_ci.vault.linkgraph import Gap, LinkGraph, Orphan, graph_of
+from kbase_ci.vault.scanner import open_store
 
 MAX_GRAPH_NODES = 40
 AddedLines = Callable[[str], frozenset[int]]
 """Lines (head side) the PR added or rewrote in a note, by path."""
 _POSITIONS = re.compile(r"\b(lines?|col(?:umn)?s?)\s+\d+(?:\s*[-–]\s*\d+)?|:\d+(?::\d+)?\b")
 _SUGGESTION = re.compile(r";?\s*did you mean .*$", re.IGNORECASE | re.DOTALL)
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -195,21 +195,8 @@ def _pick(was: Sequence[Finding], n: int) -> list[Finding]:
     return sorted(was, key=lambda f: (f.line, f.col))[len(was) - n:] if n > 0 else []
 
 
-def added_lines(root: Path, base: str, head: str, path: str) -> frozenset[int]:
-    """Head-side line numbers `git diff base head` adds or rewrites in `path`."""
-    out = gitio.git_text(["diff", "-U0", "--no-color", "--no-ext-diff", "--relative", base,
-                          head, "--", f"./{path}"], root, check=False)
-    lines: set[int] = set()
-    for m in _HUNK.finditer(out):
-        start, count = int(m.group(1)), int(m.group(2) or 1)
-        lines.update(range(start, start + count))
-    return frozenset(lines)
-
-
 def _handover(vault: Vault, base: str, head: str, use_cache: bool
               ) -> tuple[HandoverSummary | None, tuple[str, ...]]:
-    from ..handover import pr_report
-
     try:
         pr = pr_report(vault, base, head, use_cache=use_cache)
     except KbaseError as exc:

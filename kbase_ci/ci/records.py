@@ -12,11 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
 
-from ..change import FileChange
-from ..conceptdiff import ConceptChange
-from ..errors import UsageError
-from ..graphstats import Gap, GapSource, Orphan
-from ..model import Finding
+from kbase_ci.ci.conceptgaps import ConceptChange
+from kbase_ci.errors import UsageError
+from kbase_ci.git.diff import FileChange
+from kbase_ci.model import Finding
+from kbase_ci.vault.linkgraph import Gap, GapSource, Orphan
 
 FORMAT = "kbase-ci-report"
 VERSION = 1

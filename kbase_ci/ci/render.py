@@ -14,12 +14,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..conceptdiff import ConceptChange
-from ..graphstats import Gap
-from ..model import Finding
-from ..report import github_escape_data, github_escape_property
-from .escape import md_text, md_url, mermaid_label
-from .records import CiReport, FindingStatus
+from kbase_ci.ci.conceptgaps import ConceptChange
+from kbase_ci.ci.records import CiReport, FindingStatus
+from kbase_ci.model import Finding
+from kbase_ci.report.escape import md_text, md_url, mermaid_label
+from kbase_ci.report.findings import github_escape_data, github_escape_property
+from kbase_ci.vault.linkgraph import Gap
 
 MARKER = "<!-- kbase-ci:report -->"
 COMMENT_LIMIT = 65_536

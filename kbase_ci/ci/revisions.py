@@ -10,36 +10,33 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import gitio, indexbranch
-from ..errors import UsageError
+from kbase_ci.errors import UsageError
+from kbase_ci.git import repo as git_repo
+from kbase_ci.git.indexbranch import fetch_commit
 
 
 def commit_of(repo: Path, rev: str) -> str:
-    sha = gitio.git_text(["rev-parse", "--verify", "-q", f"{rev}^{{commit}}"], repo,
-                         check=False)
+    sha = git_repo.rev_commit(repo, rev)
     if not sha:
         raise UsageError(f"not a commit in this repository: {rev}")
     return sha
 
 
 def ensure_commit(repo: Path, sha: str, remote: str = "origin") -> None:
-    if indexbranch.has_commit(repo, sha):
+    if git_repo.has_commit(repo, sha):
         return
-    has_remote = gitio.run(["remote", "get-url", remote], repo).returncode == 0
-    if not has_remote or not indexbranch.fetch_commit(repo, remote, sha):
+    if not git_repo.has_remote(repo, remote) or not fetch_commit(repo, remote, sha):
         raise UsageError(f"commit {sha[:12]} is not in this clone and could not be fetched "
                          f"from {remote!r}")
 
 
 def merge_base(repo: Path, a: str, b: str, remote: str = "origin") -> str:
     for attempt in (1, 2):
-        proc = gitio.run(["merge-base", a, b], repo)
-        if proc.returncode == 0:
-            return proc.stdout.decode().strip()
-        shallow = gitio.git_text(["rev-parse", "--is-shallow-repository"], repo) == "true"
-        if attempt == 1 and shallow:
-            gitio.git(["fetch", "--quiet", "--no-tags", "--unshallow", remote], repo,
-                      check=False)
+        found = git_repo.merge_base(repo, a, b)
+        if found is not None:
+            return found
+        if attempt == 1 and git_repo.is_shallow(repo):
+            git_repo.unshallow(repo, remote)
             continue
         break
     raise UsageError(f"no merge base of {a[:12]} and {b[:12]}; check out with "

@@ -1,4 +1,8 @@
-"""`kbase index`: deterministic, verifiable index artifacts in `.kbase/`.
+"""`kbase index`: deterministic, verifiable index artifacts in `.kbase/`: planned into
+shards (`shards`, `sizes`), built per shard (`shardbuild`: `chunks`, `tokens`, `bm25`,
+`embedder`, `vectors`), assembled (`assemble`: `tables`, `notetable`, `similar`,
+`mentions`) and swapped in (`swap`), every file named once in `layout`; read back with
+`reader`, published with `publish`.
 
 Layout and every field: docs/index-format.md. Entry points: `build.build_index`,
 `merge.merge_slices`, `reader.open_index`, `manifest.read_manifest`. numpy, bm25s,
@@ -7,6 +11,6 @@ and model2vec are imported lazily, only by the functions that need them.
 
 from __future__ import annotations
 
-from .manifest import FORMAT_VERSION
+from kbase_ci.index.manifest import FORMAT_VERSION
 
 __all__ = ["FORMAT_VERSION"]

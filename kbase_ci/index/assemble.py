@@ -13,13 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..model import ParsedNote
-from ..vault import Vault
-from . import bm25, tokens, vectors
-from .concepts import write_concepts
-from .linkdelta import patched_links
-from .manifest import (
+from kbase_ci import __version__
+from kbase_ci.index import bm25, tokens, vectors
+from kbase_ci.index.linkdelta import patched_links
+from kbase_ci.index.manifest import (
     FORMAT,
     FORMAT_VERSION,
     MANIFEST_NAME,
@@ -28,12 +25,15 @@ from .manifest import (
     sha256,
     sha256_file,
 )
-from .previous import PreviousIndex
-from .shardbuild import read_chunk_notes
-from .shards import ShardSpec
-from .similar import note_vectors, similar_notes
-from .source import Source
-from .tables import link_graph, notes_table, write_links, write_notes
+from kbase_ci.index.mentions import write_concepts
+from kbase_ci.index.previous import PreviousIndex
+from kbase_ci.index.provenance import Source
+from kbase_ci.index.shardbuild import read_chunk_notes
+from kbase_ci.index.shards import ShardSpec
+from kbase_ci.index.similar import note_vectors, similar_notes
+from kbase_ci.index.tables import links_table, notes_table, write_links, write_notes
+from kbase_ci.model import ParsedNote
+from kbase_ci.vault.files import Vault
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +137,7 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
     """Write notes.json, links.json and the manifest into `root`, where the shard folders
     of `plan` already are. With the `previous` index and the notes of the shards built
     this time (`rebuilt`), similar lists are updated rather than recomputed. `outside`:
-    for a scoped index, the vault's other notes (`tables.link_graph`). Returns the
+    for a scoped index, the vault's other notes (`tables.links_table`). Returns the
     manifest, stage seconds, and how many similar lists were computed in full."""
     seconds: dict[str, float] = {}
     counts: dict[str, int] = {}
@@ -159,7 +159,7 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
     graph = (patched_links(previous, notes, vault.files, vault.config.links.resolve_aliases,
                            link_key, blobs) if previous is not None and not outside else None)
     if graph is None:
-        graph = link_graph(notes, vault.files,
+        graph = links_table(notes, vault.files,
                            resolve_aliases=vault.config.links.resolve_aliases, outside=outside)
     linked = graph.linked()
     statuses = graph.status_names()

@@ -16,7 +16,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from . import tokens
+from kbase_ci.errors import IndexFormatError
+from kbase_ci.index import tokens
+from kbase_ci.index.rowfile import offsets_dtype, write_npy
 
 TITLE_WEIGHT = 3
 HEADING_WEIGHT = 2
@@ -63,7 +65,6 @@ def build_bm25(texts: Sequence[str], out: Path, stemmer: str = tokens.STEMMER) -
     import bm25s
     import numpy as np
 
-    from .rowfile import offsets_dtype, write_npy
 
     tokenizer = tokens.make_tokenizer(stemmer)
     ids = tokenizer.tokenize(list(texts), update_vocab=True, return_as="ids",
@@ -229,8 +230,6 @@ class Postings:
         docs = self.reader.ints(self.base + FILES[1])
         levels = self.reader.ints(self.base + FILES[2])
         if len(levels) != len(docs):
-            from ..errors import IndexFormatError
-
             raise IndexFormatError(f"{self.base}: BM25 scores and chunks differ in length")
         scores = array("f", bytes(4 * self.num_docs))
         touched: set[int] = set()

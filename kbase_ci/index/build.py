@@ -15,28 +15,29 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import Config
-from ..errors import IndexFormatError
-from ..model import ParsedNote
-from ..vault import Vault
-from . import swap
-from .assemble import Embeddings, ShardMeta, assemble, header, write_manifest
-from .embed import ModelChoice, choose_model
-from .manifest import dump_table, read_manifest, sha256
-from .previous import PreviousIndex
-from .shardbuild import embedder_for, inputs_digest, vectors_digest
-from .shards import DomainRule, ShardSpec, plan_shards, slice_shards
-from .sizes import note_sizes
-from .source import source_of
-from .workers import Task, parse_notes, run_tasks
+from kbase_ci.errors import IndexFormatError
+from kbase_ci.heap import bulk_allocations
+from kbase_ci.index import swap
+from kbase_ci.index.assemble import Embeddings, ShardMeta, assemble, header, write_manifest
+from kbase_ci.index.layout import PARSED_FILE
+from kbase_ci.index.manifest import dump_table, read_manifest, sha256
+from kbase_ci.index.modelchoice import ModelChoice, choose_model
+from kbase_ci.index.previous import PreviousIndex
+from kbase_ci.index.provenance import source_of
+from kbase_ci.index.shardbuild import embedder_for, inputs_digest, vectors_digest
+from kbase_ci.index.shards import DomainRule, ShardSpec, plan_shards, slice_shards
+from kbase_ci.index.sizes import note_sizes
+from kbase_ci.index.workers import Task, parse_notes, run_tasks
+from kbase_ci.model import ParsedNote
+from kbase_ci.vault.config import Config
+from kbase_ci.vault.files import Vault
 
 if TYPE_CHECKING:
-    from ..scope.inputs import ScopeInputs
+    from kbase_ci.index.scopes import ScopeInputs
 
 Progress = Callable[[str, int, int], None]
 """Called with (stage, done, total) as a build advances."""
 
-PARSED_FILE = "parsed.json"
 _EFFECT = {"KB001": "indexed as decoded", "KB002": "not indexed",
            "KB003": "indexed as plain text"}
 
@@ -88,7 +89,6 @@ def build_index(vault: Vault, out_dir: Path, *, model: Path | None = None,
     it (combine slices with `merge.merge_slices`). `scope`: a scoped index
     (kbase_ci/scope): `vault` holds only the scope's notes, and the model, source, other
     notes and manifest block come from the main index."""
-    from ..heap import bulk_allocations
 
     with bulk_allocations():
         return _build(vault, out_dir, model=model, shard=shard, jobs=jobs, progress=progress,

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import ParsedNote
-from ..outline import note_text, sections, split_lines
+from kbase_ci.model import ParsedNote
+from kbase_ci.parse.outline import note_text, sections, split_lines
 
 VERSION = 1
 MAX_CHARS = 2000

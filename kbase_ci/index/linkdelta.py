@@ -5,7 +5,7 @@ While `link_inputs` (every note path and alias, every other file, the alias sett
 what the previous index recorded, a link resolves to the same place as before unless its
 own text changed; only whether its heading or block id exists can differ, and only for a
 link into a changed note. So the rows of every other note are copied as bytes, and the
-result is exactly what `tables.link_graph` builds: tests/test_index_incremental.py
+result is exactly what `tables.links_table` builds: tests/test_index_incremental.py
 compares it with a full resolve, and an incremental build with a fresh one file by file.
 Re-resolving all 60k links of a 10k-note vault cost ~0.6 s of a one-note rebuild, and
 encoding their rows ~0.3 s more.
@@ -16,14 +16,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import __version__
-from .reader import LINK_ROWS_FILE, LINKS_FILE, NOTES_FILE, OUTGOING_FILE, UNRESOLVED_FILE
-from .rowfile import int_table, int_view, offsets_name
-from .tables import LinkTable, NoteRows
+from kbase_ci import __version__
+from kbase_ci.index.layout import (
+    LINK_ROWS_FILE,
+    LINKS_FILE,
+    NOTES_FILE,
+    OUTGOING_FILE,
+    UNRESOLVED_FILE,
+)
+from kbase_ci.index.rowfile import int_table, int_view, offsets_name
+from kbase_ci.index.tables import LinkTable, NoteRows
+from kbase_ci.vault.resolver import Resolver
 
 if TYPE_CHECKING:
-    from ..model import ParsedNote
-    from .previous import PreviousIndex
+    from kbase_ci.index.previous import PreviousIndex
+    from kbase_ci.model import ParsedNote
 
 # Past this share of changed notes, copying saves little over resolving everything.
 _MAX_CHANGED = 0.25
@@ -58,8 +65,6 @@ def patched_links(previous: PreviousIndex, notes: Sequence[ParsedNote], files: S
         first.append(len(table.lines))
         if i in dirty:
             if rows is None:
-                from ..resolver import Resolver
-
                 rows = NoteRows(Resolver(notes, files, resolve_aliases=resolve_aliases),
                                 {p: k for k, p in enumerate(paths)})
             rows.add(table, i, note)

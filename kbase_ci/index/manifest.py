@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import IndexFormatError
+from kbase_ci.errors import IndexFormatError
+from kbase_ci.git import indexbranch
 
 FORMAT = "kbase-index"
 FORMAT_VERSION = 4
@@ -77,4 +78,19 @@ def read_manifest(directory: Path) -> dict[str, Any]:
         raise IndexFormatError(f"{path}: manifest lacks {', '.join(missing)}")
     if not isinstance(data["files"], dict):
         raise IndexFormatError(f"{path}: manifest `files` is not a mapping")
+    return data
+
+
+def manifest_at(repo: Path, commit: str) -> dict[str, Any] | None:
+    """The kbase manifest in `commit`'s tree, or None when the tree is not a kbase index."""
+    raw = indexbranch.read_file_at(repo, commit, MANIFEST_NAME)
+    if raw is None:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if (not isinstance(data, dict) or data.get("format") != FORMAT
+            or not isinstance(data.get("format_version"), int)):
+        return None
     return data

@@ -16,17 +16,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import IndexFormatError, UsageError
-from ..model import ParsedNote
-from ..vault import Vault
-from . import swap
-from .assemble import HEADER_KEYS, ShardMeta, assemble
-from .build import PARSED_FILE, BuildResult, Progress, parse_warnings, plan_digest
-from .manifest import read_manifest
-from .reader import verify_files
-from .shards import DomainRule, plan_shards
-from .sizes import note_sizes
-from .source import source_of
+from kbase_ci.errors import IndexFormatError, UsageError
+from kbase_ci.index import swap
+from kbase_ci.index.assemble import HEADER_KEYS, ShardMeta, assemble
+from kbase_ci.index.build import BuildResult, Progress, parse_warnings, plan_digest
+from kbase_ci.index.layout import PARSED_FILE
+from kbase_ci.index.manifest import read_manifest
+from kbase_ci.index.provenance import source_of
+from kbase_ci.index.reader import verify_files
+from kbase_ci.index.shards import DomainRule, plan_shards
+from kbase_ci.index.sizes import note_sizes
+from kbase_ci.model import ParsedNote
+from kbase_ci.vault.files import Vault
 
 _SHARED = HEADER_KEYS  # must agree between slices
 

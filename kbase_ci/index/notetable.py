@@ -17,18 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .tables import NOTE_FIELDS, token_estimate
+from kbase_ci.errors import IndexFormatError
+from kbase_ci.index.layout import NOTE_FIELDS, STORED_NOTE_FIELDS
+from kbase_ci.model import note_title
 
-BLOBS_FILE = "blobs.npy"
-SIMILAR_FILE = "similar.npy"
-SIMILAR_SCORES_FILE = "similar.scores.npy"
-STORED_NOTE_FIELDS = ("size", "headings", "aliases", "tags", "block_ids", "frontmatter")
 _F = {name: i for i, name in enumerate(NOTE_FIELDS)}
 
 
 def stored_note_row(row: Sequence[Any]) -> list[Any]:
     """A full row's `notes.jsonl` line (`STORED_NOTE_FIELDS`, trailing empties left out)."""
-    from ..model import note_title
 
     if row[_F["title"]] != note_title(row[_F["path"]]) \
             or row[_F["tokens"]] != token_estimate(row[_F["size"]]):
@@ -44,7 +41,6 @@ def full_note_row(stored: Sequence[Any], core: Mapping[str, Any], i: int, blob: 
     """Note `i`'s line as a full row (`NOTE_FIELDS`): `core` is `notes.json`, `blob` the
     note's (`blob_list`), `chunks` its [first, count] chunks of its shard
     (`chunk_spans`), `similar` its similar list (`similar_list`)."""
-    from ..model import note_title
 
     empty: list[Any] = [[], [], [], [], {}]  # new each time: callers may modify a row
     size, headings, aliases, tags, block_ids, frontmatter = [*stored, *empty[len(stored) - 1:]]
@@ -96,7 +92,6 @@ def blob_bytes(core: Mapping[str, Any], rows: Sequence[Sequence[Any]]) -> bytes 
 
 def blob_list(core: Mapping[str, Any], values: bytes | memoryview | None) -> list[str]:
     """Blob id (hex) per note: `core`'s `blobs`, or `blobs.npy`'s `values` split."""
-    from ..errors import IndexFormatError
 
     width = core.get("blob_bytes")
     if width is None:
@@ -140,7 +135,6 @@ def shard_notes(core: Mapping[str, Any]) -> dict[str, list[int]]:
 def chunk_spans(members: Sequence[int], counts: Sequence[int]) -> dict[int, list[int]]:
     """note number -> [first chunk, chunk count] for one shard: its notes (`members`)
     and their counts from its `chunks.json`."""
-    from ..errors import IndexFormatError
 
     if len(members) != len(counts):
         raise IndexFormatError("chunks.json does not match the shard's notes")
@@ -150,3 +144,17 @@ def chunk_spans(members: Sequence[int], counts: Sequence[int]) -> dict[int, list
         out[i] = [first if n else 0, n]
         first += n
     return out
+
+
+def token_estimate(size: int) -> int:
+    """Rough LLM tokens for a note of `size` bytes (~4 bytes per token of English)."""
+    return (size + 3) // 4
+
+
+def chunk_notes(table: dict[str, Any], notes: Sequence[str]) -> list[str]:
+    """Note path per chunk of a `chunks.json` table whose shard holds `notes` (sorted)."""
+
+    counts = table.get("counts")
+    if not isinstance(counts, list) or len(counts) != len(notes):
+        raise IndexFormatError("chunks.json does not match the shard's notes")
+    return [p for p, n in zip(notes, counts, strict=True) for _ in range(n)]

@@ -12,21 +12,22 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IndexFormatError
-from .manifest import sha256
-from .notetable import (
+from kbase_ci.errors import IndexFormatError
+from kbase_ci.index.layout import (
     BLOBS_FILE,
+    CHUNKS_FILE,
+    LINKS_FILE,
+    NOTE_ROWS_FILE,
+    NOTES_FILE,
     SIMILAR_FILE,
     SIMILAR_SCORES_FILE,
-    blob_list,
-    chunk_spans,
-    shard_notes,
-    similar_list,
 )
-from .reader import CHUNKS_FILE, LINKS_FILE, NOTE_ROWS_FILE, NOTES_FILE
-from .rowfile import all_rows, int_view
-from .vectors import FILE as VECTORS_FILE
-from .vectors import Vectors, unit_matrix
+from kbase_ci.index.manifest import sha256
+from kbase_ci.index.notetable import blob_list, chunk_spans, shard_notes, similar_list
+from kbase_ci.index.rowfile import all_rows, int_view
+from kbase_ci.index.similar import note_vectors
+from kbase_ci.index.vectors import FILE as VECTORS_FILE
+from kbase_ci.index.vectors import Vectors, unit_matrix
 
 if TYPE_CHECKING:
     import numpy as np
@@ -288,7 +289,6 @@ class PreviousIndex:
         """Previous vectors of the `wanted` notes, from the previous shard files."""
         import numpy as np
 
-        from .similar import note_vectors
 
         out: dict[int, npt.NDArray[np.float64]] = {}
         groups, group = core["groups"], core["group"]

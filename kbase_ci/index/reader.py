@@ -20,30 +20,43 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import IndexFormatError
-from .manifest import MANIFEST_NAME, read_manifest, sha256, sha256_file
-from .rowfile import all_rows, int_view, npy_layout, offsets_name, row_at
+from kbase_ci.errors import IndexFormatError
+from kbase_ci.index.bm25 import FILES, Postings
+from kbase_ci.index.layout import (
+    BACKLINK_IDS_FILE,
+    BACKLINKS_FILE,
+    BLOBS_FILE,
+    CHUNK_FIELDS,
+    CHUNK_ROWS_FILE,
+    CHUNKS_FILE,
+    CORE_FILES,
+    LINK_FIELDS,
+    LINK_ROWS_FILE,
+    NAMES_FILE,
+    NOTE_FIELDS,
+    NOTE_ROWS_FILE,
+    NOTES_FILE,
+    OUTGOING_FILE,
+    SCOPES_DIR,
+    SIMILAR_FILE,
+    SIMILAR_SCORES_FILE,
+    UNRESOLVED_FILE,
+)
+from kbase_ci.index.manifest import MANIFEST_NAME, read_manifest, sha256, sha256_file
+from kbase_ci.index.notetable import (
+    blob_list,
+    chunk_notes,
+    chunk_spans,
+    full_note_row,
+    shard_notes,
+    similar_list,
+)
+from kbase_ci.index.rowfile import all_rows, int_view, npy_layout, offsets_name, row_at
+from kbase_ci.index.vectors import FILE, Vectors
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-CHUNKS_FILE = "chunks.json"
-CHUNK_ROWS_FILE = "chunks.jsonl"
-"""A shard's chunk table (written by `shardbuild`; named here so that reading an index
-does not import the build code)."""
-NOTES_FILE = "notes.json"
-"""Core: note paths, blob ids, and the small vocabularies of the other tables."""
-NAMES_FILE = "names.json"
-NOTE_ROWS_FILE = "notes.jsonl"
-LINK_ROWS_FILE = "links.jsonl"
-LINKS_FILE = "links.npy"
-OUTGOING_FILE = "outgoing.npy"
-BACKLINKS_FILE = "backlinks.npy"
-BACKLINK_IDS_FILE = "backlinks.ids.npy"
-UNRESOLVED_FILE = "unresolved.json"
-CORE_FILES = (NOTES_FILE,)
-SCOPES_DIR = "scopes/"
-"""Scoped indexes inside an index folder (kbase_ci/scope), not listed in its manifest."""
 
 
 def check_listing(root: Path, manifest: dict[str, Any], *, allow_extra: bool = False) -> None:
@@ -222,8 +235,6 @@ class IndexReader:
 
     def blobs(self) -> list[str]:
         """Blob id per note number (what the freshness check compares)."""
-        from .notetable import BLOBS_FILE, blob_list
-
         if "blobs" not in self._cache:
             core = self.core()
             values: Any = None
@@ -237,8 +248,6 @@ class IndexReader:
 
     def similar(self, number: int) -> list[list[float]]:
         """Note `number`'s similar list: [[note number, score], ...], best first."""
-        from .notetable import SIMILAR_FILE, SIMILAR_SCORES_FILE, similar_list
-
         k = int(self.core()["similar_k"])
         if not k:
             return []
@@ -246,8 +255,6 @@ class IndexReader:
                             number)
 
     def _members(self) -> dict[str, list[int]]:
-        from .notetable import shard_notes
-
         if "members" not in self._cache:
             self._cache["members"] = shard_notes(self.core())
         out: dict[str, list[int]] = self._cache["members"]
@@ -255,7 +262,6 @@ class IndexReader:
 
     def chunk_span(self, number: int) -> list[int]:
         """[first chunk, chunk count] of note `number` in its shard."""
-        from .notetable import chunk_spans
 
         spans: dict[int, list[int]] = self._cache.setdefault("spans", {})
         if number not in spans:
@@ -281,7 +287,6 @@ class IndexReader:
 
     def note_row(self, number: int) -> list[Any]:
         """Row `number` of the notes table (`tables.NOTE_FIELDS`)."""
-        from .notetable import full_note_row
 
         key = f"rows:{NOTE_ROWS_FILE}"
         stored = self._cache[key][number] if key in self._cache else \
@@ -297,9 +302,6 @@ class IndexReader:
 
     def notes(self) -> dict[str, Any]:
         """The whole notes table as {fields, rows, similar_k} (decodes every row)."""
-        from .notetable import full_note_row
-        from .tables import NOTE_FIELDS
-
         core = self.core()
         stored = self.rows(NOTE_ROWS_FILE)
         if len(stored) != len(core["paths"]):
@@ -311,7 +313,6 @@ class IndexReader:
 
     def links(self) -> dict[str, Any]:
         """The whole link table as {fields, rows, outgoing, backlinks, unresolved}."""
-        from .tables import LINK_FIELDS
 
         out = self.ints(OUTGOING_FILE)
         ptr, ids = self.ints(BACKLINKS_FILE), self.ints(BACKLINK_IDS_FILE)
@@ -324,7 +325,6 @@ class IndexReader:
 
     def chunks(self, shard: str) -> dict[str, Any]:
         """A shard's chunk table as {fields, rows} (decodes every row)."""
-        from .shardbuild import CHUNK_FIELDS
 
         notes = self.chunk_notes(shard)
         rows = self.rows(f"shards/{shard}/{CHUNK_ROWS_FILE}")
@@ -333,7 +333,6 @@ class IndexReader:
 
     def chunk_notes(self, shard: str) -> list[str]:
         """Note path of each chunk of `shard`, by chunk number."""
-        from .shardbuild import chunk_notes
 
         key = f"chunk_notes:{shard}"
         if key not in self._cache:
@@ -350,7 +349,6 @@ class IndexReader:
 
     def bm25(self, shard: str) -> Any:
         """The shard's `bm25.Postings`; None for a shard without chunks."""
-        from .bm25 import FILES, Postings
 
         key = f"bm25:{shard}"
         if key not in self._cache:
@@ -362,7 +360,6 @@ class IndexReader:
 
     def vectors(self, shard: str) -> Any:
         """The shard's `vectors.Vectors` (memory-mapped); None when it has none."""
-        from .vectors import FILE, Vectors
 
         rel = f"shards/{shard}/{FILE}"
         if not self.has(rel):

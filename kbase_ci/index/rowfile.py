@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .manifest import dump_table
+from kbase_ci.index.manifest import dump_table
 
 if TYPE_CHECKING:
     import numpy.typing as npt

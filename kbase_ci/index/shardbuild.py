@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..model import PARSER_VERSION, ParsedNote
-from . import bm25, chunks, tokens, vectors
-from .encoder import Embedder
-from .manifest import FORMAT_VERSION, dump_table
-from .reader import CHUNK_ROWS_FILE, CHUNKS_FILE
+from kbase_ci.index import bm25, chunks, tokens, vectors
+from kbase_ci.index.embedder import Embedder
+from kbase_ci.index.layout import CHUNK_ROWS_FILE, CHUNKS_FILE
+from kbase_ci.index.manifest import FORMAT_VERSION, dump_table
+from kbase_ci.index.notetable import chunk_notes
+from kbase_ci.index.rowfile import write_rows
+from kbase_ci.model import PARSER_VERSION, ParsedNote
 
-CHUNK_FIELDS = ("note", "heading_path", "start_line", "end_line")
 # Notes the parser could not read as text at all (a binary file named .md): no chunks.
 _UNREADABLE = "KB002"
 
@@ -79,7 +80,7 @@ def vectors_digest(model_sha: str | None, max_note_bytes: int) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
-_embedders: dict[tuple[Path, int | None], Embedder] = {}
+_embedders: dict[tuple[Path, int | None], Any] = {}
 
 
 def embedder_for(model: Path, dim: int | None = None) -> Embedder:
@@ -88,6 +89,16 @@ def embedder_for(model: Path, dim: int | None = None) -> Embedder:
     if got is None:
         got = _embedders[(model, dim)] = Embedder(model, dim)
     return got
+
+
+def use_embedder(model: Path, dim: int | None, embedder: Any | None) -> None:
+    """Make `embedder_for(model, dim)` answer with `embedder` (anything with the
+    `Embedder` methods a build calls, such as a scope's donor of stored vectors) in this
+    process and in build workers forked from it; None forgets it."""
+    if embedder is None:
+        _embedders.pop((model, dim), None)
+    else:
+        _embedders[(model, dim)] = embedder
 
 
 def build_shard(job: ShardJob) -> ShardResult:
@@ -157,7 +168,6 @@ def write_chunks(out: Path, all_chunks: Sequence[chunks.Chunk], counts: Sequence
     has}: chunks are numbered note after note, so this maps chunks to notes without
     repeating a path (the reader knows the shard's notes from `notes.json`). Rows of
     `chunks.jsonl` = [heading path, start line, end line] by chunk number."""
-    from .rowfile import write_rows
 
     (out / CHUNKS_FILE).write_bytes(dump_table({"counts": list(counts)}))
     write_rows(out / CHUNK_ROWS_FILE, [c.row()[1:] for c in all_chunks])
@@ -169,11 +179,3 @@ def read_chunk_notes(shard_dir: Path, notes: Sequence[str]) -> list[str]:
     return chunk_notes(json.loads((shard_dir / CHUNKS_FILE).read_bytes()), notes)
 
 
-def chunk_notes(table: dict[str, Any], notes: Sequence[str]) -> list[str]:
-    """Note path per chunk of a `chunks.json` table whose shard holds `notes` (sorted)."""
-    from ..errors import IndexFormatError
-
-    counts = table.get("counts")
-    if not isinstance(counts, list) or len(counts) != len(notes):
-        raise IndexFormatError("chunks.json does not match the shard's notes")
-    return [p for p, n in zip(notes, counts, strict=True) for _ in range(n)]

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigError, UsageError
+from kbase_ci.errors import ConfigError, UsageError
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import gitio
-from ..vault import Vault
+from kbase_ci.git.objects import blob_sizes
+from kbase_ci.vault.files import Vault
 
 
 def note_sizes(vault: Vault, known: Mapping[str, int] | None = None) -> dict[str, int]:
@@ -23,13 +23,7 @@ def note_sizes(vault: Vault, known: Mapping[str, int] | None = None) -> dict[str
     by_sha: dict[str, int] = {n.sha: known[n.sha] for n in notes
                               if known is not None and n.sha in known}
     if vault.repo_root is not None:
-        shas = list(dict.fromkeys(n.sha for n in notes if n.sha not in by_sha))
-        out = gitio.git(["cat-file", "--batch-check", "--buffer"], vault.root,
-                        input=("\n".join(shas) + "\n").encode()) if shas else b""
-        for line in out.decode().splitlines():
-            parts = line.split(" ")
-            if len(parts) == 3 and parts[1] == "blob":
-                by_sha[parts[0]] = int(parts[2])
+        by_sha.update(blob_sizes(vault.root, (n.sha for n in notes if n.sha not in by_sha)))
     unknown = [n for n in notes if n.sha not in by_sha]
     contents = vault.read(unknown)
     for n in unknown:

@@ -15,19 +15,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kbase_ci.index.layout import (
+    BACKLINK_IDS_FILE,
+    BACKLINKS_FILE,
+    BLOBS_FILE,
+    LINK_ROWS_FILE,
+    LINKS_FILE,
+    NAMES_FILE,
+    NOTE_FIELDS,
+    NOTE_ROWS_FILE,
+    NOTES_FILE,
+    OUTGOING_FILE,
+    SIMILAR_FILE,
+    SIMILAR_SCORES_FILE,
+    UNRESOLVED_FILE,
+)
+from kbase_ci.index.manifest import dump_table
+from kbase_ci.index.notetable import (
+    blob_bytes,
+    core_table,
+    similar_arrays,
+    stored_note_row,
+    token_estimate,
+)
+from kbase_ci.index.rowfile import offsets_dtype, offsets_name, write_npy, write_rows
+from kbase_ci.vault.resolver import Resolver
+
 if TYPE_CHECKING:
-    from ..model import ParsedNote
-    from ..resolver import Resolver
+    from kbase_ci.model import ParsedNote
 
-NOTE_FIELDS = ("path", "title", "aliases", "tags", "headings", "block_ids", "frontmatter",
-               "blob", "size", "tokens", "domain", "shard", "chunks", "similar")
-LINK_FIELDS = ("source", "line", "col", "raw", "style", "embed", "target", "subpath",
-               "anchor", "status", "anchor_found", "key")
-
-
-def token_estimate(size: int) -> int:
-    """Rough LLM tokens for a note of `size` bytes (~4 bytes per token of English)."""
-    return (size + 3) // 4
 
 
 def notes_table(notes: Sequence[ParsedNote], blobs: Mapping[str, str],
@@ -75,7 +91,7 @@ class LinkTable:
         return [sorted(x) for x in out]
 
 
-def link_graph(notes: Sequence[ParsedNote], files: Sequence[str], *,
+def links_table(notes: Sequence[ParsedNote], files: Sequence[str], *,
                resolve_aliases: bool = True, outside: Sequence[ParsedNote] = ()
                ) -> LinkTable:
     """The links table of `notes` (sorted by path).
@@ -83,7 +99,6 @@ def link_graph(notes: Sequence[ParsedNote], files: Sequence[str], *,
     `outside` (a scoped index, kbase_ci/scope): the other notes of the vault, so a link
     resolves as it does in the whole vault; one that lands outside is kept with status
     `out_of_scope` and no target (the scope names nothing outside itself)."""
-    from ..resolver import Resolver
 
     resolver = Resolver(sorted([*notes, *outside], key=lambda n: n.path) if outside
                         else notes, files, resolve_aliases=resolve_aliases)
@@ -103,8 +118,6 @@ class NoteRows:
         self.resolver, self.number, self.foreign = resolver, number, foreign
 
     def add(self, table: LinkTable, i: int, note: ParsedNote) -> None:
-        from .manifest import dump_table
-
         for r in self.resolver.resolve_all(note):
             ln = r.link
             lid = len(table.lines)
@@ -129,19 +142,6 @@ def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str],
     """`notes.json` (core), `names.json`, `notes.jsonl`, `blobs.npy` and the similar
     arrays from a `notes_table` (kbase_ci/index/notetable.py; `reuse`: see
     `rowfile.write_rows`, given the row as stored)."""
-    from .manifest import dump_table
-    from .notetable import (
-        BLOBS_FILE,
-        SIMILAR_FILE,
-        SIMILAR_SCORES_FILE,
-        blob_bytes,
-        core_table,
-        similar_arrays,
-        stored_note_row,
-    )
-    from .reader import NAMES_FILE, NOTE_ROWS_FILE, NOTES_FILE
-    from .rowfile import write_npy, write_rows
-
     f = {name: i for i, name in enumerate(table["fields"])}
     rows = table["rows"]
     names: dict[str, list[int]] = {}
@@ -168,17 +168,6 @@ def write_links(root: Path, table: LinkTable, statuses: Sequence[str]) -> None:
     backlinks (`backlinks.npy` pointers into `backlinks.ids.npy` link numbers: the links
     to note t from other notes, ascending)."""
     import numpy as np
-
-    from .manifest import dump_table
-    from .reader import (
-        BACKLINK_IDS_FILE,
-        BACKLINKS_FILE,
-        LINK_ROWS_FILE,
-        LINKS_FILE,
-        OUTGOING_FILE,
-        UNRESOLVED_FILE,
-    )
-    from .rowfile import offsets_dtype, offsets_name, write_npy
 
     ends = [0]
     for line in table.lines:

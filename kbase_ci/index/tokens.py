@@ -14,6 +14,8 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
+from kbase_ci.errors import IndexFormatError
+
 VERSION = 1
 STEMMER = "english"
 """The default stemmer (`index.stemmer`); `none` keeps words as written."""
@@ -94,7 +96,6 @@ def _stemmer_object(name: str) -> Any:
     try:
         return Stemmer.Stemmer(name)
     except KeyError:  # an index naming a stemmer this PyStemmer lacks
-        from ..errors import IndexFormatError
 
         raise IndexFormatError(f"the index was built with the stemmer {name!r}, which "
                                "this kbase cannot use: upgrade kbase") from None

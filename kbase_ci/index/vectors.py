@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kbase_ci.index.rowfile import npy_bytes
+
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
@@ -97,7 +99,6 @@ def write_packed(packed: npt.NDArray[np.uint8], out: Path) -> int:
     packs to bytes of 0x88)."""
     import numpy as np
 
-    from .rowfile import npy_bytes
 
     out.write_bytes(npy_bytes(packed, "|u1"))
     return int(np.count_nonzero(np.any(packed != 0x88, axis=1)))

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..model import ParsedNote
-from ..scanner import scan
-from ..vault import Vault
-from . import tokens
-from .shardbuild import ShardJob, ShardResult, build_shard
-from .shards import ShardSpec
+from kbase_ci.index import tokens
+from kbase_ci.index.shardbuild import ShardJob, ShardResult, build_shard
+from kbase_ci.index.shards import ShardSpec
+from kbase_ci.model import ParsedNote
+from kbase_ci.vault.files import Vault
+from kbase_ci.vault.scanner import scan
 
 # Below this much Markdown to index, worker start-up costs more than it saves.
 OVERLAP_MIN_NOTES = 2000

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ..errors import UsageError
-from .warm import Warm
+from kbase_ci.errors import UsageError
+from kbase_ci.handover.skeleton import render
+from kbase_ci.mcp.warm import Warm
+from kbase_ci.vault.notetypes import default_folder
 
 
 def write_handover(warm: Warm, *, track: str | None = None, title: str | None = None) -> str:
-    from ..notetypes import default_folder
-    from ..skeleton import render
-
     config = warm.vault().config
     t = config.types.get("handover")
     if t is None:

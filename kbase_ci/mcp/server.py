@@ -18,10 +18,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from .. import __version__
-from ..errors import KbaseError
-from . import prompts, tools
-from .warm import Warm
+from kbase_ci import __version__
+from kbase_ci.errors import KbaseError
+from kbase_ci.mcp import prompts, tools
+from kbase_ci.mcp.warm import Warm
 
 INSTRUCTIONS = """\
 Tools over a Git repository of Markdown notes (Obsidian-style [[wikilinks]], #tags,

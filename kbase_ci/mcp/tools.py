@@ -10,8 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import UsageError
-from .warm import Warm
+from kbase_ci.errors import UsageError
+from kbase_ci.handover.latest import latest
+from kbase_ci.mcp.warm import Warm
+from kbase_ci.query.context import context_answer
+from kbase_ci.query.explore import explore_answer
+from kbase_ci.query.gaps import gaps_answer
+from kbase_ci.query.read import read_answer
+from kbase_ci.query.search import search_answer
 
 SEARCH_MODES = ("hybrid", "bm25", "semantic")
 
@@ -25,8 +31,6 @@ def _limit(value: int, name: str = "limit", top: int = 100) -> int:
 def search(warm: Warm, query: str, *, mode: str = "hybrid", domain: str | None = None,
            tags: list[str] | None = None, limit: int = 5, concise: bool = False,
            snippets: bool = False) -> dict[str, Any]:
-    from ..query.search import search_answer
-
     if not query.strip():
         raise UsageError("query is empty: say what you are looking for in a few words")
     if mode not in SEARCH_MODES:
@@ -49,15 +53,11 @@ def search(warm: Warm, query: str, *, mode: str = "hybrid", domain: str | None =
 
 
 def explore(warm: Warm, note: str, *, concise: bool = False) -> dict[str, Any]:
-    from ..query.explore import explore_answer
-
     view = warm.view()
     return explore_answer(view, view.lookup(note), concise=concise)
 
 
 def read(warm: Warm, note: str, *, section: str | None = None) -> dict[str, Any]:
-    from ..query.read import read_answer
-
     target = note.strip()
     if section and section.strip():
         target = f"{target}#{section.strip().lstrip('#')}"
@@ -67,8 +67,6 @@ def read(warm: Warm, note: str, *, section: str | None = None) -> dict[str, Any]
 def context(warm: Warm, *, note: str | None = None, query: str | None = None,
             strategy: str = "breadth", depth: str | int = "standard", max_tokens: int = 8000,
             follow_tags: list[str] | None = None) -> dict[str, Any]:
-    from ..query.context import context_answer
-
     note, query = (note or "").strip() or None, (query or "").strip() or None
     if note is None and query is None:
         raise UsageError("give a note (to start from it) or a query (to start from the "
@@ -82,16 +80,12 @@ def context(warm: Warm, *, note: str | None = None, query: str | None = None,
 
 def gaps(warm: Warm, *, domain: str | None = None, limit: int = 20,
          min_notes: int = 3) -> dict[str, Any]:
-    from ..query.gaps import gaps_answer
-
     answer: dict[str, Any] = gaps_answer(warm.view(), domain=domain or None,
                                          limit=_limit(limit), min_notes=min_notes)
     return answer
 
 
 def handover_latest(warm: Warm, *, track: str | None = None) -> dict[str, Any]:
-    from ..resume import latest
-
     track = (track or "").strip() or None
     found = latest(warm.vault(), track)
     if found is None:

@@ -21,15 +21,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import gitio
-from ..vault import Vault
-from .watch import Watch
+from kbase_ci.errors import UsageError
+from kbase_ci.git.indexbranch import ref_stamp
+from kbase_ci.git.listing import modified_in_worktree
+from kbase_ci.git.repo import git_dir, toplevel
+from kbase_ci.index.embedder import Embedder
+from kbase_ci.index.modelchoice import choose_model
+from kbase_ci.index.scopes import scope_dir
+from kbase_ci.mcp.watch import Watch
+from kbase_ci.query.freshness import refresh_stat
+from kbase_ci.query.view import QueryView
+from kbase_ci.scope.source import open_index_source
+from kbase_ci.vault.files import Vault
 
 if TYPE_CHECKING:
-    from ..query.source import IndexSource
-    from ..query.view import QueryView
+    from kbase_ci.query.location import IndexSource
 
-_BRANCH = "kbase-index"
 REUSE_MAX = 200
 """Calls one view may serve: it caches the note texts it read, so bound its memory."""
 
@@ -78,12 +85,10 @@ class Warm:
         self._stamp: Stamp | None = None
         self._digests: dict[str, str | None] = {}
         self._embedders: dict[tuple[str, int], Any] = {}
-        self._repo_root: Path | None = gitio.toplevel(self.root)
+        self._repo_root: Path | None = toplevel(self.root)
         self._git_dir: Path | None = None
         if self._repo_root is not None:
-            from ..query.freshness import refresh_stat
-
-            self._git_dir = gitio.git_dir(self.root)
+            self._git_dir = git_dir(self.root)
             # Once per server, as the CLI does once per query: in a fresh clone every
             # file is "racily clean" and would be hashed on every call until refreshed.
             refresh_stat(self.root)
@@ -94,18 +99,11 @@ class Warm:
         self._next_key: tuple[Any, ...] | None = None
         self._view_uses = 0
 
-    @property
-    def watching(self) -> bool:
-        """True when file changes are noticed by an inotify watch (Linux, in git)."""
-        return self._watch is not None
-
     # -- what the source depends on -------------------------------------------------------
     def _manifest_paths(self) -> list[Path]:
         main = self.index_dir if self.index_dir is not None else self.root / ".kbase"
         paths = [main / "manifest.json"]
         if self.scope is not None:
-            from ..scope.store import scope_dir
-
             paths.append(scope_dir(main, self.scope) / "manifest.json")
         return paths
 
@@ -114,8 +112,7 @@ class Warm:
         refs = ""
         if self.index_dir is None and self._repo_root is not None:
             # HEAD plus every ref ending in /kbase-index (local and remote branches).
-            refs = gitio.git(["show-ref", "--head", _BRANCH], self._repo_root,
-                             check=False).decode("utf-8", "replace")
+            refs = ref_stamp(self._repo_root)
         return Stamp(manifests, refs)
 
     def _quick_key(self) -> tuple[StatKey, StatKey] | None:
@@ -130,7 +127,7 @@ class Warm:
         quick = self._quick_key()
         if quick is None:
             return None
-        modified = sorted(gitio.modified_in_worktree(self.root))
+        modified = sorted(modified_in_worktree(self.root))
         return (*quick, tuple((p, _stat(self.root / p)) for p in modified))
 
     def _unmoved(self) -> bool:
@@ -188,16 +185,13 @@ class Warm:
         return self._source
 
     def _open(self, vault: Vault) -> IndexSource:
-        from ..query.source import open_source
-
-        source = open_source(vault, self.index_dir, self.scope)
+        source = open_index_source(vault, self.index_dir, self.scope)
         if source.notice:
             print(source.notice, file=sys.stderr)
         return source
 
     def view(self) -> QueryView:
         """A view of the work tree as it is now, over the warm index."""
-        from ..query.view import QueryView
 
         stamp = self._stamp_now()
         self._next_key = None
@@ -216,10 +210,6 @@ class Warm:
     def embedder(self, view: QueryView) -> Any:
         """The index's embedding model, loaded once; None when it is not here (search then
         says so, as the CLI does)."""
-        from ..errors import UsageError
-        from ..index.embed import choose_model
-        from ..index.encoder import Embedder
-
         emb = view.manifest.get("embeddings") or {}
         sha, dim = emb.get("sha256"), emb.get("dim")
         if not sha or not dim:

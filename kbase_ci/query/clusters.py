@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .graph import NoteGraph
+from kbase_ci.query.graph import NoteGraph
 
 _GAIN = 1e-9
 _MAX_LEVELS = 20

@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import UsageError
-from .budget import Piece, estimate_tokens, fill
-from .pieces import JOIN_TOKENS, NoteSections, load_sections
-from .traverse import FRONTIER_MAX, Reached, Traversal, link_graph, select, traverse
-from .view import QueryView
+from kbase_ci.errors import UsageError
+from kbase_ci.query.budget import Piece, estimate_tokens, fill
+from kbase_ci.query.pieces import JOIN_TOKENS, NoteSections, load_sections
+from kbase_ci.query.search import search_answer
+from kbase_ci.query.traverse import FRONTIER_MAX, Reached, Traversal, select, traverse, view_graph
+from kbase_ci.query.view import QueryView
 
 STRATEGIES = ("breadth", "importance", "tags")
 
@@ -86,7 +87,6 @@ def _seeds(view: QueryView, note: str | None, query: str | None,
         path = view.lookup(note)
         return {path: 1.0}, {path: "the note asked for"}, {
             p: max(0.0, s) for p, s in view.notes[path].similar if p in view.notes}
-    from .search import search_answer
 
     assert query is not None
     hits = search_answer(view, query, limit=SEARCH_POOL, concise=True)["results"]
@@ -131,7 +131,7 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
         raise UsageError("--max-tokens must be a positive number")
     preset = parse_depth(depth)
     seeds, seed_why, relevance = _seeds(view, note, query, preset)
-    graph = link_graph(view)
+    graph = view_graph(view)
     follow = sorted({t.strip().lstrip("#").casefold() for t in follow_tags if t.strip("# ")})
     if strategy == "tags" and not follow:
         follow = sorted({t.casefold() for s in seeds for t in view.notes[s].tags})

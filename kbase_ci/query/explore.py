@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .links import link_records
-from .view import QueryView
+from kbase_ci.query.links import link_records
+from kbase_ci.query.view import QueryView
 
 SIMILAR = 5
 

@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import gitio
-from ..index.reader import LINK_ROWS_FILE, LINKS_FILE, IndexReader
-from ..index.tables import LINK_FIELDS, NOTE_FIELDS
-from ..vault import NoteFile, Vault
+from kbase_ci.git.listing import refresh_index
+from kbase_ci.index.layout import LINK_FIELDS, LINK_ROWS_FILE, LINKS_FILE, NOTE_FIELDS
+from kbase_ci.index.reader import IndexReader
+from kbase_ci.vault.files import NoteFile, Vault
+from kbase_ci.vault.scanner import scan as scan_notes
 
 if TYPE_CHECKING:
-    from ..model import ParsedNote
+    from kbase_ci.model import ParsedNote
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def refresh_stat(root: Path) -> None:
     stat data. Contents, staging and HEAD are untouched; failure (read-only repo, a
     concurrent git holding index.lock) just leaves the slow path. (A query's vault
     listing runs `git status`, which does this itself.)"""
-    gitio.run(["update-index", "-q", "--refresh"], root)
+    refresh_index(root)
 
 
 def _key(text: str) -> str:
@@ -137,7 +138,6 @@ def _built_from(vault: Vault, manifest: dict[str, Any]) -> bool:
 
 def scan(vault: Vault, notes: list[NoteFile]) -> tuple[list[ParsedNote], object]:
     """`scanner.scan`, imported only when notes changed (sqlite3 and the parser)."""
-    from ..scanner import scan as scan_notes
 
     return scan_notes(vault, notes)
 

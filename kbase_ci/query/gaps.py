@@ -1,7 +1,7 @@
 """`kbase gaps`: what the vault talks about but has no note for.
 
 Two lists: link targets that resolve to nothing (spellings of one target grouped as
-`graphstats.gap_key` does), ranked by how many notes link there; and concepts that recur
+`notestore.target_key` does), ranked by how many notes link there; and concepts that recur
 across notes but match no title, alias or heading (`query.concepts`), ranked by spread.
 Each comes with where it appears and the sentence around it.
 """
@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..globs import any_match
-from ..graphstats import GapKind, GapSource, gap_key
-from ..index.reader import UNRESOLVED_FILE
-from ..index.tables import LINK_FIELDS
-from ..linksyntax import link_from_raw
-from ..outline import note_text, split_lines
-from .concepts import undocumented
-from .links import sentence_at
-from .view import QueryView
+from kbase_ci.index.layout import LINK_FIELDS, UNRESOLVED_FILE
+from kbase_ci.parse.linksyntax import link_from_raw
+from kbase_ci.parse.outline import note_text, split_lines
+from kbase_ci.query.links import sentence_at
+from kbase_ci.query.undocumented import undocumented
+from kbase_ci.query.view import QueryView
+from kbase_ci.vault.globs import any_match
+from kbase_ci.vault.linkgraph import GapKind, GapSource
+from kbase_ci.vault.notestore import target_key
 
 MAX_PLACES = 10
 """Referrers (per target) and places (per concept) listed; `more` counts the rest."""
@@ -80,7 +80,7 @@ def gaps_answer(view: QueryView, *, domain: str | None = None, limit: int = 20,
     grouped: dict[str, list[tuple[str, GapSource, GapKind]]] = {}
     for target, src, kind in unresolved_links(view):
         if keep is None or keep.get(src.path, False):
-            grouped.setdefault(gap_key(target), []).append((target, src, kind))
+            grouped.setdefault(target_key(target), []).append((target, src, kind))
     ranked = []
     for key, rows in grouped.items():
         rows.sort(key=lambda r: (r[1].path, r[1].line, r[1].col))

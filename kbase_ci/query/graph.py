@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..graphstats import Orphan
-from .view import NoteEdges
+from kbase_ci.query.view import NoteEdges
+from kbase_ci.vault.linkgraph import Orphan
 
 
 @dataclass(frozen=True, slots=True)

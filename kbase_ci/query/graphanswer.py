@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..errors import UsageError
-from .graph import NoteGraph
-from .view import QueryView
+from kbase_ci.errors import UsageError
+from kbase_ci.query.clusters import clusters
+from kbase_ci.query.graph import NoteGraph
+from kbase_ci.query.view import QueryView
 
 ACTIONS = ("path", "neighborhood", "hubs", "clusters", "orphans")
 
@@ -109,7 +110,6 @@ def orphans_answer(view: QueryView, *, no_backlinks: bool = False) -> dict[str, 
 def clusters_answer(view: QueryView, *, min_size: int = 3, limit: int = 20,
                     terms: int = 5) -> dict[str, Any]:
     """Communities of linked notes, biggest first; `limit` 0 lists them all."""
-    from .clusters import clusters
 
     graph = note_graph(view)
     texts = []

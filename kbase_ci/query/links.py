@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..outline import split_lines
-from .view import LinkInfo, QueryView
+from kbase_ci.parse.outline import split_lines
+from kbase_ci.query.view import LinkInfo, QueryView
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _MAX_SENTENCE = 300

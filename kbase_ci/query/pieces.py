@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..frontmatter import split as split_frontmatter
-from ..model import Heading, ParsedNote
-from ..outline import sections, split_lines
-from .budget import estimate_tokens
-from .traverse import Reached
-from .view import QueryView
+from kbase_ci.model import Heading, ParsedNote
+from kbase_ci.parse.frontmatter import split as split_frontmatter
+from kbase_ci.parse.outline import sections, split_lines
+from kbase_ci.query.budget import estimate_tokens
+from kbase_ci.query.traverse import Reached
+from kbase_ci.query.view import QueryView
 
 JOIN_TOKENS = 2
 """Charged per section and per note header: the newlines that join them in the output."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import UsageError
-from ..outline import sections, split_lines
-from ..parser import parse_note
-from .view import QueryView
+from kbase_ci.errors import UsageError
+from kbase_ci.parse.outline import sections, split_lines
+from kbase_ci.parse.parser import parse_note
+from kbase_ci.query.view import QueryView
 
 
 def split_target(view: QueryView, text: str) -> tuple[str, str]:

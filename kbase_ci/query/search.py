@@ -14,12 +14,15 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
-from ..index import bm25 as bm25mod
-from ..index import tokens
-from ..index.chunks import chunk_note
-from ..outline import split_lines
-from .view import QueryView
+from kbase_ci.errors import UsageError
+from kbase_ci.index import bm25 as bm25mod
+from kbase_ci.index import tokens
+from kbase_ci.index.chunks import chunk_note
+from kbase_ci.index.embedder import Embedder
+from kbase_ci.index.modelchoice import choose_model
+from kbase_ci.index.shardbuild import embed_text
+from kbase_ci.parse.outline import split_lines
+from kbase_ci.query.view import QueryView
 
 POOL = 200
 """Chunk hits taken from each shard and ranker before rolling up to notes."""
@@ -160,9 +163,6 @@ class Searcher:
     # -- vectors -------------------------------------------------------------------------
     def embedder(self) -> Any:
         """The index's model, or None when it is not here (or is another model)."""
-        from ..index.embed import choose_model
-        from ..index.encoder import Embedder
-
         emb = self.view.manifest.get("embeddings") or {}
         if not emb.get("dim"):
             return None
@@ -194,8 +194,6 @@ class Searcher:
                     hits.append(_Hit(note, (), 0, 0, 1.0 - float(dist), (reader, shard, key)))
         chunks = self.fresh_chunks()
         if chunks:
-            from ..index.shardbuild import embed_text
-
             notes = self.view.notes
             mat = embedder.encode([embed_text(notes[c.note].title, c) for c in chunks])
             sims = mat.astype(np.float32) @ q.astype(np.float32)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .view import QueryView
+from kbase_ci.index.scopes import states
+from kbase_ci.query.view import QueryView
 
 
 def status_answer(view: QueryView) -> dict[str, Any]:
@@ -29,7 +30,6 @@ def status_answer(view: QueryView) -> dict[str, Any]:
 def _scopes(view: QueryView) -> list[dict[str, Any]]:
     """The scoped indexes built inside this index (kbase_ci/scope), stale or not; for a
     scoped view, just its own state."""
-    from ..scope.store import states
 
     if view.source.scope is not None:
         return [view.source.scope]

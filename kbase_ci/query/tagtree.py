@@ -11,7 +11,7 @@ from collections import Counter
 from itertools import combinations
 from typing import Any
 
-from .view import QueryView
+from kbase_ci.query.view import QueryView
 
 
 def tag_matches(tags: tuple[str, ...] | list[str], want: str) -> bool:

@@ -17,7 +17,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .view import QueryView
+from kbase_ci.query.view import QueryView
 
 FRONTIER_MAX = 400
 """Notes expanded per hop (the most activated); beyond it a deep traversal of a dense
@@ -53,7 +53,7 @@ class LinkGraph:
 _GRAPHS: weakref.WeakKeyDictionary[QueryView, LinkGraph] = weakref.WeakKeyDictionary()
 
 
-def link_graph(view: QueryView) -> LinkGraph:
+def view_graph(view: QueryView) -> LinkGraph:
     """The view's graph, built once per view (a long-lived server asks many times)."""
     graph = _GRAPHS.get(view)
     if graph is None:

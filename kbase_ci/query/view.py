@@ -6,27 +6,26 @@ from __future__ import annotations
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..errors import IndexFormatError, UsageError
-from ..index.reader import (
+from kbase_ci.errors import IndexFormatError, UsageError
+from kbase_ci.index.layout import (
     BACKLINK_IDS_FILE,
     BACKLINKS_FILE,
+    LINK_FIELDS,
     LINKS_FILE,
+    NOTE_FIELDS,
     NOTE_ROWS_FILE,
     OUTGOING_FILE,
-    IndexReader,
 )
-from ..index.rowfile import int_table
-from ..index.tables import LINK_FIELDS, NOTE_FIELDS
-from ..outline import note_text
-from ..vault import Vault
-from .freshness import Freshness, assess
-from .source import IndexSource
-
-if TYPE_CHECKING:
-    from ..model import ParsedNote
-    from ..resolver import Resolver
+from kbase_ci.index.reader import IndexReader
+from kbase_ci.index.rowfile import int_table
+from kbase_ci.model import BlockId, Heading, ParsedNote
+from kbase_ci.parse.outline import note_text
+from kbase_ci.query.freshness import Freshness, assess
+from kbase_ci.query.location import IndexSource
+from kbase_ci.vault.files import Vault
+from kbase_ci.vault.resolver import Resolver
 
 
 @dataclass(frozen=True)
@@ -114,20 +113,6 @@ class NoteTable(Mapping[str, NoteInfo]):
                 if name in {n.casefold() for n in (info.title, *info.aliases)}]
         return out
 
-    @cached_property
-    def by_name(self) -> dict[str, list[str]]:
-        """casefolded title or alias -> paths, without building a record per note."""
-        out: dict[str, list[str]] = {}
-        for name, numbers in self._reader.names().items():
-            for i in numbers:
-                path = self._paths[i]
-                if path not in self._deleted and path not in self._fresh:
-                    out.setdefault(name, []).append(path)
-        for info in self._fresh.values():
-            for name in dict.fromkeys(n.casefold() for n in (info.title, *info.aliases)):
-                out.setdefault(name, []).append(info.path)
-        return out
-
 
 class QueryView:
     """One query's view (state: the overlay and records, computed lazily; the decoded
@@ -147,7 +132,7 @@ class QueryView:
     @cached_property
     def notes(self) -> NoteTable:
         fresh: dict[str, NoteInfo] = {}
-        from ..index.shards import DomainRule  # only notes changed since the index
+        from kbase_ci.index.shards import DomainRule  # only notes changed since the index
 
         rule = DomainRule.parse(self.vault.config.index.domain)
         for path in (*self.fresh.changed, *self.fresh.added):
@@ -195,9 +180,6 @@ class QueryView:
     # -- names ---------------------------------------------------------------------------
     @cached_property
     def resolver(self) -> Resolver:
-        from ..model import BlockId, Heading, ParsedNote
-        from ..resolver import Resolver
-
         light: list[ParsedNote] = []
         for info in self.notes.values():
             parsed = self.fresh.parsed.get(info.path)

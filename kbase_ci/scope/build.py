@@ -17,16 +17,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import KbaseError, UsageError
-from ..index.embed import ModelChoice
-from ..index.manifest import read_manifest
-from ..index.reader import IndexReader, open_index
-from ..index.source import NO_DATE, Source
-from ..model import BlockId, Heading, ParsedNote
-from ..vault import Vault
-from .select import NoteFacts, Selection, select
-from .spec import ScopeSpec
-from .store import main_digest, scope_dir
+from kbase_ci.errors import KbaseError, UsageError
+from kbase_ci.index.build import build_index
+from kbase_ci.index.manifest import read_manifest
+from kbase_ci.index.modelchoice import ModelChoice
+from kbase_ci.index.provenance import NO_DATE, Source
+from kbase_ci.index.reader import IndexReader, open_index, verify_files
+from kbase_ci.index.scopes import ScopeInputs, main_digest, scope_dir
+from kbase_ci.model import BlockId, Heading, ParsedNote
+from kbase_ci.scope import donor as donors
+from kbase_ci.scope.lock import scope_lock
+from kbase_ci.scope.select import NoteFacts, Selection, select
+from kbase_ci.vault.files import Vault
+from kbase_ci.vault.scanner import scan
+from kbase_ci.vault.scopeconfig import ScopeSpec
 
 COMPONENTS = ("notes", "links", "bm25", "vectors", "similar")
 
@@ -148,7 +152,6 @@ def build_scope(root: Path, name: str, spec: ScopeSpec, *, index_dir: Path | Non
         why = "; ".join(f"{s} `{sel}` matched nothing: {h}"
                         for s, sel, h in selection.unmatched)
         raise UsageError(f"scope {name} selects no note{': ' + why if why else ''}")
-    from .lock import scope_lock
 
     with scope_lock(out.parent, name):
         if _current(out, block):
@@ -163,7 +166,6 @@ def _current(out: Path, block: dict[str, Any]) -> bool:
     try:
         if read_manifest(out).get("scope") != block:
             return False
-        from ..index.reader import verify_files
 
         verify_files(out, read_manifest(out))
     except KbaseError:
@@ -173,11 +175,6 @@ def _current(out: Path, block: dict[str, Any]) -> bool:
 
 def _build(root: Path, main: IndexReader, table: dict[str, Any], f: dict[str, int],
            selection: Selection, block: dict[str, Any], out: Path) -> ScopeResult:
-    from ..index.build import build_index
-    from ..scanner import scan
-    from . import donor as donors
-    from .inputs import ScopeInputs
-
     m = main.manifest
     src = m["source"]
     commit = src.get("commit")

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..index import shardbuild
-from ..index.chunks import chunk_note
-from ..index.reader import IndexReader
-from ..model import ParsedNote
+from kbase_ci.index import shardbuild
+from kbase_ci.index.chunks import chunk_note
+from kbase_ci.index.reader import IndexReader
+from kbase_ci.model import ParsedNote
 
 if TYPE_CHECKING:
     import numpy as np
@@ -86,9 +86,8 @@ def collect(main: IndexReader, notes: Sequence[ParsedNote], contents: Mapping[st
 def install(donor: Donor, key: Path, dim: int | None) -> None:
     """Make `shardbuild.embedder_for(key, dim)` return the donor in this process (and in
     forked build workers, which inherit it)."""
-    cache: dict[tuple[Path, int | None], Any] = shardbuild._embedders
-    cache[(key, dim)] = donor
+    shardbuild.use_embedder(key, dim, donor)
 
 
 def uninstall(key: Path, dim: int | None) -> None:
-    shardbuild._embedders.pop((key, dim), None)
+    shardbuild.use_embedder(key, dim, None)

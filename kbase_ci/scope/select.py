@@ -4,14 +4,14 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
-from ..globs import match as glob_match
-from ..model import ParsedNote
-from .spec import ScopeSpec, Selector
+from kbase_ci.model import ParsedNote
+from kbase_ci.vault.globs import match as glob_match
+from kbase_ci.vault.scopeconfig import ScopeSpec, Selector
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,12 +68,6 @@ def matches(sel: Selector, note: NoteFacts) -> bool:
 def selected(spec: ScopeSpec, note: NoteFacts) -> bool:
     return (any(matches(s, note) for s in spec.include)
             and not any(matches(s, note) for s in spec.exclude))
-
-
-def member_predicate(spec: ScopeSpec, domain_of: Callable[[ParsedNote], str]
-                     ) -> Callable[[ParsedNote], bool]:
-    """For the query overlay: does this freshly parsed note belong to the scope?"""
-    return lambda note: selected(spec, NoteFacts.from_parsed(note, domain_of(note)))
 
 
 @dataclass(frozen=True)

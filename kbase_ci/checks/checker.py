@@ -1,0 +1,73 @@
+"""`kbase check` as a library call: scan the vault, run the selected checks, return records."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kbase_ci.checks import registry as checks
+from kbase_ci.checks.breakage import NoteChanges
+from kbase_ci.checks.hookshare import staged_share
+from kbase_ci.checks.stagedchanges import load_change
+from kbase_ci.git.diff import FileChange
+from kbase_ci.model import Finding
+from kbase_ci.vault.files import Vault, VaultMode
+from kbase_ci.vault.scanner import ScanStats, open_store
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The result of a check run: findings, and what was looked at."""
+
+    findings: tuple[Finding, ...]
+    notes: int
+    """Notes in the vault (what resolution used)."""
+    checked: int
+    """Notes reported on (the focus)."""
+    mode: VaultMode
+    ignored_args: tuple[str, ...]
+    """File arguments that are not notes of this vault (outside it, excluded, untracked)."""
+    scan: ScanStats
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "warning")
+
+
+def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
+                select: Sequence[str] = (), ignore: Sequence[str] = (),
+                jobs: int | None = None, use_cache: bool = True,
+                changes: Sequence[FileChange] | None = None) -> CheckReport:
+    """Check `files` (paths as given on a command line), or every note when None.
+
+    With `changes` (the staged change set: hook mode) links this commit breaks in other
+    notes are reported too, and `files=[]` means the staged notes (see `hookshare`).
+    """
+    cfg = vault.config.checks
+    selected = checks.select([*cfg.select, *select], [*cfg.ignore, *ignore])
+    ignored: list[str] = []
+    focus: set[str] | None = None
+    change: NoteChanges | None = None
+    if changes is not None and files is not None:
+        scope = staged_share(vault, changes, files)
+        focus, ignored = set(scope.focus), list(scope.ignored)
+        change = load_change(vault, changes, inbound=scope.inbound, elsewhere=scope.elsewhere)
+    elif changes is not None:
+        change = load_change(vault, changes)
+    elif files is not None:
+        chosen, ignored = vault.select(files)
+        focus = {n.path for n in chosen}
+    # A store, not a list: a hook on one note must not decode every cached note.
+    notes, stats = open_store(vault, jobs=jobs, use_cache=use_cache)
+    ctx = checks.CheckContext(notes, vault.files, vault.config, focus, vault=vault,
+                              change=change)
+    wanted = focus is None or focus or (change is not None and change.inbound)
+    found = checks.run_checks(ctx, selected) if wanted else []
+    return CheckReport(
+        findings=tuple(found), notes=len(notes), checked=len(ctx.focus), mode=vault.mode,
+        ignored_args=tuple(ignored), scan=stats,
+    )

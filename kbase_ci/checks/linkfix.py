@@ -1,0 +1,127 @@
+"""Repairing links a move broke: `kbase fix` (moves staged in this commit) and `kbase mv`.
+
+Both find the broken links with `breakage` (what a link found before the move, what
+it finds now) and take the rewrite it proves: the same target, alias, anchor and
+style, pointing at the new path. Files are rewritten whole through a temp file, and
+only when every edit found its old text at the parser's position and the result
+parses back to the intended links; otherwise the file is left as it was.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbase_ci.checks.breakage import Breakage, NoteChanges, overlay
+from kbase_ci.checks.hookshare import staged_share
+from kbase_ci.checks.stagedchanges import load_change
+from kbase_ci.errors import UsageError
+from kbase_ci.git.diff import FileChange
+from kbase_ci.parse.parser import parse_note
+from kbase_ci.vault.fileedit import Edit, apply_edits, write_atomic
+from kbase_ci.vault.files import Vault
+from kbase_ci.vault.resolver import Resolver
+from kbase_ci.vault.scanner import open_store
+
+
+@dataclass(frozen=True)
+class FixReport:
+    edits: tuple[Edit, ...]
+    """Rewrites made (or, in a dry run, that would be made), in file order."""
+    changed: tuple[str, ...]
+    """Vault-relative files rewritten (or that would be)."""
+    skipped: tuple[tuple[str, str], ...]
+    """(file, why) for files left alone although they hold broken links."""
+    unfixable: tuple[Breakage, ...]
+    """Links broken by a move that no spelling of the new path can repair."""
+
+
+def fix_staged_moves(vault: Vault, changes: Sequence[FileChange],
+                     files: Sequence[str] | None = None, *, dry_run: bool = False) -> FixReport:
+    """Rewrite links broken by the renames in `changes` (the staged change set).
+
+    With `files` (a hook's argv) only those notes are rewritten, plus, in the one
+    process `hookshare` elects, every note no process was given.
+    """
+    focus: Collection[str] = ()
+    inbound, elsewhere = True, frozenset[str]()
+    if files:
+        scope = staged_share(vault, changes, files)
+        focus, inbound, elsewhere = scope.focus, scope.inbound, scope.elsewhere
+    change = load_change(vault, changes, inbound=inbound, elsewhere=elsewhere)
+    if not change.renames:
+        return FixReport((), (), (), ())
+    store, _stats = open_store(vault)
+    resolver = Resolver(store, vault.files, resolve_aliases=vault.config.links.resolve_aliases)
+    broken = change.breakage(store, vault.files, resolver, focus)
+    return apply_fixes(vault, list(broken.values()), dry_run=dry_run)
+
+
+def plan_move(vault: Vault, old: str, new: str) -> list[Breakage]:
+    """Links (in every note) that moving note `old` to `new` would break, each with its
+    rewrite (`Breakage.suggestion`)."""
+    store, _stats = open_store(vault)
+    moved = store.get(old)
+    if moved is None:
+        raise UsageError(f"{old} is not a tracked note of this vault")
+    title = new.rpartition("/")[2]
+    after = overlay(store, [old], {new: dataclasses.replace(
+        moved, path=new, title=title[:-3] if title.lower().endswith(".md") else title)})
+    files = [new if f == old else f for f in vault.files]
+    change = NoteChanges({old: new}, (), (), (), {old: moved},
+                    resolve_aliases=vault.config.links.resolve_aliases)
+    resolver = Resolver(after, files, resolve_aliases=vault.config.links.resolve_aliases)
+    return list(change.breakage(after, files, resolver, ()).values())
+
+
+def apply_fixes(vault: Vault, broken: Sequence[Breakage], *, dry_run: bool = False
+                ) -> FixReport:
+    """Apply the rewrites of the fixable `broken` links, file by file, in the work tree."""
+    by_file: dict[str, list[Edit]] = {}
+    unfixable: list[Breakage] = []
+    for b in sorted(broken, key=lambda b: b.key):
+        if b.fixable and b.suggestion is not None:
+            by_file.setdefault(b.source, []).append(
+                Edit(b.source, b.link.line, b.link.col, b.link.raw, b.suggestion))
+        elif b.reason in ("renamed", "moved"):
+            unfixable.append(b)
+    done: list[Edit] = []
+    changed: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    for path, edits in sorted(by_file.items()):
+        why = _rewrite_file(vault.root / path, path, edits, dry_run=dry_run)
+        if why is None:
+            done.extend(edits)
+            changed.append(path)
+        else:
+            skipped.append((path, why))
+    return FixReport(tuple(done), tuple(changed), tuple(skipped), tuple(unfixable))
+
+
+def _rewrite_file(full: Path, path: str, edits: list[Edit], *, dry_run: bool) -> str | None:
+    """Rewrite one file; the reason it was left alone, or None when it was rewritten."""
+    try:
+        data = full.read_bytes()
+    except OSError as exc:
+        return f"cannot read it: {exc.strerror or exc}"
+    new, missed = apply_edits(data, edits)
+    if missed:
+        return ("it changed since it was read (the link is not where the parser saw it); "
+                "stage it and run again")
+    # The edits replaced whole links at their own positions; proving that the file still
+    # holds exactly the links intended costs two parses of one note.
+    expected = Counter(ln.raw for ln in parse_note(path, data).links)
+    for e in edits:
+        expected[e.old] -= 1
+        expected[e.new] += 1
+    if Counter(ln.raw for ln in parse_note(path, new).links) != +expected:
+        return "the rewritten text would not parse back to the same links"
+    if not dry_run:
+        try:
+            write_atomic(full, new)
+        except OSError as exc:
+            return f"cannot write it: {exc.strerror or exc}"
+    return None

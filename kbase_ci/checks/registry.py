@@ -1,0 +1,104 @@
+"""The ordered check registry: every check, its stable codes, and its hook id.
+
+Hook ids, `--select`/`--ignore` and docs/checks.md all derive from `REGISTRY`, so a
+check exists in one place. A check is a function `(CheckContext) -> Iterable[Finding]`
+that reports only on `ctx.focus` notes (plus whatever a change in this commit breaks
+elsewhere), while resolving against the whole vault: pre-commit splits file lists
+across processes, so no check may depend on seeing every file in one call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from kbase_ci.checks.checkcontext import CheckContext
+from kbase_ci.errors import UsageError
+from kbase_ci.model import Finding
+
+
+@dataclass(frozen=True)
+class Check:
+    """One entry of the check registry: a stable name and codes, and the function."""
+
+    name: str
+    """Registry name, also the `--select` word and the `kbase-NAME` hook id."""
+    summary: str
+    codes: dict[str, str]
+    """Stable code -> one-line meaning."""
+    func: Callable[[CheckContext], Iterable[Finding]]
+
+    @property
+    def hook_id(self) -> str:
+        return f"kbase-{self.name}"
+
+
+def _registry() -> list[Check]:
+    # Imported here so `checks` has no import cycle with the modules it lists.
+    from kbase_ci.checks.rules import frontmatter, handover, links, readable, sections, tags
+
+    return [
+        Check("input", "notes that cannot be read or parsed as Markdown",
+              readable.CODES, readable.check),
+        Check("links", "wikilinks, embeds and Markdown links whose target does not exist",
+              links.CODES, links.check),
+        Check("sections", "links to a heading or block id the target note lacks",
+              sections.CODES, sections.check),
+        Check("tags", "tags outside the configured policy, or spelled in several cases",
+              tags.CODES, tags.check),
+        Check("frontmatter", "YAML frontmatter that is invalid or breaks the configured rules",
+              frontmatter.CODES, frontmatter.check),
+        Check("handover", "handovers and other typed notes missing what their type requires",
+              handover.CODES, handover.check),
+    ]
+
+
+REGISTRY: list[Check] = _registry()
+
+
+def all_codes() -> dict[str, tuple[str, str]]:
+    """code -> (check name, meaning), in registry order."""
+    return {code: (c.name, text) for c in REGISTRY for code, text in c.codes.items()}
+
+
+def select(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[tuple[Check, set[str]]]:
+    """Checks to run and, for each, the codes enabled. Words are check names or codes
+    (a code prefix like `KB1` selects a family)."""
+    codes = all_codes()
+    for word in [*select, *ignore]:
+        if not any(_matches(word, c, name) for c, (name, _) in codes.items()):
+            known = ", ".join([c.name for c in REGISTRY] + list(codes))
+            raise UsageError(f"unknown check or code `{word}`; known: {known}")
+    out: list[tuple[Check, set[str]]] = []
+    for check in REGISTRY:
+        enabled = {
+            code for code in check.codes
+            if (not select or any(_matches(w, code, check.name) for w in select))
+            and not any(_matches(w, code, check.name) for w in ignore)
+        }
+        if enabled:
+            out.append((check, enabled))
+    return out
+
+
+def _matches(word: str, code: str, name: str) -> bool:
+    w = word.strip()
+    return w == name or (code.upper().startswith(w.upper()) and w[:2].upper() == "KB")
+
+
+def run_checks(ctx: CheckContext, selected: Sequence[tuple[Check, set[str]]]) -> list[Finding]:
+    findings: set[Finding] = set()
+    for check, enabled in selected:
+        for f in check.func(ctx):
+            if f.code in enabled:
+                findings.add(f if f.check else _with_check(f, check.name))
+    return sorted(findings, key=Finding.sort_key)
+
+
+def _with_check(f: Finding, name: str) -> Finding:
+    from dataclasses import replace
+
+    return replace(f, check=name)
+
+
+__all__ = ["REGISTRY", "Check", "CheckContext", "all_codes", "run_checks", "select"]

@@ -1,0 +1,160 @@
+"""Undocumented concepts a PR introduces or closes (the PR report's concept gaps).
+
+A concept (see `concepts`) is a gap at a commit when at least `min_notes` notes mention
+it and no note title, alias or heading has its key. Only notes whose blob differs between
+the two commits can change a concept's spread, so only they are extracted in full; the
+unchanged notes are scanned for the candidate terms (a casefolded substring test, then
+a full extraction of the notes that pass), and a term stops being counted once it
+reaches `min_notes` there (it is then a gap, or not, on both sides alike). Once every
+candidate has, the remaining notes are read only if some result could still be undone
+by one of their headings.
+
+*New*: a gap at the head that was not one at the base (it crossed the threshold, or
+lost the note that documented it). *Closed*: a gap at the base that a title, alias or
+heading at the head now documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kbase_ci.model import note_title
+from kbase_ci.parse.mentions import Mention, extract, heading_keys, term_key
+from kbase_ci.parse.outline import note_text
+from kbase_ci.vault.files import Vault
+from kbase_ci.vault.scanner import open_store
+
+MAX_PLACES = 5
+_BATCH = 500
+"""Unchanged notes read per `git cat-file` batch: reading stops early once every
+candidate has reached the threshold among them."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptChange:
+    name: str
+    """As first written (notes of the PR first, then path order)."""
+    key: str
+    notes: int
+    """Notes that mention it (at the head for a new gap, at the base for a closed one;
+    for a closed one, a lower bound once it reached the threshold)."""
+    places: tuple[tuple[str, int], ...] = ()
+    """(path, line) of its first mention in some of those notes, the PR's notes first."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "key": self.key, "notes": self.notes,
+                "places": [{"path": p, "line": ln} for p, ln in self.places]}
+
+
+@dataclass(frozen=True)
+class ConceptDiff:
+    new: tuple[ConceptChange, ...] = ()
+    closed: tuple[ConceptChange, ...] = ()
+
+
+def _names(paths: Iterable[str], aliases: Mapping[str, Iterable[str]]) -> set[str]:
+    out = {term_key(note_title(p)) for p in paths}
+    out.update(term_key(a) for names in aliases.values() for a in names)
+    return out
+
+
+def _mentions(vault: Vault, paths: list[str]) -> tuple[dict[str, list[Mention]], set[str]]:
+    """Mentions of each note, and the keys of their headings."""
+    files = [nf for p in paths if (nf := vault.note(p)) is not None]
+    out: dict[str, list[Mention]] = {}
+    heads: set[str] = set()
+    for path, data in vault.read(files).items():
+        text = note_text(data)
+        out[path] = extract(text)
+        heads |= heading_keys(text)
+    return out, heads
+
+
+def concept_diff(head: Vault, base: Vault, head_aliases: Mapping[str, Iterable[str]],
+                 base_aliases: Mapping[str, Iterable[str]], *,
+                 min_notes: int = 3) -> ConceptDiff:
+    """Concept gaps `head` has that `base` has not (new), and the reverse that the head
+    documents (closed). `*_aliases`: every note's aliases (path -> names) on each side."""
+    hb = {nf.path: nf.sha for nf in head.notes}
+    bb = {nf.path: nf.sha for nf in base.notes}
+    changed_head = sorted(p for p, sha in hb.items() if bb.get(p) != sha)
+    changed_base = sorted(p for p, sha in bb.items() if hb.get(p) != sha)
+    if not changed_head and not changed_base:
+        return ConceptDiff()
+    after, heads_after = _mentions(head, changed_head)
+    before, heads_before = _mentions(base, changed_base)
+    same = [nf for nf in head.notes if bb.get(nf.path) == nf.sha]
+    candidates = {m.key for ms in (*after.values(), *before.values()) for m in ms}
+    names_after = _names(hb, head_aliases) | heads_after
+    names_before = _names(bb, base_aliases) | heads_before
+    candidates |= names_after - names_before
+    counts = dict.fromkeys(candidates, 0)
+    places: dict[str, list[tuple[str, int]]] = {k: [] for k in candidates}
+    open_keys = set(candidates)
+    shown: dict[str, str] = {}
+    for ms in (*after.values(), *before.values()):
+        for m in ms:
+            shown.setdefault(m.key, m.name)
+    shared: set[str] = set()  # heading keys of the unchanged notes read so far
+    done = 0
+    while done < len(same) and open_keys:  # stop once every candidate is decided
+        batch = same[done:done + _BATCH]
+        done += len(batch)
+        for path, data in head.read(batch).items():
+            text = note_text(data)
+            shared |= heading_keys(text)
+            low = text.casefold()
+            if not any(k in low for k in open_keys):
+                continue
+            for m in extract(text):
+                shown.setdefault(m.key, m.name)
+                if m.key in open_keys:
+                    counts[m.key] += 1
+                    places[m.key].append((path, m.line))
+                    if counts[m.key] >= min_notes:
+                        open_keys.discard(m.key)
+
+    def judge() -> ConceptDiff:
+        new, closed = [], []
+        for key in sorted(candidates):
+            if key in shared:  # a heading nobody changed documents it on both sides
+                continue
+            mention_after = [p for p, ms in after.items() if any(m.key == key for m in ms)]
+            mention_before = [p for p, ms in before.items() if any(m.key == key for m in ms)]
+            spread_after = counts[key] + len(mention_after)
+            spread_before = counts[key] + len(mention_before)
+            if (key not in names_after and spread_after >= min_notes
+                    and (spread_before < min_notes or key in names_before)):
+                lines = {p: m.line for p in mention_after for m in after[p] if m.key == key}
+                where = [(p, lines[p]) for p in mention_after] + places[key]
+                new.append(ConceptChange(shown.get(key, key), key, spread_after,
+                                         tuple(where[:MAX_PLACES])))
+            elif (key not in names_before and spread_before >= min_notes
+                  and key in names_after):
+                closed.append(ConceptChange(shown.get(key, key), key, spread_before))
+        new.sort(key=lambda c: (-c.notes, c.key))
+        return ConceptDiff(tuple(new), tuple(closed))
+
+    result = judge()
+    flagged = {c.key for c in (*result.new, *result.closed)}
+    if flagged and done < len(same):
+        # The notes not read yet only matter through headings that name a flagged key.
+        for start in range(done, len(same), _BATCH):
+            for data in head.read(same[start:start + _BATCH]).values():
+                text = note_text(data)
+                low = text.casefold()
+                if any(k in low for k in flagged):
+                    shared |= heading_keys(text)
+        result = judge()
+    return result
+
+
+def pr_concepts(head: Vault, base: Vault, *, use_cache: bool = True,
+                min_notes: int = 3) -> ConceptDiff:
+    """`concept_diff` with each side's aliases from the parse cache."""
+
+    return concept_diff(head, base, open_store(head, use_cache=use_cache)[0].aliases(),
+                        open_store(base, use_cache=use_cache)[0].aliases(),
+                        min_notes=min_notes)

@@ -1,0 +1,58 @@
+"""`kbase ci`: what a GitHub Actions job runs (the job itself: `kbase_ci.ci.job`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from kbase_ci.cli.common import vault_root
+from kbase_ci.git.indexbranch import BRANCH
+
+
+def add_parser(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "ci", help="run in GitHub Actions: index on push, report and comment on PRs",
+        description="Reads GITHUB_EVENT_NAME, GITHUB_EVENT_PATH and friends. On a push to "
+                    "the default branch: check, build the index, publish it. On a PR: "
+                    "compare the head with its merge base, write report.md/json/sarif, "
+                    "annotations, the step summary and one PR comment. Exit 0 pass, 1 "
+                    "findings under --fail-on (or a failed publish), 2 usage, 3 API error.")
+    p.add_argument("--mode", choices=["auto", "index", "report", "comment"], default="auto",
+                   help="default: from the event (workflow_run means comment)")
+    p.add_argument("--index-branch", default=BRANCH, metavar="BRANCH")
+    p.add_argument("--remote", default="origin", help="remote to fetch from and publish to")
+    p.add_argument("--fail-on", choices=["new", "all", "none"], default="new",
+                   help="findings that fail the run: new in this PR (default), all, none")
+    p.add_argument("--comment", action=argparse.BooleanOptionalAction, default=True,
+                   help="post or update the PR comment (needs GITHUB_TOKEN)")
+    p.add_argument("--comment-author", default=None, metavar="LOGIN",
+                   help="login the comment is posted as, when the token cannot read /user "
+                        "and is not a GITHUB_TOKEN (an app: `my-app[bot]`)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="report folder (default: $RUNNER_TEMP/kbase-report, else "
+                        "./kbase-report)")
+    p.add_argument("--artifact", type=Path, default=None, metavar="DIR",
+                   help="comment mode: the downloaded report folder, read as data")
+    p.add_argument("--model", type=Path, default=None, metavar="PATH",
+                   help="model2vec folder for the index build")
+    p.add_argument("--base", default=None, metavar="REV",
+                   help="report on HEAD (or --head) against its merge base with REV, "
+                        "without GitHub")
+    p.add_argument("--head", default=None, metavar="REV")
+    p.add_argument("--annotations", type=int, default=10, metavar="N",
+                   help="annotations per level (GitHub shows 10 per step)")
+    p.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
+
+
+def run(args: argparse.Namespace) -> int:
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.ci.job import JobOptions, run_job
+
+    return run_job(JobOptions(
+        root=vault_root(args), mode=args.mode, index_branch=args.index_branch,
+        remote=args.remote, fail_on=args.fail_on, comment=args.comment,
+        comment_author=args.comment_author, out=args.out, artifact=args.artifact,
+        model=args.model, base=args.base, head=args.head, annotations=args.annotations,
+        no_cache=args.no_cache), os.environ)

@@ -1,0 +1,54 @@
+"""`kbase fix [FILES] [--staged] [--dry-run]`: rewrite links broken by renames in this commit."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from kbase_ci.checks.hookshare import may_break_links
+from kbase_ci.checks.linkfix import FixReport, fix_staged_moves
+from kbase_ci.cli.common import open_vault, staged_changes_for
+from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK
+from kbase_ci.report.findings import display_path
+
+
+def add_parser(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "fix", help="rewrite links broken by notes renamed in this commit",
+        description="Rewrite every link that a staged rename (`git mv`, or `git diff --cached "
+                    "-M`) breaks so it points at the new path, keeping its alias, heading or "
+                    "block, embed `!` and style (wiki or Markdown, `.md` or not, relative or "
+                    "vault path, <angle> or %%20). Prints each rewrite as "
+                    "`path:line:col: old -> new`. Exit 1 when files were (or, with "
+                    "--dry-run, would be) rewritten, 0 when there was nothing to fix.")
+    p.add_argument("files", nargs="*", metavar="FILES",
+                   help="notes to rewrite (a hook's file list); default: every note")
+    p.add_argument("--staged", action="store_true",
+                   help="judge links by the git index, as the kbase-fix-links hook does")
+    p.add_argument("--dry-run", action="store_true", help="print the rewrites, change nothing")
+
+
+def run(args: argparse.Namespace) -> int:
+    changes = staged_changes_for(args)
+    if not may_break_links(changes):
+        return EXIT_OK  # hook mode must be cheap when nothing moved
+    vault = open_vault(args, staged=args.staged)
+    report = fix_staged_moves(vault, changes, list(args.files) or None, dry_run=args.dry_run)
+    print_report(report, vault.root, dry_run=args.dry_run)
+    return EXIT_FINDINGS if report.changed or report.skipped else EXIT_OK
+
+
+def print_report(report: FixReport, root: Any, *, dry_run: bool) -> None:
+    out, err = sys.stdout, sys.stderr
+    for e in report.edits:
+        out.write(f"{display_path(root, e.path)}:{e.line}:{e.col}: {e.old} -> {e.new}\n")
+    for path, why in report.skipped:
+        err.write(f"{display_path(root, path)}: not rewritten: {why}\n")
+    for b in report.unfixable:
+        err.write(f"{display_path(root, b.source)}:{b.link.line}:{b.link.col}: cannot rewrite "
+                  f"{b.link.raw}: {b.cause}\n")
+    if report.edits:
+        verb = "would rewrite" if dry_run else "rewrote"
+        err.write(f"kbase fix: {verb} {len(report.edits)} link(s) in "
+                  f"{len(report.changed)} file(s)\n")

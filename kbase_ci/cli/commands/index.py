@@ -1,0 +1,133 @@
+"""`kbase index`: build `.kbase/` (notes, links, BM25 and vector shards) for the vault.
+
+Only argument handling and output live here; the library is `kbase_ci.index`, imported
+when the command runs so that `kbase check` never loads numpy or the model code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kbase_ci.cli.common import open_vault
+from kbase_ci.errors import EXIT_OK
+from kbase_ci.git.listing import is_ignored
+from kbase_ci.git.repo import toplevel
+
+
+def add_parser(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "index", help="build the search index (.kbase/) for agents",
+        description="Build .kbase/: notes and links tables, BM25 and vector shards, "
+                    "similar notes, and a manifest with the sha256 of every file. Two "
+                    "builds of one commit are byte-identical; unchanged shards are reused "
+                    "from the previous .kbase/. Exit 0 built, 2 usage or config error.")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="output folder (default: ROOT/.kbase; with --shard, "
+                        "ROOT/.kbase-slice-K-of-N)")
+    p.add_argument("--model", type=Path, default=None, metavar="PATH",
+                   help="model2vec model folder (default: embeddings.model in .kbase.yml)")
+    p.add_argument("--shard", default=None, metavar="K/N",
+                   help="build only slice K of N of the shards (for parallel CI jobs)")
+    p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="DIR",
+                   help="combine the slice folders built with --shard into one index")
+    p.add_argument("--jobs", type=int, default=None,
+                   help="worker processes (default: one per core for large builds)")
+    p.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
+
+
+def run(args: argparse.Namespace) -> int:
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.errors import UsageError
+    from kbase_ci.index.shards import parse_slice
+
+    if args.merge and args.shard:
+        raise UsageError("--merge and --shard do not go together")
+    if args.merge and args.model:
+        raise UsageError("--merge uses the slices' vectors; --model does not apply")
+    vault = open_vault(args)
+    shard = parse_slice(args.shard) if args.shard else None
+    out: Path = args.out if args.out is not None else vault.root / (
+        f".kbase-slice-{shard[0]}-of-{shard[1]}" if shard else ".kbase")
+    tty = sys.stderr.isatty()
+    with _Progress(tty) as report:
+        if args.merge:
+            # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+            from kbase_ci.index.merge import merge_slices
+
+            result = merge_slices(vault, list(args.merge), out, progress=report)
+        else:
+            # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+            from kbase_ci.index.build import build_index
+
+            result = build_index(vault, out, model=args.model, shard=shard, jobs=args.jobs,
+                                 progress=report, use_cache=not args.no_cache)
+    for w in result.warnings:
+        print(f"{w}", file=sys.stderr)
+    if result.previous:
+        print(f"kbase: note: {result.previous}", file=sys.stderr)
+    if result.embeddings_reason:
+        print(f"kbase: note: no vectors: {result.embeddings_reason}", file=sys.stderr)
+    print(summary(result.manifest, result.out_dir, len(result.shards_built),
+                  len(result.shards_reused), result.seconds.get("total", 0.0)))
+    if shard is None and args.out is None and not _ignored(vault.root, out):
+        print("kbase: hint: .kbase/ is not ignored by git; add `.kbase/` to .gitignore "
+              "(`kbase publish` commits it to its own branch)", file=sys.stderr)
+    return EXIT_OK
+
+
+def summary(manifest: dict[str, Any], out: Path, built: int, reused: int,
+            seconds: float) -> str:
+    c = manifest.get("counts", {})
+    emb = manifest["embeddings"]
+    vec = f"{emb['model']} ({emb['dim']}d)" if emb.get("dim") else "none"
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    what = "slice" if "slice" in manifest else "index"
+    return (f"kbase {what}: {c.get('notes', 0)} notes, {c.get('chunks', 0)} chunks, "
+            f"{c.get('links', 0)} links, {built + reused} shards ({built} built, {reused} "
+            f"reused), vectors: {vec} -> {out} ({size / 1e6:.1f} MB) in {seconds:.1f} s")
+
+
+def _ignored(root: Path, out: Path) -> bool:
+    """True when git ignores `out` (or `root` is not a git work tree)."""
+    if toplevel(root) is None:
+        return True
+    # `status --ignored` rather than `check-ignore`, which rejects the literal pathspecs
+    # gitio always asks for.
+    rel = out.relative_to(root).as_posix() if out.is_relative_to(root) else str(out)
+    return is_ignored(root, rel)
+
+
+class _Progress:
+    """A rich progress bar on a terminal; nothing otherwise (CI logs get the summary)."""
+
+    def __init__(self, tty: bool) -> None:
+        self._tty = tty
+        self._bar: Any = None
+        self._tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> Callable[[str, int, int], None]:
+        if self._tty:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), console=Console(stderr=True),
+                                 transient=True)
+            self._bar.start()
+        return self.update
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        if self._bar is None:
+            return
+        task = self._tasks.get(stage)
+        if task is None:
+            task = self._tasks[stage] = self._bar.add_task(stage, total=max(total, 1))
+        self._bar.update(task, completed=done, total=max(total, 1))
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

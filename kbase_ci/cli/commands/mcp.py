@@ -1,0 +1,40 @@
+"""`kbase mcp`: serve search, read, explore, context, gaps and handover tools over MCP."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from kbase_ci.cli.commands.queryargs import add_source
+from kbase_ci.errors import EXIT_OK, UsageError
+
+
+def add_parser(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "mcp", help="serve the query tools to agents over the Model Context Protocol (stdio)",
+        description="A Model Context Protocol server on stdin/stdout: search, read, explore, "
+                    "context, gaps and handover_latest over the committed index, with the "
+                    "work tree's edits overlaid. Register it with your MCP client "
+                    "(docs/mcp.md).")
+    p.add_argument("--repo", type=Path, default=None, metavar="DIR",
+                   help="the repository to serve (default: --root, else the git work tree "
+                        "around the current directory)")
+    add_source(p)
+    p.add_argument("--model", type=Path, default=None, metavar="PATH",
+                   help="embedding model folder for hybrid search (default: as the index "
+                        "was built)")
+
+
+def run(args: argparse.Namespace) -> int:
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.git.repo import find_root
+    from kbase_ci.mcp.server import serve
+    from kbase_ci.mcp.warm import Warm
+
+    root: Path = args.repo or args.root or find_root()
+    if not root.is_dir():
+        raise UsageError(f"--repo: no folder at {root}")
+    serve(Warm(root, config_path=args.config, index_dir=args.index, scope=args.scope,
+               model=args.model))
+    return EXIT_OK

@@ -1,0 +1,61 @@
+"""What the query commands share: `--index`, `--format`, opening the overlaid view, and
+printing an answer (JSON, or a short text form)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kbase_ci.git.indexbranch import BRANCH
+
+if TYPE_CHECKING:
+    from kbase_ci.query.view import QueryView
+
+
+def add_source(p: argparse.ArgumentParser) -> None:
+    """`--index` and `--scope`: which index a query (or the MCP server) answers from."""
+    p.add_argument("--index", type=Path, default=None, metavar="DIR",
+                   help=f"index folder (default: .kbase/, else the {BRANCH} branch, "
+                        f"else a remote's {BRANCH} branch)")
+    p.add_argument("--scope", default=None, metavar="NAME",
+                   help="answer from the scoped index NAME only (`kbase scope build NAME`)")
+
+
+def add_common(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("json", "text")
+               ) -> None:
+    add_source(p)
+    p.add_argument("--format", choices=formats, default="json",
+                   help="output format (default: %(default)s)")
+
+
+def open_view(args: argparse.Namespace) -> QueryView:
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.cli.common import open_vault
+    from kbase_ci.query.view import QueryView
+    from kbase_ci.scope.source import open_index_source
+
+    vault = open_vault(args)  # its `git status` refreshes git's stat data too
+    scope = getattr(args, "scope", None)
+    # `status` reports a stale scope; every other query refuses it (exit 2).
+    source = open_index_source(vault, args.index, scope, stale_ok=args.command == "status")
+    if source.notice:
+        print(source.notice, file=sys.stderr)
+    return QueryView(vault, source)
+
+
+def emit(args: argparse.Namespace, answer: dict[str, Any], text_lines: list[str]) -> None:
+    if args.format == "json":
+        sys.stdout.write(json.dumps(answer, ensure_ascii=False, indent=2) + "\n")
+        return
+    info = answer.get("index", {})
+    for line in text_lines:
+        print(line)
+    if info.get("stale_notes"):
+        print(f"(index from {str(info.get('source_commit'))[:10]}; "
+              f"{len(info['stale_notes'])} note(s) changed since, overlaid)")
+    scope = info.get("scope") or {}
+    if scope.get("stale"):
+        print(f"(stale: {scope.get('reason')})")

@@ -1,0 +1,38 @@
+"""What the subcommands share: the vault root, the staged change set, opening the vault."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kbase_ci.errors import GitError, UsageError
+from kbase_ci.git.diff import FileChange, staged_changes
+from kbase_ci.git.repo import find_root, toplevel
+
+if TYPE_CHECKING:
+    from kbase_ci.vault.files import Vault
+
+
+def vault_root(args: argparse.Namespace) -> Path:
+    root: Path = args.root if args.root is not None else find_root()
+    return root.resolve()
+
+
+def staged_changes_for(args: argparse.Namespace) -> list[FileChange]:
+    """The staged change set of the vault `args` name (`--staged`: hook mode)."""
+    root = vault_root(args)
+    if not root.is_dir():
+        raise UsageError(f"vault folder does not exist: {root}")
+    try:
+        return staged_changes(root, break_rewrites=True)
+    except GitError:
+        if toplevel(root) is None:
+            raise UsageError(f"--staged needs a git repository; {root} is not in one") from None
+        raise
+
+
+def open_vault(args: argparse.Namespace, *, staged: bool = False) -> Vault:
+    from kbase_ci.vault.files import Vault  # not before: a hook run without notes exits earlier
+    root: Path = args.root if args.root is not None else find_root()
+    return Vault(root, staged=staged, config_path=args.config)

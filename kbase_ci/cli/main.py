@@ -1,0 +1,158 @@
+"""`kbase` command line: argparse, dispatch, and the one place errors become exit codes.
+
+Each command lives in `kbase_ci.cli.commands.<name>` with `add_parser(subparsers)` and
+`run(args) -> int`; commands call the library and format its records, nothing more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from kbase_ci import __version__
+from kbase_ci.errors import EXIT_INTERNAL, KbaseError, exit_code_for
+from kbase_ci.heap import collector_off
+
+# Order = order in `kbase --help`.
+COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci",
+            "search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
+            "notes", "tags", "status", "scope", "mcp"]
+
+
+def _command(name: str) -> ModuleType:
+    return importlib.import_module(f"kbase_ci.cli.commands.{name}")
+
+
+_VALUE_OPTIONS = {"--root", "--config"}
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The subcommand named in argv, found without importing any command module."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in _VALUE_OPTIONS:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, sized without `shutil` (which imports bz2 and lzma: ~2 ms
+    of every run, as `add_argument` makes a formatter even when no help is printed)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        if width is None:
+            try:
+                width = int(os.environ.get("COLUMNS", "")) or 0
+            except ValueError:
+                width = 0
+            if width <= 0:
+                try:
+                    width = os.get_terminal_size(sys.__stdout__.fileno()).columns \
+                        if sys.__stdout__ is not None else 80
+                except (OSError, ValueError):
+                    width = 80
+            width -= 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or (with `only`) one that knows just that command, so a hook run
+    imports one command module instead of all of them."""
+    parser = _Parser(
+        prog="kbase",
+        description="Checks, committed indexes and agent queries for Markdown note vaults.",
+    )
+    parser.add_argument("--version", action="version", version=f"kbase {__version__}")
+    parser.add_argument("--root", type=Path, default=None, metavar="DIR",
+                        help="vault root (default: the git work tree around the current "
+                             "directory, else the current directory)")
+    parser.add_argument("--config", type=Path, default=None, metavar="FILE",
+                        help="config file (default: ROOT/.kbase.yml)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                parser_class=_Parser)
+    for name in COMMANDS:
+        if only is None or name == only:
+            _command(name).add_parser(sub)
+        # With `only`, argv names that command: placeholders for the others would cost
+        # one ArgumentParser each (~0.4 ms) on every hook run and never be used.
+    return parser
+
+
+def _tolerant_streams() -> None:
+    """git names a non-UTF-8 file with surrogate escapes; a strict UTF-8 stdout (most
+    desktop locales) would crash on printing it, so print `\\udcff` instead."""
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
+# Commands that answer and exit (a hook run, a query): no cyclic collection while they
+# run (`heap.collector_off`). Builds, publishing, CI runs and the MCP server keep it.
+_SHORT = {"check", "fix", "search", "read", "links", "backlinks", "explore", "context",
+          "graph", "gaps", "notes", "tags", "status"}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    word = _command_word(args_list)
+    if word not in _SHORT:
+        return _main(args_list, word)
+    ahead = word == "check" and "--staged" in args_list and not \
+        _VALUE_OPTIONS.intersection(args_list)
+    if ahead:  # a hook run: git works on the other core while the check code imports
+        from kbase_ci.git import diff  # lazy: only a hook run starts git ahead
+
+        diff.prefetch_hook_git(Path.cwd().resolve())
+    try:
+        with collector_off():
+            return _main(args_list, word)
+    finally:
+        if ahead:
+            diff.drop_hook_git()
+
+
+def _main(args_list: list[str], word: str | None) -> int:
+    _tolerant_streams()
+    parser = build_parser(word)
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help
+        return int(exc.code or 0)
+    try:
+        return int(_command(args.command.replace("-", "_")).run(args))
+    except KbaseError as exc:
+        print(f"kbase: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("kbase: interrupted", file=sys.stderr)
+        return exit_code_for(KeyboardInterrupt())
+    except BrokenPipeError:  # `kbase ... | head` closed the pipe: not an error
+        return 0
+    except Exception:
+        import traceback  # with tokenize, linecache and textwrap: only when it crashes
+
+        print("kbase: internal error (please report this with the traceback below)",
+              file=sys.stderr)
+        traceback.print_exc()
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

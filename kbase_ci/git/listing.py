@@ -1,0 +1,185 @@
+"""What git lists: tracked files with their blob ids (the index, a commit's tree), and
+which of them the work tree changed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kbase_ci.git.process import Process, finish, git, run, start, stop
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEntry:
+    """One file of a git listing (`ls-files -s`, `ls-tree`): path, blob id and mode."""
+
+    path: str
+    """Relative to the directory ls-files ran in, POSIX."""
+    sha: str
+    mode: str
+
+
+LS_FILES = ("ls-files", "-s", "-z", "--", ".")
+SYMLINK, GITLINK = "120000", "160000"
+"""Modes of a symbolic link and of a submodule entry (a commit id, not a file)."""
+
+
+def ls_files_rows(cwd: Path) -> list[tuple[str, str, str]]:
+    """`ls_files` as plain (path, sha, mode) tuples: the hook lists 10k files on every
+    commit, and building 10k records costs more than running git (~10 ms)."""
+    return ls_files_parse(git(LS_FILES, cwd))
+
+
+def ls_files_parse(out: bytes) -> list[tuple[str, str, str]]:
+    """The rows of `git ls-files -s -z` output (`LS_FILES`)."""
+    # One decode and string slicing: a regex or per-record decode costs ~2x as much.
+    # A record is "<mode> <sha> <stage>\t<path>"; the sha length depends on the hash.
+    records = out.decode("utf-8", "surrogateescape").split("\0")
+    records.pop()  # the text after the last NUL is empty
+    rows: list[tuple[str, str, str]] = []
+    seen: set[str] = set()
+    for rec in records:
+        tab = rec.index("\t")
+        path = rec[tab + 1:]
+        if rec[tab - 1] != "0":  # unmerged paths list stages 1-3; one entry is enough
+            if path in seen:
+                continue
+            seen.add(path)
+        rows.append((path, rec[7:tab - 2], rec[:6]))
+    return rows
+
+
+_LS_TREE_RECORD = re.compile(rb"(\d{6}) (\w+) ([0-9a-f]{40,64})\t([^\0]*)\0")
+
+
+def ls_tree(cwd: Path, rev: str, paths: Sequence[str] = (), *,
+            check: bool = True) -> list[IndexEntry]:
+    """Files of commit (or tree) `rev` under `cwd` (or just `paths`), relative to `cwd`:
+    blobs and submodules (mode 160000). `check=False`: nothing (not an error) when `rev`
+    is not there."""
+    spec = [f"./{p}" for p in paths] if paths else ["."]
+    out = git(["ls-tree", "-r", "-z", rev, "--", *spec], cwd, check=check)
+    return [IndexEntry(raw.decode("utf-8", "surrogateescape"), sha.decode(), mode.decode())
+            for mode, kind, sha, raw in _LS_TREE_RECORD.findall(out) if kind == b"blob"
+            or mode == b"160000"]
+
+
+def modified_in_worktree(cwd: Path) -> set[str]:
+    """Tracked paths (relative to `cwd`) whose work-tree content differs from the index."""
+    out = git(["diff-files", "-z", "--name-only", "--relative", "--", "."], cwd)
+    return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
+
+# --branch for HEAD's commit id (`# branch.oid`); --no-ahead-behind: no history walk.
+_STATUS = ("status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+           "--untracked-files=no", "--ignore-submodules=all", "--no-renames", "--", ".")
+
+
+def start_status(cwd: Path, *, write_index: bool = True) -> Process:
+    """Start `git status` for `worktree_status`. It costs what `git diff-files` costs
+    (both stat every tracked file), and unlike it refreshes git's stat data and writes the
+    index back when entries are "racily clean" (written in the same second as the index,
+    as a fresh clone's are): otherwise every later `diff-files` hashes all of them again.
+    `write_index=False` (`--no-optional-locks`) leaves the index file alone."""
+    return start(_STATUS if write_index else ("--no-optional-locks", *_STATUS), cwd)
+
+
+def worktree_status(proc: Process, prefix: str
+                    ) -> tuple[str | None, set[str], bool]:
+    """From a `start_status` process: (HEAD's commit id or None before the first commit,
+    paths whose work-tree content may differ from the index (modified, deleted or
+    unmerged), whether any tracked path differs from HEAD, staged or not). Paths are
+    relative to the folder that is `prefix` (POSIX, ending in `/`, or "") below the
+    repository root, as git names paths from the root in this format."""
+    out = finish(proc, ("status",))
+    head: str | None = None
+    found: set[str] = set()
+    changed = False
+    for rec in out.split(b"\0"):
+        kind = rec[:2]
+        if kind == b"# ":
+            if rec.startswith(b"# branch.oid ") and rec[13:] != b"(initial)":
+                head = rec[13:].decode()
+            continue
+        if kind == b"1 ":  # "1 XY sub mH mI mW hH hI path"
+            parts = rec.split(b" ", 8)
+        elif kind == b"u ":  # "u XY sub m1 m2 m3 mW h1 h2 h3 path": a conflict
+            parts = rec.split(b" ", 10)
+        else:
+            continue
+        if len(parts) < 9:
+            continue
+        changed = True
+        if kind == b"1 " and parts[1][1:2] == b".":
+            continue  # staged only: the work tree has what the index has
+        path = parts[-1].decode("utf-8", "surrogateescape")
+        if path.startswith(prefix):
+            found.add(path[len(prefix):])
+    return head, found, changed
+
+
+class WorktreeListing:
+    """`git status` and `git ls-files` started together, collected when first asked: a
+    query whose index is exactly the work tree reads only the status (state: the two
+    processes until collected)."""
+
+    def __init__(self, cwd: Path, *, write_index: bool = True) -> None:
+        self.cwd = cwd
+        self._status: Process | None = start_status(cwd, write_index=write_index)
+        try:
+            self._files: Process | None = start(LS_FILES, cwd)
+        except BaseException:
+            self.stop()
+            raise
+
+    def status(self, prefix: str) -> tuple[str | None, set[str], bool]:
+        """`worktree_status` of the started `git status` (asked once)."""
+        proc, self._status = self._status, None
+        if proc is None:
+            raise RuntimeError("the status was already collected")
+        try:
+            return worktree_status(proc, prefix)
+        except BaseException:
+            self.stop()
+            raise
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """The `ls-files` rows (listed again when the started listing was dropped)."""
+        proc, self._files = self._files, None
+        return ls_files_parse(finish(proc, LS_FILES)) if proc is not None \
+            else ls_files_rows(self.cwd)
+
+    def drop_files(self) -> None:
+        """The listing is not wanted: stop it (a later `rows` lists anew)."""
+        if self._files is not None:
+            stop(self._files)
+            self._files = None
+
+    def stop(self) -> None:
+        for proc in (self._status, self._files):
+            if proc is not None:
+                stop(proc)
+        self._status = self._files = None
+
+
+def is_ignored(cwd: Path, rel: str) -> bool:
+    """Whether `.gitignore` rules (or info/exclude) ignore `rel` below `cwd`."""
+    got = git(["status", "--porcelain=v1", "--ignored=matching", "-z", "--", rel], cwd,
+              check=False)
+    return got.startswith(b"!! ")
+
+
+def refresh_index(cwd: Path) -> None:
+    """Refresh git's stat data, so later diffs compare content only where it may differ."""
+    run(["update-index", "-q", "--refresh"], cwd)
+
+
+def changed_since(cwd: Path, commit: str) -> list[str]:
+    """Paths under `cwd` (relative to it) whose content differs from `commit`, staged or
+    not, sorted. `git diff COMMIT` compares content (refreshing stale stat data in memory
+    only) and sees files added to the index too."""
+    out = git(["diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", "--relative",
+               commit, "--", "."], cwd)
+    return sorted({p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p})

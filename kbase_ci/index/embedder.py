@@ -1,0 +1,223 @@
+"""Text to vectors with a model2vec static model: the mean of the text's token vectors.
+
+A model2vec folder (`model.safetensors` with one `embeddings` matrix, `tokenizer.json`,
+`config.json`) is loaded directly with safetensors and tokenizers: importing model2vec
+and huggingface_hub cost more than the model (each query process loads it). Quantized
+models and other layouts go through `model2vec.StaticModel`.
+
+model2vec's own `encode` spends most of its time in the Rust tokenizer (about 3 MB/s
+on one core) and averaging float16 rows. For the usual tokenizers (BERT-style or plain
+whitespace pre-tokenization with per-character normalisation) a text's tokens are the
+concatenation of its whitespace-separated words' tokens, so each distinct word is
+tokenized once and cached: in a vault the same few thousand words repeat endlessly.
+As in model2vec, the first `max_length` tokens are kept and unknown tokens dropped; the
+token ids equal `StaticModel.tokenize` (a test checks). Queries must be encoded with
+this class so that they land in the same space as the index.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from itertools import chain
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kbase_ci.errors import UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+_WORDWISE_PRE = {"BertPreTokenizer", "Whitespace", "WhitespaceSplit"}
+_CHARWISE_NORM = {"BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "StripAccents"}
+_BATCH = 64
+_JOIN = 4096
+_CACHE_MAX = 500_000
+_DEFAULT_MAX_LENGTH = 512  # model2vec's default when config.json has none
+
+
+def _types(node: Any, key: str) -> set[str]:
+    if not node:
+        return set()
+    if node.get("type") == "Sequence":
+        return set().union(*(_types(n, key) for n in node.get(key, [])))
+    return {str(node.get("type"))}
+
+
+class Embedder:
+    """A loaded model (state: the model and a word -> token ids cache)."""
+
+    def __init__(self, folder: Path, dim: int | None = None) -> None:
+        """`dim`: keep only the first `dim` dimensions (`embeddings.dim`)."""
+        # Shard builds run in worker processes: tokenizers' own thread pool would only
+        # fight them for the cores (and warn after a fork).
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        import numpy as np
+
+        self._model: Any = None
+        self._table: npt.NDArray[np.float32] | None = None
+        try:
+            direct = _load_direct(folder)
+            if direct is None:
+                self._model = _load_model2vec(folder)
+                tokenizer = self._model.tokenizer
+                self._max_len: int | None = self._model.max_length
+                self._unk: int | None = self._model.unk_token_id
+                if self._model.token_mapping is None and self._model.weights is None:
+                    self._table = np.asarray(self._model.embedding, dtype=np.float32)
+            else:
+                self._table, tokenizer, self._max_len, self._unk = direct
+        except UsageError:
+            raise
+        except Exception as exc:  # safetensors/tokenizers/model2vec raise many kinds
+            raise UsageError(f"cannot load embedding model from {folder}: {exc}") from exc
+        full = self._table.shape[1] if self._table is not None else int(self._model.dim)
+        if dim is not None and not 0 < dim <= full:
+            raise UsageError(f"embeddings.dim must be between 1 and the model's {full}, "
+                             f"not {dim}")
+        self._dim = full if dim is None else dim
+        if self._table is not None and self._dim < full:
+            self._table = np.ascontiguousarray(self._table[:, :self._dim])
+        self._tok = tokenizer
+        spec = json.loads(tokenizer.to_str())
+        pre = _types(spec.get("pre_tokenizer"), "pretokenizers")
+        self._wordwise = (self._table is not None and bool(pre) and pre <= _WORDWISE_PRE
+                          and _types(spec.get("normalizer"), "normalizers") <= _CHARWISE_NORM)
+        self._words: dict[str, tuple[int, ...]] = {}
+        # For `_learn`: the tokenizer without truncation, to tokenize many words at once.
+        from tokenizers import Tokenizer
+
+        self._whole: Any = Tokenizer.from_str(tokenizer.to_str())
+        self._whole.no_truncation()
+        self._whole.no_padding()
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float16]:
+        """Unit-length rows (zero rows for text the model knows nothing of), as float16."""
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float64)
+        for start in range(0, len(texts), _BATCH):
+            batch = list(texts[start:start + _BATCH])
+            out[start:start + len(batch)] = self._sums(batch)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        out = np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+        half: npt.NDArray[np.float16] = out.astype(np.float16)
+        return half
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids per text, as model2vec's `StaticModel.tokenize` gives them."""
+        return self._ids(list(texts))
+
+    def _sums(self, texts: list[str]) -> npt.NDArray[np.float64]:
+        import numpy as np
+
+        if self._table is None:  # quantized vocabularies: model2vec's own path
+            full = np.asarray(self._model.encode(texts, show_progress_bar=False,
+                                                 use_multiprocessing=False), dtype=np.float64)
+            return np.ascontiguousarray(full[:, :self._dim])
+        ids = self._ids(texts)
+        lens = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
+        if not lens.sum():
+            return np.zeros((len(texts), self.dim), dtype=np.float64)
+        flat = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lens.sum()))
+        # Sum rows as (texts x distinct tokens) counts @ their vectors: one BLAS call per
+        # batch instead of gathering a row per token.
+        present = np.bincount(flat, minlength=len(self._table)) > 0
+        vocab = np.flatnonzero(present)
+        local = (np.cumsum(present) - 1)[flat]
+        owner = np.repeat(np.arange(len(texts), dtype=np.int64), lens)
+        counts = np.bincount(owner * len(vocab) + local, minlength=len(texts) * len(vocab))
+        # float64: a float32 sum's last bit depends on how BLAS blocks the product, and
+        # that could flip a float16 rounding between two builds of the same shard.
+        counts_m = counts.reshape(len(texts), len(vocab)).astype(np.float64)
+        table: npt.NDArray[np.float64] = self._table[vocab].astype(np.float64)
+        return counts_m @ table
+
+    def _learn(self, words: list[str]) -> None:
+        """Tokenize new words as one space-joined text (the tokenizer's per-text overhead
+        dwarfs a word) and split the tokens back by character offsets."""
+        import numpy as np
+
+        text = " ".join(words)
+        starts = np.cumsum([0] + [len(w) + 1 for w in words[:-1]])
+        enc = self._whole.encode(text, add_special_tokens=False)
+        owner = np.searchsorted(starts, [a for a, _ in enc.offsets], side="right") - 1
+        got: list[list[int]] = [[] for _ in words]
+        for w, tid in zip(owner.tolist(), enc.ids, strict=True):
+            got[w].append(tid)
+        self._words.update(zip(words, map(tuple, got), strict=True))
+
+    def _ids(self, texts: list[str]) -> list[list[int]]:
+        limit, unk = self._max_len, self._unk
+        if not self._wordwise:
+            encs = self._tok.encode_batch_fast(texts, add_special_tokens=False)
+            return [[i for i in e.ids if i != unk] for e in encs]
+        words_of = [t.split() for t in texts]
+        cache = self._words
+        if len(cache) > _CACHE_MAX:
+            cache.clear()
+        new = sorted(set(chain.from_iterable(words_of)).difference(cache.keys()))
+        for start in range(0, len(new), _JOIN):
+            self._learn(new[start:start + _JOIN])
+        get = cache.__getitem__
+        out: list[list[int]] = []
+        for ws in words_of:
+            ids = list(chain.from_iterable(map(get, ws)))
+            if limit is not None:
+                del ids[limit:]
+            out.append([i for i in ids if i != unk] if unk is not None and unk in ids
+                       else ids)
+        return out
+
+
+def _load_direct(folder: Path) -> tuple[Any, Any, int | None, int | None] | None:
+    """(table, tokenizer, max_length, unk id) of a plain model2vec folder, else None."""
+    files = [folder / n for n in ("model.safetensors", "tokenizer.json", "config.json")]
+    if not all(p.is_file() for p in files):
+        return None
+    import numpy as np
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    tensors = load_file(str(files[0]))
+    if set(tensors) != {"embeddings"}:  # weights/mapping: a quantized vocabulary
+        return None
+    config = json.loads(files[2].read_bytes())
+    tokenizer = Tokenizer.from_file(str(files[1]))
+    max_len = config.get("max_length", _DEFAULT_MAX_LENGTH)
+    # As StaticModel: no padding, truncation at max_length.
+    tokenizer.no_padding()
+    if max_len is None:
+        tokenizer.no_truncation()
+    else:
+        tokenizer.enable_truncation(int(max_len))
+    table = np.asarray(tensors["embeddings"], dtype=np.float32)
+    if table.ndim != 2 or table.shape[0] != tokenizer.get_vocab_size():
+        return None
+    return table, tokenizer, max_len, _unk_id(tokenizer)
+
+
+def _unk_id(tokenizer: Any) -> int | None:
+    """As model2vec: the model's unk token (WordPiece, BPE, WordLevel) or Unigram unk_id."""
+    model = tokenizer.model
+    if hasattr(model, "unk_token"):
+        token = model.unk_token
+        return None if token is None else tokenizer.token_to_id(token)
+    unk: int | None = json.loads(tokenizer.to_str())["model"].get("unk_id")
+    return unk
+
+
+def _load_model2vec(folder: Path) -> Any:
+    from huggingface_hub.utils import logging as hf_logging
+    from model2vec import StaticModel
+
+    # A model folder without a model card makes huggingface_hub log a warning that
+    # would end up on the user's terminal; it says nothing about the index.
+    hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    return StaticModel.from_pretrained(folder, force_download=False)

@@ -1,0 +1,125 @@
+"""The index directory as it will be published: verified file by file, with git ids.
+
+The manifest lists the sha256 of every file; publishing exactly those files (plus the
+manifest) means a stray file left in the directory is never shipped, and a tampered or
+half-written one is refused before anything reaches the branch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from kbase_ci.errors import IndexFormatError, UsageError
+from kbase_ci.git.objects import object_id
+from kbase_ci.index.manifest import MANIFEST_NAME as MANIFEST
+from kbase_ci.index.manifest import read_manifest
+
+TRAILER = "Kbase-Source-Commit"
+
+
+@dataclass(frozen=True, slots=True)
+class LocalIndex:
+    """A verified index directory, with the git object id of every file to publish."""
+
+    format_version: int
+    source_commit: str | None
+    dirty: bool
+    built_at: str
+    kbase_version: str
+    blobs: dict[str, str]
+    """relpath -> git blob id, manifest.json included."""
+    ignored: tuple[str, ...]
+    """Files in the directory that the manifest does not list: not published."""
+
+    def commit_message(self) -> str:
+        """Deterministic for a given manifest, so equal publishes write equal commits."""
+        src = self.source_commit or "none"
+        lines = [f"kbase index of {src[:12]}", "",
+                 f"Built by kbase {self.kbase_version or '?'} (index format "
+                 f"{self.format_version}), {len(self.blobs)} files.", "",
+                 f"{TRAILER}: {src}", f"Kbase-Index-Format: {self.format_version}"]
+        if self.dirty:
+            lines.append("Kbase-Source-Dirty: true")
+        return "\n".join(lines) + "\n"
+
+
+def _safe_relpath(rel: object) -> str:
+    if not isinstance(rel, str) or not rel or "\\" in rel or "\n" in rel:
+        raise IndexFormatError(f"manifest lists a bad file name: {rel!r}")
+    parts = PurePosixPath(rel).parts
+    if rel.startswith("/") or any(p in ("", ".", "..", ".git") for p in parts) \
+            or "/".join(parts) != rel:
+        raise IndexFormatError(f"manifest lists a bad file name: {rel!r}")
+    return rel
+
+
+def _scope_blobs(index_dir: Path, main_digest: str, fmt: str) -> dict[str, str]:
+    """Scoped indexes in `scopes/NAME/` (kbase_ci/scope) ship with the index, each verified
+    against its own manifest; a stale one (cut from another main index) does not."""
+    out: dict[str, str] = {}
+    base = index_dir / "scopes"
+    if not base.is_dir():
+        return out
+    for entry in sorted(base.iterdir()):
+        if entry.is_symlink() or not (entry / MANIFEST).is_file():
+            continue
+        try:
+            scoped = load_index(entry, fmt, allow_dirty=True)
+            block = read_manifest(entry).get("scope") or {}
+        except UsageError:  # IndexFormatError too: a broken scope is not published
+            continue
+        if (block.get("main_index") or {}).get("digest") != main_digest:
+            continue
+        out.update({f"scopes/{entry.name}/{rel}": blob for rel, blob in scoped.blobs.items()})
+    return out
+
+
+def load_index(index_dir: Path, fmt: str = "sha1", *, allow_dirty: bool = False) -> LocalIndex:
+    """Read and verify `index_dir`: the manifest's shape, then the sha256 of every file.
+
+    Each file is read once: the bytes whose sha256 matched are the bytes whose git id is
+    recorded, so a file rewritten mid-publish cannot slip in unverified (see write_blobs).
+    """
+    manifest = read_manifest(index_dir)
+    raw = (index_dir / MANIFEST).read_bytes()
+    if json.loads(raw) != manifest:
+        raise IndexFormatError(f"{index_dir / MANIFEST}: changed while publishing; run again")
+    version, files = manifest["format_version"], manifest["files"]
+    source = manifest["source"] if isinstance(manifest["source"], dict) else {}
+    if source.get("dirty") and not allow_dirty:
+        paths = ", ".join(str(p) for p in (source.get("dirty_paths") or [])[:5])
+        raise UsageError(f"{index_dir / MANIFEST}: index was built from a dirty work tree "
+                         f"({paths}); commit and rebuild, or pass --allow-dirty")
+    blobs = {MANIFEST: object_id(raw, "blob", fmt)}
+    for rel, want in sorted(files.items()):
+        rel = _safe_relpath(rel)
+        if rel == MANIFEST:
+            continue
+        path = index_dir / rel
+        if path.is_symlink() or not path.is_file():
+            raise IndexFormatError(f"{path}: listed in the manifest but missing; rebuild with "
+                                   "`kbase index`")
+        data = path.read_bytes()
+        got = hashlib.sha256(data).hexdigest()
+        if got != want:
+            raise IndexFormatError(f"{path}: sha256 {got[:12]} does not match the manifest "
+                                   f"({str(want)[:12]}); rebuild with `kbase index`")
+        blobs[rel] = object_id(data, "blob", fmt)
+    blobs.update(_scope_blobs(index_dir, hashlib.sha256(raw).hexdigest(), fmt))
+    ignored = []
+    for dirpath, _dirs, names in os.walk(index_dir):
+        for name in names:
+            rel = Path(dirpath, name).relative_to(index_dir).as_posix()
+            if rel not in blobs:
+                ignored.append(rel)
+    commit = source.get("commit")
+    return LocalIndex(
+        format_version=version, source_commit=commit if isinstance(commit, str) else None,
+        dirty=bool(source.get("dirty")), built_at=str(manifest.get("built_at", "")),
+        kbase_version=str(manifest.get("kbase_version", "")), blobs=blobs,
+        ignored=tuple(sorted(ignored)),
+    )

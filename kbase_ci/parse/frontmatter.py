@@ -1,0 +1,398 @@
+"""YAML frontmatter: split it off, load it safely, pull out aliases, tags and links.
+
+Input is note text with the BOM removed and line endings normalised to `\\n`.
+Every problem becomes a Diagnostic located in the file (the YAML itself starts
+on line 2, after the opening `---`); nothing here raises on bad input.
+
+ruamel.yaml is imported on the first YAML load, not with this module: a hook re-parsing
+a note whose frontmatter did not change takes the loaded data from a `YamlMemo` and
+never needs it (~10 ms of a commit).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kbase_ci.model import Diagnostic, Link, Tag
+from kbase_ci.parse.linksyntax import wikilink_from_raw, wikilink_spans
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+
+MAX_FRONTMATTER_CHARS = 1_000_000
+MAX_NODES = 100_000
+# ruamel's composer is superlinear in nesting depth (20k levels: 2 s), so refuse early.
+MAX_FLOW_DEPTH = 200
+
+_CLOSE = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_TOP_KEY = re.compile(r"""(?:"([^"]*)"|'([^']*)'|([^\s#\-?:'"][^:]*?))[ \t]*:(?:[ \t]|$)""")
+_BLOCK_SCALAR = re.compile(r":[ \t]*[|>][0-9+-]*[ \t]*$")
+_BRACKETS = re.compile(r"[\[\]{}]")
+_TAG_SPLIT = re.compile(r"[,\s]+")
+
+_yaml: YAML | None = None
+_pure_yaml: YAML | None = None
+
+
+def _loader() -> YAML:
+    global _yaml
+    if _yaml is None:
+        from ruamel.yaml import YAML
+
+        _yaml = YAML(typ="safe")
+    return _yaml
+
+
+def _pure_loader() -> YAML:
+    global _pure_yaml
+    if _pure_yaml is None:
+        from ruamel.yaml import YAML
+
+        _pure_yaml = YAML(typ="safe", pure=True)
+    return _pure_yaml
+
+
+def has_clib() -> bool:
+    """True when ruamel.yaml uses its C parser (about 3x faster than pure Python)."""
+    # ruamel picks CParser only when the ruamel.yaml.clib extension imports.
+    return _loader().Parser.__name__ == "CParser"
+
+
+@dataclass(frozen=True, slots=True)
+class Frontmatter:
+    """A note's YAML frontmatter as loaded, with the keys kbase reads pulled out."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+    tags: tuple[Tag, ...] = ()
+    links: tuple[Link, ...] = ()
+    end_line: int = 0
+    """Line of the closing `---` (0 when there is no frontmatter)."""
+    body_start: int = 0
+    """Offset (in code points) where the Markdown body starts."""
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _text(s: str) -> str:
+    """`s` with lone surrogates (YAML's `"\\udcff"` escape) as U+FFFD, as the note body's
+    bad bytes are: nothing downstream (cache, JSON, terminal) can encode them."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        # Through UTF-16, an escaped pair (`"\\ud83d\\ude00"`) becomes its one character.
+        return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return s
+
+
+def _json_key(key: Any) -> str:
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return _text(key) if isinstance(key, str) else str(_json_scalar(key))
+
+
+def _json_scalar(value: Any) -> Any:
+    if isinstance(value, str):
+        return _text(value)
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+def to_json_safe(root: Any, budget: int = MAX_NODES) -> Any:
+    """JSON-safe copy of loaded YAML, visiting at most `budget` values.
+
+    Iterative, and a shared (aliased) object is copied each time it is reached,
+    so the budget is what stops a "billion laughs" document.
+    """
+    out: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(root, out, 0)]
+    seen = 1
+    while stack:
+        value, parent, slot = stack.pop()
+        if isinstance(value, dict):
+            d: dict[str, Any] = {}
+            parent[slot] = d
+            seen += len(value)
+            if seen > budget:
+                raise _TooLarge
+            for k, v in value.items():
+                key = _json_key(k)
+                d[key] = None
+                stack.append((v, d, key))
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
+            seen += len(items)
+            if seen > budget:
+                raise _TooLarge
+            lst: list[Any] = [None] * len(items)
+            parent[slot] = lst
+            stack.extend((v, lst, i) for i, v in enumerate(items))
+        else:
+            parent[slot] = _json_scalar(value)
+    return out[0]
+
+
+def split(text: str) -> tuple[str | None, int, int, Diagnostic | None]:
+    """(yaml text or None, closing line, body offset, KB303 diagnostic or None)."""
+    first_nl = text.find("\n")
+    first = text if first_nl < 0 else text[:first_nl]
+    if first.rstrip(" \t") != "---":
+        return None, 0, 0, None
+    m = _CLOSE.search(text, first_nl + 1) if first_nl >= 0 else None
+    if m is None:
+        return None, 0, 0, Diagnostic("KB303", "unterminated frontmatter: no closing `---` line",
+                                      1, 1, "error")
+    end_line = text.count("\n", 0, m.start()) + 1
+    body = m.end() + 1 if m.end() < len(text) else m.end()
+    return text[first_nl + 1:m.start()], end_line, body, None
+
+
+def _yaml_diagnostic(exc: Exception) -> Diagnostic:
+    from ruamel.yaml.constructor import DuplicateKeyError
+    from ruamel.yaml.error import MarkedYAMLError
+
+    if isinstance(exc, MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 2, mark.column + 1) if mark is not None else (1, 1)
+        if isinstance(exc, DuplicateKeyError):
+            problem = (exc.problem or "duplicate key").split(" with value")[0]
+            return Diagnostic("KB302", f"frontmatter: {problem}", line, col, "error")
+        return Diagnostic("KB301", f"invalid YAML in frontmatter: {exc.problem or exc}",
+                          line, col, "error")
+    return Diagnostic("KB301", f"invalid YAML in frontmatter: {exc}", 1, 1, "error")
+
+
+def _flow_depth(raw: str) -> int:
+    depth = best = 0
+    for m in _BRACKETS.finditer(raw):
+        depth = depth + 1 if m.group() in "[{" else max(depth - 1, 0)
+        best = max(best, depth)
+    return best
+
+
+def _load(raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
+    if len(raw) > MAX_FRONTMATTER_CHARS:
+        return {}, Diagnostic("KB304", "frontmatter larger than 1 MB; ignored", 2, 1, "error")
+    if _flow_depth(raw) > MAX_FLOW_DEPTH:
+        return {}, Diagnostic("KB304", "frontmatter nested too deeply; ignored", 2, 1, "error")
+    try:
+        loaded = _loader().load(raw)
+    except Exception:
+        # The C parser (libyaml) rejects some valid YAML 1.2 that Obsidian reads, e.g.
+        # `[Is it?, Yes]`; the pure-Python parser has the final word, and only on failure.
+        try:
+            loaded = _pure_loader().load(raw)
+        except Exception as exc:  # any YAML problem is the note's, not ours: report it
+            return {}, _yaml_diagnostic(exc)
+    if loaded is None:
+        return {}, None
+    if not isinstance(loaded, dict):
+        kind = "a list" if isinstance(loaded, list) else "a scalar"
+        return {}, Diagnostic("KB305", f"frontmatter is {kind}, not a mapping", 2, 1, "error")
+    try:
+        data = to_json_safe(loaded)
+    except _TooLarge:
+        return {}, Diagnostic("KB304", f"frontmatter expands to more than {MAX_NODES} values "
+                              "(YAML alias bomb?); ignored", 2, 1, "error")
+    return data, None
+
+
+def _strings(value: Any, split_ws: bool) -> list[str]:
+    items = value if isinstance(value, list) else [value]
+    out: list[str] = []
+    for item in items:
+        if item is None or isinstance(item, (dict, list)):
+            continue
+        s = str(item)
+        if isinstance(value, str):
+            parts = _TAG_SPLIT.split(s) if split_ws else s.split(",")
+        else:
+            parts = [s]
+        for p in parts:
+            p = p.strip()
+            if split_ws:
+                p = p.lstrip("#")
+            if p:
+                out.append(p)
+    return out
+
+
+def _values(data: dict[str, Any], *names: str) -> list[tuple[str, Any]]:
+    return [(k, v) for k, v in data.items() if k.lower() in names]
+
+
+def _without_comment(line: str) -> str:
+    if "#" not in line:
+        return line
+    quote = ""
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == "\\" and quote == '"':
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1] in " \t"):
+            return line[:i]
+        i += 1
+    return line
+
+
+class _RawLines:
+    """Raw frontmatter lines tagged with their top-level key, comments removed."""
+
+    def __init__(self, raw: str) -> None:
+        self.rows: list[tuple[str, str]] = []  # (top-level key, line text)
+        key = ""
+        literal_indent = -1
+        for line in raw.split("\n"):
+            indent = len(line) - len(line.lstrip(" "))
+            if literal_indent >= 0 and (indent > literal_indent or not line.strip()):
+                self.rows.append((key, line))  # inside a block scalar: `#` is text
+                continue
+            literal_indent = -1
+            text = _without_comment(line)
+            m = _TOP_KEY.match(text)
+            if m is not None:
+                key = next(g for g in m.groups() if g is not None)
+            if _BLOCK_SCALAR.search(text.rstrip()):
+                literal_indent = indent
+            self.rows.append((key, text))
+
+    def find(self, key: str, needle: str, after: tuple[int, int]) -> tuple[int, int] | None:
+        """First (row, col) of `needle` in `key`'s lines at or after `after` (0-based)."""
+        for row in range(after[0], len(self.rows)):
+            k, text = self.rows[row]
+            if k != key:
+                continue
+            start = after[1] if row == after[0] else 0
+            m = _TOP_KEY.match(text)
+            if m is not None:  # on the key's own line, look only at the value
+                start = max(start, m.end())
+            col = text.find(needle, start)
+            if col >= 0:
+                return row, col
+        return None
+
+
+def _string_values(value: Any) -> list[str]:
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return out
+
+
+def _links(data: dict[str, Any], lines: _RawLines) -> list[Link]:
+    wanted: dict[str, list[str]] = {}
+    for key, value in data.items():
+        for s in _string_values(value):
+            wanted.setdefault(key, []).extend(s[a:b] for a, b in wikilink_spans(s))
+    if not wanted:
+        return []
+    links: list[Link] = []
+    for row, (key, text) in enumerate(lines.rows):
+        pending = wanted.get(key)
+        if not pending:
+            continue
+        for a, b in wikilink_spans(text):
+            raw = text[a:b]
+            if raw in pending:
+                pending.remove(raw)
+                link = wikilink_from_raw(raw, row + 2, a + 1)
+                links.append(dataclasses.replace(link, frontmatter_key=key))
+    return links
+
+
+def _tags(values: list[tuple[str, Any]], lines: _RawLines) -> list[Tag]:
+    tags: list[Tag] = []
+    for key, value in values:
+        cursor = (0, 0)
+        for name in _strings(value, split_ws=True):
+            pos = lines.find(key, name, cursor)
+            if pos is None:
+                tags.append(Tag(name, 2, 1, "frontmatter"))
+                continue
+            cursor = (pos[0], pos[1] + len(name))
+            tags.append(Tag(name, pos[0] + 2, pos[1] + 1, "frontmatter"))
+    return tags
+
+
+class YamlMemo:
+    """Frontmatter already loaded, by the sha256 of its YAML text (state: the lookups
+    made and the loads to remember). Loading is a pure function of that text, so a hit
+    is exactly what a load would give. `lookup` answers from storage (the parse cache);
+    `fresh` holds what was loaded here, for the caller to store."""
+
+    def __init__(self, lookup: Callable[[list[str]], dict[str, str]] | None = None) -> None:
+        self._lookup = lookup
+        self.fresh: dict[str, str] = {}
+
+    def load(self, raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
+        import hashlib
+        import json
+
+        digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+        saved = self._lookup([digest]).get(digest) if self._lookup is not None else None
+        if saved is not None:
+            try:
+                data, diag = json.loads(saved)
+                if isinstance(data, dict) and (diag is None or isinstance(diag, list)):
+                    return data, Diagnostic(*diag) if diag is not None else None
+            except (ValueError, TypeError):
+                pass  # a damaged row: load again and overwrite it
+        data, problem = _load(raw)
+        diag = None if problem is None else [problem.code, problem.message, problem.line,
+                                            problem.col, problem.severity]
+        # The data is JSON-safe already (to_json_safe), so it reads back equal.
+        self.fresh[digest] = json.dumps([data, diag], ensure_ascii=False,
+                                        separators=(",", ":"))
+        return data, problem
+
+
+def parse_frontmatter(text: str, memo: YamlMemo | None = None) -> Frontmatter:
+    raw, end_line, body_start, problem = split(text)
+    if raw is None:
+        return Frontmatter(diagnostics=(problem,) if problem else ())
+    data, problem = memo.load(raw) if memo is not None else _load(raw)
+    diags = (problem,) if problem else ()
+    if not data:
+        return Frontmatter(end_line=end_line, body_start=body_start, diagnostics=diags)
+    aliases = [a for _, v in _values(data, "aliases", "alias") for a in _strings(v, False)]
+    tag_values = _values(data, "tags", "tag")
+    # Positions need the raw lines; most frontmatter has neither tags nor links.
+    lines = _RawLines(raw) if tag_values or "[[" in raw else None
+    return Frontmatter(
+        data=data,
+        aliases=tuple(aliases),
+        tags=tuple(_tags(tag_values, lines)) if lines else (),
+        links=tuple(_links(data, lines)) if lines and "[[" in raw else (),
+        end_line=end_line,
+        body_start=body_start,
+        diagnostics=diags,
+    )

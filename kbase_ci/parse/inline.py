@@ -1,0 +1,248 @@
+"""Links and tags in one run of inline text (a paragraph, heading or table cell).
+
+tree-sitter-markdown has no wikilink or tag nodes, so we blank out what can
+never hold them (code spans, autolinks, raw HTML, math, link destinations,
+backslash escapes, `%%comments%%`) and regex the rest. The inline grammar is run
+only when the text contains a character that could start one of those; most
+lines have none and are regexed directly.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tree_sitter import Node, Parser, Point, Query, QueryCursor, Range
+
+from kbase_ci.parse.grammar import INLINE
+from kbase_ci.parse.linksyntax import wikilink_spans
+
+_QUERY = Query(INLINE, """
+[(code_span) (uri_autolink) (email_autolink) (html_tag) (latex_block) (link_destination)
+ (entity_reference) (numeric_character_reference) (backslash_escape)] @mask
+[(inline_link) (image)] @link
+""")
+
+# Characters that can start something only the inline grammar gets right. Backticks
+# alone are not among them: without `<` (HTML, autolinks), `\\` (escapes) or `](`
+# (destinations) nothing outranks a code span, and `code_spans` finds them exactly.
+_NEEDS_PARSE = (b"<", b"$", b"\\", b"](")
+_BACKTICKS = re.compile(r"`+")
+
+# A tag ends at whitespace or punctuation other than `-`, `_` and `/` (ASCII, general,
+# CJK and full-width punctuation blocks), as in Obsidian.
+_TAG = re.compile(
+    r"(?<!\S)#([^\s!-,.:-@\[-\^`{-~\u2000-\u206f\u3000-\u303f"
+    r"\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+)"
+)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+_CONTINUATION = re.compile(rb"[\x80-\xbf]")
+
+
+@dataclass(slots=True)
+class MarkdownHit:
+    """A Markdown link or image found in inline text, before it becomes a `Link`."""
+
+    start: int
+    raw: str
+    text: str
+    dest: str
+    embed: bool
+
+
+@dataclass(slots=True)
+class Hits:
+    """What one unit of inline text holds; offsets are code points into `text`."""
+
+    text: str
+    masked: str
+    """`text` with excluded spans turned into spaces (newlines kept)."""
+    wikilinks: list[tuple[int, int]] = field(default_factory=list)
+    markdown: list[MarkdownHit] = field(default_factory=list)
+    tags: list[tuple[int, str]] = field(default_factory=list)
+    in_comment: bool = False
+    """Whether a `%%` comment is still open at the end of this unit."""
+
+
+class CharIndex:
+    """Code-point offset of a byte offset in valid UTF-8, fast for long non-ASCII text.
+
+    Short prefixes are simply decoded; past that, the offset is the byte offset minus
+    the continuation bytes (0x80-0xBF) before it, found by bisection, so many lookups
+    in one long line stay O(log n) each instead of O(n).
+    """
+
+    _SHORT = 2048
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._continuations: list[int] | None = None
+
+    def char(self, b: int) -> int:
+        if b <= self._SHORT:
+            return len(self.data[:b].decode("utf-8", "replace"))
+        if self._continuations is None:
+            self._continuations = [m.start() for m in _CONTINUATION.finditer(self.data)]
+        return b - bisect_left(self._continuations, b)
+
+
+def blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each (start, end) span replaced by spaces, newlines kept."""
+    if not spans:
+        return text
+    out: list[str] = []
+    pos = 0
+    for a, b in sorted(spans):
+        a = max(a, pos)
+        if b <= a:
+            continue
+        out.append(text[pos:a])
+        out.append(_NOT_NEWLINE.sub(" ", text[a:b]))
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def comment_spans(masked: str, in_comment: bool) -> tuple[list[tuple[int, int]], bool]:
+    """Spans of `%%...%%` comments (delimiters included), continuing an open one."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    if in_comment:
+        j = masked.find("%%")
+        if j < 0:
+            return [(0, len(masked))], True
+        spans.append((0, j + 2))
+        pos = j + 2
+    while True:
+        i = masked.find("%%", pos)
+        if i < 0:
+            return spans, False
+        j = masked.find("%%", i + 2)
+        if j < 0:
+            spans.append((i, len(masked)))
+            return spans, True
+        spans.append((i, j + 2))
+        pos = j + 2
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """CommonMark code spans: a backtick run closes at the next run of the same length."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    following = [-1] * len(runs)
+    last: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        following[i] = last.get(length, -1)
+        last[length] = i
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        j = following[i]
+        if j < 0:
+            i += 1  # an unmatched run is literal text
+            continue
+        spans.append((runs[i][0], runs[j][1]))
+        i = j + 1
+    return spans
+
+
+def find_tags(masked: str) -> list[tuple[int, str]]:
+    """(offset of `#`, name) for each tag; a name needs at least one non-digit."""
+    return [(m.start(), m.group(1)) for m in _TAG.finditer(masked)
+            if not m.group(1).isdigit()]
+
+
+def worth_scanning(chunk: bytes) -> bool:
+    """False when the bytes cannot hold a link, tag, block id or comment delimiter."""
+    return b"[" in chunk or b"#" in chunk or b"%" in chunk or b"^" in chunk
+
+
+class InlineScanner:
+    """Reusable: holds one inline parser and query cursor."""
+
+    def __init__(self) -> None:
+        self._parser = Parser(INLINE)
+        self._cursor = QueryCursor(_QUERY)
+
+    def _parse(self, src: bytes, ranges: list[Range]) -> dict[str, list[Node]]:
+        self._parser.included_ranges = ranges
+        tree = self._parser.parse(src)
+        return self._cursor.captures(tree.root_node)
+
+    def scan(self, src: bytes, start: int, end: int, holes: list[tuple[int, int]],
+             start_point: Point, in_comment: bool) -> Hits:
+        """Scan bytes [start, end) of `src`; `holes` are block markers (`> `) to skip."""
+        chunk = src[start:end]
+        text = chunk.decode("utf-8", "replace")
+        index = None if len(text) == len(chunk) else CharIndex(chunk)
+
+        def local(b: int) -> int:
+            return b - start if index is None else index.char(b - start)
+
+        spans = [(local(a), local(b)) for a, b in holes]
+        link_nodes: list[Node] = []
+        if any(t in chunk for t in _NEEDS_PARSE):
+            caps = self._parse(src, _ranges(start, end, holes, start_point, src))
+            spans.extend((local(n.start_byte), local(n.end_byte)) for n in caps.get("mask", ()))
+            link_nodes = caps.get("link", [])
+        elif b"`" in chunk:
+            spans.extend(code_spans(blank(text, spans)))
+        masked = blank(text, spans)
+        if in_comment or "%%" in masked:
+            comments, in_comment = comment_spans(masked, in_comment)
+            masked = blank(masked, comments)
+        hits = Hits(text, masked, in_comment=in_comment)
+        if "[[" in masked:
+            hits.wikilinks = wikilink_spans(masked)
+        for node in link_nodes:
+            hit = _markdown_hit(node, local, text, masked)
+            if hit is not None:
+                hits.markdown.append(hit)
+        if "#" in masked:
+            tag_text = blank(masked, hits.wikilinks) if hits.wikilinks else masked
+            # "Preceded by whitespace" means in the source, not after blanking: in
+            # `<span>#x</span>` the `#` follows `>`. Block markers (`> `) count as space.
+            source = blank(text, spans[:len(holes)]) if holes else text
+            hits.tags = [(k, name) for k, name in find_tags(tag_text)
+                         if k == 0 or source[k - 1].isspace()]
+        return hits
+
+
+def _markdown_hit(node: Node, local: Callable[[int], int], text: str,
+                  masked: str) -> MarkdownHit | None:
+    a = local(node.start_byte)
+    if masked[a] != text[a]:  # starts inside a comment
+        return None
+    label = dest = None
+    for child in node.named_children:
+        if child.type in ("link_text", "image_description"):
+            label = text[local(child.start_byte):local(child.end_byte)]
+        elif child.type == "link_destination":
+            dest = text[local(child.start_byte):local(child.end_byte)]
+    if dest is None:
+        # `![[x.png]]` parses as an image without destination: the wikilink scan owns it.
+        if node.type == "image" or "](" not in text[a:local(node.end_byte)]:
+            return None
+        dest = ""
+    raw = text[a:local(node.end_byte)]
+    return MarkdownHit(a, raw, label or "", dest, node.type == "image")
+
+
+def _ranges(start: int, end: int, holes: list[tuple[int, int]], start_point: Point,
+            src: bytes) -> list[Range]:
+    """Byte ranges [start, end) minus `holes`, as tree-sitter Ranges."""
+    ranges: list[Range] = []
+    pos, row, col = start, start_point.row, start_point.column
+    for a, b in [*holes, (end, end)]:
+        if a > pos:
+            nl = src.count(b"\n", pos, a)
+            end_col = (a - src.rfind(b"\n", 0, a) - 1) if nl else col + (a - pos)
+            ranges.append(Range(Point(row, col), Point(row + nl, end_col), pos, a))
+        # Point of the byte after the hole.
+        nl = src.count(b"\n", pos, b)
+        row += nl
+        col = (b - src.rfind(b"\n", 0, b) - 1) if nl else col + (b - pos)
+        pos = b
+    return ranges or [Range(start_point, start_point, start, start)]

@@ -1,0 +1,134 @@
+"""Where the index comes from: `--index DIR`, `.kbase/` in the work tree, the local index
+branch, a remote-tracking copy of it, or (none of these) a build in a temp folder.
+
+A branch is read with one `git cat-file --batch` and materialised once into
+`<git dir>/kbase/index/<tree id>/`: content-addressed, so a second query reuses it and
+numpy can memory-map the files. The folder is written beside its final name and renamed
+into place, so a killed query never leaves a half-written index that looks complete.
+It is verified against its manifest before the rename; a branch whose blobs differ from
+their manifest is refused.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kbase_ci.errors import IndexFormatError
+from kbase_ci.git.indexbranch import BRANCH, index_refs
+from kbase_ci.git.listing import ls_tree
+from kbase_ci.git.objects import read_blobs
+from kbase_ci.git.repo import git_dir, tree_of
+from kbase_ci.index.reader import IndexReader, open_index
+from kbase_ci.query.freshness import Member
+from kbase_ci.vault.files import Vault
+
+
+@dataclass
+class IndexSource:
+    """An open index and where it came from (state: keeps a temp build alive)."""
+
+    reader: IndexReader
+    origin: str
+    """`dir`, `worktree`, `branch`, `remote-branch` or `memory`."""
+    location: str
+    """The folder, or the branch name, or "" for an in-memory build."""
+    notice: str | None = None
+    """A one-line message for stderr (why the committed index was not used)."""
+    _keep: Any = field(default=None, repr=False)
+    scope: dict[str, Any] | None = None
+    """A scoped index (`--scope`): {name, stale, reason}, carried in every answer."""
+    member: Member | None = None
+    """A scoped index: which work-tree notes the freshness overlay may show."""
+
+
+def materialise(repo: Path, ref: str, tree: str = "") -> Path:
+    """The index at `ref` (whose tree is `tree`, when known) as a verified folder under
+    the git dir (created once)."""
+    if not tree or tree.strip("0123456789abcdef"):  # not a commit, or not listed yet
+        tree = tree_of(repo, ref)
+    base = git_dir(repo) / "kbase" / "index"
+    final = base / tree
+    if (final / "manifest.json").is_file():
+        return final
+    entries: list[tuple[str, str]] = []
+    for e in ls_tree(repo, tree):
+        rel, sha = e.path, e.sha
+        if e.mode not in ("100644", "100755"):
+            raise IndexFormatError(f"{ref}: {rel} is not a plain file: not a kbase index")
+        if rel.startswith("/") or ".." in rel.split("/"):
+            raise IndexFormatError(f"{ref}: unsafe path {rel}: not a kbase index")
+        entries.append((rel, sha))
+    blobs = read_blobs(repo, [sha for _, sha in entries])
+    base.mkdir(parents=True, exist_ok=True)
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix=f".{tree}.tmp-", dir=base))
+    try:
+        for rel, sha in entries:
+            dest = tmp / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(blobs[sha])
+        try:
+            open_index(tmp).verify_all()  # once: later queries skip the hashing
+        except IndexFormatError as exc:
+            raise IndexFormatError(
+                f"index branch {ref} is not a valid index: {_strip(str(exc), tmp)}") from None
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if not (final / "manifest.json").is_file():  # lost a race to nobody: a real error
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return final
+
+
+def _strip(message: str, folder: Path) -> str:
+    return message.replace(f"{folder}: ", "")
+
+
+def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
+    """The index to answer from; an explicit `--index` that fails to open is an error,
+    every other failure falls back to the next place and finally to a build. (A scoped
+    index: `kbase_ci.scope.source.open_scope_source`.)"""
+    if index_dir is not None:
+        return IndexSource(open_index(index_dir), "dir", str(index_dir))
+    problems: list[str] = []
+    local = vault.root / ".kbase"
+    if (local / "manifest.json").is_file():
+        try:
+            return IndexSource(open_index(local), "worktree", str(local))
+        except IndexFormatError as exc:
+            problems.append(str(exc))
+    repo = vault.repo_root
+    if repo is not None:
+        for ref, tree in index_refs(repo):
+            try:
+                folder = materialise(repo, ref, tree)
+                reader = open_index(folder, verify=False)  # verified when materialised
+            except IndexFormatError as exc:
+                problems.append(str(exc))
+                continue
+            short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
+            kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
+            return IndexSource(reader, kind, short)
+    return _build(vault, problems)
+
+
+def _build(vault: Vault, problems: list[str]) -> IndexSource:
+    import tempfile
+
+    # Lazy: the build code (and what it imports) only when no committed index is found.
+    from kbase_ci.index.build import build_index
+
+    keep = tempfile.TemporaryDirectory(prefix="kbase-query-")
+    out = Path(keep.name) / "index"
+    build_index(vault, out, use_cache=True)
+    why = "; ".join(problems) + ": refused" if problems else "no committed index found"
+    notice = (f"kbase: {why}; answering from an index built in memory. Get the committed "
+              f"one with `git fetch origin {BRANCH}`, or build it with `kbase index`.")
+    return IndexSource(open_index(out), "memory", "", notice, keep)

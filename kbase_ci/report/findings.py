@@ -1,0 +1,117 @@
+"""Formatting findings for people and machines. The only module of `check` that prints."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from kbase_ci.checks.checker import CheckReport
+from kbase_ci.model import Finding
+from kbase_ci.parse.outline import split_lines
+
+JSON_VERSION = 1
+
+
+def display_path(root: Path, path: str, base: Path | None = None) -> str:
+    """`path` (vault-relative) as seen from `base` (default: the current directory)."""
+    full = root / path
+    try:
+        return os.path.relpath(full, base or Path.cwd())
+    except ValueError:  # another drive on Windows
+        return full.as_posix()
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def safe_text(text: str) -> str:
+    """Note text made inert for a terminal or a CI log: control characters (escape
+    sequences, CR, LF) are shown as `\\xNN`, and a line can never start with `::`,
+    which GitHub Actions would read as a workflow command."""
+    out = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return "./" + out if out.startswith(":") else out
+
+
+def write_text(report: CheckReport, root: Path, out: TextIO, *, color: bool = False,
+               source_lines: bool = False) -> None:
+    cache: dict[str, list[str]] = {}
+    for f in report.findings:
+        where = safe_text(f"{display_path(root, f.path)}:{f.line}:{f.col}:")
+        sev = "" if f.severity == "error" else " (warning)"
+        msg = safe_text(f.message)
+        if color:
+            out.write(f"\x1b[1m{where}\x1b[0m \x1b[31m{f.code}\x1b[0m{sev} {msg}\n")
+        else:
+            out.write(f"{where} {f.code}{sev} {msg}\n")
+        if source_lines:
+            line = _source_line(root, f, cache)
+            if line is not None:
+                out.write(f"    {safe_text(line)}\n    {' ' * (f.col - 1)}^\n")
+
+
+def _source_line(root: Path, f: Finding, cache: dict[str, list[str]]) -> str | None:
+    if f.path not in cache:
+        try:
+            text = (root / f.path).read_bytes().decode("utf-8", "replace")
+        except OSError:
+            text = ""
+        cache[f.path] = split_lines(text)
+    lines = cache[f.path]
+    if not 1 <= f.line <= len(lines):
+        return None
+    return lines[f.line - 1].expandtabs(1)
+
+
+def summary_line(report: CheckReport) -> str:
+    walk = " (not a git repository: directory walk)" if report.mode == "walk" else ""
+    if not report.findings:
+        return f"kbase: {report.checked} of {report.notes} notes checked, no problems{walk}"
+    return (f"kbase: {report.errors} error(s), {report.warnings} warning(s) in "
+            f"{len({f.path for f in report.findings})} file(s); {report.checked} of "
+            f"{report.notes} notes checked{walk}")
+
+
+def to_json(report: CheckReport) -> dict[str, Any]:
+    by_code = Counter(f.code for f in report.findings)
+    return {
+        "version": JSON_VERSION,
+        "vault": {"mode": report.mode, "notes": report.notes, "checked": report.checked},
+        "summary": {
+            "findings": len(report.findings),
+            "errors": report.errors,
+            "warnings": report.warnings,
+            "by_code": dict(sorted(by_code.items())),
+        },
+        "ignored_args": list(report.ignored_args),
+        "findings": [f.to_json() for f in report.findings],
+    }
+
+
+def write_json(report: CheckReport, out: TextIO) -> None:
+    json.dump(to_json(report), out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def github_escape_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_escape_property(s: str) -> str:
+    return github_escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def write_github(findings: Sequence[Finding], root: Path, repo_root: Path | None,
+                 out: TextIO) -> None:
+    """Workflow-command annotations; paths are relative to the repository root."""
+    base = repo_root or root
+    for f in findings:
+        level = "error" if f.severity == "error" else "warning"
+        path = github_escape_property(display_path(root, f.path, base))
+        title = github_escape_property(f"{f.code} {f.check}".strip())
+        out.write(f"::{level} file={path},line={f.line},col={f.col},title={title}::"
+                  f"{github_escape_data(f.message)}\n")

@@ -1,0 +1,94 @@
+"""A built scope as the index a query answers from: found where `open_source` looks for
+the main index, refused when stale, with the freshness overlay limited to its notes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kbase_ci.errors import IndexFormatError, UsageError
+from kbase_ci.git.indexbranch import index_refs
+from kbase_ci.index.manifest import MANIFEST_NAME
+from kbase_ci.index.reader import open_index
+from kbase_ci.index.scopes import scope_dir, state
+from kbase_ci.index.shards import DomainRule
+from kbase_ci.query.location import IndexSource, materialise, open_source
+from kbase_ci.scope.select import NoteFacts, selected
+from kbase_ci.vault.scopeconfig import ScopeSpec, check_name
+
+if TYPE_CHECKING:
+    from kbase_ci.model import ParsedNote
+    from kbase_ci.vault.files import Vault
+
+class ScopeMember:
+    """`freshness.Member` for a scope (state: the main index's blob per path, and the
+    selectors): a note unchanged since the main index and left out then is left out
+    without parsing; any other note is judged by the selectors on its fresh parse."""
+
+    def __init__(self, vault: Vault, main_dir: Path, manifest: dict[str, Any]) -> None:
+        main = open_index(main_dir)
+        self._main = dict(zip(main.core()["paths"], main.blobs(), strict=True))
+        sel = manifest["scope"]["selectors"]
+        self._spec = ScopeSpec.from_pairs(
+            [(k, v) for k, vs in sel.get("include", {}).items() for v in vs],
+            [(k, v) for k, vs in sel.get("exclude", {}).items() for v in vs])
+        self._rule = DomainRule.parse(vault.config.index.domain)
+
+    def known_outside(self, path: str, sha: str) -> bool:
+        return self._main.get(path) == sha
+
+    def __call__(self, note: ParsedNote) -> bool:
+        return selected(self._spec, NoteFacts.from_parsed(
+            note, self._rule.domain(note.path, note.frontmatter)))
+
+
+def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
+                      stale_ok: bool = False) -> IndexSource:
+    """The scope NAME of the index `open_source` would use: `--index DIR`, `.kbase/`, then
+    the index branches. Missing or stale (unless `stale_ok`): UsageError (exit 2)."""
+    check_name(name)
+    # (folder, origin, location, (ref, tree) to materialise first or ())
+    places: list[tuple[Path, str, str, tuple[str, str] | tuple[()]]] = []
+    if index_dir is not None:
+        places.append((index_dir, "dir", str(index_dir), ()))
+    else:
+        places.append((vault.root / ".kbase", "worktree", str(vault.root / ".kbase"), ()))
+        repo = vault.repo_root
+        for ref, tree in index_refs(repo) if repo is not None else []:
+            short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
+            kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
+            places.append((Path(), kind, short, (ref, tree)))
+    problems: list[str] = []
+    for folder, kind, where, at in places:
+        if at:
+            try:
+                folder = materialise(vault.repo_root or vault.root, *at)
+            except IndexFormatError as exc:
+                problems.append(str(exc))
+                continue
+        if not (scope_dir(folder, name) / MANIFEST_NAME).is_file():
+            continue
+        info = state(folder, name)
+        if info["stale"] and not stale_ok:
+            raise UsageError(str(info["reason"]))
+        reader = open_index(scope_dir(folder, name))
+        if "scope" not in reader.manifest:
+            raise IndexFormatError(f"{scope_dir(folder, name)}: not a scoped index")
+        return IndexSource(reader, kind, f"{where} scope {name}",
+                           scope={"name": name, "stale": info["stale"],
+                                  "reason": info["reason"]},
+                           member=ScopeMember(vault, folder, reader.manifest))
+    declared = sorted(vault.config.scopes.named)
+    hint = f" (declared in .kbase.yml: {', '.join(declared)})" if declared else ""
+    extra = f"; {'; '.join(problems)}" if problems else ""
+    raise UsageError(f"no scope named {name} has been built{hint}: build it with "
+                     f"`kbase scope build {name}`{extra}")
+
+
+def open_index_source(vault: Vault, index_dir: Path | None = None, scope: str | None = None,
+                      *, stale_ok: bool = False) -> IndexSource:
+    """What a query answers from: `open_source`, or with `scope` that scoped index of the
+    same index (never a fallback; stale is refused unless `stale_ok`)."""
+    if scope is None:
+        return open_source(vault, index_dir)
+    return open_scope_source(vault, index_dir, scope, stale_ok=stale_ok)

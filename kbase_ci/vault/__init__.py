@@ -1,0 +1,5 @@
+"""A vault: which files are notes (`files`), what `.kbase.yml` says (`config` and the
+sections it validates: `notetypes`/`typeconfig`, `scopeconfig`, over `yamlconfig`), the
+parse cache and note store (`cache`, `notestore`, `scanner`), how links resolve
+(`resolver`, the Obsidian rules), how one is re-spelled (`rewrite`, `fileedit`), and the
+note-to-note link graph (`linkgraph`)."""

@@ -1,0 +1,259 @@
+"""`.kbase.yml`: typed sections built from YAML, every error located at file, line and key.
+
+Sections are frozen dataclasses; `yamlconfig.build_section` turns a YAML mapping into one
+by reading the dataclass's type hints, so adding a section is declaring a dataclass. Every
+section's schema lives in this package (note types in `notetypes`/`typeconfig`, scopes in
+`scopeconfig`), so one parse validates the whole file and the layers above only read it.
+The round-trip loader is used (not the faster safe one) because only it keeps the
+line/column of every key; a config file is small, so speed does not matter here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kbase_ci.errors import ConfigError
+from kbase_ci.vault.notetypes import BUILTIN, NoteTypes
+from kbase_ci.vault.yamlconfig import Pos, build_section, item_pos, value_pos
+
+if typing.TYPE_CHECKING:
+    from kbase_ci.vault.scopeconfig import ScopeSpec
+
+CONFIG_NAME = ".kbase.yml"
+
+
+@dataclass(frozen=True)
+class VaultConfig:
+    """`vault:` in `.kbase.yml`: which files are notes."""
+
+    folders: tuple[str, ...] = (".",)
+    """Folders (relative to the vault root) whose Markdown files are notes."""
+    exclude: tuple[str, ...] = ()
+    """Globs of paths that are never notes (`templates/**`, `*.excalidraw.md`)."""
+    max_note_bytes: int = 8_000_000
+    """Larger notes are reported (KB003) and not parsed, so one file cannot stall a hook."""
+
+
+@dataclass(frozen=True)
+class LinksConfig:
+    """`links:` in `.kbase.yml`: how links resolve."""
+
+    resolve_aliases: bool = True
+    """`[[alias]]` resolves to the note whose frontmatter lists that alias."""
+    markdown_links: bool = True
+    """Check `[text](note.md)` links as well as wikilinks."""
+    ignore_targets: tuple[str, ...] = ()
+    """Globs of link targets never reported as unresolved (`templates/*`)."""
+
+
+@dataclass(frozen=True)
+class ChecksConfig:
+    """`checks:` in `.kbase.yml`: which checks run."""
+
+    select: tuple[str, ...] = ()
+    """Codes or check names to run (empty: all)."""
+    ignore: tuple[str, ...] = ()
+    """Codes or check names to skip."""
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    """`index:` in `.kbase.yml`: how the index is sharded and tokenized."""
+
+    domain: str = "folder"
+    """How notes are grouped into shards: `folder` (top-level folder) or `frontmatter:KEY`."""
+    shard_max_bytes: int = 4_000_000
+    """A domain with more Markdown than this is split into 2, 4, 8... shards."""
+    similar: int = 5
+    """Precomputed similar notes kept per note (0: none)."""
+    stemmer: typing.Literal["english", "none"] = "english"
+    """BM25 word stemming: `english` (Snowball) lets `tasks` find `task` and helps
+    paraphrased questions; `none` matches words as written, which ranks verbatim
+    lookups (a heading's or an example's own words) higher. docs/query.md has the
+    measured difference."""
+
+
+@dataclass(frozen=True)
+class EmbeddingsConfig:
+    """`embeddings:` in `.kbase.yml`: the vector model."""
+
+    model: str | None = "minishlab/potion-base-8M"
+    """model2vec model: a local folder (relative to the vault root) or a Hugging Face id
+    found in the local cache; null disables vectors."""
+    dim: int | None = None
+    """Keep only the first N dimensions (PCA-distilled models order them by variance):
+    a smaller index for somewhat worse semantic recall. Default: all."""
+
+
+@dataclass(frozen=True)
+class HandoverConfig:
+    """`handover:` in `.kbase.yml`: where handover notes live and when they are complete."""
+
+    folder: str = "handovers/"
+    """Where `kbase new handover` writes (vault-relative)."""
+    threshold: int = 80
+    """`kbase handover check` fails when a note scores below this (0-100)."""
+
+
+ValueType = typing.Literal["string", "number", "integer", "boolean", "date", "list", "mapping",
+                           "link", "list[string]", "list[link]"]
+
+
+@dataclass(frozen=True)
+class TagsConfig:
+    """`tags:` in `.kbase.yml`: the tag policy."""
+
+    allowed: tuple[str, ...] = ()
+    """Tag names every tag must be (case-insensitive; `*` matches any text: `project/*`)."""
+    pattern: str | None = None
+    """Regular expression every tag name (without `#`) must match in full."""
+    vocabularies: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """prefix -> values: `status: [active, done]` allows `#status/active`, not `#status/x`."""
+    required: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """path glob -> tags each matching note carries (`project` is met by `project/alpha`)."""
+    case_duplicates: bool = True
+    """Report a tag spelled in another case elsewhere in the vault (`#Rust` vs `#rust`)."""
+
+    @classmethod
+    def from_config(cls, value: Any, display: str, where: str,
+                    pos: Pos) -> TagsConfig:
+        import re
+
+        section: TagsConfig = build_section(cls, value, display, where, pos)
+        if section.pattern is not None:
+            try:
+                re.compile(section.pattern)
+            except re.error as exc:
+                raise ConfigError(f"`{where}.pattern` is not a valid regular expression: "
+                                  f"{exc.msg} (at position {exc.pos})", display,
+                                  *value_pos(value, "pattern", pos)) from None
+        return section
+
+
+@dataclass(frozen=True)
+class FrontmatterConfig:
+    """`frontmatter:` in `.kbase.yml`: required keys and value types."""
+
+    required: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """path glob -> keys each matching note's frontmatter must have (non-empty)."""
+    types: dict[str, ValueType] = field(default_factory=dict)
+    """key -> type its value must have, wherever the key appears."""
+    allowed: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    """key -> the values it may take (each item, for a list value)."""
+
+    @classmethod
+    def from_config(cls, value: Any, display: str, where: str,
+                    pos: Pos) -> FrontmatterConfig:
+        section: FrontmatterConfig = build_section(cls, value, display, where, pos)
+        raw = value.get("allowed") if isinstance(value, dict) else None
+        for key, values in section.allowed.items():
+            for i, v in enumerate(values):
+                if v is None or isinstance(v, dict | list):
+                    seq = raw.get(key) if isinstance(raw, dict) else None
+                    at = item_pos(seq, i, value_pos(raw, key, pos))
+                    raise ConfigError(f"`{where}.allowed.{key}[{i}]` must be a string, number "
+                                      f"or boolean, not {v!r}", display, *at)
+        return section
+
+
+@dataclass(frozen=True)
+class ScopesConfig:
+    """`scopes:` -> named scopes (docs/scopes.md); parsed by `kbase_ci.vault.scopeconfig`."""
+
+    named: dict[str, ScopeSpec] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, value: Any, display: str, where: str, pos: Pos) -> ScopesConfig:
+        # Lazy: only a file that declares scopes needs their parser (hook start-up).
+        from kbase_ci.vault.scopeconfig import parse_scopes
+
+        return cls(parse_scopes(value, display, where, pos))
+
+
+def _parse_types(value: Any, display: str, where: str, pos: Pos) -> NoteTypes:
+    """`types:`: note types merged over the built-ins."""
+    # Lazy: only a file with a `types:` section needs its parser (hook start-up).
+    from kbase_ci.vault.typeconfig import parse_types
+
+    return NoteTypes(parse_types(value, display, where, pos, BUILTIN))
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole `.kbase.yml`, defaults filled in."""
+
+    vault: VaultConfig = field(default_factory=VaultConfig)
+    links: LinksConfig = field(default_factory=LinksConfig)
+    checks: ChecksConfig = field(default_factory=ChecksConfig)
+    index: IndexConfig = field(default_factory=IndexConfig)
+    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
+    handover: HandoverConfig = field(default_factory=HandoverConfig)
+    types: NoteTypes = field(default_factory=NoteTypes.builtin,
+                             metadata={"parse": _parse_types})
+    """Note types (handover, question, ...): built-ins merged with `types:`."""
+    tags: TagsConfig = field(default_factory=TagsConfig)
+    frontmatter: FrontmatterConfig = field(default_factory=FrontmatterConfig)
+    scopes: ScopesConfig = field(default_factory=ScopesConfig)
+    source: str | None = field(default=None, metadata={"config": False})
+    """Path of the file this came from (None: defaults)."""
+    digest: str = field(default="", metadata={"config": False})
+    """sha256 of the effective settings, recorded in index manifests."""
+
+
+_SKIP_FIELDS = {"source", "digest"}
+
+
+def load_config(root: Path, path: Path | None = None) -> Config:
+    """Read `root/.kbase.yml` (or `path`); a missing default file means defaults."""
+    cfg_path = path if path is not None else root / CONFIG_NAME
+    display = _display(cfg_path, root)
+    if not cfg_path.is_file():
+        if path is not None:
+            raise ConfigError(f"config file not found: {display}", display)
+        return _with_digest(Config())
+    text = cfg_path.read_bytes().decode("utf-8", "replace")
+    return parse_config(text, display)
+
+
+def parse_config(text: str, display: str = CONFIG_NAME) -> Config:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    yaml = YAML(typ="rt")
+    try:
+        data = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        raise ConfigError(f"invalid YAML: {exc.problem or exc}", display, line, col) from None
+    except YAMLError as exc:
+        raise ConfigError(f"invalid YAML: {exc}", display) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError("the top level must be a mapping of sections", display)
+    cfg = build_section(Config, data, display, "")
+    return _with_digest(dataclasses.replace(cfg, source=display))
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _with_digest(cfg: Config) -> Config:
+    settings = {f.name: dataclasses.asdict(getattr(cfg, f.name))
+                if dataclasses.is_dataclass(getattr(cfg, f.name)) else getattr(cfg, f.name)
+                for f in dataclasses.fields(cfg)
+                # Scopes do not change the main index: declaring one must not make it stale.
+                if f.name not in _SKIP_FIELDS and f.name != "scopes"}
+    blob = json.dumps(settings, sort_keys=True, default=list).encode()
+    return dataclasses.replace(cfg, digest=hashlib.sha256(blob).hexdigest())

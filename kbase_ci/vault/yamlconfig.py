@@ -1,0 +1,139 @@
+"""YAML settings into frozen dataclasses, every error located at file, line and key.
+
+`build_section` reads a dataclass's type hints, so declaring a dataclass declares a
+section of `.kbase.yml`; the `*_pos` helpers give the 1-based line and column of a key,
+a value or a list item of ruamel's round-trip nodes (plain data has none: (1, 1) or the
+fallback). Used by `config` and by the sections that parse themselves (`typeconfig`,
+`scopeconfig`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import types
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from kbase_ci.errors import ConfigError
+
+Pos = tuple[int, int]
+SectionParser = Callable[[Any, str, str, Pos], Any]
+"""(value, display, dotted key, position) -> the field's value: a field whose
+`metadata["parse"]` is one of these is built by it instead of by its annotation."""
+
+
+def build_section(cls: type[Any], data: Any, display: str, where: str,
+                  pos: Pos = (1, 1)) -> Any:
+    """An instance of dataclass `cls` from the mapping `data` (`where`: its dotted key)."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"`{where or 'top level'}` must be a mapping", display, *pos)
+    hints = typing.get_type_hints(cls)
+    # Fields marked `metadata={"config": False}` are filled in by code, never from YAML.
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.metadata.get("config", True)}
+    names = list(fields)
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        kpos = key_pos(data, key)
+        dotted = f"{where}.{key}" if where else str(key)
+        if key not in names:
+            near = difflib.get_close_matches(str(key), names, n=1)
+            hint = f"; did you mean `{near[0]}`?" if near else f"; known keys: {', '.join(names)}"
+            raise ConfigError(f"unknown key `{dotted}`{hint}", display, *kpos)
+        vpos = value_pos(data, key, kpos)
+        parse: SectionParser | None = fields[key].metadata.get("parse")
+        kwargs[key] = (parse(value, display, dotted, vpos) if parse is not None
+                       else convert(hints[key], value, display, dotted, vpos))
+    return cls(**kwargs)
+
+
+def convert(tp: Any, value: Any, display: str, where: str, pos: Pos) -> Any:
+    """Check `value` against the annotation `tp` and convert it (lists become tuples)."""
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if tp is Any:
+        return plain(value)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return convert(inner[0], value, display, where, pos)
+    if origin is typing.Literal:
+        if value not in args:
+            allowed = " | ".join(str(a) for a in args)
+            raise ConfigError(f"`{where}` must be one of {allowed}, not {value!r}", display, *pos)
+        return value
+    hook = getattr(tp, "from_config", None)
+    if hook is not None:  # a section that parses itself (it needs the YAML positions)
+        return hook(value, display, where, pos)
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        return build_section(tp, value, display, where, pos)
+    if origin is tuple:
+        if isinstance(value, str):  # a single value where a list is expected
+            value = [value]
+        if not isinstance(value, list):
+            raise ConfigError(f"`{where}` must be a list", display, *pos)
+        return tuple(
+            convert(args[0], v, display, f"{where}[{i}]", item_pos(value, i, pos))
+            for i, v in enumerate(value)
+        )
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"`{where}` must be a mapping", display, *pos)
+        return {
+            str(k): convert(args[1], v, display, f"{where}.{k}", value_pos(value, k, pos))
+            for k, v in value.items()
+        }
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"`{where}` must be true or false, not {value!r}", display, *pos)
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"`{where}` must be an integer, not {value!r}", display, *pos)
+        return int(value)
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"`{where}` must be a number, not {value!r}", display, *pos)
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"`{where}` must be a string, not {value!r}", display, *pos)
+        return str(value)
+    raise TypeError(f"unsupported config annotation {tp!r}")  # a bug in a section class
+
+
+def plain(value: Any) -> Any:
+    """ruamel's nodes as plain dicts, lists and strings."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def key_pos(data: Any, key: Any) -> Pos:
+    try:
+        line, col = data.lc.key(key)
+        return line + 1, col + 1
+    except (AttributeError, KeyError, TypeError):
+        return (1, 1)
+
+
+def value_pos(data: Any, key: Any, fallback: Pos) -> Pos:
+    try:
+        line, col = data.lc.value(key)
+        return line + 1, col + 1
+    except (AttributeError, KeyError, TypeError):
+        return fallback
+
+
+def item_pos(seq: Any, i: int, fallback: Pos) -> Pos:
+    try:
+        line, col = seq.lc.item(i)
+        return line + 1, col + 1
+    except (AttributeError, KeyError, TypeError, IndexError):
+        return fallback

@@ -1,0 +1,141 @@
+"""The tree is the architecture (docs/development.md): layers checked by import-linter,
+plus the rules it cannot express. A change that breaks one fails here, not in review."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+PACKAGE = REPO / "kbase_ci"
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(REPO).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(name: str, path: Path) -> Iterator[tuple[ast.ImportFrom | ast.Import, bool]]:
+    """Every import statement of a module, and whether it sits inside a function."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+    def visit(node: ast.AST, in_function: bool) -> Iterator[tuple[ast.AST, bool]]:
+        for child in ast.iter_child_nodes(node):
+            inner = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                yield child, in_function
+            yield from visit(child, inner)
+
+    for node, in_function in visit(ast.parse(path.read_text(encoding="utf-8")), False):
+        if isinstance(node, ast.ImportFrom) and node.level:  # made absolute for the graph
+            base = package.split(".")[:len(package.split(".")) - node.level + 1]
+            node.module = ".".join([*base, *([node.module] if node.module else [])])
+            node.level = 0
+        assert isinstance(node, ast.Import | ast.ImportFrom)
+        yield node, in_function
+
+
+def _targets(node: ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    module = node.module or ""
+    return [f"{module}.{a.name}" if f"{module}.{a.name}" in MODULES else module
+            for a in node.names]
+
+
+def test_import_contracts_hold() -> None:
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) \
+        or shutil.which("lint-imports")
+    assert exe, "import-linter is part of the test extra"
+    proc = subprocess.run([exe, "--no-cache"], cwd=REPO, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_package_root_holds_only_leaves() -> None:
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= 6, root
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_module_size(name: str) -> None:
+    lines = MODULES[name].read_text(encoding="utf-8").count("\n")
+    assert lines <= 400, f"{name}: {lines} lines; split it by the nouns it owns"
+
+
+def test_no_import_cycles() -> None:
+    graph = {name: sorted({t for node, _ in _imports(name, path) for t in _targets(node)
+                           if t in MODULES and t != name})
+             for name, path in MODULES.items()}
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def walk(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in graph[node]:
+            if state.get(nxt) == 1:
+                cycle = [*stack[stack.index(nxt):], nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                walk(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for name in graph:
+        if name not in state:
+            walk(name)
+
+
+def test_lazy_imports_of_our_modules_say_why() -> None:
+    """An import inside a function hides a cycle or costs start-up nobody sees; each one
+    left (a hook or `--help` that must not load a layer) carries a comment saying why."""
+    bare = []
+    for name, path in MODULES.items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node, in_function in _imports(name, path):
+            if not in_function or not any(t.startswith("kbase_ci") for t in _targets(node)):
+                continue
+            said = any("#" in lines[i] for i in range(node.lineno - 1, node.end_lineno or 0))
+            i = node.lineno - 2
+            while not said and i >= 0:  # a comment above the block of imports it heads
+                text = lines[i].strip()
+                if text.startswith("#"):
+                    said = True
+                elif text.startswith(("from ", "import ")):
+                    i -= 1
+                    continue
+                break
+            if not said:
+                bare.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert not bare, bare
+
+
+def test_only_the_git_package_starts_processes() -> None:
+    users = sorted(name for name, path in MODULES.items()
+                   for node, _ in _imports(name, path)
+                   if "subprocess" in _targets(node) and not name.startswith("kbase_ci.git."))
+    assert users == [], users
+
+
+def test_development_doc_shows_the_tree() -> None:
+    from tests.layout import BEGIN, END, render
+
+    doc = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
+    shown = doc[doc.index(BEGIN):doc.index(END) + len(END)]
+    assert shown == render(), "regenerate with `python -m tests.layout`"
