@@ -9,6 +9,7 @@ from pathlib import Path
 from conftest import SHARED
 
 REAL_MODEL = SHARED / "models" / "minilm-static-256"
+ONNX_MODEL = SHARED / "models" / "minilm-l6-onnx"
 
 # Words in one group get nearby vectors, so notes about one topic come out similar.
 TOPICS = {

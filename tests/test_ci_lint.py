@@ -31,9 +31,30 @@ def _steps(doc: Any) -> list[dict[str, Any]]:
     return [s for job in doc["jobs"].values() for s in job.get("steps", [])]
 
 
-def test_there_are_three_example_workflows() -> None:
-    assert [p.name for p in WORKFLOWS] == ["kbase-pr-comment.yml", "kbase-pr.yml",
-                                           "kbase-push.yml"]
+def test_there_are_four_example_workflows() -> None:
+    assert [p.name for p in WORKFLOWS] == ["kbase-index-matrix.yml", "kbase-pr-comment.yml",
+                                           "kbase-pr.yml", "kbase-push.yml"]
+
+
+def test_the_matrix_build_slices_then_merges() -> None:
+    """One job per slice of the shard plan (read-only), one that merges and publishes
+    (the only one that writes); the slice count is said once, and every input reaches the
+    scripts through env."""
+    doc = _load(REPO / "examples" / "workflows" / "kbase-index-matrix.yml")
+    slice_job, merge = doc["jobs"]["slice"], doc["jobs"]["merge"]
+    assert slice_job["permissions"] == {"contents": "read"}
+    assert merge["permissions"] == {"contents": "write"} and merge["needs"] == "slice"
+    assert doc["permissions"] == {"contents": "read"}
+    assert int(doc["env"]["KBASE_SLICES"]) == len(slice_job["strategy"]["matrix"]["slice"])
+    build = next(s for s in slice_job["steps"] if "--shard" in s.get("run", ""))
+    assert build["env"]["KBASE_SLICE"] == "${{ matrix.slice }}"
+    assert '--shard "$KBASE_SLICE/$KBASE_SLICES"' in build["run"]
+    upload = next(s for s in slice_job["steps"] if "upload-artifact" in s.get("uses", ""))
+    download = next(s for s in merge["steps"] if "download-artifact" in s.get("uses", ""))
+    assert upload["with"]["name"].replace("${{ matrix.slice }}", "*") == \
+        download["with"]["pattern"]
+    last = merge["steps"][-1]["run"]
+    assert "kbase index --merge" in last and "kbase publish --push" in last
 
 
 @pytest.mark.parametrize("path", [ACTION, *WORKFLOWS], ids=lambda p: p.name)

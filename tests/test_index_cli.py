@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import GIT_ENV, REPO, run_kbase, write
-from indexkit import REAL_MODEL, make_tiny_model, small_vault, snapshot
+from indexkit import ONNX_MODEL, REAL_MODEL, make_tiny_model, small_vault, snapshot
 
 from kbase_ci.index.reader import open_index
 
@@ -71,25 +71,34 @@ def test_shard_and_merge_on_the_command_line(make_repo: MakeRepo, tmp_path: Path
     assert snapshot(tmp_path / "merged") == snapshot(root / ".kbase")
 
 
-@pytest.mark.skipif(not REAL_MODEL.is_dir(), reason="../shared/models/minilm-static-256 absent")
-def test_real_static_model_on_the_demo_vault(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("folder", "kind", "library", "dim"), [
+    (REAL_MODEL, "static", "model2vec", 256),
+    (ONNX_MODEL, "transformer", "onnxruntime", 384)])
+def test_real_models_on_the_demo_vault(tmp_path: Path, folder: Path, kind: str,
+                                       library: str, dim: int) -> None:
+    """Both tiers end to end: `--model` takes a model2vec or an ONNX folder, told apart by
+    its files, and the nearest paragraph to a question is the one that answers it."""
     import shutil
 
     from conftest import FIXTURES, git
 
-    from kbase_ci.index.embedder import Embedder
+    from kbase_ci.index.modelfolder import open_embedder
 
+    if not folder.is_dir():
+        pytest.skip(f"{folder} absent")
     root = tmp_path / "demo"
     shutil.copytree(FIXTURES / "demo-vault", root)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "demo")
-    proc = kbase("index", "--model", str(REAL_MODEL), cwd=root, hub=tmp_path / "hub")
+    proc = kbase("index", "--model", str(folder), cwd=root, hub=tmp_path / "hub")
     assert proc.returncode == 0, proc.stderr
     reader = open_index(root / ".kbase")
     emb = reader.manifest["embeddings"]
-    assert emb["model"] == "minilm-static-256" and emb["dim"] == 256
-    q = Embedder(REAL_MODEL).encode(["how do tags work"])[0]
+    assert (emb["model"], emb["dim"], emb["kind"], emb["library"]) == (
+        folder.name, dim, kind, library)
+    assert reader.manifest["fusion"]["rankers"]["semantic"]["weight"] > 0
+    q = open_embedder(folder).encode(["tags nested with slashes"], query=True)[0]
     hits = []
     for sid in reader.shards:
         index = reader.vectors(sid)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, write
-from indexkit import make_tiny_model, snapshot
+from indexkit import ONNX_MODEL, make_tiny_model, snapshot
 
 from kbase_ci.index.assemble import link_inputs
 from kbase_ci.index.build import build_index
@@ -64,19 +64,24 @@ def test_incremental_build_equals_a_fresh_one(make_repo: MakeRepo, tiny_model: P
     assert snapshot(root / ".kbase") == snapshot(root.parent / "fresh")
 
 
+@pytest.mark.parametrize("tier", ["static", "transformer"])
 def test_a_rebuilt_shard_embeds_only_its_changed_notes(make_repo: MakeRepo,
                                                       tiny_model: Path,
-                                                      tmp_path: Path) -> None:
+                                                      tmp_path: Path, tier: str) -> None:
     # One domain, one shard: editing Beta rebuilds it, but the other notes' vector rows
-    # are copied from the previous build; the bytes equal a fresh build's.
+    # are copied from the previous build; the bytes equal a fresh build's. Both tiers:
+    # a transformer embeds each chunk alone, so a copied row is the row it would compute.
+    model = tiny_model if tier == "static" else ONNX_MODEL
+    if not model.is_dir():
+        pytest.skip(f"{model} absent")
     root = make_repo(VAULT)
-    first = build_index(Vault(root), root / ".kbase", model=tiny_model)
+    first = build_index(Vault(root), root / ".kbase", model=model)
     assert first.embedded == first.counts["chunks"]
     write(root, EDITS["headings"])
     git(root, "commit", "-qam", "edit")
-    again = build_index(Vault(root), root / ".kbase", model=tiny_model)
-    fresh = build_index(Vault(root), tmp_path / "fresh", model=tiny_model)
-    beta = 1  # Beta's new text is one chunk
+    again = build_index(Vault(root), root / ".kbase", model=model)
+    fresh = build_index(Vault(root), tmp_path / "fresh", model=model)
+    beta = 2  # Beta's new text: the `## Missing` heading and its paragraph
     assert again.shards_built and again.embedded == beta < fresh.embedded
     assert snapshot(root / ".kbase") == snapshot(tmp_path / "fresh")
     # Another model: nothing of the previous vectors is reused.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import git, write
-from indexkit import make_tiny_model, small_vault, snapshot
+from indexkit import ONNX_MODEL, make_tiny_model, small_vault, snapshot
 
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index.build import build_index
@@ -49,6 +49,20 @@ def test_merged_slices_equal_a_single_build(make_repo: MakeRepo, tiny_model: Pat
     counts = [json.loads((p / "manifest.json").read_text())["counts"]["notes"] for p in parts]
     assert sum(counts) == single.counts["notes"]
     merge_slices(Vault(root), list(reversed(parts)), root.parent / "merged")
+    assert snapshot(root.parent / "merged") == snapshot(root.parent / "single")
+
+
+def test_transformer_slices_merge_to_a_single_builds_bytes(make_repo: MakeRepo) -> None:
+    """The documented way to spread embedding over a CI matrix (examples/workflows/
+    kbase-index-matrix.yml), with the transformer tier: slices built apart merge to
+    exactly the bytes of one build."""
+    if not ONNX_MODEL.is_dir():
+        pytest.skip(f"{ONNX_MODEL} absent")
+    files = {**small_vault(), ".kbase.yml": "index:\n  shard_max_bytes: 150\n"}
+    root = make_repo(files)
+    single = build_index(Vault(root), root.parent / "single", model=ONNX_MODEL)
+    assert single.manifest["embeddings"]["kind"] == "transformer"
+    merge_slices(Vault(root), slices(root, 3, ONNX_MODEL), root.parent / "merged")
     assert snapshot(root.parent / "merged") == snapshot(root.parent / "single")
 
 

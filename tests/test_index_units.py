@@ -10,7 +10,7 @@ from conftest import FIXTURES
 
 from kbase_ci.errors import ConfigError, UsageError
 from kbase_ci.index import tokens
-from kbase_ci.index.chunks import MAX_CHARS, PACK_CHARS, chunk_note
+from kbase_ci.index.chunks import MAX_CHARS, chunk_note, context, embed_text, prose
 from kbase_ci.index.shards import DomainRule, plan_shards, slice_shards
 from kbase_ci.parse.parser import parse_note
 from tests import tables
@@ -44,42 +44,59 @@ def _chunks(text: str, path: str = "n.md") -> list[tuple[tuple[str, ...], int, i
             for c in chunk_note(note, text.encode())]
 
 
-def test_small_sections_are_packed_and_named_by_the_first() -> None:
-    text = "---\ntitle: x\n---\nintro line\n\n# A\n\nalpha\n\n## B\n\nbeta\n"
-    assert _chunks(text) == [((), 4, 12)]
+def test_chunks_are_paragraphs_and_headings() -> None:
+    text = ("---\ntitle: x\n---\nintro line\n\n# n\n\nalpha one\nalpha two\n\n"
+            "beta\n\n## B\n\n## C\n\ngamma\n")
+    # The H1 repeats the note's title (`n`): no chunk of its own. `## B` has no body
+    # but is still a chunk: its words name what follows.
+    assert _chunks(text) == [((), 4, 4), (("n",), 8, 9), (("n",), 11, 11),
+                             (("n", "B"), 13, 13), (("n", "C"), 15, 15),
+                             (("n", "C"), 17, 17)]
 
 
-def test_sections_start_new_chunks_when_the_pack_is_full() -> None:
-    body = "word " * (PACK_CHARS // 10)
-    text = f"# A\n\n{body}\n\n# B\n\n{body}\n\n# C\n\nshort\n"
-    assert _chunks(text) == [(("A",), 1, 3), (("B",), 5, 11)]
+def test_code_joins_the_paragraph_it_follows() -> None:
+    text = ("# tar\n\n> Archiving utility.\n\n- Extract an archive:\n\n`tar xf a.tar`\n\n"
+            "- List it:\n\n```sh\ntar tf a.tar\n\ntar tvf a.tar\n```\n")
+    note = parse_note("tar.md", text.encode())
+    got = chunk_note(note, text.encode())
+    assert [(c.start_line, c.end_line) for c in got] == [(3, 3), (5, 7), (9, 15)]
+    # The model reads the prose: code says little to it and drowned the description.
+    assert [embed_text(note.title, c) for c in got] == [
+        "> Archiving utility.", "- Extract an archive:", "- List it:"]
+    code_only = "# Notes\n\n## Run\n\n```\nmake all\n```\n"
+    note = parse_note("notes.md", code_only.encode())
+    assert [embed_text(note.title, c) for c in chunk_note(note, code_only.encode())] == [
+        "Run\nRun", "Run\n```\nmake all\n```"]
 
 
-def test_long_section_splits_at_paragraphs_never_inside_a_fence() -> None:
-    para = ("lorem ipsum " * 40).strip()  # ~480 chars
-    fence = "```\n" + "\n\n".join(["code line"] * 200) + "\n```"  # blank lines inside
-    text = "# Big\n\n" + "\n\n".join([para] * 6) + "\n\n" + fence + "\n\nafter\n"
-    got = _chunks(text)
-    assert len(got) >= 3
-    assert all(h == ("Big",) for h, _, _ in got)
+def test_a_fence_stays_whole_and_long_paragraphs_are_cut_between_lines() -> None:
+    fence = "```\n" + "\n\n".join(["code line"] * 300) + "\n```"  # blank lines inside
+    items = "\n".join(f"- item {i} " + "word " * 20 for i in range(40))  # one long list
+    text = "# Big\n\n" + fence + "\n\n" + items + "\n"
+    got = _chunks(text, "big.md")
     lines = text.split("\n")
-    fence_start = lines.index("```") + 1
-    fence_end = len(lines) - 1 - lines[::-1].index("```")
-    for _, start, _end in got:
-        # A chunk boundary never falls strictly inside the fenced block.
-        assert not fence_start < start <= fence_end
-    # Consecutive chunks cover the section without overlap.
-    assert all(a[2] < b[1] for a, b in pairwise(got))
-    note = parse_note("n.md", text.encode())
-    for c in chunk_note(note, text.encode()):
-        assert len(c.text) <= MAX_CHARS or "```" in c.text
+    fence_end = len(lines) - lines[::-1].index("```")  # its 1-based line
+    assert got[0] == (("Big",), 3, fence_end)  # never cut inside a fence
+    rest = got[1:]
+    assert len(rest) >= 3 and all(a[2] + 1 == b[1] for a, b in pairwise(rest))
+    note = parse_note("big.md", text.encode())
+    assert all(len(c.text) <= MAX_CHARS for c in chunk_note(note, text.encode())[1:])
 
 
-def test_note_without_headings_is_paragraph_chunks() -> None:
+def test_setext_headings_and_notes_without_headings() -> None:
+    text = "Title\n=====\n\nbody\n\nSub\n---\n\nmore\n"
+    assert _chunks(text) == [(("Title",), 1, 2), (("Title",), 4, 4),
+                             (("Title", "Sub"), 6, 7), (("Title", "Sub"), 9, 9)]
     para = "x" * 900
-    text = "\n\n".join([para] * 5)
-    got = _chunks(text)
-    assert [(s, e) for _, s, e in got] == [(1, 3), (5, 7), (9, 9)]
+    assert [(s, e) for _, s, e in _chunks("\n\n".join([para] * 3))] == [(1, 1), (3, 3),
+                                                                        (5, 5)]
+
+
+def test_heading_context_drops_a_first_heading_that_repeats_the_title() -> None:
+    assert context("ip-netconf", ("ip netconf", "Usage")) == "Usage"
+    assert context("Notes", ("Other", "Usage")) == "Other / Usage"
+    assert context("Notes", ()) == ""
+    assert prose("- Extract:\n`tar xf a`\n```\nx\n```\nafter") == "- Extract:\nafter"
 
 
 def test_plan_splits_large_domains_by_path_hash_stably() -> None:

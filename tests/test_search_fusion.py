@@ -1,46 +1,83 @@
-"""How hybrid search fuses BM25 and vector rankings (docs/query.md, "Search"): a confident
-BM25 answer stays first, vectors break near-ties and bring in notes BM25 missed."""
+"""How hybrid search fuses BM25 and vector rankings (docs/query.md, "Search"): standardised
+scores, weighted per model kind, a note missing from a list scoring what that list gives
+nothing, and the weights read from the manifest as untrusted data."""
 
 from __future__ import annotations
 
-from kbase_ci.query.search import SEMANTIC_WEIGHT, _fuse, _Hit
+import math
+
+import pytest
+
+from kbase_ci.index.ranking import WEIGHTS, Ranker, rankers_of, settings
+from kbase_ci.query.fusion import fuse
+from kbase_ci.query.search import _fuse, _Hit
+
+STATIC = WEIGHTS["static"]
 
 
-def hits(*pairs: tuple[str, float]) -> list[_Hit]:
-    return [_Hit(path, (), 1, 1, score) for path, score in pairs]
+def order(lists: dict[str, list[tuple[str, float]]], rankers: dict[str, Ranker] = STATIC
+          ) -> list[str]:
+    return [p for p, _ in fuse(lists, rankers)]
 
 
-def order(lists: dict[str, list[_Hit]]) -> list[str]:
-    return [n.path for n in _fuse(lists)]
+def z(values: list[float], v: float) -> float:
+    mean = sum(values) / len(values)
+    return (v - mean) / math.sqrt(sum((x - mean) ** 2 for x in values) / len(values))
 
 
-def test_a_confident_bm25_answer_is_not_reordered_by_vectors() -> None:
-    # Reciprocal-rank fusion put B first here: BM25's ranks 1 and 2 are 1/61 and 1/62
-    # apart, less than the vectors' 0.08/61 for B. A has twice B's BM25 score.
-    got = order({"bm25": hits(("A.md", 10.0), ("B.md", 5.0)),
-                 "semantic": hits(("B.md", 0.9), ("C.md", 0.5))})
-    assert got[0] == "A.md"
+def test_scores_are_weighted_z_scores_with_floors_for_missing_notes() -> None:
+    rankers = {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(2.0, 2, "last")}
+    bm25 = [("A.md", 6.0), ("B.md", 3.0), ("C.md", 1.0)]
+    sem = [("C.md", 0.9), ("D.md", 0.7), ("A.md", 0.6)]  # A is below the depth of 2
+    got = dict(fuse({"bm25": bm25, "semantic": sem}, rankers))
+    b, s = [6.0, 3.0, 1.0], [0.9, 0.7]
+    assert got["A.md"] == pytest.approx(z(b, 6.0) + 2.0 * z(s, 0.7))  # floor: the last
+    assert got["B.md"] == pytest.approx(z(b, 3.0) + 2.0 * z(s, 0.7))
+    assert got["C.md"] == pytest.approx(z(b, 1.0) + 2.0 * z(s, 0.9))
+    assert got["D.md"] == pytest.approx(z(b, 0.0) + 2.0 * z(s, 0.7))  # BM25: no word
 
 
-def test_vectors_break_a_bm25_near_tie_and_add_notes_bm25_missed() -> None:
-    got = order({"bm25": hits(("A.md", 10.0), ("B.md", 9.9)),
-                 "semantic": hits(("B.md", 0.8), ("A.md", 0.2), ("C.md", 0.7))})
-    assert got == ["B.md", "A.md", "C.md"]
+def test_a_rankers_scale_does_not_matter() -> None:
+    """BM25 scores run 0..30, cosines 0..1: standardising makes them comparable, so
+    multiplying one list's scores by any factor changes nothing."""
+    bm25 = [("A.md", 9.0), ("B.md", 8.5), ("C.md", 2.0), ("E.md", 1.0)]
+    sem = [("B.md", 0.8), ("C.md", 0.75), ("D.md", 0.5)]
+    base = order({"bm25": bm25, "semantic": sem})
+    scaled = order({"bm25": [(p, 40 * v) for p, v in bm25], "semantic": sem})
+    assert base == scaled
+    assert base[0] == "B.md"  # a near tie in BM25, broken by the vectors
 
 
-def test_scores_are_bm25_over_the_best_plus_weighted_similarity() -> None:
-    fused = {n.path: n for n in _fuse({"bm25": hits(("A.md", 4.0), ("B.md", 2.0)),
-                                       "semantic": hits(("A.md", 0.5), ("C.md", 0.25))})}
-    assert fused["A.md"].score == 1.0 + SEMANTIC_WEIGHT * 0.5
-    assert fused["B.md"].score == 0.5 + SEMANTIC_WEIGHT * 0.25  # not listed: the lowest
-    assert fused["C.md"].score == SEMANTIC_WEIGHT * 0.25
-    assert fused["A.md"].ranks == {"bm25": (1, 4.0), "semantic": (1, 0.5)}
+def test_a_confident_bm25_answer_stays_first() -> None:
+    bm25 = [("A.md", 30.0), ("B.md", 3.0), ("C.md", 2.5), ("D.md", 2.0), ("E.md", 1.5)]
+    sem = [("B.md", 0.80), ("A.md", 0.78), ("F.md", 0.7), ("C.md", 0.6), ("D.md", 0.5)]
+    assert order({"bm25": bm25, "semantic": sem})[0] == "A.md"
 
 
 def test_one_ranker_alone_keeps_its_order_and_scores() -> None:
-    assert [(n.path, n.score) for n in _fuse({"semantic": hits(("A.md", 0.6),
-                                                                ("B.md", 0.3))})] == \
-        [("A.md", 0.6), ("B.md", 0.3)]
-    assert [(n.path, n.score) for n in _fuse({"bm25": hits(("A.md", 8.0), ("B.md", 2.0)),
-                                              "semantic": []})] == \
-        [("A.md", 1.0), ("B.md", 0.25)]
+    assert fuse({"semantic": [("A.md", 0.6), ("B.md", 0.3)]}, STATIC) == [
+        ("A.md", 0.6), ("B.md", 0.3)]
+    assert fuse({"bm25": [("A.md", 8.0), ("B.md", 2.0)], "semantic": []}, STATIC) == [
+        ("A.md", 8.0), ("B.md", 2.0)]
+
+
+def test_search_keeps_the_bm25_section_and_every_rank() -> None:
+    bm25 = [_Hit("A.md", ("BM25 part",), 3, 4, 5.0), _Hit("B.md", (), 1, 1, 1.0)]
+    sem = [_Hit("A.md", ("vector part",), 9, 9, 0.7), _Hit("C.md", (), 1, 1, 0.6)]
+    fused = {n.path: n for n in _fuse({"bm25": bm25, "semantic": sem}, None)}
+    assert fused["A.md"].section.heading_path == ("BM25 part",)
+    assert fused["A.md"].ranks == {"bm25": (1, 5.0), "semantic": (1, 0.7)}
+    assert fused["C.md"].section.heading_path == ()
+
+
+def test_the_manifest_block_is_read_as_untrusted_data() -> None:
+    block = settings("transformer")
+    assert block is not None and rankers_of(block) == WEIGHTS["transformer"]
+    assert settings(None) is None
+    bad = {"rankers": {"semantic": {"weight": float("nan"), "depth": 5, "floor": "last"},
+                       "bm25": {"weight": True, "depth": None, "floor": "zero"},
+                       "evil": {"weight": 1.0, "depth": 1, "floor": "zero"}}}
+    assert rankers_of(bad) == STATIC
+    assert rankers_of({"rankers": {"semantic": {"weight": 1.0, "depth": -1,
+                                                "floor": "last"}}}) == STATIC
+    assert rankers_of("nonsense") == STATIC

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci import __version__
-from kbase_ci.index import bm25, tokens, vectors
+from kbase_ci.index import bm25, ranking, tokens, vectors
 from kbase_ci.index.linkdelta import patched_links
 from kbase_ci.index.manifest import (
     FORMAT,
@@ -26,6 +26,7 @@ from kbase_ci.index.manifest import (
     sha256_file,
 )
 from kbase_ci.index.mentions import write_concepts
+from kbase_ci.index.modelfolder import library
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.provenance import Source
 from kbase_ci.index.shardbuild import read_chunk_notes
@@ -62,14 +63,18 @@ class Embeddings:
     dim: int | None
     reason: str | None
     sha256: str | None
+    kind: str | None = None
+    """`modelfolder.STATIC` or `TRANSFORMER`."""
 
     def to_json(self) -> dict[str, Any]:
         return {"model": self.model, "dim": self.dim, "reason": self.reason,
-                "sha256": self.sha256, "library": "model2vec" if self.dim else None}
+                "sha256": self.sha256, "kind": self.kind if self.dim else None,
+                "library": library(self.kind) if self.dim else None}
 
 
 HEADER_KEYS = ("format", "format_version", "kbase_version", "source", "built_at",
-               "config_digest", "domain", "tokenizer", "bm25", "vectors", "embeddings")
+               "config_digest", "domain", "tokenizer", "bm25", "vectors", "embeddings",
+               "fusion")
 
 
 def header(source: Source, config_digest: str, domain_rule: str,
@@ -85,6 +90,7 @@ def header(source: Source, config_digest: str, domain_rule: str,
         "vectors": {**vectors.settings(), "inputs": vectors_inputs} if embeddings.dim
         else None,
         "embeddings": embeddings.to_json(),
+        "fusion": ranking.settings(embeddings.kind) if embeddings.dim else None,
     }
 
 

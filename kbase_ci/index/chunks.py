@@ -1,29 +1,45 @@
-"""Chunks: the units BM25 and vectors index. Chunks start at headings: a section longer
-than `MAX_CHARS` is cut at paragraph boundaries (never inside a code fence), and
-consecutive short sections of a note are packed into one chunk of up to `PACK_CHARS`,
-named by its first section's heading path.
+"""Chunks: the units BM25 and vectors index, at paragraph grain.
 
-Packing matters for size: a vector costs ~640 bytes (256 dims as f16 plus its graph
-links) and a note of the generated vault averages seven sections of ~700 characters;
-one vector per section made the index larger than the vault.
+A chunk is one paragraph of a section: a run of non-blank lines, a fenced code block kept
+whole (blank lines inside it included), and code that follows a paragraph joined to it
+(a command under its description, as in tldr pages and most how-to notes). A paragraph
+longer than `MAX_CHARS` is cut between lines. A heading is a chunk of its own (its text;
+its line): a section's title sums the section up, and questions often name it. A first
+heading that only repeats the note's title is not (every chunk already says the title).
 
-The limit keeps a chunk within what a static embedding model reads (model2vec truncates
-at 512 tokens, about 2,000 characters of English) and what an agent wants back as one
-search hit. A note the parser could not read structurally (too large, or a parser crash)
-is chunked as plain paragraphs (it has no headings).
+Why paragraphs (measured, bench/grain.py, docs/index-format.md): format 4 packed heading
+sections into chunks of up to 1,500 characters, so a tldr page (eight examples) was one
+averaged vector and every example drowned. With ../shared/models/minilm-static-256,
+semantic MRR@10 on 1,000 hard tldr queries went 0.436 -> 0.948, on obsidian-tasks-docs
+0.500 -> 0.670, on data-engineering-wiki 0.488 -> 0.621; BM25 over paragraphs also beat
+BM25 over sections (tldr 0.897 -> 0.952, obsidian-tasks-docs 0.703 -> 0.725). Packing
+paragraphs up to 150 or 300 characters, or windows of three sentences, ranked lower.
+
+What the model reads (`embed_text`) is the chunk's heading path (less a first heading
+that repeats the note's title), then its prose: code lines say little to a sentence
+model and outweighed the description they belong to (tldr hard 0.769 with them, 0.948
+without); a chunk of only code is embedded as it is. The note's title is left out: BM25
+weighs it three times and a query naming a note finds it by name, while in the vector it
+diluted the paragraph (1,000 hard tldr queries 0.948 -> 0.994; obsidian-tasks-docs 0.793
+-> 0.827; with the transformer 0.936 -> 0.992 and 0.743 -> 0.759; the paraphrase sets
+moved both ways within their noise).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kbase_ci.model import ParsedNote
 from kbase_ci.parse.outline import note_text, sections, split_lines
 
-VERSION = 1
-MAX_CHARS = 2000
-PACK_CHARS = 1500
+VERSION = 2
+MAX_CHARS = 1000
 _FENCES = ("```", "~~~")
+# A line that is nothing but inline code: `tar xf archive.tar`
+_CODE_LINE = re.compile(r"^\s*`[^`].*`\s*$")
+_NAME = re.compile(r"[\W_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +50,9 @@ class Chunk:
     """Heading texts from the outermost to the section's own; () before the first heading."""
     start_line: int
     end_line: int
-    """Inclusive 1-based line range in the note (heading line included)."""
+    """Inclusive 1-based line range in the note."""
     text: str
-    """Section body text (not stored in the index: the vault has it)."""
-    packable: bool = False
-    """Made of whole sections, so a following small section may join it."""
+    """The paragraph's text (not stored in the index: the vault has it)."""
 
     def row(self) -> list[object]:
         return [self.note, list(self.heading_path), self.start_line, self.end_line]
@@ -46,68 +60,96 @@ class Chunk:
 
 def chunk_note(note: ParsedNote, data: bytes) -> list[Chunk]:
     """Chunks of one note in document order. A note the parser did not read has no
-    headings, so it comes out as paragraphs of its whole text."""
-    text = note_text(data)
+    headings, so it comes out as the paragraphs of its whole text."""
+    lines = split_lines(note_text(data))
     out: list[Chunk] = []
-    all_lines = split_lines(text)
-    for sec in sections(note, text):
-        body_lines = all_lines[sec.start_line - 1:sec.end_line]
-        if not any(ln.strip() for ln in body_lines):
-            continue
-        pieces = _split(note.path, sec.path, sec.start_line, sec.end_line, body_lines)
-        if (len(pieces) == 1 and out and out[-1].packable
-                and len(out[-1].text) + len(pieces[0].text) + 1 <= PACK_CHARS):
-            prev, cur = out[-1], pieces[0]
-            gap = all_lines[prev.end_line:cur.start_line - 1]
-            out[-1] = Chunk(prev.note, prev.heading_path, prev.start_line, cur.end_line,
-                            "\n".join([prev.text, *gap, cur.text]), True)
-            continue
-        out.extend(pieces if len(pieces) > 1 else [_packable(pieces[0])])
+    for sec in sections(note, "\n".join(lines)):
+        first = sec.start_line
+        if sec.heading is not None:
+            first += 1
+            if first <= len(lines) and not lines[sec.start_line - 1].lstrip(" >").startswith(
+                    "#"):
+                first += 1  # a setext heading's underline
+            if context(note.title, sec.path):
+                out.append(Chunk(note.path, sec.path, sec.start_line, first - 1,
+                                 sec.heading.text))
+        for lo, hi in paragraphs(lines, first, sec.end_line):
+            out.append(Chunk(note.path, sec.path, lo, hi, "\n".join(lines[lo - 1:hi])))
     return out
 
 
-def _packable(c: Chunk) -> Chunk:
-    return Chunk(c.note, c.heading_path, c.start_line, c.end_line, c.text, True)
+def paragraphs(lines: Sequence[str], first: int, last: int) -> list[tuple[int, int]]:
+    """Inclusive 1-based line ranges of the paragraphs in lines first..last."""
+    blocks: list[list[int]] = []  # [start, end, chars, code]
+    i = first
+    while i <= last:
+        if not lines[i - 1].strip():
+            i += 1
+            continue
+        start, fence, only_code = i, "", True
+        while i <= last:
+            text = lines[i - 1]
+            bare = text.lstrip(" >")
+            if fence:
+                if bare.startswith(fence):
+                    fence = ""
+            elif bare.startswith(_FENCES):
+                fence = bare[:3]
+            elif not text.strip():
+                break
+            elif not _CODE_LINE.match(text):
+                only_code = False
+            i += 1
+        size = sum(len(ln) + 1 for ln in lines[start - 1:i - 1])
+        if blocks and only_code and blocks[-1][2] + size <= MAX_CHARS:
+            blocks[-1][1], blocks[-1][2] = i - 1, blocks[-1][2] + size
+        else:
+            blocks.append([start, i - 1, size, int(only_code)])
+    out: list[tuple[int, int]] = []
+    for start, end, size, code in blocks:
+        if size <= MAX_CHARS or code:
+            out.append((start, end))
+            continue
+        piece, acc = start, 0  # cut between lines (list items, long line runs)
+        for n in range(start, end + 1):
+            width = len(lines[n - 1]) + 1
+            if acc + width > MAX_CHARS and n > piece:
+                out.append((piece, n - 1))
+                piece, acc = n, 0
+            acc += width
+        out.append((piece, end))
+    return out
 
 
-def _split(path: str, heading_path: tuple[str, ...], start: int, end: int,
-           lines: list[str]) -> list[Chunk]:
-    """`lines` are lines start..end; cut them into pieces of at most MAX_CHARS where a
-    blank line outside a fence allows it (a single longer paragraph stays whole)."""
-    total = sum(len(ln) + 1 for ln in lines)
-    if total <= MAX_CHARS:
-        return [_chunk(path, heading_path, start, lines)]
-    out: list[Chunk] = []
-    piece_start = 0
-    size = 0
-    last_break = -1  # index of the last blank line (outside fences) in the current piece
-    in_fence = ""
-    for i, line in enumerate(lines):
-        stripped = line.lstrip(" >")
-        if in_fence:
-            if stripped.startswith(in_fence):
-                in_fence = ""
-        elif stripped.startswith(_FENCES):
-            in_fence = stripped[:3]
-        elif not line.strip() and i > piece_start:
-            last_break = i
-        size += len(line) + 1
-        if size > MAX_CHARS and last_break > piece_start:
-            out.append(_chunk(path, heading_path, start + piece_start,
-                              lines[piece_start:last_break]))
-            piece_start = last_break + 1
-            size = sum(len(ln) + 1 for ln in lines[piece_start:i + 1])
-            last_break = -1
-    if piece_start < len(lines):
-        out.append(_chunk(path, heading_path, start + piece_start, lines[piece_start:]))
-    return [c for c in out if c.text.strip()]
+def prose(text: str) -> str:
+    """`text` without its code (fenced blocks and lines of only inline code); all of it
+    when nothing else is left."""
+    kept: list[str] = []
+    fence = ""
+    for line in text.split("\n"):
+        bare = line.lstrip(" >")
+        if fence:
+            if bare.startswith(fence):
+                fence = ""
+            continue
+        if bare.startswith(_FENCES):
+            fence = bare[:3]
+            continue
+        if not _CODE_LINE.match(line):
+            kept.append(line)
+    return "\n".join(kept).strip() or text
 
 
-def _chunk(path: str, heading_path: tuple[str, ...], start: int, lines: list[str]) -> Chunk:
-    # Blank lines at either end are not part of the chunk's range.
-    first, n = 0, len(lines)
-    while n > 1 and not lines[n - 1].strip():
-        n -= 1
-    while first < n - 1 and not lines[first].strip():
-        first += 1
-    return Chunk(path, heading_path, start + first, start + n - 1, "\n".join(lines[first:n]))
+def context(title: str, heading_path: Sequence[str]) -> str:
+    """`heading / subheading`, without a first heading that only repeats the note's
+    title (most notes open with `# Title`)."""
+    heads = list(heading_path)
+    if heads and _NAME.sub("", heads[0].casefold()) == _NAME.sub("", title.casefold()):
+        heads = heads[1:]
+    return " / ".join(heads)
+
+
+def embed_text(title: str, chunk: Chunk) -> str:
+    """What the model reads for a chunk: where it is, then what it says."""
+    where = context(title, chunk.heading_path)
+    return f"{where}\n{prose(chunk.text)}" if where else prose(chunk.text)

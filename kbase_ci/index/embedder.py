@@ -1,4 +1,5 @@
-"""Text to vectors with a model2vec static model: the mean of the text's token vectors.
+"""Text to vectors with a model2vec static model (the static tier): the mean of the text's
+token vectors.
 
 A model2vec folder (`model.safetensors` with one `embeddings` matrix, `tokenizer.json`,
 `config.json`) is loaded directly with safetensors and tokenizers: importing model2vec
@@ -97,8 +98,10 @@ class Embedder:
     def dim(self) -> int:
         return self._dim
 
-    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float16]:
-        """Unit-length rows (zero rows for text the model knows nothing of), as float16."""
+    def encode(self, texts: Sequence[str], *, query: bool = False
+               ) -> npt.NDArray[np.float16]:
+        """Unit-length rows (zero rows for text the model knows nothing of), as float16.
+        `query` changes nothing: a static model reads queries and chunks alike."""
         import numpy as np
 
         out = np.zeros((len(texts), self.dim), dtype=np.float64)

@@ -23,8 +23,9 @@ UNRESOLVED_FILE = "unresolved.json"
 CONCEPTS_FILE = "concepts.json"
 PARSED_FILE = "parsed.json"
 CHUNKS_FILE = "chunks.json"
-CHUNK_ROWS_FILE = "chunks.jsonl"
-"""A shard's chunk table: per-note chunk counts, and one row per chunk."""
+CHUNK_LINES_FILE = "chunks.lines.npy"
+"""A shard's chunk table: per-note chunk counts, and each chunk's [first, last] line (the
+heading path follows from the note's headings)."""
 SCOPES_DIR = "scopes/"
 """Scoped indexes inside an index folder (kbase_ci/scope), not listed in its manifest."""
 

@@ -1,11 +1,13 @@
-"""Chunk embeddings with a model2vec static model: no torch, no network, ~10k chunks/s.
+"""Which embedding model an index uses: a model2vec (static) or ONNX (transformer) folder,
+told apart by its files (`modelfolder`); no torch, no network.
 
 Which model: `--model PATH`, else `embeddings.model` in `.kbase.yml` (a folder relative
 to the vault root, or a Hugging Face id), else `minishlab/potion-base-8M`. An id is only
 used when it is already in the local Hugging Face cache: an index build in CI must not
 stall on a download, so without the model the build goes on BM25-only and says why.
 A folder that is named explicitly but missing is an error, not a silent fallback.
-Loading and encoding live in `encoder`, which is imported only when a model is used.
+Loading and encoding live in `modelfolder.open_embedder`, imported only when a model is
+used.
 """
 
 from __future__ import annotations
@@ -16,10 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kbase_ci.errors import ConfigError, UsageError
+from kbase_ci.index.modelfolder import model_files, model_kind
 
 DEFAULT_MODEL = "minishlab/potion-base-8M"
-# Files that change what a model computes; README and model cards do not.
-_WEIGHT_FILES = ("config.json", "model.safetensors", "tokenizer.json", "modules.json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,8 @@ class ModelChoice:
     """Why there are no embeddings (None when there are)."""
     sha256: str | None = None
     """Digest of the model's weight files: shards embedded by another model are rebuilt."""
+    kind: str | None = None
+    """`modelfolder.STATIC` or `modelfolder.TRANSFORMER` (None without embeddings)."""
 
 
 def choose_model(root: Path, configured: str | None, option: Path | None) -> ModelChoice:
@@ -53,24 +56,18 @@ def choose_model(root: Path, configured: str | None, option: Path | None) -> Mod
     if cached is None:
         return ModelChoice(value, None, f"embedding model {value} is not available offline "
                            "(not in the local Hugging Face cache); set `embeddings.model` "
-                           "or pass --model PATH to a model2vec folder")
+                           "or pass --model PATH to a model2vec or ONNX model folder")
     return _local(value, cached)
 
 
 def _local(name: str, folder: Path) -> ModelChoice:
     h = hashlib.sha256()
-    found = False
-    for fname in _WEIGHT_FILES:
-        p = folder / fname
-        if p.is_file():
-            found = True
-            h.update(fname.encode() + b"\0")
-            with p.open("rb") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(block)
-    if not found:
-        raise UsageError(f"{folder} is not a model2vec model folder (no model.safetensors)")
-    return ModelChoice(name, folder, None, h.hexdigest())
+    for p in model_files(folder):  # raises UsageError for a folder without a model
+        h.update(p.relative_to(folder).as_posix().encode() + b"\0")
+        with p.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return ModelChoice(name, folder, None, h.hexdigest(), model_kind(folder))
 
 
 def _hub_cache(model_id: str) -> Path | None:
@@ -81,6 +78,6 @@ def _hub_cache(model_id: str) -> Path | None:
     snapshots = Path(hub) / f"models--{model_id.replace('/', '--')}" / "snapshots"
     if not snapshots.is_dir():
         return None
-    found = sorted((p for p in snapshots.iterdir() if (p / "model.safetensors").is_file()),
+    found = sorted((p for p in snapshots.iterdir() if model_kind(p) is not None),
                    key=lambda p: (p.stat().st_mtime, p.name))
     return found[-1] if found else None

@@ -146,6 +146,20 @@ def chunk_spans(members: Sequence[int], counts: Sequence[int]) -> dict[int, list
     return out
 
 
+def heading_path(headings: Sequence[Sequence[Any]], line: int) -> list[str]:
+    """The heading texts above `line` (outermost first) from a note's stored
+    `headings` ([level, text, line] in document order), as the parser nests them: the
+    chunk rows do not repeat it."""
+    stack: list[tuple[int, str]] = []
+    for level, text, at in headings:
+        if at > line:
+            break
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, text))
+    return [t for _, t in stack]
+
+
 def token_estimate(size: int) -> int:
     """Rough LLM tokens for a note of `size` bytes (~4 bytes per token of English)."""
     return (size + 3) // 4

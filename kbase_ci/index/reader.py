@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import IndexFormatError
+from kbase_ci.index.ann import FILE as GRAPH_FILE
 from kbase_ci.index.bm25 import FILES, Postings
 from kbase_ci.index.layout import (
     BACKLINK_IDS_FILE,
     BACKLINKS_FILE,
     BLOBS_FILE,
     CHUNK_FIELDS,
-    CHUNK_ROWS_FILE,
+    CHUNK_LINES_FILE,
     CHUNKS_FILE,
     CORE_FILES,
     LINK_FIELDS,
@@ -48,6 +49,7 @@ from kbase_ci.index.notetable import (
     chunk_notes,
     chunk_spans,
     full_note_row,
+    heading_path,
     shard_notes,
     similar_list,
 )
@@ -324,12 +326,11 @@ class IndexReader:
                 "unresolved": self.json(UNRESOLVED_FILE)}
 
     def chunks(self, shard: str) -> dict[str, Any]:
-        """A shard's chunk table as {fields, rows} (decodes every row)."""
+        """A shard's chunk table as {fields, rows} (every row)."""
 
         notes = self.chunk_notes(shard)
-        rows = self.rows(f"shards/{shard}/{CHUNK_ROWS_FILE}")
         return {"fields": list(CHUNK_FIELDS),
-                "rows": [[n, *r] for n, r in zip(notes, rows, strict=True)]}
+                "rows": [[n, *self.chunk_row(shard, i)] for i, n in enumerate(notes)]}
 
     def chunk_notes(self, shard: str) -> list[str]:
         """Note path of each chunk of `shard`, by chunk number."""
@@ -342,10 +343,24 @@ class IndexReader:
         out: list[str] = self._cache[key]
         return out
 
+    def chunk_lines(self, shard: str) -> Sequence[int]:
+        """Every chunk's first and last line, two numbers per chunk."""
+        lines = self.ints(f"shards/{shard}/{CHUNK_LINES_FILE}")
+        if len(lines) != 2 * int(self.manifest["shards"][shard]["chunks"]):
+            raise IndexFormatError(f"{self.root}: shards/{shard}/{CHUNK_LINES_FILE} does "
+                                   "not hold two lines per chunk")
+        return lines
+
     def chunk_row(self, shard: str, chunk: int) -> tuple[list[str], int, int]:
         """(heading path, start line, end line) of one chunk."""
-        heads, lo, hi = self.row(f"shards/{shard}/{CHUNK_ROWS_FILE}", chunk)
-        return list(heads), int(lo), int(hi)
+        lines = self.chunk_lines(shard)
+        lo, hi = int(lines[2 * chunk]), int(lines[2 * chunk + 1])
+        number = self.note_numbers()[self.chunk_notes(shard)[chunk]]
+        key = f"rows:{NOTE_ROWS_FILE}"
+        stored = self._cache[key][number] if key in self._cache else \
+            self.row(NOTE_ROWS_FILE, number)
+        heads = stored[1] if len(stored) > 1 else []
+        return heading_path(heads, lo), lo, hi
 
     def bm25(self, shard: str) -> Any:
         """The shard's `bm25.Postings`; None for a shard without chunks."""
@@ -367,7 +382,9 @@ class IndexReader:
         key = f"vectors:{rel}"
         if key not in self._cache:
             dim = (self.manifest.get("embeddings") or {}).get("dim")
-            self._cache[key] = Vectors(self.npy(rel), dim if isinstance(dim, int) else None)
+            graph = f"shards/{shard}/{GRAPH_FILE}"
+            self._cache[key] = Vectors(self.npy(rel), dim if isinstance(dim, int) else None,
+                                       self.path(graph) if self.has(graph) else None)
         return self._cache[key]
 
 

@@ -1,5 +1,5 @@
-"""Build one shard directory: `chunks.json` (how many chunks each note has), `chunks.jsonl`
-(each chunk's heading path and lines, read by row), `bm25/` and `vectors.npy`.
+"""Build one shard directory: `chunks.json` (how many chunks each note has),
+`chunks.lines.npy` (each chunk's lines), `bm25/` and `vectors.npy`.
 
 A shard depends only on its own notes, the tokenizer and the model, so shards are built
 independently (in worker processes when there are several) and a shard whose inputs
@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.index import bm25, chunks, tokens, vectors
-from kbase_ci.index.embedder import Embedder
-from kbase_ci.index.layout import CHUNK_ROWS_FILE, CHUNKS_FILE
+from kbase_ci.index import ann, bm25, chunks, tokens, vectors
+from kbase_ci.index.chunks import embed_text
+from kbase_ci.index.layout import CHUNK_LINES_FILE, CHUNKS_FILE
 from kbase_ci.index.manifest import FORMAT_VERSION, dump_table
+from kbase_ci.index.modelfolder import TextEmbedder, open_embedder
 from kbase_ci.index.notetable import chunk_notes
-from kbase_ci.index.rowfile import write_rows
+from kbase_ci.index.rowfile import offsets_dtype, write_npy
 from kbase_ci.model import PARSER_VERSION, ParsedNote
 
 # Notes the parser could not read as text at all (a binary file named .md): no chunks.
@@ -83,17 +84,17 @@ def vectors_digest(model_sha: str | None, max_note_bytes: int) -> str:
 _embedders: dict[tuple[Path, int | None], Any] = {}
 
 
-def embedder_for(model: Path, dim: int | None = None) -> Embedder:
+def embedder_for(model: Path, dim: int | None = None) -> TextEmbedder:
     """One loaded model per process (worker processes inherit or load their own)."""
-    got = _embedders.get((model, dim))
+    got: TextEmbedder | None = _embedders.get((model, dim))
     if got is None:
-        got = _embedders[(model, dim)] = Embedder(model, dim)
+        got = _embedders[(model, dim)] = open_embedder(model, dim)
     return got
 
 
 def use_embedder(model: Path, dim: int | None, embedder: Any | None) -> None:
     """Make `embedder_for(model, dim)` answer with `embedder` (anything with the
-    `Embedder` methods a build calls, such as a scope's donor of stored vectors) in this
+    `TextEmbedder` methods a build calls, such as a scope's donor of stored vectors) in this
     process and in build workers forked from it; None forgets it."""
     if embedder is None:
         _embedders.pop((model, dim), None)
@@ -137,9 +138,11 @@ def build_shard(job: ShardJob) -> ShardResult:
         matrix = model.encode([embed_text(meta[c.note][0], c) for c in todo])
         seconds["embeddings"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        n_vectors = vectors.write_packed(vectors.merge_rows(
-            [c.note for c in all_chunks], kept, vectors.pack(vectors.quantize(matrix)),
-            width), job.out / vectors.FILE)
+        packed = vectors.merge_rows([c.note for c in all_chunks], kept,
+                                    vectors.pack(vectors.quantize(matrix)), width)
+        n_vectors = vectors.write_packed(packed, job.out / vectors.FILE)
+        if n_vectors >= ann.MIN_ROWS:
+            (job.out / ann.FILE).write_bytes(ann.build(packed, model.dim))
         seconds["vectors"] = time.perf_counter() - t0
     return ShardResult(job.id, len(all_chunks), n_vectors, seconds, embedded)
 
@@ -157,20 +160,18 @@ def _kept_rows(stored: dict[str, bytes], all_chunks: Sequence[chunks.Chunk],
             if p in count and len(rows) == count[p] * width}
 
 
-def embed_text(title: str, chunk: chunks.Chunk) -> str:
-    """What the model reads for a chunk: where it is, then what it says."""
-    return "\n".join([" / ".join([title, *chunk.heading_path]), chunk.text])
-
-
 def write_chunks(out: Path, all_chunks: Sequence[chunks.Chunk], counts: Sequence[int]
                  ) -> None:
     """`chunks.json` = {"counts": per note of the shard, in path order, how many chunks it
     has}: chunks are numbered note after note, so this maps chunks to notes without
-    repeating a path (the reader knows the shard's notes from `notes.json`). Rows of
-    `chunks.jsonl` = [heading path, start line, end line] by chunk number."""
+    repeating a path (the reader knows the shard's notes from `notes.json`).
+    `chunks.lines.npy` = each chunk's first and last line, two numbers per chunk. The
+    heading path is not stored: the note's headings give it (format 4 wrote it per chunk,
+    which at paragraph grain would have been a tenth of the index)."""
 
     (out / CHUNKS_FILE).write_bytes(dump_table({"counts": list(counts)}))
-    write_rows(out / CHUNK_ROWS_FILE, [c.row()[1:] for c in all_chunks])
+    lines = [n for c in all_chunks for n in (c.start_line, c.end_line)]
+    write_npy(out / CHUNK_LINES_FILE, lines, offsets_dtype(max(lines, default=0)))
 
 
 def read_chunk_notes(shard_dir: Path, notes: Sequence[str]) -> list[str]:

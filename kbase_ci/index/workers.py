@@ -12,14 +12,13 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from kbase_ci.index import tokens
+from kbase_ci.index.blas import blas_single_threaded, one_blas_thread
 from kbase_ci.index.shardbuild import ShardJob, ShardResult, build_shard
 from kbase_ci.index.shards import ShardSpec
 from kbase_ci.model import ParsedNote
@@ -46,58 +45,6 @@ class Task:
     """`index.stemmer`."""
     vectors: dict[str, bytes] = field(default_factory=dict)
     """`ShardJob.vectors`: the previous build's rows of unchanged notes."""
-
-
-def _openblas_calls() -> tuple[Any, Any] | None:
-    """(get_num_threads, set_num_threads) of the OpenBLAS numpy loaded, if any."""
-    import ctypes
-
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as fh:
-            libs = sorted({ln.split()[-1] for ln in fh if "openblas" in ln.lower()})
-    except OSError:
-        return None
-    for path in libs:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for prefix, suffix in (("scipy_openblas", "64_"), ("scipy_openblas", ""),
-                               ("openblas", "64_"), ("openblas", "")):
-            getter = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
-            setter = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
-            if getter is not None and setter is not None:
-                getter.restype = ctypes.c_int
-                return getter, setter
-    return None
-
-
-def one_blas_thread() -> None:
-    """Limit numpy's OpenBLAS to one thread in this process.
-
-    Shard building multiplies many small matrices (the encoder's count x vector
-    products). OpenBLAS threads spin while they wait; with two worker processes on two
-    cores, or any other load, that made embedding 3-4x slower than one thread. numpy
-    has no API for this and OPENBLAS_NUM_THREADS is read only when numpy is imported,
-    so the library's own setter is called. Best effort: other BLAS builds are left as
-    they are."""
-    calls = _openblas_calls()
-    if calls is not None:
-        calls[1](1)
-
-
-@contextmanager
-def blas_single_threaded() -> Iterator[None]:
-    """`one_blas_thread` for a block of this process, then the old setting back."""
-    calls = _openblas_calls()
-    before = calls[0]() if calls is not None else None
-    if calls is not None:
-        calls[1](1)
-    try:
-        yield
-    finally:
-        if calls is not None and before is not None:
-            calls[1](before)
 
 
 def parse_notes(vault: Vault, paths: Sequence[str], use_cache: bool) -> list[ParsedNote]:

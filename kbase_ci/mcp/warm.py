@@ -25,8 +25,8 @@ from kbase_ci.errors import UsageError
 from kbase_ci.git.indexbranch import ref_stamp
 from kbase_ci.git.listing import modified_in_worktree
 from kbase_ci.git.repo import git_dir, toplevel
-from kbase_ci.index.embedder import Embedder
 from kbase_ci.index.modelchoice import choose_model
+from kbase_ci.index.modelfolder import open_embedder
 from kbase_ci.index.scopes import scope_dir
 from kbase_ci.mcp.watch import Watch
 from kbase_ci.query.freshness import refresh_stat
@@ -223,5 +223,5 @@ class Warm:
             return None
         if choice.path is None or choice.sha256 != sha:
             return None
-        self._embedders[key] = Embedder(choice.path, dim=int(dim))
+        self._embedders[key] = open_embedder(choice.path, dim=int(dim))
         return self._embedders[key]

@@ -1,6 +1,7 @@
-"""`search`: BM25 and vector hits over chunks, rolled up to notes, fused by score
-(`SEMANTIC_WEIGHT`). Chunks of notes changed since the index are dropped from the committed
-shards and scored again from the work tree (BM25 always; vectors when the model is here).
+"""`search`: BM25 and vector hits over paragraph chunks, rolled up to notes (a note scores
+as its best chunk), fused by standardised scores (`fusion`). Chunks of notes changed since
+the index are dropped from the committed shards and scored again from the work tree (BM25
+always; vectors when the model is here).
 
 A query that is exactly a note's title or alias puts that note first: agents often ask
 for a note by a name they saw elsewhere.
@@ -17,11 +18,12 @@ from typing import Any
 from kbase_ci.errors import UsageError
 from kbase_ci.index import bm25 as bm25mod
 from kbase_ci.index import tokens
-from kbase_ci.index.chunks import chunk_note
-from kbase_ci.index.embedder import Embedder
+from kbase_ci.index.chunks import chunk_note, embed_text
 from kbase_ci.index.modelchoice import choose_model
-from kbase_ci.index.shardbuild import embed_text
+from kbase_ci.index.modelfolder import open_embedder
+from kbase_ci.index.ranking import rankers_of
 from kbase_ci.parse.outline import split_lines
+from kbase_ci.query.fusion import fuse
 from kbase_ci.query.view import QueryView
 
 POOL = 200
@@ -174,12 +176,12 @@ class Searcher:
         if choice.path is None or choice.sha256 != emb.get("sha256"):
             return None
         # The index may keep fewer dimensions than the model (`embeddings.dim`).
-        return Embedder(choice.path, dim=int(emb["dim"]))
+        return open_embedder(choice.path, dim=int(emb["dim"]))
 
     def semantic(self, query: str, embedder: Any) -> list[_Hit]:
         import numpy as np
 
-        q = embedder.encode([query])[0]
+        q = embedder.encode([query], query=True)[0]
         hits: list[_Hit] = []
         reader = self.view.source.reader
         for shard in reader.shards:
@@ -202,52 +204,37 @@ class Searcher:
         return _rollup(hits)
 
 
-SEMANTIC_WEIGHT = 0.1
-"""Weight of the cosine similarity next to BM25's score divided by the query's best BM25
-score (so 1.0 for BM25's top note). A note missing from one ranker's list scores 0 for
-BM25, and the list's lowest similarity for vectors.
-
-Not reciprocal-rank fusion, which the first version used: RRF turns BM25's rank 1 and 2
-into 1/61 and 1/62, a gap of 0.00026, so even a vector weight of 0.08 (0.0013 at rank 1)
-reordered BM25's confident hits. Measured with bench/query_quality.py and the static
-minilm-static-256 model (MRR@10; bm25 / RRF 0.08 / this fusion): tldr-pages hard subset
-and summaries (900 queries) 0.923 / 0.856 / 0.922; obsidian-tasks-docs (1,018) 0.695 /
-0.695 / 0.702; data-engineering-wiki with its 35 paraphrases (781) 0.640 / 0.640 / 0.642.
-Weights 0.2-0.5 were better on the two vaults and worse on tldr (0.5: 0.917); docs/query.md
-has the table."""
-
-
-def _fuse(lists: dict[str, list[_Hit]]) -> list[NoteHit]:
-    """Notes by fused score: BM25's score over the query's best, plus (hybrid) the vector
-    similarity times SEMANTIC_WEIGHT; one ranker alone keeps its own order and scores."""
-    present = {ranker: hits for ranker, hits in lists.items() if hits}
-    both = len(present) > 1
-    fused: dict[str, NoteHit] = {}
-    floors: dict[str, float] = {}
-    for ranker, hits in present.items():
-        if ranker == "bm25":
-            top = max(h.score for h in hits)
-            scale, weight = (1.0 / top if top > 0 else 0.0), 1.0
-        else:
-            scale, weight = 1.0, SEMANTIC_WEIGHT if both else 1.0
-            floors[ranker] = weight * min(h.score for h in hits)
-        for rank, h in enumerate(hits, 1):
-            got = fused.get(h.path)
-            if got is None:
-                got = fused[h.path] = NoteHit(h.path, 0.0, h)
-            got.score += weight * h.score * scale
-            got.ranks[ranker] = (rank, h.score)
-            if ranker == "bm25":  # BM25's section holds the words asked for
-                got.section = h
-    for ranker, floor in floors.items():  # not in the vector list: its lowest similarity
-        for note in fused.values():
-            if ranker not in note.ranks:
-                note.score += floor
-    return sorted(fused.values(), key=lambda n: (-n.score, n.path))
+def _fuse(lists: dict[str, list[_Hit]], block: Any) -> list[NoteHit]:
+    """Notes by fused score (`fusion.fuse`, with the index's `fusion` block); each keeps
+    BM25's section when BM25 found it (that chunk holds the words asked for)."""
+    fused = fuse({r: [(h.path, h.score) for h in hits] for r, hits in lists.items()},
+                 rankers_of(block))
+    out = {path: NoteHit(path, score, _Hit(path, (), 1, 1, 0.0)) for path, score in fused}
+    for ranker in ("semantic", "bm25"):  # BM25 last: its section wins
+        for rank, h in enumerate(lists.get(ranker, []), 1):
+            note = out.get(h.path)
+            if note is not None:
+                note.ranks[ranker] = (rank, h.score)
+                note.section = h
+    return sorted(out.values(), key=lambda n: (-n.score, n.path))
 
 
-def _name_matches(view: QueryView, query: str) -> list[str]:
-    return view.named(query)
+def ranked(view: QueryView, query: str, lists: dict[str, list[_Hit]], block: Any
+           ) -> list[NoteHit]:
+    """Notes in answer order: the rankers' lists fused with the fusion settings `block`
+    (the index's, or any other: bench/fusion.py tries some), then a note named by the
+    query (title or alias) first."""
+    fused = _fuse(lists, block)
+    named = view.named(query)
+    if named:
+        first = {p: i for i, p in enumerate(named)}
+        fused.sort(key=lambda n: (n.path not in first, first.get(n.path, 0)))
+        have = {n.path for n in fused}
+        for p in named:
+            if p not in have:
+                stub = _Hit(p, (), 1, 1, 0.0)
+                fused.insert(first[p], NoteHit(p, 0.0, stub, {"name": (1, 1.0)}))
+    return fused
 
 
 _WORD = re.compile(r"\w{2,}")
@@ -321,16 +308,8 @@ def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: i
             notices.append("embedding model not available: ranked by BM25 only")
         else:
             lists["semantic"] = searcher.semantic(query, embedder)
-    fused = _fuse(lists)
-    named = _name_matches(view, query)
-    if named:
-        first = {p: i for i, p in enumerate(named)}
-        fused.sort(key=lambda n: (n.path not in first, first.get(n.path, 0)))
-        have = {n.path for n in fused}
-        for p in named:
-            if p not in have:
-                stub = _Hit(p, (), 1, 1, 0.0)
-                fused.insert(first[p], NoteHit(p, 0.0, stub, {"name": (1, 1.0)}))
+    fused = ranked(view, query, lists, view.manifest.get("fusion"))
+    named = set(view.named(query))
     tag_list = tags or []
     chosen = list(islice((n for n in fused if _matches(view, n.path, tag_list, domain)),
                          max(limit, 0)))

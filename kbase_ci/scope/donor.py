@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kbase_ci.index import shardbuild
-from kbase_ci.index.chunks import chunk_note
+from kbase_ci.index.chunks import chunk_note, embed_text
 from kbase_ci.index.reader import IndexReader
 from kbase_ci.model import ParsedNote
 
@@ -33,7 +33,8 @@ class Donor:
         self.dim = dim
         self.missed: set[str] = set()
 
-    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float16]:
+    def encode(self, texts: Sequence[str], *, query: bool = False
+               ) -> npt.NDArray[np.float16]:
         import numpy as np
 
         out = np.zeros((len(texts), self.dim), dtype=np.float16)
@@ -68,7 +69,7 @@ def collect(main: IndexReader, notes: Sequence[ParsedNote], contents: Mapping[st
             continue
         for j, c in enumerate(chunks):
             wanted.setdefault(row[f["shard"]], []).append(
-                (first + j, shardbuild.embed_text(note.title, c)))
+                (first + j, embed_text(note.title, c)))
     donor: dict[str, npt.NDArray[np.float16]] = {}
     for shard in sorted(wanted):
         index = main.vectors(shard)

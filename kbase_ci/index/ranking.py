@@ -1,0 +1,69 @@
+"""How an index's rankers are weighted when a hybrid search fuses them
+(kbase_ci.query.fusion): per kind of embedding model, chosen by measurement, and written
+into the manifest (`fusion`) by the build, so that queries fuse as the index was meant
+to be read and another model's index carries its own weights.
+
+Measured with bench/grain.py on every qa set of ../shared/corpora/qa and both paraphrase
+sets (MRR@10; hybrid minus the better single ranker, worst set): static
+minilm-static-256 at semantic weight 0.7 and depth 10: +0.001; the transformer
+minilm-l6-onnx at weight 1.5, depth 10: see docs/query.md for the whole grid. A weight
+is relative to BM25's 1.0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+STATS = 100
+"""Notes of a list whose scores give its mean and spread."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ranker:
+    weight: float
+    depth: int | None
+    """How many of its top notes take part (None: all)."""
+    floor: str
+    """What a note missing from the list scores: "zero" or "last" (the list's lowest)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"weight": self.weight, "depth": self.depth, "floor": self.floor}
+
+
+WEIGHTS: dict[str, dict[str, Ranker]] = {
+    "static": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(2.0, 5, "last")},
+    "transformer": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(1.5, 5, "last")},
+}
+"""Per model kind (`modelfolder.STATIC`, `TRANSFORMER`), chosen by measurement."""
+
+
+def settings(kind: str | None) -> dict[str, Any] | None:
+    """The manifest's `fusion` block for an index whose model is of `kind`."""
+    rankers = WEIGHTS.get(kind or "")
+    if rankers is None:
+        return None
+    return {"method": "z-score", "stats": STATS,
+            "rankers": {name: r.to_json() for name, r in sorted(rankers.items())}}
+
+
+def rankers_of(block: Any) -> dict[str, Ranker]:
+    """The rankers of a manifest's `fusion` block; the static defaults for an index
+    without one, or with values this kbase cannot use (the block is untrusted data)."""
+    out = dict(WEIGHTS["static"])
+    got = block.get("rankers") if isinstance(block, dict) else None
+    if not isinstance(got, dict):
+        return out
+    for name, r in got.items():
+        if name not in out or not isinstance(r, dict):
+            continue
+        weight, depth, floor = r.get("weight"), r.get("depth"), r.get("floor")
+        if isinstance(weight, int | float) and not isinstance(weight, bool) \
+                and math.isfinite(weight) and weight >= 0 \
+                and (depth is None or (type(depth) is int and depth > 0)) \
+                and floor in ("zero", "last"):
+            out[name] = Ranker(float(weight), depth, str(floor))
+    return out
+
+
