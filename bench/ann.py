@@ -60,7 +60,6 @@ def configs(packed: Any, dim: int, qs: Any) -> None:
     import numpy as np
     from usearch.index import Index
 
-    from kbase_ci.index import ann
     from kbase_ci.index.vectors import Vectors
 
     unit = Vectors(packed, dim).unit_rows()
@@ -88,13 +87,11 @@ def configs(packed: Any, dim: int, qs: Any) -> None:
                     print(f"{metric:10} {dtype:3} M={m:<2} ef={ef:<3} recall@10 "
                           f"{recall(found, sims):.3f} {ms:.3f} ms/query {size:.0f} B/vector "
                           f"build {build:.1f} s", flush=True)
-    del ann
 
 
 def crossover(packed: Any, dim: int, qs: Any, sizes: list[int]) -> None:
     import numpy as np
 
-    from kbase_ci.index import ann
     from kbase_ci.index.vectors import Vectors
 
     for n in sizes:
@@ -103,11 +100,11 @@ def crossover(packed: Any, dim: int, qs: Any, sizes: list[int]) -> None:
         part = np.ascontiguousarray(packed[:n])
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "v.usearch"
-            path.write_bytes(ann.build(part, dim))
+            path.write_bytes(Vectors(part, dim).graph_bytes())
             one_shot, warm, graph_cold, graph_warm = [], [], [], []
             cached = Vectors(part, dim)
             cached.unit_rows()
-            graph = ann.Graph(path, part, dim)
+            graph = Vectors(part, dim, path)
             for q in qs:
                 t0 = time.perf_counter()
                 Vectors(part, dim).search(q, 100)
@@ -116,7 +113,7 @@ def crossover(packed: Any, dim: int, qs: Any, sizes: list[int]) -> None:
                 cached.search(q, 100)
                 warm.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
-                ann.Graph(path, part, dim).search(q, 100)
+                Vectors(part, dim, path).search(q, 100)
                 graph_cold.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
                 graph.search(q, 100)

@@ -89,8 +89,8 @@ def _cpu(pid: int | None) -> float:
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-async def _bench(clone: Path, index: Path, runs: int) -> None:
-    args = ["-m", "kbase_ci", "mcp", "--index", str(index), "--model", str(MODEL)]
+async def _bench(clone: Path, index: Path, runs: int, model: Path = MODEL) -> None:
+    args = ["-m", "kbase_ci", "mcp", "--index", str(index), "--model", str(model)]
     params = StdioServerParameters(command=sys.executable, args=args, cwd=clone,
                                    env={**os.environ, **_ENV})
     t0 = time.perf_counter()
@@ -134,12 +134,14 @@ def main() -> None:
     ap.add_argument("--vault", type=Path, default=GEN10K)
     ap.add_argument("--index", type=Path, default=IDX10K)
     ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--model", type=Path, default=MODEL,
+                    help="the index's model folder (static or ONNX)")
     args = ap.parse_args()
     print("command: " + " ".join([sys.executable, "-m", "bench.mcp_speed", *sys.argv[1:]]))
     work = Path(tempfile.mkdtemp(prefix="kbase-mcpspeed-"))
     try:
         clone, index = _prepare(args.vault, args.index, work)
-        anyio.run(_bench, clone, index, args.runs)
+        anyio.run(_bench, clone, index, args.runs, args.model)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

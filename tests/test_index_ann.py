@@ -65,7 +65,7 @@ def test_the_centred_graph_finds_what_plain_cosine_hnsw_misses(tmp_path: Path) -
     plain.add(np.arange(len(unit), dtype=np.uint64), unit, threads=1)
     low = recall(packed, queries, lambda q: plain.search(q, 10).keys)
     path = tmp_path / ann.FILE
-    path.write_bytes(ann.build(packed, DIM))  # type: ignore[arg-type]
+    path.write_bytes(Vectors(packed, DIM).graph_bytes())  # type: ignore[arg-type]
     graph = Vectors(packed, DIM, path)  # type: ignore[arg-type]
     high = recall(packed, queries, lambda q: graph.search(q, 10).keys)
     assert high >= 0.95 and high > low + 0.1, (low, high)
@@ -81,15 +81,18 @@ def test_the_centred_graph_finds_what_plain_cosine_hnsw_misses(tmp_path: Path) -
 def test_graph_bytes_depend_only_on_the_rows_and_a_foreign_file_is_refused(
         tmp_path: Path) -> None:
     packed, _ = cone(3000, seed=5)
-    assert ann.build(packed, DIM) == ann.build(packed, DIM)  # type: ignore[arg-type]
-    other, _ = cone(500, seed=6)
+    vecs = Vectors(packed, DIM)  # type: ignore[arg-type]
+    assert vecs.graph_bytes() == Vectors(packed, DIM).graph_bytes()  # type: ignore[arg-type]
     path = tmp_path / ann.FILE
-    path.write_bytes(ann.build(packed, DIM))  # type: ignore[arg-type]
+    path.write_bytes(vecs.graph_bytes())
+    assert len(ann.Graph(path, DIM, 3000).candidates(vecs.unit_rows()[0], 5)) == 5
     with pytest.raises(IndexFormatError, match="not the vector graph of this shard"):
-        ann.Graph(path, other, DIM)  # type: ignore[arg-type]  # 3000 rows, not 500
+        ann.Graph(path, DIM, 500)  # a graph of 3000 rows in a shard of 500
+    with pytest.raises(IndexFormatError, match="not the vector graph of this shard"):
+        ann.Graph(path, DIM * 2, 3000)
     path.write_bytes(b"\0" * 64)
     with pytest.raises(IndexFormatError, match="not the vector graph"):
-        ann.Graph(path, packed, DIM)  # type: ignore[arg-type]
+        ann.Graph(path, DIM, 3000)
 
 
 def test_a_shard_past_the_crossover_is_searched_by_its_graph(make_repo: MakeRepo,

@@ -18,10 +18,9 @@ from kbase_ci.index.modelfolder import (
     TRANSFORMER,
     model_files,
     model_kind,
-    onnx_file,
     open_embedder,
 )
-from kbase_ci.index.transformer import max_tokens, pooling, query_prefix
+from kbase_ci.index.transformer import max_tokens, onnx_file, pooling, query_prefix
 
 needs_onnx = pytest.mark.skipif(not ONNX_MODEL.is_dir(), reason=f"{ONNX_MODEL} absent")
 

@@ -67,7 +67,9 @@ def test_vectors_are_the_main_index_vectors(repo: Path) -> None:
     answer(repo, "scope", "build", "rust")
     main = open_index(repo / ".kbase")
     scoped = open_index(repo / ".kbase" / "scopes" / "rust")
-    assert scoped.manifest["counts"]["vectors"] == 3
+    # Three notes: seven paragraph and heading chunks, five of them with words the tiny
+    # model knows (a vector).
+    assert scoped.manifest["counts"]["vectors"] == 5
 
     def by_note(reader: object) -> dict[str, list[bytes]]:
         out: dict[str, list[bytes]] = {}
@@ -81,7 +83,7 @@ def test_vectors_are_the_main_index_vectors(repo: Path) -> None:
     mine, theirs = by_note(scoped), by_note(main)
     assert set(mine) == RUST
     for note, vecs in mine.items():
-        assert vecs == theirs[note] and all(vecs)
+        assert vecs == theirs[note] and any(vecs)
 
 
 def test_plan_writes_nothing_and_names_empty_selectors(repo: Path) -> None:
@@ -92,7 +94,8 @@ def test_plan_writes_nothing_and_names_empty_selectors(repo: Path) -> None:
     assert got["plan"] and set(got["notes"]) == RUST
     counts = {c["component"]: c["details"] for c in got["components"]}
     assert counts["notes"]["notes"] == 3 and counts["links"]["out_of_scope"] == 3
-    assert counts["bm25"]["chunks"] == 3 and counts["vectors"]["vectors"] == 3
+    # A plan counts the chunks the build would embed: seven (five get a vector).
+    assert counts["bm25"]["chunks"] == 7 and counts["vectors"]["vectors"] == 7
     unmatched = {u["selector"]: u["hint"] for u in got["unmatched"]}
     assert set(unmatched) == {"tag: nothing/here", "path: zz/**", "type: nope"}
     assert "rust/memory" in unmatched["tag: nothing/here"]

@@ -1,12 +1,15 @@
 """`kbase index`: deterministic, verifiable index artifacts in `.kbase/`: planned into
-shards (`shards`, `sizes`), built per shard (`shardbuild`: `chunks`, `tokens`, `bm25`,
-`embedder`, `vectors`), assembled (`assemble`: `tables`, `notetable`, `similar`,
-`mentions`) and swapped in (`swap`), every file named once in `layout`; read back with
-`reader`, published with `publish`.
+shards (`shards`, `sizes`), built per shard (`shardbuild`: paragraph `chunks`, `tokens`,
+`bm25`, vectors from the model a `modelfolder` holds, static `embedder` or `transformer`,
+stored by `vectors`, with an `ann` graph for large shards), assembled (`assemble`:
+`tables`, `notetable`, `similar`, `mentions`, the fusion weights of `ranking`) and swapped
+in (`swap`), every file named once in `layout`; read back with `reader`, published with
+`publish`.
 
 Layout and every field: docs/index-format.md. Entry points: `build.build_index`,
-`merge.merge_slices`, `reader.open_index`, `manifest.read_manifest`. numpy, bm25s,
-and model2vec are imported lazily, only by the functions that need them.
+`merge.merge_slices`, `reader.open_index`, `manifest.read_manifest`,
+`modelfolder.open_embedder`. numpy, bm25s, model2vec, onnxruntime and usearch are
+imported lazily, only by the functions that need them.
 """
 
 from __future__ import annotations

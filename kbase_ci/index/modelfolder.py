@@ -11,8 +11,8 @@ Two kinds, told apart by their files:
   ~150 chunks/s on 2 cores, ranks paraphrased questions far better).
 
 How a folder is *found* (a `--model` path, `embeddings.model`, a hub cache) is
-`modelchoice`'s business; this module only needs the folder. Both embedders are
-imported here on first use, never by `kbase check`.
+`modelchoice`'s business; this module only needs the folder. Both embedders import
+their libraries (numpy, onnxruntime) when a model is loaded, never on `kbase check`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from kbase_ci.errors import UsageError
+from kbase_ci.index.embedder import Embedder
+from kbase_ci.index.transformer import TransformerEmbedder, onnx_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -35,12 +37,6 @@ _STATIC_FILES = ("config.json", "model.safetensors", "tokenizer.json", "modules.
 _TRANSFORMER_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json",
                       "special_tokens_map.json", "sentence_bert_config.json",
                       "config_sentence_transformers.json", "1_Pooling/config.json")
-# Which ONNX file of a folder runs: an int8 export first (about 3x faster on a CPU than
-# float32 and, measured on our question sets, as good), then the plain export.
-_ONNX_PREFERENCE = ("model_quantized.onnx", "model_int8.onnx", "model.onnx",
-                    "model_optimized.onnx")
-
-
 class TextEmbedder(Protocol):
     """What the index build and search need of a model."""
 
@@ -52,18 +48,6 @@ class TextEmbedder(Protocol):
         """Unit-length rows as float16 (zero rows for text the model knows nothing of);
         `query`: the texts are search queries (some models prefix those)."""
         ...
-
-
-def onnx_file(folder: Path) -> Path | None:
-    """The ONNX model of a transformer folder, or None."""
-    found = [p for d in (folder, folder / "onnx") if d.is_dir()
-             for p in sorted(d.glob("model*.onnx")) if p.is_file()]
-    if not found or not (folder / "tokenizer.json").is_file():
-        return None
-    rank = {name: i for i, name in enumerate(_ONNX_PREFERENCE)}
-    # Deterministic: by preference, then the folder itself before onnx/, then by name.
-    return min(found, key=lambda p: (rank.get(p.name, len(rank)), p.parent != folder,
-                                     p.name))
 
 
 def model_kind(folder: Path) -> str | None:
@@ -112,12 +96,8 @@ def open_embedder(folder: Path, dim: int | None = None, *, threads: int = 1) -> 
     (vectors do not depend on it; a build runs one per worker process)."""
     kind = model_kind(folder)
     if kind == STATIC:
-        from kbase_ci.index.embedder import Embedder
-
         return Embedder(folder, dim)
     if kind == TRANSFORMER:
-        from kbase_ci.index.transformer import TransformerEmbedder
-
         return TransformerEmbedder(folder, dim, threads=threads)
     model_files(folder)  # raises the error that says what a model folder holds
     raise AssertionError("unreachable")

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import UsageError
-from kbase_ci.index.modelfolder import onnx_file
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,6 +31,22 @@ _MAX_TOKENS = 256
 all-MiniLM-L6-v2 at 256): a paragraph chunk is at most ~1,000 characters (~250 tokens);
 longer ones are code, whose tail says little."""
 _POOLING = "1_Pooling/config.json"
+# Which ONNX file of a folder runs: an int8 export first (about 3x faster on a CPU than
+# float32 and, measured on our question sets, as good), then the plain export.
+_ONNX_PREFERENCE = ("model_quantized.onnx", "model_int8.onnx", "model.onnx",
+                    "model_optimized.onnx")
+
+
+def onnx_file(folder: Path) -> Path | None:
+    """The ONNX model of a transformer folder, or None."""
+    found = [p for d in (folder, folder / "onnx") if d.is_dir()
+             for p in sorted(d.glob("model*.onnx")) if p.is_file()]
+    if not found or not (folder / "tokenizer.json").is_file():
+        return None
+    rank = {name: i for i, name in enumerate(_ONNX_PREFERENCE)}
+    # Deterministic: by preference, then the folder itself before onnx/, then by name.
+    return min(found, key=lambda p: (rank.get(p.name, len(rank)), p.parent != folder,
+                                     p.name))
 
 
 def _json(path: Path) -> dict[str, Any]:

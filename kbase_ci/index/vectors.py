@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kbase_ci.index import ann
+from kbase_ci.index.blas import one_blas_thread
 from kbase_ci.index.rowfile import npy_bytes
 
 if TYPE_CHECKING:
@@ -38,8 +40,6 @@ PARAMS: dict[str, Any] = {"metric": "cos", "dtype": "i4, two per byte (high nibb
 
 
 def settings() -> dict[str, Any]:
-    from kbase_ci.index import ann
-
     return {**PARAMS, "library": "numpy", "file": FILE, "rows": "chunk number",
             "grain": "paragraph (kbase_ci.index.chunks)", "rollup": "max",
             "ann": ann.PARAMS}
@@ -132,6 +132,10 @@ class Vectors:
         self._unit: npt.NDArray[np.float32] | None = None
         self._searches = 0
 
+    def graph_bytes(self) -> bytes:
+        """An `ann` graph of these rows (those with a vector), as the scan reads them."""
+        return ann.build(self.rows, self.unit_rows()[self.rows], self.ndim)
+
     def unit_rows(self) -> npt.NDArray[np.float32]:
         """The rows at unit length as float32 (zero rows stay zero), computed once: a
         long-lived process (the MCP server) then pays only the product per query."""
@@ -214,11 +218,11 @@ class Vectors:
         _one_blas_thread()
         if self.graph_path is not None:
             if self._graph is None:
-                from kbase_ci.index.ann import Graph
-
-                self._graph = Graph(self.graph_path, self.packed, self.ndim)
-            got = self._graph.search(q, k)
-            return Found(got.keys, got.distances)
+                self._graph = ann.Graph(self.graph_path, self.ndim, len(self.packed))
+            keys = self._graph.candidates(q / qn, k)
+            sims = self.rows_cosine(keys, q / qn)
+            order = np.argsort(-sims, kind="stable")
+            return Found(keys[order].astype(np.uint64), (1.0 - sims[order]).astype(np.float32))
         self._searches += 1
         if self._searches > 1 or self._unit is not None:
             all_sims = self.unit_rows() @ (q / qn)
@@ -262,8 +266,6 @@ def _one_blas_thread() -> None:
     slow that down (blas.py), so a process that searches keeps to one, once."""
     global _blas_set
     if not _blas_set:
-        from kbase_ci.index.blas import one_blas_thread
-
         one_blas_thread()
         _blas_set = True
 
