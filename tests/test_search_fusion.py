@@ -61,6 +61,11 @@ def test_one_ranker_alone_keeps_its_order_and_scores() -> None:
         ("A.md", 8.0), ("B.md", 2.0)]
 
 
+def test_bm25_alone_scores_over_its_best() -> None:
+    got = _fuse({"bm25": [_Hit("A.md", (), 1, 1, 8.0), _Hit("B.md", (), 1, 1, 2.0)]}, None)
+    assert [(n.path, n.score) for n in got] == [("A.md", 1.0), ("B.md", 0.25)]
+
+
 def test_search_keeps_the_bm25_section_and_every_rank() -> None:
     bm25 = [_Hit("A.md", ("BM25 part",), 3, 4, 5.0), _Hit("B.md", (), 1, 1, 1.0)]
     sem = [_Hit("A.md", ("vector part",), 9, 9, 0.7), _Hit("C.md", (), 1, 1, 0.6)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import sys
 from array import array
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -211,6 +212,8 @@ class Postings:
             n: int) -> list[tuple[int, float]]:
         """(chunk, score) of the `n` best chunks with a positive score, best first (ties:
         lower chunk first); looks only at the chunks holding a query term."""
+        if "numpy" in sys.modules:  # a hybrid query has it loaded: sum postings in C
+            return self._top_numpy(terms, weights, n)
         got = self._accumulate(terms, weights)
         if got is None:
             return []
@@ -218,6 +221,32 @@ class Postings:
         ranked = sorted(touched)  # nlargest is stable: equal scores keep chunk order
         best = heapq.nlargest(n, ranked, key=scores.__getitem__)
         return [(i, scores[i]) for i in best if scores[i] > 0]
+
+    def _top_numpy(self, terms: Sequence[str], weights: Mapping[str, float] | None,
+                   n: int) -> list[tuple[int, float]]:
+        """`top` with numpy: the same float32 sums in the same order (a chunk occurs once
+        per term, so adding a term's postings at once is adding them one by one), the same
+        ranking. At paragraph grain a common word has thousands of postings: on the
+        generated 10k-note vault this is most of a warm hybrid query in plain Python."""
+        import numpy as np
+
+        found = [(t, p) for t in terms if (p := self.postings(t)) is not None]
+        if not found:
+            return []
+        docs = np.asarray(self.reader.ints(self.base + FILES[1]))
+        levels = np.asarray(self.reader.ints(self.base + FILES[2]))
+        if len(levels) != len(docs):
+            raise IndexFormatError(f"{self.base}: BM25 scores and chunks differ in length")
+        scores = np.zeros(self.num_docs, dtype=np.float32)
+        for term, (lo, hi) in found:
+            factor = idf(self.num_docs, hi - lo) * LEVEL
+            if weights is not None and term in weights:
+                factor *= weights[term]
+            value = np.asarray([q * factor for q in range(256)], dtype=np.float32)
+            scores[docs[lo:hi]] += value[levels[lo:hi]]
+        hit = np.flatnonzero(scores > 0)
+        best = hit[np.argsort(-scores[hit], kind="stable")[:n]]
+        return [(int(i), float(scores[i])) for i in best]
 
     def _accumulate(self, terms: Sequence[str], weights: Mapping[str, float] | None
                     ) -> tuple[array[float], set[int]] | None:

@@ -39,6 +39,11 @@ _CACHE_MAX = 500_000
 _DEFAULT_MAX_LENGTH = 512  # model2vec's default when config.json has none
 
 
+def _state(part: Any) -> Any:
+    """A tokenizer component's settings as JSON (None when the tokenizer has none)."""
+    return None if part is None else json.loads(part.__getstate__())
+
+
 def _types(node: Any, key: str) -> set[str]:
     if not node:
         return set()
@@ -58,7 +63,7 @@ class Embedder:
         import numpy as np
 
         self._model: Any = None
-        self._table: npt.NDArray[np.float32] | None = None
+        self._table: npt.NDArray[np.floating[Any]] | None = None
         try:
             direct = _load_direct(folder)
             if direct is None:
@@ -82,17 +87,22 @@ class Embedder:
         if self._table is not None and self._dim < full:
             self._table = np.ascontiguousarray(self._table[:, :self._dim])
         self._tok = tokenizer
-        spec = json.loads(tokenizer.to_str())
-        pre = _types(spec.get("pre_tokenizer"), "pretokenizers")
+        # The two parts that decide whether words tokenize alone, read without
+        # serialising the whole vocabulary (to_str + json.loads: ~80 ms a query).
+        pre = _types(_state(tokenizer.pre_tokenizer), "pretokenizers")
         self._wordwise = (self._table is not None and bool(pre) and pre <= _WORDWISE_PRE
-                          and _types(spec.get("normalizer"), "normalizers") <= _CHARWISE_NORM)
+                          and _types(_state(tokenizer.normalizer), "normalizers")
+                          <= _CHARWISE_NORM)
         self._words: dict[str, tuple[int, ...]] = {}
-        # For `_learn`: the tokenizer without truncation, to tokenize many words at once.
-        from tokenizers import Tokenizer
+        # `_learn` tokenizes many words at once: without truncation or padding. A padded
+        # tokenizer gets a copy for that; otherwise truncation is lifted while it runs.
+        self._whole: Any = None
+        if tokenizer.padding is not None:
+            from tokenizers import Tokenizer
 
-        self._whole: Any = Tokenizer.from_str(tokenizer.to_str())
-        self._whole.no_truncation()
-        self._whole.no_padding()
+            self._whole = Tokenizer.from_str(tokenizer.to_str())
+            self._whole.no_truncation()
+            self._whole.no_padding()
 
     @property
     def dim(self) -> int:
@@ -149,7 +159,18 @@ class Embedder:
 
         text = " ".join(words)
         starts = np.cumsum([0] + [len(w) + 1 for w in words[:-1]])
-        enc = self._whole.encode(text, add_special_tokens=False)
+        if self._whole is not None:
+            enc = self._whole.encode(text, add_special_tokens=False)
+        else:
+            cut = self._tok.truncation
+            self._tok.no_truncation()
+            try:
+                enc = self._tok.encode(text, add_special_tokens=False)
+            finally:
+                if cut is not None:
+                    self._tok.enable_truncation(cut["max_length"], stride=cut["stride"],
+                                                strategy=cut["strategy"],
+                                                direction=cut["direction"])
         owner = np.searchsorted(starts, [a for a, _ in enc.offsets], side="right") - 1
         got: list[list[int]] = [[] for _ in words]
         for w, tid in zip(owner.tolist(), enc.ids, strict=True):
@@ -200,7 +221,11 @@ def _load_direct(folder: Path) -> tuple[Any, Any, int | None, int | None] | None
         tokenizer.no_truncation()
     else:
         tokenizer.enable_truncation(int(max_len))
-    table = np.asarray(tensors["embeddings"], dtype=np.float32)
+    # Kept as stored (float16 for most models): a query needs a few rows, not a float32
+    # copy of all of them (~50 ms), and float16 -> float64 is exact either way.
+    table = np.asarray(tensors["embeddings"])
+    if table.dtype.kind != "f":
+        return None
     if table.ndim != 2 or table.shape[0] != tokenizer.get_vocab_size():
         return None
     return table, tokenizer, max_len, _unk_id(tokenizer)

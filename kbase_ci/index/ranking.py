@@ -26,14 +26,18 @@ class Ranker:
     depth: int | None
     """How many of its top notes take part (None: all)."""
     floor: str
-    """What a note missing from the list scores: "zero" or "last" (the list's lowest)."""
+    """What a note missing from the list scores: "zero" or "last" (the lowest taking part)."""
+    stats: int | None = None
+    """How many of its top notes give the mean and spread (None: those taking part, at
+    most `STATS`). More than `depth` lets a sure first note stand out further."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"weight": self.weight, "depth": self.depth, "floor": self.floor}
+        return {"weight": self.weight, "depth": self.depth, "floor": self.floor,
+                "stats": self.stats}
 
 
 WEIGHTS: dict[str, dict[str, Ranker]] = {
-    "static": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(2.0, 5, "last")},
+    "static": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(3.0, 5, "last", 30)},
     "transformer": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(1.5, 5, "last")},
 }
 """Per model kind (`modelfolder.STATIC`, `TRANSFORMER`), chosen by measurement."""
@@ -59,11 +63,13 @@ def rankers_of(block: Any) -> dict[str, Ranker]:
         if name not in out or not isinstance(r, dict):
             continue
         weight, depth, floor = r.get("weight"), r.get("depth"), r.get("floor")
+        stats = r.get("stats")
         if isinstance(weight, int | float) and not isinstance(weight, bool) \
                 and math.isfinite(weight) and weight >= 0 \
                 and (depth is None or (type(depth) is int and depth > 0)) \
+                and (stats is None or (type(stats) is int and 1 < stats <= 10 * STATS)) \
                 and floor in ("zero", "last"):
-            out[name] = Ranker(float(weight), depth, str(floor))
+            out[name] = Ranker(float(weight), depth, str(floor), stats)
     return out
 
 

@@ -38,7 +38,7 @@ def fuse(lists: Mapping[str, Sequence[tuple[str, float]]], rankers: Mapping[str,
     for name, lst in present.items():
         r = rankers[name]
         part = lst[:r.depth] if r.depth is not None else lst
-        values = [s for _, s in part[:STATS]]
+        values = [s for _, s in (lst[:r.stats] if r.stats is not None else part[:STATS])]
         mean = sum(values) / len(values)
         spread = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
         for path, score in part:

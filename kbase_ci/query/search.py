@@ -209,6 +209,9 @@ def _fuse(lists: dict[str, list[_Hit]], block: Any) -> list[NoteHit]:
     BM25's section when BM25 found it (that chunk holds the words asked for)."""
     fused = fuse({r: [(h.path, h.score) for h in hits] for r, hits in lists.items()},
                  rankers_of(block))
+    if fused and not lists.get("semantic"):  # BM25 alone: over its best, 1.0 for the top
+        top = fused[0][1]
+        fused = [(p, s / top if top > 0 else 0.0) for p, s in fused]
     out = {path: NoteHit(path, score, _Hit(path, (), 1, 1, 0.0)) for path, score in fused}
     for ranker in ("semantic", "bm25"):  # BM25 last: its section wins
         for rank, h in enumerate(lists.get(ranker, []), 1):

@@ -84,8 +84,9 @@ class EmbeddingsConfig:
     """`embeddings:` in `.kbase.yml`: the vector model."""
 
     model: str | None = "minishlab/potion-base-8M"
-    """model2vec model: a local folder (relative to the vault root) or a Hugging Face id
-    found in the local cache; null disables vectors."""
+    """Embedding model, a model2vec (static) or ONNX (transformer) folder: a local folder
+    (relative to the vault root) or a Hugging Face id found in the local cache; null
+    disables vectors."""
     dim: int | None = None
     """Keep only the first N dimensions (PCA-distilled models order them by variance):
     a smaller index for somewhat worse semantic recall. Default: all."""

@@ -36,7 +36,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--artifact", type=Path, default=None, metavar="DIR",
                    help="comment mode: the downloaded report folder, read as data")
     p.add_argument("--model", type=Path, default=None, metavar="PATH",
-                   help="model2vec folder for the index build")
+                   help="embedding model folder (model2vec or ONNX) for the index build")
     p.add_argument("--base", default=None, metavar="REV",
                    help="report on HEAD (or --head) against its merge base with REV, "
                         "without GitHub")

@@ -29,7 +29,8 @@ def add_parser(sub: Any) -> None:
                    help="output folder (default: ROOT/.kbase; with --shard, "
                         "ROOT/.kbase-slice-K-of-N)")
     p.add_argument("--model", type=Path, default=None, metavar="PATH",
-                   help="model2vec model folder (default: embeddings.model in .kbase.yml)")
+                   help="embedding model folder: model2vec (static) or ONNX sentence model "
+                        "(transformer) (default: embeddings.model in .kbase.yml)")
     p.add_argument("--shard", default=None, metavar="K/N",
                    help="build only slice K of N of the shards (for parallel CI jobs)")
     p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="DIR",
