@@ -56,7 +56,12 @@ def recall(found: list[Any], sims: Any, k: int = 10) -> float:
         for f, s, t in zip(found, sims, kth, strict=True))
 
 
-def configs(packed: Any, dim: int, qs: Any) -> None:
+CHOSEN = (("cos", "f16", 16), ("ip-centred", "f16", 32))
+"""`--configs chosen`: what the suite measured before, and what kbase_ci.index.ann uses."""
+
+
+def configs(packed: Any, dim: int, qs: Any, only: tuple[tuple[str, str, int], ...] | None
+            = None) -> None:
     import numpy as np
     from usearch.index import Index
 
@@ -72,6 +77,8 @@ def configs(packed: Any, dim: int, qs: Any) -> None:
     for metric, data in (("cos", unit), ("ip-centred", unit - mean)):
         for dtype in ("f16", "i8"):
             for m in (16, 32):
+                if only is not None and (metric, dtype, m) not in only:
+                    continue
                 vecs = data * (1.0 / float(np.abs(data).max())) if dtype == "i8" else data
                 idx = Index(ndim=dim, metric="cos" if metric == "cos" else "ip", dtype=dtype,
                             connectivity=m, expansion_add=128)
@@ -100,11 +107,14 @@ def crossover(packed: Any, dim: int, qs: Any, sizes: list[int]) -> None:
         part = np.ascontiguousarray(packed[:n])
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "v.usearch"
-            path.write_bytes(Vectors(part, dim).graph_bytes())
+            data, same_bytes = Vectors(part, dim).graph_files()
+            path.write_bytes(data)
+            (Path(tmp) / "same.npy").write_bytes(same_bytes)
+            same = np.load(Path(tmp) / "same.npy")
             one_shot, warm, graph_cold, graph_warm = [], [], [], []
             cached = Vectors(part, dim)
             cached.unit_rows()
-            graph = Vectors(part, dim, path)
+            graph = Vectors(part, dim, (path, same))
             for q in qs:
                 t0 = time.perf_counter()
                 Vectors(part, dim).search(q, 100)
@@ -113,7 +123,7 @@ def crossover(packed: Any, dim: int, qs: Any, sizes: list[int]) -> None:
                 cached.search(q, 100)
                 warm.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
-                Vectors(part, dim, path).search(q, 100)
+                Vectors(part, dim, (path, same)).search(q, 100)
                 graph_cold.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
                 graph.search(q, 100)
@@ -136,11 +146,16 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=200)
     ap.add_argument("--sizes", default="2000,5000,10000,20000,50000,100000,200000")
     ap.add_argument("--skip-configs", action="store_true")
+    ap.add_argument("--configs", choices=("all", "chosen"), default="all")
+    ap.add_argument("--rows", type=int, default=0,
+                    help="use every k-th row so that about this many remain (0: all)")
     args = ap.parse_args()
     packed, dim = stacked(args.index)
+    if args.rows and len(packed) > args.rows:
+        packed = packed[::len(packed) // args.rows]
     qs = queries(args.queries, args.model, dim, args.limit)
     if not args.skip_configs:
-        configs(packed, dim, qs)
+        configs(packed, dim, qs, CHOSEN if args.configs == "chosen" else None)
     crossover(packed, dim, qs, [int(x) for x in args.sizes.split(",")])
 
 

@@ -39,6 +39,17 @@ def cone(n: int, seed: int = 3) -> tuple[object, object]:
     return pack(quantize(rows)), queries.astype(np.float32)
 
 
+def with_graph(packed: object, folder: Path) -> Vectors:
+    """The rows with their graph, as the reader opens a large shard."""
+    import numpy as np
+
+    graph, same = Vectors(packed, DIM).graph_files()  # type: ignore[arg-type]
+    (folder / ann.FILE).write_bytes(graph)
+    (folder / ann.SAME_FILE).write_bytes(same)
+    return Vectors(packed, DIM, (folder / ann.FILE,  # type: ignore[arg-type]
+                                 np.load(folder / ann.SAME_FILE)))
+
+
 def recall(packed: object, queries: object, search: Callable[[object], object]) -> float:
     import numpy as np
 
@@ -64,9 +75,7 @@ def test_the_centred_graph_finds_what_plain_cosine_hnsw_misses(tmp_path: Path) -
     plain = Index(ndim=DIM, metric="cos", dtype="f16", connectivity=16, expansion_search=64)
     plain.add(np.arange(len(unit), dtype=np.uint64), unit, threads=1)
     low = recall(packed, queries, lambda q: plain.search(q, 10).keys)
-    path = tmp_path / ann.FILE
-    path.write_bytes(Vectors(packed, DIM).graph_bytes())  # type: ignore[arg-type]
-    graph = Vectors(packed, DIM, path)  # type: ignore[arg-type]
+    graph = with_graph(packed, tmp_path)
     high = recall(packed, queries, lambda q: graph.search(q, 10).keys)
     assert high >= 0.95 and high > low + 0.1, (low, high)
     # Scores are exact cosines of the stored rows, as the scan gives them.
@@ -78,13 +87,32 @@ def test_the_centred_graph_finds_what_plain_cosine_hnsw_misses(tmp_path: Path) -
         assert a.distances[i] == pytest.approx(b.distances[j], abs=1e-5)
 
 
+def test_equal_rows_are_one_point_of_the_graph_and_all_found(tmp_path: Path) -> None:
+    """Thousands of identical rows (heading chunks such as `## Overview`) cut an HNSW
+    graph apart; the graph holds each distinct row once and search returns every chunk
+    that has it, as the scan would (ties by chunk number)."""
+    import numpy as np
+
+    packed, queries = cone(4000, seed=9)
+    rows = np.asarray(packed)
+    dup = np.repeat(rows[:3], 700, axis=0)  # 2,100 chunks with one of three rows
+    mixed = np.vstack([rows[3:], dup, np.full((5, rows.shape[1]), 0x88, np.uint8)])
+    graph = with_graph(mixed, tmp_path)
+    same = np.load(tmp_path / ann.SAME_FILE)
+    assert len(np.unique(same[same >= 0])) == len(rows) - 3 + 3 and (same[-5:] == -1).all()
+    scan = Vectors(mixed, DIM)
+    for q in [Vectors(rows[:1], DIM).unit_rows()[0], *queries[:20]]:  # type: ignore[index]
+        want, got = scan.search(q, 50), graph.search(q, 50)
+        assert got.keys.tolist() == want.keys.tolist()
+
+
 def test_graph_bytes_depend_only_on_the_rows_and_a_foreign_file_is_refused(
         tmp_path: Path) -> None:
     packed, _ = cone(3000, seed=5)
     vecs = Vectors(packed, DIM)  # type: ignore[arg-type]
-    assert vecs.graph_bytes() == Vectors(packed, DIM).graph_bytes()  # type: ignore[arg-type]
+    assert vecs.graph_files() == Vectors(packed, DIM).graph_files()  # type: ignore[arg-type]
     path = tmp_path / ann.FILE
-    path.write_bytes(vecs.graph_bytes())
+    path.write_bytes(vecs.graph_files()[0])
     assert len(ann.Graph(path, DIM, 3000).candidates(vecs.unit_rows()[0], 5)) == 5
     with pytest.raises(IndexFormatError, match="not the vector graph of this shard"):
         ann.Graph(path, DIM, 500)  # a graph of 3000 rows in a shard of 500
@@ -114,6 +142,7 @@ def test_a_shard_past_the_crossover_is_searched_by_its_graph(make_repo: MakeRepo
     vecs = reader.vectors(shard)
     assert vecs.graph_path is not None
     scan = Vectors(vecs.packed, vecs.ndim)
+    assert f"shards/{shard}/{ann.SAME_FILE}" in built.manifest["files"]
     for row in (5, 777, 20_000):
         q = scan.unit_rows()[row]
         # Many rows share a vector here (few words): compare scores, not row numbers.

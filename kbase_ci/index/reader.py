@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.ann import FILE as GRAPH_FILE
+from kbase_ci.index.ann import SAME_FILE
 from kbase_ci.index.bm25 import FILES, Postings
 from kbase_ci.index.layout import (
     BACKLINK_IDS_FILE,
@@ -382,9 +383,11 @@ class IndexReader:
         key = f"vectors:{rel}"
         if key not in self._cache:
             dim = (self.manifest.get("embeddings") or {}).get("dim")
-            graph = f"shards/{shard}/{GRAPH_FILE}"
-            self._cache[key] = Vectors(self.npy(rel), dim if isinstance(dim, int) else None,
-                                       self.path(graph) if self.has(graph) else None)
+            graph, same = f"shards/{shard}/{GRAPH_FILE}", f"shards/{shard}/{SAME_FILE}"
+            self._cache[key] = Vectors(
+                self.npy(rel), dim if isinstance(dim, int) else None,
+                (self.path(graph), self.npy(same)) if self.has(graph) and self.has(same)
+                else None)
         return self._cache[key]
 
 

@@ -142,7 +142,9 @@ def build_shard(job: ShardJob) -> ShardResult:
                                     vectors.pack(vectors.quantize(matrix)), width)
         n_vectors = vectors.write_packed(packed, job.out / vectors.FILE)
         if n_vectors >= ann.MIN_ROWS:
-            (job.out / ann.FILE).write_bytes(vectors.Vectors(packed, model.dim).graph_bytes())
+            graph, same = vectors.Vectors(packed, model.dim).graph_files()
+            (job.out / ann.FILE).write_bytes(graph)
+            (job.out / ann.SAME_FILE).write_bytes(same)
         seconds["vectors"] = time.perf_counter() - t0
     return ShardResult(job.id, len(all_chunks), n_vectors, seconds, embedded)
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import ann
 from kbase_ci.index.blas import one_blas_thread
 from kbase_ci.index.rowfile import npy_bytes
@@ -31,6 +32,10 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 FILE = "vectors.npy"
+_DIGITS = 6
+"""Cosines are compared at this many decimals: BLAS rounds a row's product differently
+by where the row falls in its kernel's blocks, and equal rows must tie (then the lower
+chunk number wins) whichever way, graph or scan, found them."""
 _BLOCK = 2048
 """Rows a one-shot scan unpacks at a time (fits the CPU cache)."""
 LEVELS = 7
@@ -122,19 +127,32 @@ class Vectors:
     second search asks, the rows at unit length)."""
 
     def __init__(self, packed: npt.NDArray[np.uint8], dim: int | None = None,
-                 graph: Path | None = None) -> None:
+                 graph: tuple[Path, npt.NDArray[Any]] | None = None) -> None:
+        """`graph`: the shard's `ann` graph file and its `ann.SAME_FILE` array."""
         self.packed = packed
         self.ndim = (2 * int(packed.shape[1]) if dim is None else dim) \
             if packed.ndim == 2 else 0
-        self.graph_path = graph
+        self.graph_path = graph[0] if graph is not None else None
+        self._same = graph[1] if graph is not None else None
         self._graph: Any = None
         self._norms: npt.NDArray[np.float32] | None = None
         self._unit: npt.NDArray[np.float32] | None = None
         self._searches = 0
 
-    def graph_bytes(self) -> bytes:
-        """An `ann` graph of these rows (those with a vector), as the scan reads them."""
-        return ann.build(self.rows, self.unit_rows()[self.rows], self.ndim)
+    def graph_files(self) -> tuple[bytes, bytes]:
+        """An `ann` graph of these rows (each distinct row with a vector once, as the scan
+        reads it back), and `ann.SAME_FILE`: per row, the row the graph holds for it."""
+        import numpy as np
+
+        rows = self.rows
+        same = np.full(len(self.packed), -1, dtype=np.int64)
+        if len(rows):
+            _, first, inverse = np.unique(np.asarray(self.packed)[rows], axis=0,
+                                          return_index=True, return_inverse=True)
+            same[rows] = rows[first][inverse.reshape(-1)]
+        keys = np.unique(same[rows])
+        graph = ann.build(keys, self.unit_rows()[keys], self.ndim)
+        return graph, npy_bytes(same, "<i4")
 
     def unit_rows(self) -> npt.NDArray[np.float32]:
         """The rows at unit length as float32 (zero rows stay zero), computed once: a
@@ -218,10 +236,15 @@ class Vectors:
         _one_blas_thread()
         if self.graph_path is not None:
             if self._graph is None:
+                if self._same is None or len(self._same) != len(self.packed):
+                    raise IndexFormatError(f"{self.graph_path}: {ann.SAME_FILE} does not "
+                                           "hold one row per chunk")
                 self._graph = ann.Graph(self.graph_path, self.ndim, len(self.packed))
-            keys = self._graph.candidates(q / qn, k)
-            sims = self.rows_cosine(keys, q / qn)
-            order = np.argsort(-sims, kind="stable")
+            found = self._graph.candidates(q / qn, k)
+            same = np.asarray(self._same)
+            keys = np.flatnonzero(np.isin(same, found)).astype(np.int64)
+            sims = np.round(self.rows_cosine(keys, q / qn), _DIGITS)
+            order = np.argsort(-sims, kind="stable")[:k]
             return Found(keys[order].astype(np.uint64), (1.0 - sims[order]).astype(np.float32))
         self._searches += 1
         if self._searches > 1 or self._unit is not None:
@@ -229,7 +252,7 @@ class Vectors:
         else:
             all_sims = self._scan(q / qn)
         rows = np.flatnonzero(self.norms > 0)
-        sims = all_sims[rows]
+        sims = np.round(all_sims[rows], _DIGITS).astype(np.float32, copy=False)
         if not len(rows):
             return Found(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.float32))
         if len(sims) > k:  # a partial sort; the stable sort below keeps the tie order

@@ -186,10 +186,13 @@ class Searcher:
         reader = self.view.source.reader
         for shard in reader.shards:
             index = reader.vectors(shard)
-            if index is None or len(index) == 0:
+            if index is None:
+                continue
+            # One pass over the rows: asking len() first would read them all twice.
+            found = index.search(q, POOL)
+            if not len(found.keys):
                 continue
             owners = reader.chunk_notes(shard)
-            found = index.search(q, min(POOL, len(index)))
             for key, dist in zip(found.keys.tolist(), found.distances.tolist(), strict=True):
                 note = owners[key]
                 if note not in self.skip:
