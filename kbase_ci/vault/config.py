@@ -38,6 +38,10 @@ class VaultConfig:
     """Globs of paths that are never notes (`templates/**`, `*.excalidraw.md`)."""
     max_note_bytes: int = 8_000_000
     """Larger notes are reported (KB003) and not parsed, so one file cannot stall a hook."""
+    include_dot_folders: bool = False
+    """Files and folders whose name starts with `.` (`.github/`, `.obsidian/`) are not in
+    the vault, as in Obsidian: not notes, not link targets, not checked. True reads them
+    as notes and files like any other."""
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,13 @@ VaultMode = Literal["git-index", "git-worktree", "git-commit", "walk"]
 _WALK_SKIP = {".git", ".obsidian", ".kbase", ".trash", "node_modules", "__pycache__"}
 
 
+def is_hidden(path: str) -> bool:
+    """Rule 5 of docs/resolution.md: a file or folder whose name starts with `.` is not
+    part of an Obsidian vault (`.github/x.md`, `.obsidian/`, `notes/.draft.md`), so it
+    is no note and no link target unless `vault.include_dot_folders` says otherwise."""
+    return path.startswith(".") or "/." in path
+
+
 class NoteFile(NamedTuple):
     """A tracked file and its content's blob id. A NamedTuple, not a dataclass: the hook
     builds one per file of the vault on every commit, and a tuple is ~3x cheaper."""
@@ -230,6 +237,8 @@ class Vault:
     def _notes_among(self, entries: list[NoteFile]) -> list[NoteFile]:
         """`is_note_path` over a whole listing, one cheap test at a time (10k files)."""
         found = [e for e in entries if e.path[-3:].lower() == ".md"]
+        if not self.config.vault.include_dot_folders:
+            found = [e for e in found if not is_hidden(e.path)]
         if self._folders:
             found = [e for e in found if e.path.startswith(self._folders)]
         if self.config.vault.exclude:
@@ -240,6 +249,8 @@ class Vault:
 
     def is_note_path(self, path: str) -> bool:
         if not path.lower().endswith(".md"):
+            return False
+        if is_hidden(path) and not self.config.vault.include_dot_folders:
             return False
         if self._folders and not path.startswith(self._folders):
             return False
