@@ -73,7 +73,8 @@ class CheckContext:
     @cached_property
     def resolver(self) -> Resolver:
         return Resolver(self.store, self.files,
-                        resolve_aliases=self.config.links.resolve_aliases)
+                        resolve_aliases=self.config.links.resolve_aliases,
+                        include_dot=self.config.vault.include_dot_folders)
 
     @cached_property
     def breakage(self) -> dict[LinkKey, Breakage]:

@@ -55,7 +55,8 @@ def fix_staged_moves(vault: Vault, changes: Sequence[FileChange],
     if not change.renames:
         return FixReport((), (), (), ())
     store, _stats = open_store(vault)
-    resolver = Resolver(store, vault.files, resolve_aliases=vault.config.links.resolve_aliases)
+    resolver = Resolver(store, vault.files, resolve_aliases=vault.config.links.resolve_aliases,
+                        include_dot=vault.config.vault.include_dot_folders)
     broken = change.breakage(store, vault.files, resolver, focus)
     return apply_fixes(vault, list(broken.values()), dry_run=dry_run)
 
@@ -73,7 +74,8 @@ def plan_move(vault: Vault, old: str, new: str) -> list[Breakage]:
     files = [new if f == old else f for f in vault.files]
     change = NoteChanges({old: new}, (), (), (), {old: moved},
                     resolve_aliases=vault.config.links.resolve_aliases)
-    resolver = Resolver(after, files, resolve_aliases=vault.config.links.resolve_aliases)
+    resolver = Resolver(after, files, resolve_aliases=vault.config.links.resolve_aliases,
+                        include_dot=vault.config.vault.include_dot_folders)
     return list(change.breakage(after, files, resolver, ()).values())
 
 

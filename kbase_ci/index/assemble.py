@@ -34,6 +34,7 @@ from kbase_ci.index.similar import note_vectors, similar_notes
 from kbase_ci.index.tables import links_table, notes_table, write_links, write_notes
 from kbase_ci.model import ParsedNote
 from kbase_ci.vault.files import Vault
+from kbase_ci.vault.resolver import RULES_VERSION
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +91,10 @@ def header(source: Source, config_digest: str, domain_rule: str,
 
 def link_inputs(notes: Sequence[ParsedNote], files: Sequence[str], aliases: bool) -> str:
     """Digest of everything that decides where a link points besides its own text: note
-    paths and aliases, other files, the alias setting. While it is unchanged, only notes
-    whose text changed can link elsewhere than before."""
+    paths and aliases, other files, the alias setting, the resolver's rules. While it is
+    unchanged, only notes whose text changed can link elsewhere than before."""
     return sha256(dump_table([[n.path, list(n.aliases)] for n in notes]
-                             + [sorted(files), aliases]))
+                             + [sorted(files), aliases, RULES_VERSION]))
 
 
 def file_hashes(root: Path) -> dict[str, str]:

@@ -21,6 +21,9 @@ from kbase_ci.vault.notestore import NoteStore
 
 Status = Literal["ok", "unresolved", "external", "escapes"]
 
+RULES_VERSION = 2
+"""Bump whenever the same vault can resolve a link differently: it keys stored links."""
+
 
 @dataclass(frozen=True, slots=True)
 class ResolvedLink:
