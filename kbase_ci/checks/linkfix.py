@@ -82,25 +82,57 @@ def plan_move(vault: Vault, old: str, new: str) -> list[Breakage]:
 def apply_fixes(vault: Vault, broken: Sequence[Breakage], *, dry_run: bool = False
                 ) -> FixReport:
     """Apply the rewrites of the fixable `broken` links, file by file, in the work tree."""
-    by_file: dict[str, list[Edit]] = {}
+    edits: list[Edit] = []
     unfixable: list[Breakage] = []
     for b in sorted(broken, key=lambda b: b.key):
         if b.fixable and b.suggestion is not None:
-            by_file.setdefault(b.source, []).append(
-                Edit(b.source, b.link.line, b.link.col, b.link.raw, b.suggestion))
+            edits.append(Edit(b.source, b.link.line, b.link.col, b.link.raw, b.suggestion))
         elif b.reason in ("renamed", "moved"):
             unfixable.append(b)
+    return _apply(vault, edits, tuple(unfixable), dry_run=dry_run)
+
+
+def fix_suggestions(vault: Vault, files: Sequence[str] | None = None, *,
+                    skip: Collection[tuple[str, int, int]] = (), dry_run: bool = False
+                    ) -> FixReport:
+    """Apply the "did you mean" of every link and anchor finding that has one (`kbase fix
+    --suggestions`): confident guesses, each proven to resolve (kbase_ci.checks.
+    suggestions), so only on request. `files`: the notes to rewrite (default: all);
+    `skip`: (path, line, col) of links already rewritten."""
+    from kbase_ci.checks.checker import check_vault  # the whole check run, only here
+
+    report = check_vault(vault, files, select=["links", "sections"])
+    wanted = [f for f in report.findings if f.suggestion is not None
+              and (f.path, f.line, f.col) not in skip]
+    store, _stats = open_store(vault, [n for n in vault.notes
+                                       if n.path in {f.path for f in wanted}])
+    edits: list[Edit] = []
+    for f in wanted:
+        note = store.get(f.path)
+        link = next((ln for ln in note.links if (ln.line, ln.col) == (f.line, f.col)),
+                    None) if note is not None else None
+        if link is not None and f.suggestion is not None:
+            edits.append(Edit(f.path, f.line, f.col, link.raw, f.suggestion))
+    return _apply(vault, sorted(set(edits), key=lambda e: (e.path, e.line, e.col)), (),
+                  dry_run=dry_run)
+
+
+def _apply(vault: Vault, edits: Sequence[Edit], unfixable: tuple[Breakage, ...], *,
+           dry_run: bool) -> FixReport:
+    by_file: dict[str, list[Edit]] = {}
+    for e in edits:
+        by_file.setdefault(e.path, []).append(e)
     done: list[Edit] = []
     changed: list[str] = []
     skipped: list[tuple[str, str]] = []
-    for path, edits in sorted(by_file.items()):
-        why = _rewrite_file(vault.root / path, path, edits, dry_run=dry_run)
+    for path, mine in sorted(by_file.items()):
+        why = _rewrite_file(vault.root / path, path, mine, dry_run=dry_run)
         if why is None:
-            done.extend(edits)
+            done.extend(mine)
             changed.append(path)
         else:
             skipped.append((path, why))
-    return FixReport(tuple(done), tuple(changed), tuple(skipped), tuple(unfixable))
+    return FixReport(tuple(done), tuple(changed), tuple(skipped), unfixable)
 
 
 def _rewrite_file(full: Path, path: str, edits: list[Edit], *, dry_run: bool) -> str | None:

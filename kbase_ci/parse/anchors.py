@@ -30,10 +30,11 @@ _ASCII_KEY = str.maketrans({**{c: " " for c in HEADING_PUNCTUATION + "\r\n"},
 # take the ASCII separators U+001C-U+001F and U+0085, which JavaScript keeps).
 _JS_SPACE = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f"
                        "\u205f\u3000\ufeff]+")
-# What Obsidian's heading suggester leaves out of the text it writes into a link: the
-# characters its help says "may not work" in a link (`# | ^ : %% [[ ]]`), plus `\` and
-# line breaks, which would escape or end the link.
-_LINK_UNSAFE = re.compile(r"%%|[#|^:\[\]\\\r\n]")
+# What a suggested heading link leaves out of the heading text: what Obsidian's heading
+# suggester leaves out (the characters its help says "may not work" in a link,
+# `# | ^ : %% [[ ]]`), and what would start something else inside the link (`\`
+# escapes, `` ` `` code, `$` math) or end it (line breaks).
+_LINK_UNSAFE = re.compile(r"%%|[#|^:\[\]\\`$\r\n]")
 _ASCII_NOT_SLUG = re.compile(r"[^a-z0-9 _-]")
 # GitHub slugs the rendered heading, so link/image syntax leaves only its text.
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -76,10 +77,12 @@ def normalize_heading(text: str) -> str:
 
 
 def heading_link_text(text: str) -> str | None:
-    """`text` as Obsidian's heading suggester writes it into a link: `# | ^ : %% [[ ]]`,
-    `\\` and line breaks become spaces, spaces collapse (`## Step 1: Go` is written
-    `[[T#Step 1 Go]]`). Those characters are all in `HEADING_PUNCTUATION`, so the result
-    matches the heading; None when nothing of it is left to write."""
+    """`text` as a link should name it, the way Obsidian's heading suggester writes it:
+    `# | ^ : %% [[ ]]` (and `\\`, `` ` ``, `$`, line breaks, which would start or end
+    something else inside a link) become spaces and spaces collapse, so `## Step 1: Go`
+    is `[[T#Step 1 Go]]` and ``## `run()` `` is `[[T#run()]]`. Those characters are all
+    in `HEADING_PUNCTUATION`, so the result matches the heading; None when nothing is
+    left to write."""
     written = collapse_whitespace(_LINK_UNSAFE.sub(" ", text))
     return written or None
 

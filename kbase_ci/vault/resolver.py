@@ -187,6 +187,11 @@ class Resolver:
     # -- public API -----------------------------------------------------------------
 
     @property
+    def attachments(self) -> list[str]:
+        """The files other than notes that links can reach (hidden ones left out)."""
+        return self._attachments
+
+    @property
     def notes(self) -> tuple[ParsedNote, ...]:
         return tuple(self._store.all())
 
