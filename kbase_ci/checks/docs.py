@@ -136,9 +136,10 @@ own names, where any suggestion for a link with no right answer counts as wrong.
 
 "Unwritten" links are names of notes held out of the vault (their neighbours stay),
 names from another vault, a note's name under a folder it is not in, another note's
-headings, and every real broken link of the vaults. The four wrong ones: `[[Amazon RDS]]` -> `Amazon DMS`, `[[Relational Database]]` ->
-`Non-relational Database`, `[[Barbed Devil (Devil)]]` -> `Bearded Devil (Devil)`,
-`[[sfdk-undeploy]]` -> `sfdk-deploy`. The similarity rule alone at `ratio` >= 88 gave
+headings, and every real broken link of the vaults. The four wrong ones:
+`[[Amazon RDS]]` -> `Amazon DMS`, `[[Relational Database]]` -> `Non-relational
+Database`, `[[Barbed Devil (Devil)]]` -> `Bearded Devil (Devil)`, `[[sfdk-undeploy]]` ->
+`sfdk-deploy`. The similarity rule alone at `ratio` >= 88 gave
 99.6% precision but 79.4% recall; at 75 (margin 6), 97.2% and 93.0%, with 1 link in 20
 that has no right answer getting a wrong note (`Fear` -> `Gear`, `Mending` ->
 `Sending`), which is what the slip rule's first-letter test removes; `--sweep` prints
