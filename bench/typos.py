@@ -18,8 +18,8 @@ and the answer it should give:
 
 A suggestion is right when the link it proposes resolves to the expected note (and
 anchor). Precision = right / all suggestions; recall = right / cases with an answer.
-`--sweep` prints both for other cutoffs and margins (the module constants are patched;
-this is a bench, not the product).
+`--sweep` prints both for other cutoffs and margins of the similarity rule, `--rules`
+measures one rule alone (the module constants are patched: a bench, not the product).
 """
 
 from __future__ import annotations
@@ -292,7 +292,13 @@ def main() -> None:
     ap.add_argument("--per-vault", type=int, default=150)
     ap.add_argument("--seed", type=int, default=19)
     ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--rules", choices=("both", "slip", "similarity"), default="both",
+                    help="measure one of the two rules of `closest` alone")
     args = ap.parse_args()
+    if args.rules == "similarity":
+        suggestions.SLIPS = ((1 << 30, -1),)  # no key is ever a slip away
+    elif args.rules == "slip":
+        suggestions.CUTOFF = 101  # no key is ever similar enough
     vaults = [v for v in (load(n, parse=n != "tldr-pages") for n in VAULTS) if v is not None]
     if not vaults:
         print("../shared/corpora is not available: nothing to measure")

@@ -140,10 +140,10 @@ headings, and every real broken link of the vaults. The four wrong ones:
 `[[Amazon RDS]]` -> `Amazon DMS`, `[[Relational Database]]` -> `Non-relational
 Database`, `[[Barbed Devil (Devil)]]` -> `Bearded Devil (Devil)`, `[[sfdk-undeploy]]` ->
 `sfdk-deploy`. The similarity rule alone at `ratio` >= 88 gave
-99.6% precision but 79.4% recall; at 75 (margin 6), 97.2% and 93.0%, with 1 link in 20
+99.6% precision but 79.8% recall; at 75 (margin 6), 97.2% and 93.2%, with 1 link in 20
 that has no right answer getting a wrong note (`Fear` -> `Gear`, `Mending` ->
-`Sending`), which is what the slip rule's first-letter test removes; `--sweep` prints
-other cutoffs. Another seed (7): 98.8% precision, 88.3% recall.
+`Sending`), which is what the slip rule's first-letter test removes (`--rules
+similarity --sweep` prints these). Another seed (7): 98.8% precision, 88.3% recall.
 
 Tag and value suggestions (KB201, KB203, KB205, KB312) pick from short closed lists
 with rapidfuzz `ratio` >= 60. rapidfuzz replaced difflib after `python -m
