@@ -315,9 +315,9 @@ class Resolver:
             via = "relative" if explicit else "path"
         else:
             best = min(found, key=obsidian_order(folder))
-            rel = _key(f"{folder}/{full}" if folder else full)
-            via = "relative" if explicit or _key(best) == rel else \
-                "basename" if bare else "suffix"
+            # `full` of an explicit `./x` is joined with the folder already.
+            beside = not explicit and _key(best) == _key(f"{folder}/{full}" if folder else full)
+            via = "relative" if beside else "basename" if bare else "suffix"
         if attachment:
             via = "attachment"
         # Obsidian writes a bare wikilink only when the name is unique, so a shared bare
