@@ -65,7 +65,7 @@ def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
 
     # One loaded model for every query, as a long-lived server keeps it (loading it per
     # query would dominate the run time).
-    embedder = Searcher(view, MODEL).embedder()
+    embedder = Searcher(view, MODEL).embedder()[0]
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[r["kind"]].append(r)

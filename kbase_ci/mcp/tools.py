@@ -36,10 +36,10 @@ def search(warm: Warm, query: str, *, mode: str = "hybrid", domain: str | None =
     if mode not in SEARCH_MODES:
         raise UsageError(f"mode must be one of {', '.join(SEARCH_MODES)}, not {mode!r}")
     view = warm.view()
+    embedder, notice = (None, None) if mode == "bm25" else warm.embedder(view)
     answer = search_answer(view, query, mode=mode, limit=_limit(limit), tags=list(tags or []),
                            domain=domain or None, snippets=snippets, concise=concise,
-                           model=warm.model,
-                           embedder=None if mode == "bm25" else warm.embedder(view))
+                           model=warm.model, embedder=embedder, model_notice=notice)
     if not answer["results"]:
         hints = ["try fewer or different words"]
         if tags:

@@ -22,6 +22,13 @@ def add_source(p: argparse.ArgumentParser) -> None:
                         f"else a remote's {BRANCH} branch)")
     p.add_argument("--scope", default=None, metavar="NAME",
                    help="answer from the scoped index NAME only (`kbase scope build NAME`)")
+    add_offline(p)
+
+
+def add_offline(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--offline", action="store_true",
+                   help="never use the network: no index branch fetch, no model download "
+                        "(the same as KBASE_OFFLINE=1)")
 
 
 def add_common(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("json", "text")

@@ -1,0 +1,130 @@
+"""BM25 for notes changed since the index, scored with the index's own corpus statistics,
+so a note written after the index ranks where a rebuild would put it.
+
+A rebuild would drop the changed and deleted notes' old chunks and add the new ones:
+the chunk count and each query term's document frequency change by what was dropped
+and added (`Overlay.extra_docs`, `extra_df`), which gives the IDF every hit is scored
+with. A new chunk's term-frequency part is computed as the shard it would join computes
+it, with that shard's mean chunk length (stored in its `bm25/stats.json`) corrected for
+the chunks that come and go, and rounded to the byte the index stores, so an unchanged
+text scores exactly as its indexed twin. (A rebuild would also move that shard's mean
+length for its other chunks by as little; that is the one difference left.)
+
+Before this, changed notes went into a small BM25 index of their own: its IDF came from
+a handful of chunks, and a note committed after the index ranked last for its own words
+(31 of 31 in the issue's example).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kbase_ci.index import bm25 as bm25mod
+from kbase_ci.index import tokens
+from kbase_ci.index.chunks import Chunk
+
+
+@dataclass(frozen=True)
+class FreshChunk:
+    """A chunk of a note changed since the index, tokenized as the index tokenizes."""
+
+    chunk: Chunk
+    counts: Counter[str]
+    """Term -> frequency in the indexed text (title and aliases, headings, body)."""
+    length: int
+    """Tokens in the indexed text: BM25's document length."""
+    shard: str | None
+    """The shard a rebuild would put the note in (None: a domain the index lacks)."""
+
+
+def tokenize(text: str, stop: frozenset[str], stemmer: str) -> list[str]:
+    """The terms bm25s's tokenizer gives `text` with kbase's splitter: stopwords
+    dropped, then stemmed (kbase_ci.index.tokens.make_tokenizer)."""
+    stem = tokens.stemmer(stemmer)
+    return [stem(t) for t in tokens.split(text) if t not in stop]
+
+
+def shard_for(path: str, domain: str, groups: Sequence[Sequence[str]]) -> str | None:
+    """The shard of `domain` a note at `path` joins: the domain's only shard, or, when it
+    is split into `.KofN` parts, the part its path hashes to (kbase_ci.index.shards)."""
+    ids = sorted({g[0] for g in groups if g[1] == domain})
+    if len(ids) <= 1:
+        return ids[0] if ids else None
+    parts = ids[0].rsplit(".", 1)[-1].partition("of")[2]
+    if not parts.isdigit():
+        return None
+    bucket = int(hashlib.sha256(path.encode()).hexdigest()[:8], 16) % int(parts)
+    want = f"{ids[0].rsplit('.', 1)[0]}.{bucket + 1}of{parts}"
+    return want if want in ids else None
+
+
+class Overlay:
+    """The changed notes' chunks against the index's shards (state: the dropped chunk
+    ranges per shard, the new chunks, and each shard's mean length, read when asked)."""
+
+    def __init__(self, reader: Any, models: dict[str, Any], dropped: dict[str, list[int]],
+                 fresh: list[FreshChunk]) -> None:
+        """`models`: shard -> `bm25.Postings`; `dropped`: shard -> the note numbers whose
+        indexed chunks no longer count."""
+        self.reader = reader
+        self.models = models
+        self.fresh = fresh
+        self.spans: dict[str, list[tuple[int, int]]] = {}
+        for shard, numbers in dropped.items():
+            spans = [(first, first + count) for first, count in
+                     (reader.chunk_span(n) for n in numbers) if count]
+            if spans:
+                self.spans[shard] = spans
+        self.removed = {s: sum(hi - lo for lo, hi in sp) for s, sp in self.spans.items()}
+
+    @property
+    def extra_docs(self) -> int:
+        return len(self.fresh) - sum(self.removed.values())
+
+    def extra_df(self, terms: Sequence[str]) -> dict[str, int]:
+        """Per term, chunks added that hold it minus dropped chunks that held it."""
+        out: dict[str, int] = {}
+        for t in set(terms):
+            gone = sum(self.models[s].count_in(t, sp) for s, sp in self.spans.items()
+                       if s in self.models)
+            out[t] = sum(1 for f in self.fresh if t in f.counts) - gone
+        return out
+
+    def _avgdl(self, shard: str | None) -> float:
+        """The mean chunk length the new chunks' shard would have after a rebuild,
+        taking the dropped chunks as of that shard's mean length."""
+        if shard is None or shard not in self.models:
+            sizes = [(m.num_docs, m.avgdl()) for m in self.models.values() if m.num_docs]
+            docs = sum(n for n, _ in sizes)
+            return sum(n * a for n, a in sizes) / docs if docs else 1.0
+        model = self.models[shard]
+        mine = [f.length for f in self.fresh if f.shard == shard]
+        kept = model.num_docs - self.removed.get(shard, 0)
+        total = model.avgdl() * kept + sum(mine)
+        return total / (kept + len(mine)) if kept + len(mine) else 1.0
+
+    def scores(self, terms: Sequence[str], idf: dict[str, float]) -> list[tuple[int, float]]:
+        """(fresh chunk number, BM25 score) of the new chunks holding a query term, as a
+        rebuilt index would score them (`idf`: each term's IDF after the rebuild)."""
+        k1, b = float(bm25mod.PARAMS["k1"]), float(bm25mod.PARAMS["b"])
+        avg: dict[str | None, float] = {}
+        out: list[tuple[int, float]] = []
+        for i, f in enumerate(self.fresh):
+            if not any(t in f.counts for t in terms):
+                continue
+            if f.shard not in avg:
+                avg[f.shard] = self._avgdl(f.shard)
+            norm = k1 * (1 - b + b * f.length / avg[f.shard]) if avg[f.shard] else k1
+            total = array("f", [0.0])  # float32 sums, as the shards' scores
+            for t in terms:
+                tf = f.counts.get(t, 0)
+                if tf:
+                    level = min(255, max(1, round(tf / (tf + norm) / bm25mod.LEVEL)))
+                    total[0] += level * idf[t] * bm25mod.LEVEL
+            out.append((i, float(total[0])))
+        return out
