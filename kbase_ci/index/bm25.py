@@ -40,8 +40,12 @@ vocabulary dict nor bm25s. Format 3 kept one int32 offset and one int32 pointer 
 and every term whole: 5.3 MB of the 10 MB of BM25 files of tldr-pages (261k terms, 71%
 of them in one chunk); this takes 2.4 MB."""
 STATS_FILE = "stats.json"
-"""`{"avgdl": mean chunk length in tokens, "docs": chunks}`: what scoring a chunk that is
-not in the shard (a note written since the index) needs to score it as a rebuild would."""
+"""`{"avgdl": mean chunk length in tokens, "docs": chunks}`."""
+LENGTHS_FILE = "lengths.npy"
+"""Each chunk's length in tokens (uint16, or uint32 past 65,535). With `STATS_FILE`, what
+a query needs to score notes changed since the index as a rebuild would: a new chunk
+against the shard's new mean length, and the shard's other chunks again with it
+(kbase_ci.query.overlay)."""
 BLOCK = 32
 LEVEL = 1 / 255
 """A stored score byte q means IDF x q x LEVEL. The term-frequency part of bm25s's
@@ -52,7 +56,7 @@ where format 3 stored the whole score as float16."""
 
 def settings() -> dict[str, Any]:
     return {**PARAMS, "library": "bm25s", "title_weight": TITLE_WEIGHT,
-            "heading_weight": HEADING_WEIGHT, "files": [*FILES, STATS_FILE],
+            "heading_weight": HEADING_WEIGHT, "files": [*FILES, LENGTHS_FILE, STATS_FILE],
             "scores_dtype": "uint8: the term-frequency part x 255; times IDF",
             "docs_dtype": "uint16 below 65536 chunks, else int32",
             "columns": "sorted by term (UTF-8 bytes)", "terms": f"front-coded, {BLOCK} a block",
@@ -106,6 +110,8 @@ def build_bm25(texts: Sequence[str], out: Path, stemmer: str = tokens.STEMMER) -
     write_npy(out / FILES[2], level[order_in], "|u1")
     write_npy(out / FILES[3], np.frombuffer(terms, dtype=np.uint8), "|u1")
     lengths_of_docs = [len(doc) for doc in ids]
+    write_npy(out / LENGTHS_FILE, lengths_of_docs,
+              "<u2" if max(lengths_of_docs, default=0) < 2**16 else "<u4")
     (out / STATS_FILE).write_bytes(dump_table({
         "avgdl": float(np.mean(lengths_of_docs)) if lengths_of_docs else 0.0,
         "docs": len(lengths_of_docs)}))
@@ -235,6 +241,20 @@ class Postings:
         """The shard's mean chunk length in tokens (`STATS_FILE`)."""
         stats = self.reader.json(self.base + STATS_FILE)
         return float(stats["avgdl"])
+
+    def lengths(self) -> Sequence[int]:
+        """Each chunk's length in tokens (`LENGTHS_FILE`)."""
+        got: Sequence[int] = self.reader.ints(self.base + LENGTHS_FILE)
+        return got
+
+    def entries(self, term: str) -> tuple[Sequence[int], Sequence[int]]:
+        """The chunks holding `term` and their stored levels (term-frequency part x 255)."""
+        got = self.postings(term)
+        if got is None:
+            return (), ()
+        lo, hi = got
+        return (self.reader.ints(self.base + FILES[1])[lo:hi],
+                self.reader.ints(self.base + FILES[2])[lo:hi])
 
     def get_scores(self, terms: Sequence[str],
                    weights: Mapping[str, float] | None = None) -> array[float] | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.git.indexbranch import ref_stamp
-from kbase_ci.git.listing import modified_in_worktree
+from kbase_ci.git.listing import modified_in_worktree, untracked_files
 from kbase_ci.git.repo import git_dir, toplevel
 from kbase_ci.index.embedder import Embedder
 from kbase_ci.index.modelchoice import find_index_model
@@ -126,7 +126,8 @@ class Warm:
         quick = self._quick_key()
         if quick is None:
             return None
-        modified = sorted(modified_in_worktree(self.root))
+        # Untracked notes count for queries too (`vault.untracked`): a new one moves the key.
+        modified = sorted(modified_in_worktree(self.root) | untracked_files(self.root))
         return (*quick, tuple((p, _stat(self.root / p)) for p in modified))
 
     def _unmoved(self) -> bool:
@@ -159,7 +160,8 @@ class Warm:
     # -- per call ---------------------------------------------------------------------------
     def vault(self) -> Vault:
         # The index file's stat is part of the reuse key: listing must not rewrite it.
-        return Vault(self.root, config_path=self.config_path, refresh_index=False)
+        return Vault(self.root, config_path=self.config_path, refresh_index=False,
+                     untracked=True)
 
     def _current(self, stamp: Stamp) -> bool:
         """Whether the open source is still the one `open_source` would pick."""

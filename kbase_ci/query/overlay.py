@@ -38,8 +38,9 @@ class FreshChunk:
     """Term -> frequency in the indexed text (title and aliases, headings, body)."""
     length: int
     """Tokens in the indexed text: BM25's document length."""
-    shard: str | None
-    """The shard a rebuild would put the note in (None: a domain the index lacks)."""
+    shard: str
+    """The shard a rebuild would put the note in; `+DOMAIN` for a domain the index lacks
+    (a rebuild makes a shard of just the new notes)."""
 
 
 def tokenize(text: str, stop: frozenset[str], stemmer: str) -> list[str]:
@@ -49,18 +50,19 @@ def tokenize(text: str, stop: frozenset[str], stemmer: str) -> list[str]:
     return [stem(t) for t in tokens.split(text) if t not in stop]
 
 
-def shard_for(path: str, domain: str, groups: Sequence[Sequence[str]]) -> str | None:
+def shard_for(path: str, domain: str, groups: Sequence[Sequence[str]]) -> str:
     """The shard of `domain` a note at `path` joins: the domain's only shard, or, when it
-    is split into `.KofN` parts, the part its path hashes to (kbase_ci.index.shards)."""
+    is split into `.KofN` parts, the part its path hashes to (kbase_ci.index.shards);
+    `+DOMAIN` when the index has no shard of that domain (or not that part)."""
     ids = sorted({g[0] for g in groups if g[1] == domain})
-    if len(ids) <= 1:
-        return ids[0] if ids else None
-    parts = ids[0].rsplit(".", 1)[-1].partition("of")[2]
+    if len(ids) == 1:
+        return ids[0]
+    parts = ids[0].rsplit(".", 1)[-1].partition("of")[2] if ids else ""
     if not parts.isdigit():
-        return None
+        return f"+{domain}"
     bucket = int(hashlib.sha256(path.encode()).hexdigest()[:8], 16) % int(parts)
     want = f"{ids[0].rsplit('.', 1)[0]}.{bucket + 1}of{parts}"
-    return want if want in ids else None
+    return want if want in ids else f"+{domain}"
 
 
 class Overlay:
@@ -81,6 +83,7 @@ class Overlay:
             if spans:
                 self.spans[shard] = spans
         self.removed = {s: sum(hi - lo for lo, hi in sp) for s, sp in self.spans.items()}
+        self._avg: dict[str, float] = {}
 
     @property
     def extra_docs(self) -> int:
@@ -95,24 +98,59 @@ class Overlay:
             out[t] = sum(1 for f in self.fresh if t in f.counts) - gone
         return out
 
-    def _avgdl(self, shard: str | None) -> float:
-        """The mean chunk length the new chunks' shard would have after a rebuild,
-        taking the dropped chunks as of that shard's mean length."""
-        if shard is None or shard not in self.models:
-            sizes = [(m.num_docs, m.avgdl()) for m in self.models.values() if m.num_docs]
-            docs = sum(n for n, _ in sizes)
-            return sum(n * a for n, a in sizes) / docs if docs else 1.0
-        model = self.models[shard]
+    def _avgdl(self, shard: str) -> float:
+        """The mean chunk length `shard` has after a rebuild: its chunks' lengths minus
+        the dropped ones, plus the new chunks joining it (a new shard: theirs alone)."""
+        if shard in self._avg:
+            return self._avg[shard]
         mine = [f.length for f in self.fresh if f.shard == shard]
-        kept = model.num_docs - self.removed.get(shard, 0)
-        total = model.avgdl() * kept + sum(mine)
-        return total / (kept + len(mine)) if kept + len(mine) else 1.0
+        total, count = sum(mine), len(mine)
+        model = self.models.get(shard)
+        if model is not None:
+            lengths = model.lengths()
+            total += sum(lengths) - sum(sum(lengths[lo:hi]) for lo, hi in self.spans.get(
+                shard, ()))
+            count += model.num_docs - self.removed.get(shard, 0)
+        self._avg[shard] = total / count if count else 1.0
+        return self._avg[shard]
+
+    def moved(self) -> set[str]:
+        """Shards whose mean chunk length a rebuild would change: chunks dropped from
+        them or joining them. Their stored scores are scored again (`top`)."""
+        return {s for s in (*self.spans, *(f.shard for f in self.fresh)) if s in self.models}
+
+    def top(self, shard: str, terms: Sequence[str], idf: dict[str, float], n: int
+            ) -> list[tuple[int, float]]:
+        """`bm25.Postings.top` for a moved shard, each stored level scored again with the
+        new mean length: the term frequency follows from the level, the chunk's length
+        and the old mean (to well within a count), then its level as a rebuild stores it."""
+        model = self.models[shard]
+        lengths, old, new = model.lengths(), model.avgdl(), self._avgdl(shard)
+        k1, b = float(bm25mod.PARAMS["k1"]), float(bm25mod.PARAMS["b"])
+        dropped = self.spans.get(shard, [])
+        scores: dict[int, array[float]] = {}
+        for t in terms:
+            weight = idf.get(t, 0.0) * bm25mod.LEVEL
+            docs, levels = model.entries(t)
+            for d, q in zip(docs, levels, strict=True):
+                if any(lo <= d < hi for lo, hi in dropped):
+                    continue
+                size = lengths[d]
+                part = min(q, 254.5) * bm25mod.LEVEL
+                tf = max(1, round(part * k1 * (1 - b + b * size / old) / (1 - part)))
+                level = _level(tf, k1 * (1 - b + b * size / new))
+                got = scores.get(d)
+                if got is None:
+                    got = scores[d] = array("f", [0.0])  # float32 sums, as the shards'
+                got[0] += level * weight
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        return [(d, float(v[0])) for d, v in ranked[:n] if v[0] > 0]
 
     def scores(self, terms: Sequence[str], idf: dict[str, float]) -> list[tuple[int, float]]:
         """(fresh chunk number, BM25 score) of the new chunks holding a query term, as a
         rebuilt index would score them (`idf`: each term's IDF after the rebuild)."""
         k1, b = float(bm25mod.PARAMS["k1"]), float(bm25mod.PARAMS["b"])
-        avg: dict[str | None, float] = {}
+        avg: dict[str, float] = {}
         out: list[tuple[int, float]] = []
         for i, f in enumerate(self.fresh):
             if not any(t in f.counts for t in terms):
@@ -124,7 +162,12 @@ class Overlay:
             for t in terms:
                 tf = f.counts.get(t, 0)
                 if tf:
-                    level = min(255, max(1, round(tf / (tf + norm) / bm25mod.LEVEL)))
-                    total[0] += level * idf[t] * bm25mod.LEVEL
+                    total[0] += _level(tf, norm) * idf[t] * bm25mod.LEVEL
             out.append((i, float(total[0])))
         return out
+
+
+def _level(tf: int, norm: float) -> int:
+    """The stored byte of BM25's term-frequency part, `tf / (tf + norm)` (kbase_ci.index.
+    bm25.LEVEL): what a build writes for this term frequency and length."""
+    return min(255, max(1, round(tf / (tf + norm) / bm25mod.LEVEL)))

@@ -191,8 +191,11 @@ class Searcher:
         extra_docs, extra_df = self._extra(terms)
         weights = bm25mod.idf_weights([m for _, m in models], terms, extra_docs=extra_docs,
                                       extra_df=extra_df)
+        changed = self.skip or self.view.fresh.added
+        moved = self.overlay().moved() if changed else set()
         for (shard, model), weight in zip(models, weights, strict=True):
-            best = model.top(terms, weight, POOL)
+            best = (self.overlay().top(shard, terms, self.terms(query).idf, POOL)
+                    if shard in moved else model.top(terms, weight, POOL))
             if not best:
                 continue
             notes = reader.chunk_notes(shard)
@@ -200,7 +203,7 @@ class Searcher:
                 note = notes[i]
                 if note not in self.skip:
                     hits.append(_Hit(note, (), 0, 0, score, (reader, shard, i)))
-        if self._fresh_chunks or self.skip or self.view.fresh.added:
+        if changed:
             ov = self.overlay()
             idf = self.terms(query).idf
             for i, score in ov.scores(terms, idf):

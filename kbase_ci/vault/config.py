@@ -38,6 +38,9 @@ class VaultConfig:
     """Globs of paths that are never notes (`templates/**`, `*.excalidraw.md`)."""
     max_note_bytes: int = 8_000_000
     """Larger notes are reported (KB003) and not parsed, so one file cannot stall a hook."""
+    untracked: bool = True
+    """Queries and `kbase handover check` see untracked (not ignored) notes of the work
+    tree; hooks, `kbase check` and `kbase index` judge tracked files only."""
 
 
 @dataclass(frozen=True)

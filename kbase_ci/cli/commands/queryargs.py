@@ -44,7 +44,7 @@ def open_view(args: argparse.Namespace) -> QueryView:
     from kbase_ci.query.view import QueryView
     from kbase_ci.scope.source import open_index_source
 
-    vault = open_vault(args)  # its `git status` refreshes git's stat data too
+    vault = open_vault(args, untracked=True)  # its `git status` refreshes git's stat data too
     scope = getattr(args, "scope", None)
     # `status` reports a stale scope; every other query refuses it (exit 2).
     source = open_index_source(vault, args.index, scope, stale_ok=args.command == "status")
