@@ -178,9 +178,9 @@ def judge(chunks: Sequence[ChunkHit], q: QueryTerms, bm25: float | None,
 
 def note_fields(ev: Evidence, title: str, aliases: Sequence[str], headings: Sequence[str],
                 body: str, stop: frozenset[str], stemmer: str) -> list[str]:
-    """Where the matched terms are: `title`, `alias`, `heading` (the chunk's heading
-    path), `body` (the chunk's text without its heading lines); a name the query is
-    counts whatever its words."""
+    """Where the matched terms are: `title`, `alias`, `heading` (the chunk's heading path
+    and heading lines), `body` (its other lines); a name the query is counts whatever
+    its words."""
     from kbase_ci.query.overlay import tokenize
 
     def has(text: str) -> bool:
@@ -189,8 +189,7 @@ def note_fields(ev: Evidence, title: str, aliases: Sequence[str], headings: Sequ
     found = {"title": ev.named == "title" or has(title),
              "alias": ev.named == "alias" or any(has(a) for a in aliases),
              "heading": ev.named == "heading" or any(has(h) for h in headings),
-             "body": has("\n".join(ln for ln in body.splitlines()
-                                    if not ln.lstrip().startswith("#")))}
+             "body": has(body)}
     return [name for name, yes in found.items() if yes]
 
 

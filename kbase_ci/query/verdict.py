@@ -98,8 +98,11 @@ def add_fields(view: QueryView, searcher: Searcher,
     """Which fields the matched terms are in, for the hits shown (their texts are read)."""
     for n, e in judged:
         info = view.notes[n.path]
-        heads: tuple[str, ...] = e.chunk.heading_path if e.chunk is not None else ()
-        body = chunk_text(view, e.chunk) if e.chunk is not None else ""
+        heads: list[str] = list(e.chunk.heading_path) if e.chunk is not None else []
+        lines = chunk_text(view, e.chunk).splitlines() if e.chunk is not None else []
+        # A chunk packs short sections: their heading lines are headings too.
+        heads += [ln.lstrip(" #") for ln in lines if ln.lstrip().startswith("#")]
+        body = "\n".join(ln for ln in lines if not ln.lstrip().startswith("#"))
         e.fields = ev.note_fields(e, info.title, info.aliases, heads, body, searcher.stop,
                                   searcher.stemmer)
 

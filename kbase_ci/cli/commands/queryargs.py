@@ -4,7 +4,6 @@ printing an answer (JSON, or a short text form)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,11 +30,17 @@ def add_offline(p: argparse.ArgumentParser) -> None:
                         "(the same as KBASE_OFFLINE=1)")
 
 
-def add_common(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("json", "text")
-               ) -> None:
+def add_common(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("json", "text"),
+               max_tokens: int | None = None) -> None:
     add_source(p)
     p.add_argument("--format", choices=formats, default="json",
                    help="output format (default: %(default)s)")
+    p.add_argument("--max-tokens", type=int, default=max_tokens, metavar="N",
+                   help="the JSON printed stays within N tokens: lists are cut from their "
+                        "least relevant end and `truncated` says what went" +
+                        (" (default: %(default)s)" if max_tokens else " (default: no limit)"))
+    p.add_argument("--pretty", action="store_true",
+                   help="indented JSON (the default on a terminal; compact otherwise)")
 
 
 def open_view(args: argparse.Namespace) -> QueryView:
@@ -55,7 +60,12 @@ def open_view(args: argparse.Namespace) -> QueryView:
 
 def emit(args: argparse.Namespace, answer: dict[str, Any], text_lines: list[str]) -> None:
     if args.format == "json":
-        sys.stdout.write(json.dumps(answer, ensure_ascii=False, indent=2) + "\n")
+        # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+        from kbase_ci.query.payload import render
+
+        pretty = bool(getattr(args, "pretty", False)) or sys.stdout.isatty()
+        sys.stdout.write(render(answer, max_tokens=getattr(args, "max_tokens", None),
+                                pretty=pretty) + "\n")
         return
     info = answer.get("index", {})
     for line in text_lines:
