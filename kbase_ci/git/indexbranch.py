@@ -173,16 +173,25 @@ def index_refs(repo: Path) -> list[tuple[str, str]]:
 
 
 FETCH_TIMEOUT = 20.0
-"""Seconds a query waits for a remote's index branch before answering without it."""
+"""Seconds a query waits for a remote's index branch before answering without it
+(`KBASE_FETCH_TIMEOUT` overrides)."""
 
 
-def fetch_index(repo: Path, remote: str, timeout: float = FETCH_TIMEOUT) -> str | None:
+def fetch_timeout() -> float:
+    try:
+        got = float(os.environ.get("KBASE_FETCH_TIMEOUT", "") or FETCH_TIMEOUT)
+    except ValueError:
+        return FETCH_TIMEOUT
+    return got if got > 0 else FETCH_TIMEOUT
+
+
+def fetch_index(repo: Path, remote: str, timeout: float | None = None) -> str | None:
     """`git fetch REMOTE kbase-index:refs/remotes/REMOTE/kbase-index` (no tags, killed
     after `timeout` seconds): the fetched commit, or None when the remote has no index
     branch. GitError when the remote cannot be reached or did not answer in time."""
     ref = f"refs/remotes/{remote}/{BRANCH}"
     proc = run(["fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{BRANCH}:{ref}"],
-               repo, timeout=timeout)
+               repo, timeout=timeout if timeout is not None else fetch_timeout())
     if proc.returncode == 0:
         return rev_commit(repo, ref)
     err = proc.stderr.decode("utf-8", "replace").strip()
