@@ -159,12 +159,15 @@ def report(label: str, data: list[tuple[Case, list[Hit]]], rule: Any) -> dict[st
     found_abs = sum(bool(_kept(h, rule)) for _, h in absent)
     right = sum(bool(set(_kept(h, rule)) & c.answers) for c, h in ans if c.answers)
     with_answers = sum(1 for c, _ in ans if c.answers)
+    para = [h for c, h in ans if c.kind == "paraphrase"]
+    found_para = sum(bool(_kept(h, rule)) for h in para)
     recall = found_ans / len(ans) if ans else 0.0
     false = found_abs / len(absent) if absent else 0.0
     precision = found_ans / (found_ans + found_abs) if found_ans + found_abs else 0.0
-    print(f"{label:42} answerable found {found_ans}/{len(ans)} = {recall:.3f}   "
+    print(f"{label:34} answerable found {found_ans}/{len(ans)} = {recall:.3f}   "
           f"absent found {found_abs}/{len(absent)} = {false:.3f} (exit 1: {1 - false:.3f})   "
-          f"precision {precision:.3f}   answer kept {right}/{with_answers}", flush=True)
+          f"precision {precision:.3f}   paraphrases found {found_para}/{len(para)}   "
+          f"answer kept {right}/{with_answers}", flush=True)
     return {"recall": recall, "false": false, "precision": precision}
 
 

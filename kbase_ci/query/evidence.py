@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from kbase_ci.index import tokens
 from kbase_ci.index.background import percentile
+from kbase_ci.query.hits import ChunkHit
+from kbase_ci.query.overlay import tokenize
 
 LEVELS = ("high", "medium", "low")
 
@@ -50,18 +52,6 @@ class Rule:
 
 
 RULE = Rule()
-
-
-class ChunkHit(Protocol):
-    """A chunk hit of a ranker (kbase_ci.query.search): where it is, and, for a chunk of
-    a note changed since the index, its term counts."""
-
-    path: str
-    score: float
-    counts: Any
-
-    @property
-    def where(self) -> tuple[Any, str, int] | None: ...
 
 
 @dataclass(frozen=True)
@@ -181,8 +171,6 @@ def note_fields(ev: Evidence, title: str, aliases: Sequence[str], headings: Sequ
     """Where the matched terms are: `title`, `alias`, `heading` (the chunk's heading path
     and heading lines), `body` (its other lines); a name the query is counts whatever
     its words."""
-    from kbase_ci.query.overlay import tokenize
-
     def has(text: str) -> bool:
         return bool(ev.matched.intersection(tokenize(text, stop, stemmer)))
 

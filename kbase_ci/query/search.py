@@ -12,7 +12,7 @@ for a note by a name they saw elsewhere.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,71 +27,13 @@ from kbase_ci.index.shardbuild import embed_text
 from kbase_ci.query import evidence as ev
 from kbase_ci.query import verdict
 from kbase_ci.query.filters import check_limit, check_tags, domain_key, tag_key
+from kbase_ci.query.hits import ChunkHit, NoteHit, rollup
 from kbase_ci.query.overlay import FreshChunk, Overlay, shard_for, tokenize
 from kbase_ci.query.view import QueryView
 
 POOL = 200
 """Chunk hits taken from each shard and ranker before rolling up to notes."""
 MODES = ("hybrid", "bm25", "semantic")
-
-
-class _Hit:
-    """A chunk hit. Chunks of the index carry (reader, shard, chunk) and read their
-    heading path and lines only when asked: most hits never reach the answer."""
-
-    __slots__ = ("_loc", "_where", "counts", "path", "score")
-
-    def __init__(self, path: str, heading_path: tuple[str, ...], start_line: int,
-                 end_line: int, score: float, where: tuple[Any, str, int] | None = None,
-                 counts: Counter[str] | None = None) -> None:
-        self.path = path
-        self.score = score
-        self._loc = None if where else (heading_path, start_line, end_line)
-        self._where = where
-        self.counts = counts
-        """A new chunk's term counts (kbase_ci.query.overlay); None for an indexed one."""
-
-    @property
-    def where(self) -> tuple[Any, str, int] | None:
-        """(reader, shard, chunk) of an indexed chunk."""
-        return self._where
-
-    def _located(self) -> tuple[tuple[str, ...], int, int]:
-        if self._loc is None:
-            assert self._where is not None
-            reader, shard, chunk = self._where
-            heads, lo, hi = reader.chunk_row(shard, chunk)
-            self._loc = (tuple(heads), lo, hi)
-        return self._loc
-
-    @property
-    def heading_path(self) -> tuple[str, ...]:
-        return self._located()[0]
-
-    @property
-    def start_line(self) -> int:
-        return self._located()[1]
-
-    @property
-    def end_line(self) -> int:
-        return self._located()[2]
-
-
-@dataclass
-class NoteHit:
-    path: str
-    score: float
-    section: _Hit
-    ranks: dict[str, tuple[int, float]] = field(default_factory=dict)
-    """ranker -> (rank, score), shown by `--explain`."""
-
-
-def _rollup(hits: list[_Hit]) -> list[_Hit]:
-    best: dict[str, _Hit] = {}
-    for h in hits:
-        if h.path not in best or h.score > best[h.path].score:
-            best[h.path] = h
-    return sorted(best.values(), key=lambda h: (-h.score, h.path))
 
 
 class Searcher:
@@ -105,7 +47,7 @@ class Searcher:
         self._overlay: Overlay | None = None
         self._fresh_chunks: list[Any] | None = None
         self._terms: dict[str, ev.QueryTerms] = {}
-        self.pool: dict[str, list[_Hit]] = {}
+        self.pool: dict[str, list[ChunkHit]] = {}
         """Note -> its chunk hits from every ranker (evidence is judged from them)."""
         self._query_vector: Any = None
         self._fresh_cosine: dict[str, float] = {}
@@ -175,17 +117,17 @@ class Searcher:
         return [t for t in terms if not any(m.doc_freq(t) for m in self.models.values())
                 and not any(t in f.counts for f in fresh)]
 
-    def _keep(self, hits: list[_Hit]) -> list[_Hit]:
+    def _keep(self, hits: list[ChunkHit]) -> list[ChunkHit]:
         for h in hits:
             self.pool.setdefault(h.path, []).append(h)
-        return _rollup(hits)
+        return rollup(hits)
 
     # -- BM25 ----------------------------------------------------------------------------
-    def bm25(self, query: str) -> list[_Hit]:
+    def bm25(self, query: str) -> list[ChunkHit]:
         terms = tokens.query_terms(query, stop=sorted(self.stop), stem_with=self.stemmer)
         if not terms:
             return []
-        hits: list[_Hit] = []
+        hits: list[ChunkHit] = []
         reader = self.view.source.reader
         models = list(self.models.items())
         extra_docs, extra_df = self._extra(terms)
@@ -202,13 +144,13 @@ class Searcher:
             for i, score in best:
                 note = notes[i]
                 if note not in self.skip:
-                    hits.append(_Hit(note, (), 0, 0, score, (reader, shard, i)))
+                    hits.append(ChunkHit(note, (), 0, 0, score, (reader, shard, i)))
         if changed:
             ov = self.overlay()
             idf = self.terms(query).idf
             for i, score in ov.scores(terms, idf):
                 c = ov.fresh[i]
-                hits.append(_Hit(c.chunk.note, c.chunk.heading_path, c.chunk.start_line,
+                hits.append(ChunkHit(c.chunk.note, c.chunk.heading_path, c.chunk.start_line,
                                  c.chunk.end_line, score, counts=c.counts))
         return self._keep(hits)
 
@@ -225,12 +167,12 @@ class Searcher:
         # The index may keep fewer dimensions than the model (`embeddings.dim`).
         return Embedder(choice.path, dim=int(emb["dim"])), None
 
-    def semantic(self, query: str, embedder: Any) -> list[_Hit]:
+    def semantic(self, query: str, embedder: Any) -> list[ChunkHit]:
         import numpy as np
 
         q = embedder.encode([query])[0]
         self._query_vector = q
-        hits: list[_Hit] = []
+        hits: list[ChunkHit] = []
         reader = self.view.source.reader
         for shard in reader.shards:
             index = reader.vectors(shard)
@@ -241,7 +183,7 @@ class Searcher:
             for key, dist in zip(found.keys.tolist(), found.distances.tolist(), strict=True):
                 note = owners[key]
                 if note not in self.skip:
-                    hits.append(_Hit(note, (), 0, 0, 1.0 - float(dist), (reader, shard, key)))
+                    hits.append(ChunkHit(note, (), 0, 0, 1.0 - float(dist), (reader, shard, key)))
         chunks = self.fresh_chunks()
         if chunks:
             notes = self.view.notes
@@ -250,7 +192,7 @@ class Searcher:
             for c, sim in zip(chunks, sims.tolist(), strict=True):
                 self._fresh_cosine[c.note] = max(sim, self._fresh_cosine.get(c.note, -1.0))
             ov = self.overlay()
-            hits.extend(_Hit(c.note, c.heading_path, c.start_line, c.end_line, float(s),
+            hits.extend(ChunkHit(c.note, c.heading_path, c.start_line, c.end_line, float(s),
                              counts=f.counts)
                         for c, f, s in zip(chunks, ov.fresh, sims, strict=True) if s > 0)
         return self._keep(hits)
@@ -293,7 +235,7 @@ Weights 0.2-0.5 were better on the two vaults and worse on tldr (0.5: 0.917); do
 has the table."""
 
 
-def _fuse(lists: dict[str, list[_Hit]]) -> list[NoteHit]:
+def _fuse(lists: dict[str, list[ChunkHit]]) -> list[NoteHit]:
     """Notes by fused score: BM25's score over the query's best, plus (hybrid) the vector
     similarity times SEMANTIC_WEIGHT; one ranker alone keeps its own order and scores."""
     present = {ranker: hits for ranker, hits in lists.items() if hits}
@@ -342,7 +284,7 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
     if mode not in MODES:
         raise UsageError(f"--mode must be one of {', '.join(MODES)}")
     searcher = Searcher(view, model)
-    lists: dict[str, list[_Hit]] = {}
+    lists: dict[str, list[ChunkHit]] = {}
     notices: list[str] = []
     if mode in ("hybrid", "bm25"):
         lists["bm25"] = searcher.bm25(query)
@@ -366,7 +308,7 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
         have = {n.path for n in fused}
         for p in named:
             if p not in have:
-                stub = _Hit(p, (), 1, 1, 0.0)
+                stub = ChunkHit(p, (), 1, 1, 0.0)
                 fused.insert(first[p], NoteHit(p, 0.0, stub, {"name": (1, 1.0)}))
     return Ranking(searcher, fused, named, notices)
 

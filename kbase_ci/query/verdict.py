@@ -7,7 +7,7 @@ kept, so any ranker or fusion can sit below this.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kbase_ci.query import evidence as ev
 from kbase_ci.query.filters import has_tag
@@ -15,7 +15,19 @@ from kbase_ci.query.focus import chunk_text, focus, snippet
 from kbase_ci.query.view import QueryView
 
 if TYPE_CHECKING:
-    from kbase_ci.query.search import NoteHit, Searcher
+    from kbase_ci.query.hits import ChunkHit, NoteHit
+
+
+class Searcher(Protocol):
+    """What judging needs of a query's searcher (kbase_ci.query.search.Searcher)."""
+
+    pool: dict[str, list[ChunkHit]]
+    stop: frozenset[str]
+    stemmer: str
+
+    def cosine(self, path: str) -> float | None: ...
+
+    def unknown(self, terms: list[str]) -> list[str]: ...
 
 NEAR_MISSES = 3
 """Hits below `low` shown with a "not found" answer."""
