@@ -74,8 +74,10 @@ def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
         for mode in modes:
             sums = [0.0, 0.0, 0.0]
             for r in items:
+                # floor=False: the ranking's quality (bench.confidence measures the
+                # floor: which hits are answers at all).
                 ans = search_answer(view, r["query"], mode=mode, limit=10, concise=True,
-                                    model=MODEL, embedder=embedder)
+                                    model=MODEL, embedder=embedder, floor=False)
                 m = _metrics([x["path"] for x in ans["results"]], set(r["answers"]))
                 sums = [a + b for a, b in zip(sums, m, strict=True)]
             n = len(items)

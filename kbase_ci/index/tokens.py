@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from itertools import chain
 from typing import Any
 
@@ -101,7 +102,10 @@ def _stemmer_object(name: str) -> Any:
                                "this kbase cannot use: upgrade kbase") from None
 
 
+@cache
 def stemmer(name: str = STEMMER) -> Callable[[str], str]:
+    """The stem function of `name` (one Stemmer per process: making one costs more than
+    stemming a query)."""
     got = _stemmer_object(name)
     if got is None:
         return str

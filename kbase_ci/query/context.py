@@ -188,8 +188,11 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
         over = cost(dumps(answer)) - max_tokens
         if over <= 0:
             return answer
-        if budget > 1 and (budget - over - 8 >= max_tokens // 4 or most <= 1):
-            budget = max(1, budget - over - 8)
+        # From what the text used, not what it was given: sections are whole, so a
+        # smaller budget that still holds them changes nothing.
+        used = int(answer["metadata"]["tokens"]) - reserve - JOIN_TOKENS
+        if budget > 1 and (used - over - 8 >= max_tokens // 4 or most <= 1):
+            budget = max(1, min(budget, used) - over - 8)
         elif most > 1:
             most -= 1
         else:

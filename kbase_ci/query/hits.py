@@ -59,10 +59,18 @@ class NoteHit:
     """ranker -> (rank, score), shown by `--explain`."""
 
 
-def rollup(hits: list[ChunkHit]) -> list[ChunkHit]:
-    """Each note's best chunk hit, best first (ties: by path)."""
+def rollup(hits: list[ChunkHit], pool: dict[str, list[ChunkHit]] | None = None
+           ) -> list[ChunkHit]:
+    """Each note's best chunk hit, best first (ties: by path); every hit is also added
+    to its note's list in `pool`."""
     best: dict[str, ChunkHit] = {}
     for h in hits:
+        if pool is not None:
+            got = pool.get(h.path)
+            if got is None:
+                pool[h.path] = [h]
+            else:
+                got.append(h)
         if h.path not in best or h.score > best[h.path].score:
             best[h.path] = h
     return sorted(best.values(), key=lambda h: (-h.score, h.path))

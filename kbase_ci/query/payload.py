@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.budget import estimate_tokens
 
 KEEP = ("index", "query", "mode", "note", "notices", "truncated", "action")
 """Keys never trimmed: what the answer is about, and where it came from."""
@@ -33,6 +32,9 @@ ELLIPSIS = "\u2026"
 
 def cost(text: str) -> int:
     """What `text` costs in tokens (see the module docstring)."""
+    # Lazy: its patterns take ~15 ms to compile, and only a budget needs them.
+    from kbase_ci.query.budget import estimate_tokens
+
     return max(-(-len(text) // 4), estimate_tokens(text))
 
 

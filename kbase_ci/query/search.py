@@ -118,9 +118,7 @@ class Searcher:
                 and not any(t in f.counts for f in fresh)]
 
     def _keep(self, hits: list[ChunkHit]) -> list[ChunkHit]:
-        for h in hits:
-            self.pool.setdefault(h.path, []).append(h)
-        return rollup(hits)
+        return rollup(hits, self.pool)
 
     # -- BM25 ----------------------------------------------------------------------------
     def bm25(self, query: str) -> list[ChunkHit]:
@@ -200,11 +198,11 @@ class Searcher:
     def cosine(self, path: str) -> float | None:
         """The best cosine of a note's chunks with the query, for a note the vector
         ranker did not list (None before `semantic` ran, or for a note without vectors)."""
+        q = self._query_vector
+        if q is None:  # before anything else: a BM25 query never imports numpy
+            return None
         import numpy as np
 
-        q = self._query_vector
-        if q is None:
-            return None
         if path in self._fresh_cosine or path in self.skip or path not in self.view.number:
             return self._fresh_cosine.get(path)
         reader = self.view.source.reader
