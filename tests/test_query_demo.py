@@ -3,24 +3,16 @@ index branch was published by `kbase publish`."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, git, run_kbase
-from querykit import clone, paths, publish_index, query
+from conftest import git, run_kbase
+from querykit import paths, published_demo, query
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("demo")
-    src = base / "src"
-    shutil.copytree(FIXTURES / "demo-vault", src)
-    git(src, "init", "-q", "-b", "main")
-    git(src, "add", "-A")
-    git(src, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "demo")
-    publish_index(src)
-    return clone(src, base / "clone")
+    return published_demo(tmp_path_factory.mktemp("demo"))
 
 
 def test_clone_materialises_the_remote_branch_once(demo: Path) -> None:

@@ -5,27 +5,18 @@ usage errors, not "no results"."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, git
 from indexkit import make_tiny_model
-from querykit import clone, paths, publish_index, query
+from querykit import paths, published_demo, query
 
 from kbase_ci.query.evidence import RULE, level
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("evidence")
-    src = base / "src"
-    shutil.copytree(FIXTURES / "demo-vault", src)
-    git(src, "init", "-q", "-b", "main")
-    git(src, "add", "-A")
-    git(src, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "demo")
-    publish_index(src)
-    return clone(src, base / "clone")
+    return published_demo(tmp_path_factory.mktemp("evidence"))
 
 
 def test_each_hit_carries_its_evidence(demo: Path) -> None:
@@ -74,13 +65,7 @@ def test_an_absent_topic_is_not_found(demo: Path) -> None:
 
 def test_gibberish_is_not_found_even_with_vectors(tmp_path: Path) -> None:
     model = make_tiny_model(tmp_path / "model")
-    src = tmp_path / "src"
-    shutil.copytree(FIXTURES / "demo-vault", src)
-    git(src, "init", "-q", "-b", "main")
-    git(src, "add", "-A")
-    git(src, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "demo")
-    publish_index(src, "--model", str(model))
-    cl = clone(src, tmp_path / "clone")
+    cl = published_demo(tmp_path, "--model", str(model))
     code, ans, err = query(cl, "search", "zzqx vlorp", "--model", str(model))
     assert code == 1, err
     assert ans["notices"] == [] and ans["not_found"]["tried"]["rankers"] == ["bm25",

@@ -168,21 +168,20 @@ class Vault:
     def _read_untracked(self, paths: Sequence[str]) -> list[NoteFile]:
         """Untracked files as entries: notes with the blob id of their content (read now),
         other files (attachments) by name; symbolic links are never notes."""
-        out: list[NoteFile] = []
-        for rel in paths:
-            full = self.root / rel
-            if full.is_symlink() or not full.is_file():
-                self._symlinks.add(rel)
-                out.append(NoteFile(rel, ""))
-                continue
-            if not self.is_note_path(rel):
-                out.append(NoteFile(rel, ""))
-                continue
-            data = full.read_bytes()
-            sha = blob_sha(data)
-            self._content[sha] = data
-            out.append(NoteFile(rel, sha))
-        return out
+        return [self._file_entry(rel, self.root / rel) for rel in paths]
+
+    def _file_entry(self, rel: str, full: Path) -> NoteFile:
+        """A file read from disk: a note with the blob id of its content (kept), another
+        file (an attachment: only its name matters) or a symbolic link by name."""
+        if full.is_symlink() or not full.is_file():
+            self._symlinks.add(rel)
+            return NoteFile(rel, "")
+        if not self.is_note_path(rel):
+            return NoteFile(rel, "")
+        data = full.read_bytes()
+        sha = blob_sha(data)
+        self._content[sha] = data
+        return NoteFile(rel, sha)
 
     def _read_modified(self, entries: list[NoteFile], modified: frozenset[str]
                        ) -> list[NoteFile]:
@@ -240,20 +239,8 @@ class Vault:
         for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if d not in _WALK_SKIP)
             rel_dir = Path(dirpath).relative_to(self.root)
-            for name in filenames:
-                full = Path(dirpath) / name
-                rel = (rel_dir / name).as_posix()
-                if full.is_symlink():
-                    self._symlinks.add(rel)
-                    out.append(NoteFile(rel, ""))
-                    continue
-                if not self.is_note_path(rel):
-                    out.append(NoteFile(rel, ""))  # attachments: only their names matter
-                    continue
-                data = full.read_bytes()
-                sha = blob_sha(data)
-                self._content[sha] = data
-                out.append(NoteFile(rel, sha))
+            out.extend(self._file_entry((rel_dir / name).as_posix(), Path(dirpath) / name)
+                       for name in filenames)
         return out
 
     def _notes_among(self, entries: list[NoteFile]) -> list[NoteFile]:
