@@ -4,7 +4,7 @@ Per vault (each copied into a git repository, indexed, published with `kbase pub
 cloned, so queries answer from the clone's `origin/kbase-index` as an agent's would):
 - the size of `kbase context --max-tokens 1500 --format json` (characters / 4, and the
   budget's own count) for the 15 best-linked notes and 5 questions from the vault's
-  known-answer set;
+  known-answer set, and how many bundles came back empty (exit 1);
 - whether a note written after the index, committed, staged or untracked, is the top
   hit for its own distinctive words (`kbase search`, default mode);
 - which index each answer came from (`index.origin`).
@@ -76,7 +76,7 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     for corpus in args.sets:
         cl = clone_of(corpus, work)
-        _, hubs, _ = kbase(cl, "graph", "hubs", "--limit", "15")
+        _, hubs, _ = kbase(cl, "graph", "hubs", "--limit", "15", "--min-links", "1")
         qa = CORPORA / "qa" / f"{'tldr-en' if corpus == 'tldr-pages' else corpus}.jsonl"
         questions = [json.loads(ln)["query"] for ln in
                      qa.read_text(encoding="utf-8").splitlines()[:5]] if qa.is_file() else []

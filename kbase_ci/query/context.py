@@ -184,6 +184,10 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     # The JSON around the text (records, traversal, metadata, escapes) costs too: give
     # the text what the envelope leaves, measured; when the envelopes alone are too
     # much, fewer notes; cut lists only as a last resort.
+    # The seeds' header lines stay affordable: a seed with no section that fits is still
+    # named, with its sections listed as omitted (the agent can read one of them).
+    floor = sum(estimate_tokens(separator(p, 0, seed_why[p])) + JOIN_TOKENS
+                for p in seeds)
     for _ in range(len(loaded) + 8):
         over = cost(dumps(answer)) - max_tokens
         if over <= 0:
@@ -191,10 +195,12 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
         # From what the text used, not what it was given: sections are whole, so a
         # smaller budget that still holds them changes nothing.
         used = int(answer["metadata"]["tokens"]) - reserve - JOIN_TOKENS
-        if budget > 1 and (used - over - 8 >= max_tokens // 4 or most <= 1):
-            budget = max(1, min(budget, used) - over - 8)
+        if budget > floor and (used - over - 8 >= max_tokens // 4 or most <= 1):
+            budget = max(floor, min(budget, used) - over - 8)
         elif most > 1:
             most -= 1
+        elif budget > 1:  # not even the seeds' names fit: an empty bundle says why
+            floor = budget = 1
         else:
             break
         answer = bundle(budget, most)
