@@ -281,6 +281,9 @@ def test_text_form(repo: Path) -> None:
 def test_json_answers_stay_within_max_tokens(repo: Path, budget: int) -> None:
     for args in (["Start"], ["Big", "--depth", "deep"], ["--query", "lighthouse keepers"]):
         proc = run_kbase("context", *args, "--max-tokens", str(budget), cwd=repo)
+        if proc.returncode == 2:  # not even an empty bundle's envelope fits: say so
+            assert budget < 500 and "raise it" in proc.stderr, proc.stderr
+            continue
         assert proc.returncode in (0, 1), proc.stderr
         text = proc.stdout.rstrip("\n")
         assert cost(text) <= budget and len(text) / 4 <= budget, (args, budget)

@@ -199,12 +199,13 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
             budget = max(floor, min(budget, used) - over - 8)
         elif most > 1:
             most -= 1
-        elif budget > 1:  # not even the seeds' names fit: an empty bundle says why
-            floor = budget = 1
         else:
             break
         answer = bundle(budget, most)
-    return fit_payload(answer, max_tokens)
+    try:  # the seeds with their lists cut (omitted sections, traversal, limitations)
+        return fit_payload(answer, max_tokens)
+    except UsageError:  # not even the seeds' names fit: an empty bundle says why
+        return fit_payload(bundle(1, most), max_tokens)
 
 
 def _concise(answer: dict[str, Any]) -> dict[str, Any]:
@@ -248,7 +249,13 @@ def _fit(loaded: list[NoteSections], seed_why: dict[str, str], budget: int) -> _
     # an even share; what is left then goes to the sections that were too big.
     share = budget // max(1, len(loaded))
     caps = [max(budget // 2, share) if n.reached.path in seed_why else share for n in loaded]
-    picked, used = fill(pieces, headers, budget, caps)
+    # The seeds' header lines are kept back first: a seed none of whose sections fits
+    # still shows its header, which the neighbours' sections must not have used up (the
+    # bundle then lost the seed and, with it, every note reached from it).
+    seeds_head = sum(h for n, h in zip(loaded, headers, strict=True)
+                     if n.reached.path in seed_why)
+    kept_back = seeds_head if seeds_head < budget else 0
+    picked, used = fill(pieces, headers, budget - kept_back, caps)
     fit = _Fit([], {}, used, set(), why, linked,
                {n.reached.path: h for n, h in zip(loaded, headers, strict=True)})
     for n, picks, head in zip(loaded, picked, headers, strict=True):
