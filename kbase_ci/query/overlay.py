@@ -17,7 +17,6 @@ a handful of chunks, and a note committed after the index ranked last for its ow
 
 from __future__ import annotations
 
-import hashlib
 from array import array
 from collections import Counter
 from collections.abc import Sequence
@@ -27,6 +26,7 @@ from typing import Any
 from kbase_ci.index import bm25 as bm25mod
 from kbase_ci.index import tokens
 from kbase_ci.index.chunks import Chunk
+from kbase_ci.index.shards import bucket
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,7 @@ def shard_for(path: str, domain: str, groups: Sequence[Sequence[str]]) -> str:
     parts = ids[0].rsplit(".", 1)[-1].partition("of")[2] if ids else ""
     if not parts.isdigit():
         return f"+{domain}"
-    bucket = int(hashlib.sha256(path.encode()).hexdigest()[:8], 16) % int(parts)
-    want = f"{ids[0].rsplit('.', 1)[0]}.{bucket + 1}of{parts}"
+    want = f"{ids[0].rsplit('.', 1)[0]}.{bucket(path, int(parts)) + 1}of{parts}"
     return want if want in ids else f"+{domain}"
 
 

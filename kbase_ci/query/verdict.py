@@ -143,7 +143,7 @@ def record(view: QueryView, n: NoteHit, e: ev.Evidence, q: ev.QueryTerms, query:
 
 def not_found(view: QueryView, searcher: Searcher, q: ev.QueryTerms,
               rankers: list[str], judged: Judged, tags: list[str],
-               domain: str | None, concise: bool) -> dict[str, Any]:
+              domain: str | None, concise: bool) -> dict[str, Any]:
     """What was tried, and the closest hits that were not good enough."""
     unknown = q.words(searcher.unknown(q.terms))
     near = []
@@ -152,9 +152,14 @@ def not_found(view: QueryView, searcher: Searcher, q: ev.QueryTerms,
         rec: dict[str, Any] = {"path": n.path, "title": info.title, "confidence": None}
         rec.update({"matched": q.words(e.matched)} if concise else {"evidence": e.to_json(q)})
         near.append(rec)
-    reason = ("no note matched the filters" if not judged.judged and (tags or domain) else
-              "no note holds enough of the query" if judged.judged else
-              "no note holds any of the query's words")
+    if not judged.judged and (tags or domain):
+        reason = "no note matched the filters"
+    elif not q.terms:
+        reason = "the query has only common words (stopwords), and names no note"
+    elif len(unknown) == len(q.terms):
+        reason = "no note holds any of the query's words"
+    else:
+        reason = "no note holds enough of the query"
     return {"reason": reason,
             "tried": {"terms": [w for w, _ in q.written], "unknown_terms": unknown,
                       "rankers": rankers, "filters": {"tags": tags, "domain": domain},
