@@ -65,7 +65,7 @@ def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
 
     # One loaded model for every query, as a long-lived server keeps it (loading it per
     # query would dominate the run time).
-    embedder = Searcher(view, MODEL).embedder()
+    embedder = Searcher(view, MODEL).embedder()[0]
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[r["kind"]].append(r)
@@ -74,8 +74,10 @@ def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
         for mode in modes:
             sums = [0.0, 0.0, 0.0]
             for r in items:
+                # floor=False: the ranking's quality (bench.confidence measures the
+                # floor: which hits are answers at all).
                 ans = search_answer(view, r["query"], mode=mode, limit=10, concise=True,
-                                    model=MODEL, embedder=embedder)
+                                    model=MODEL, embedder=embedder, floor=False)
                 m = _metrics([x["path"] for x in ans["results"]], set(r["answers"]))
                 sums = [a + b for a, b in zip(sums, m, strict=True)]
             n = len(items)

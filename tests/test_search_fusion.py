@@ -3,14 +3,15 @@ BM25 answer stays first, vectors break near-ties and bring in notes BM25 missed.
 
 from __future__ import annotations
 
-from kbase_ci.query.search import SEMANTIC_WEIGHT, _fuse, _Hit
+from kbase_ci.query.hits import ChunkHit
+from kbase_ci.query.search import SEMANTIC_WEIGHT, _fuse
 
 
-def hits(*pairs: tuple[str, float]) -> list[_Hit]:
-    return [_Hit(path, (), 1, 1, score) for path, score in pairs]
+def hits(*pairs: tuple[str, float]) -> list[ChunkHit]:
+    return [ChunkHit(path, (), 1, 1, score) for path, score in pairs]
 
 
-def order(lists: dict[str, list[_Hit]]) -> list[str]:
+def order(lists: dict[str, list[ChunkHit]]) -> list[str]:
     return [n.path for n in _fuse(lists)]
 
 

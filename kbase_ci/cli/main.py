@@ -19,6 +19,9 @@ from kbase_ci import __version__
 from kbase_ci.errors import EXIT_INTERNAL, KbaseError, exit_code_for
 from kbase_ci.heap import collector_off
 
+OFFLINE_ENV = "KBASE_OFFLINE"
+"""`--offline` sets it for the command (kbase_ci.index.modelhub.offline reads it)."""
+
 # Order = order in `kbase --help`.
 COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci",
             "search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
@@ -135,6 +138,9 @@ def _main(args_list: list[str], word: str | None) -> int:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help
         return int(exc.code or 0)
+    saved = os.environ.get(OFFLINE_ENV)
+    if getattr(args, "offline", False):  # read by the index fetch and model downloads
+        os.environ[OFFLINE_ENV] = "1"
     try:
         return int(_command(args.command.replace("-", "_")).run(args))
     except KbaseError as exc:
@@ -152,6 +158,11 @@ def _main(args_list: list[str], word: str | None) -> int:
               file=sys.stderr)
         traceback.print_exc()
         return EXIT_INTERNAL
+    finally:
+        if saved is None:
+            os.environ.pop(OFFLINE_ENV, None)
+        else:
+            os.environ[OFFLINE_ENV] = saved
 
 
 if __name__ == "__main__":

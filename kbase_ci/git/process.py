@@ -100,12 +100,18 @@ def git_text(args: Sequence[str], cwd: Path, check: bool = True) -> str:
 
 
 def run(args: Sequence[str], cwd: Path, *, input: bytes | None = None,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+        env: dict[str, str] | None = None,
+        timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run git and hand back the process: for callers that need the exit status or stderr
-    (`merge-base --is-ancestor`, `push`), or extra environment (`commit-tree` identity)."""
+    (`merge-base --is-ancestor`, `push`), or extra environment (`commit-tree` identity).
+    `timeout`: seconds before git is killed (GitError), for anything that may wait on a
+    network."""
     full_env = {**os.environ, **(env or {}), **_GIT_ENV}
     try:
         return subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True,
-                              env=full_env, check=False)
+                              env=full_env, check=False, timeout=timeout)
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH") from exc
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {' '.join(args[:2])} gave no answer within {timeout:g} s: "
+                       "stopped") from None

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci import __version__
-from kbase_ci.index import bm25, tokens, vectors
+from kbase_ci.index import background, bm25, tokens, vectors
 from kbase_ci.index.linkdelta import patched_links
 from kbase_ci.index.manifest import (
     FORMAT,
@@ -63,10 +63,13 @@ class Embeddings:
     dim: int | None
     reason: str | None
     sha256: str | None
+    kind: str = "model2vec"
+    """How the model computes vectors (kbase_ci.index.modelchoice.kind_of)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"model": self.model, "dim": self.dim, "reason": self.reason,
-                "sha256": self.sha256, "library": "model2vec" if self.dim else None}
+                "sha256": self.sha256, "kind": self.kind if self.dim else None,
+                "library": "model2vec" if self.dim else None}
 
 
 HEADER_KEYS = ("format", "format_version", "kbase_version", "source", "built_at",
@@ -128,6 +131,17 @@ def _row_reuse(previous: PreviousIndex, notes: Sequence[ParsedNote],
         return lines[i] + b"\n"
 
     return reuse
+
+
+def _background(root: Path, plan: Sequence[ShardSpec]) -> dict[str, Any] | None:
+    """`background.combine` of the shards' null-query cosines (None without vectors)."""
+    found = [root / "shards" / spec.id / background.FILE for spec in plan]
+    if not any(p.is_file() for p in found):
+        return None
+    import numpy as np
+
+    return background.combine([np.load(p, allow_pickle=False).tolist()
+                               for p in found if p.is_file()])
 
 
 def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequence[ShardSpec],
@@ -204,5 +218,6 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
         "markdown_bytes": sum(n.size for n in notes),
     }
     manifest = {**head, "counts": counts, "warnings": list(warnings), "link_inputs": link_key,
-                "shards": {sid: shards[sid].to_json() for sid in sorted(shards)}}
+                "shards": {sid: shards[sid].to_json() for sid in sorted(shards)},
+                "background": _background(root, plan)}
     return write_manifest(root, manifest), seconds, similar_rows

@@ -111,7 +111,8 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     model_key = f"{choice.sha256}/{dim}" if choice.sha256 else None
     vectors_key = vectors_digest(model_key, cfg.vault.max_note_bytes) if dim else None
     head = header(scope.source if scope is not None else source_of(vault), cfg.digest,
-                  cfg.index.domain, Embeddings(choice.id, dim, choice.reason, choice.sha256),
+                  cfg.index.domain, Embeddings(choice.id, dim, choice.reason, choice.sha256,
+                                             choice.kind),
                   cfg.index.stemmer, vectors_key)
     if scope is not None:
         head["scope"] = scope.manifest

@@ -17,7 +17,7 @@ from kbase_ci.errors import IndexFormatError
 from kbase_ci.git import indexbranch
 
 FORMAT = "kbase-index"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 MANIFEST_NAME = "manifest.json"
 # The keys `kbase publish` and every reader rely on; a manifest without them is refused.
 REQUIRED_KEYS = ("format", "format_version", "kbase_version", "source", "built_at",

@@ -8,7 +8,6 @@ what to change.
 
 from __future__ import annotations
 
-import json
 import sys
 import traceback
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from kbase_ci import __version__
 from kbase_ci.errors import KbaseError
 from kbase_ci.mcp import prompts, tools
 from kbase_ci.mcp.warm import Warm
+from kbase_ci.query.payload import render
 
 INSTRUCTIONS = """\
 Tools over a Git repository of Markdown notes (Obsidian-style [[wikilinks]], #tags,
@@ -37,16 +37,23 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False,
 
 Note = Annotated[str, Field(description="A note path (`Concepts/Linking.md`), its title or "
                                         "one of its aliases (case-insensitive).")]
+MAX_TOKENS = 8000
+"""A tool's answer stays within this many tokens unless the call asks for another budget."""
+Budget = Annotated[int, Field(description="The answer (its JSON) stays within this many "
+                                          "tokens: lists are cut from their least relevant "
+                                          "end and `truncated` says what went.", ge=1)]
 
 
 def _error(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
-def _result(run: Callable[[], dict[str, Any]], warm: Warm) -> CallToolResult:
-    """The answer as JSON text; a kbase error as a tool error with its message. A bug
-    becomes a tool error too (with the traceback on stderr, as the CLI prints it): the
-    server keeps serving the other tools."""
+def _result(run: Callable[[], dict[str, Any]], warm: Warm,
+            max_tokens: int | None = None) -> CallToolResult:
+    """The answer as compact JSON within `max_tokens` (as the CLI prints it); a kbase
+    error as a tool error with its message. A bug becomes a tool error too (with the
+    traceback on stderr, as the CLI prints it): the server keeps serving the other
+    tools."""
     try:
         with warm.lock:
             answer = run()
@@ -57,7 +64,10 @@ def _result(run: Callable[[], dict[str, Any]], warm: Warm) -> CallToolResult:
               "traceback below)", file=sys.stderr)
         traceback.print_exc()
         return _error(f"kbase internal error: {type(exc).__name__}: {exc}")
-    text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text = render(answer, max_tokens=max_tokens)
+    except KbaseError as exc:
+        return _error(str(exc))
     return CallToolResult(content=[TextContent(type="text", text=text)])
 
 
@@ -91,10 +101,11 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                         Field(description="hybrid = words + meaning (default); bm25 = exact "
                                           "words only; semantic = meaning only.")]
         = "hybrid",
+        max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
         return _result(lambda: tools.search(warm, query, mode=mode, domain=domain, tags=tags,
                                             limit=limit, concise=concise, snippets=snippets),
-                       warm)
+                       warm, max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "See what is around a note you already found: 'I found note Y, what is near it?'. "
@@ -106,8 +117,9 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         note: Note,
         concise: Annotated[bool, Field(description="Paths only: outlinks, unresolved link "
                                                    "texts, backlinks.")] = False,
+        max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return _result(lambda: tools.explore(warm, note, concise=concise), warm)
+        return _result(lambda: tools.explore(warm, note, concise=concise), warm, max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Read a note you know the name of: the whole Markdown text, or only one section "
@@ -119,8 +131,9 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                                          "or `Install > Linux` for a nested "
                                                          "one), or `^id` for a block.")]
         = None,
+        max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return _result(lambda: tools.read(warm, note, section=section), warm)
+        return _result(lambda: tools.read(warm, note, section=section), warm, max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Gather background for a task in one call: starting from a note, or from the "
@@ -133,8 +146,8 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                                       "title or alias).")] = None,
         query: Annotated[str | None, Field(description="Or start from the notes that "
                                                        "best match this query.")] = None,
-        max_tokens: Annotated[int, Field(description="Budget for the whole bundle.",
-                                         ge=1)] = 8000,
+        max_tokens: Annotated[int, Field(description="Budget for the whole answer, its "
+                                                     "JSON included.", ge=1)] = MAX_TOKENS,
         depth: Annotated[str, Field(description="How far to follow links: quick, "
                                                 "standard, deep, or a number of hops.")]
         = "standard",
@@ -145,10 +158,13 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         follow_tags: Annotated[list[str] | None, Field(description="With strategy tags: "
                                                                    "tags whose notes join "
                                                                    "the bundle.")] = None,
+        concise: Annotated[bool, Field(description="Which notes and sections to read, "
+                                                   "without their text.")] = False,
     ) -> CallToolResult:
         return _result(lambda: tools.context(
             warm, note=note, query=query, strategy=strategy, depth=depth.strip(),
-            max_tokens=max_tokens, follow_tags=follow_tags), warm)
+            max_tokens=max_tokens, follow_tags=follow_tags, concise=concise), warm,
+            max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Find what the notes are missing: link targets many notes reference that are "
@@ -162,9 +178,13 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         min_notes: Annotated[int, Field(description="A concept counts when at least "
                                                     "this many notes mention it.",
                                         ge=1)] = 3,
+        concise: Annotated[bool, Field(description="Targets and concepts with their "
+                                                   "counts, not where they are.")] = False,
+        max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
         return _result(lambda: tools.gaps(warm, domain=domain, limit=limit,
-                                          min_notes=min_notes), warm)
+                                          min_notes=min_notes, concise=concise), warm,
+                       max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Resume work someone handed over: the newest handover note (of a track), with its "
@@ -173,8 +193,9 @@ def build_server(warm: Warm) -> MCPServer[Any]:
     def handover_latest(
         track: Annotated[str | None, Field(description="Only handovers of this track "
                                                        "(frontmatter `track:`).")] = None,
+        max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return _result(lambda: tools.handover_latest(warm, track=track), warm)
+        return _result(lambda: tools.handover_latest(warm, track=track), warm, max_tokens)
 
     @server.prompt(name="write_handover", title="Write a handover that passes the checks",
                    description=(

@@ -21,12 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kbase_ci.errors import UsageError
 from kbase_ci.git.indexbranch import ref_stamp
-from kbase_ci.git.listing import modified_in_worktree
+from kbase_ci.git.listing import modified_in_worktree, untracked_files
 from kbase_ci.git.repo import git_dir, toplevel
 from kbase_ci.index.embedder import Embedder
-from kbase_ci.index.modelchoice import choose_model
+from kbase_ci.index.modelchoice import find_index_model
 from kbase_ci.index.scopes import scope_dir
 from kbase_ci.mcp.watch import Watch
 from kbase_ci.query.freshness import refresh_stat
@@ -84,7 +83,7 @@ class Warm:
         self._source: IndexSource | None = None
         self._stamp: Stamp | None = None
         self._digests: dict[str, str | None] = {}
-        self._embedders: dict[tuple[str, int], Any] = {}
+        self._embedders: dict[tuple[str, int], tuple[Any, str | None]] = {}
         self._repo_root: Path | None = toplevel(self.root)
         self._git_dir: Path | None = None
         if self._repo_root is not None:
@@ -127,7 +126,8 @@ class Warm:
         quick = self._quick_key()
         if quick is None:
             return None
-        modified = sorted(modified_in_worktree(self.root))
+        # Untracked notes count for queries too (`vault.untracked`): a new one moves the key.
+        modified = sorted(modified_in_worktree(self.root) | untracked_files(self.root))
         return (*quick, tuple((p, _stat(self.root / p)) for p in modified))
 
     def _unmoved(self) -> bool:
@@ -160,7 +160,8 @@ class Warm:
     # -- per call ---------------------------------------------------------------------------
     def vault(self) -> Vault:
         # The index file's stat is part of the reuse key: listing must not rewrite it.
-        return Vault(self.root, config_path=self.config_path, refresh_index=False)
+        return Vault(self.root, config_path=self.config_path, refresh_index=False,
+                     untracked=True)
 
     def _current(self, stamp: Stamp) -> bool:
         """Whether the open source is still the one `open_source` would pick."""
@@ -207,21 +208,20 @@ class Warm:
         self._view_key, self._view_uses = key, 0
         return self._view
 
-    def embedder(self, view: QueryView) -> Any:
-        """The index's embedding model, loaded once; None when it is not here (search then
-        says so, as the CLI does)."""
+    def embedder(self, view: QueryView) -> tuple[Any, str | None]:
+        """The index's embedding model, looked for and loaded once per index model: the
+        model, or None and the notice saying how to get it (search passes it on, as the
+        CLI does); a download is tried once, not on every call."""
         emb = view.manifest.get("embeddings") or {}
         sha, dim = emb.get("sha256"), emb.get("dim")
         if not sha or not dim:
-            return None
+            return None, None
         key = (str(sha), int(dim))
-        if key in self._embedders:
-            return self._embedders[key]
-        try:
-            choice = choose_model(self.root, view.vault.config.embeddings.model, self.model)
-        except UsageError:
-            return None
-        if choice.path is None or choice.sha256 != sha:
-            return None
-        self._embedders[key] = Embedder(choice.path, dim=int(dim))
-        return self._embedders[key]
+        if key not in self._embedders:
+            choice, notice = find_index_model(self.root, view.vault.config.embeddings.model,
+                                              self.model, emb)
+            self._embedders[key] = (
+                (Embedder(choice.path, dim=int(dim)), None)
+                if choice is not None and choice.path is not None else (None, notice))
+        got: tuple[Any, str | None] = self._embedders[key]
+        return got

@@ -56,6 +56,10 @@ def links_answer(view: QueryView, path: str) -> dict[str, Any]:
             "index": view.index_info()}
 
 
-def backlinks_answer(view: QueryView, path: str) -> dict[str, Any]:
+def backlinks_answer(view: QueryView, path: str, *, concise: bool = False) -> dict[str, Any]:
+    """Who links to `path`, with line and sentence (`concise`: where only)."""
+    if concise:
+        links = [{"path": lk.source, "line": lk.line} for lk in view.backlinks(path)]
+        return {"note": path, "backlinks": links, "index": view.index_info()}
     return {"note": path, "backlinks": link_records(view, view.backlinks(path), side="source"),
             "index": view.index_info()}

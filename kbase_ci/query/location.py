@@ -1,5 +1,9 @@
 """Where the index comes from: `--index DIR`, `.kbase/` in the work tree, the local index
-branch, a remote-tracking copy of it, or (none of these) a build in a temp folder.
+branch, a remote-tracking copy of it, FETCH_HEAD when it holds an index (`git fetch
+origin kbase-index` in a single-branch clone fills only that), the index branch fetched
+from a remote that has it (bounded by a timeout; never with `--offline` or
+`KBASE_OFFLINE=1`, and a remote without one is asked again only after an hour), or
+(none of these) a build in a temp folder.
 
 A branch is read with one `git cat-file --batch` and materialised once into
 `<git dir>/kbase/index/<tree id>/`: content-addressed, so a second query reuses it and
@@ -11,16 +15,21 @@ their manifest is refused.
 
 from __future__ import annotations
 
+import json
 import os
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.errors import IndexFormatError
-from kbase_ci.git.indexbranch import BRANCH, index_refs
+from kbase_ci.errors import GitError, IndexFormatError
+from kbase_ci.git.indexbranch import BRANCH, fetch_head, fetch_index, index_refs
 from kbase_ci.git.listing import ls_tree
 from kbase_ci.git.objects import read_blobs
-from kbase_ci.git.repo import git_dir, tree_of
+from kbase_ci.git.repo import git_dir, remotes, tree_of
+from kbase_ci.index.manifest import manifest_at
+from kbase_ci.index.modelhub import offline
 from kbase_ci.index.reader import IndexReader, open_index
 from kbase_ci.query.freshness import Member
 from kbase_ci.vault.files import Vault
@@ -32,7 +41,7 @@ class IndexSource:
 
     reader: IndexReader
     origin: str
-    """`dir`, `worktree`, `branch`, `remote-branch` or `memory`."""
+    """`dir`, `worktree`, `branch`, `remote-branch`, `fetch-head` or `memory`."""
     location: str
     """The folder, or the branch name, or "" for an in-memory build."""
     notice: str | None = None
@@ -106,17 +115,88 @@ def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
             problems.append(str(exc))
     repo = vault.repo_root
     if repo is not None:
-        for ref, tree in index_refs(repo):
-            try:
-                folder = materialise(repo, ref, tree)
-                reader = open_index(folder, verify=False)  # verified when materialised
-            except IndexFormatError as exc:
-                problems.append(str(exc))
-                continue
-            short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
-            kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
-            return IndexSource(reader, kind, short)
+        found = _from_refs(repo, index_refs(repo), problems) or \
+            _from_fetch_head(repo, problems) or _fetched(repo, problems)
+        if found is not None:
+            return found
     return _build(vault, problems)
+
+
+def _from_refs(repo: Path, refs: list[tuple[str, str]], problems: list[str]
+               ) -> IndexSource | None:
+    for ref, tree in refs:
+        try:
+            folder = materialise(repo, ref, tree)
+            reader = open_index(folder, verify=False)  # verified when materialised
+        except IndexFormatError as exc:
+            problems.append(str(exc))
+            continue
+        short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
+        kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
+        return IndexSource(reader, kind, short)
+    return None
+
+
+def _from_fetch_head(repo: Path, problems: list[str]) -> IndexSource | None:
+    for commit, what in fetch_head(git_dir(repo)):
+        if manifest_at(repo, commit) is None:
+            continue  # something else was fetched last
+        try:
+            reader = open_index(materialise(repo, commit), verify=False)
+        except IndexFormatError as exc:
+            problems.append(str(exc))
+            continue
+        return IndexSource(reader, "fetch-head", f"FETCH_HEAD {commit[:12]} ({what})")
+    return None
+
+
+MISS_RETRY = 3600.0
+"""Seconds before a remote without an index branch (or out of reach) is asked again."""
+
+
+def _fetched(repo: Path, problems: list[str]) -> IndexSource | None:
+    """The index branch fetched from the first remote that has it (no local ref yet)."""
+    if offline():
+        return None
+    memo = git_dir(repo) / "kbase" / "remote-index.json"
+    try:
+        misses: dict[str, float] = json.loads(memo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        misses = {}
+    now = time.time()
+    tried = False
+    for remote in remotes(repo):
+        if now - float(misses.get(remote, 0)) < MISS_RETRY:
+            continue
+        tried = True
+        try:
+            commit = fetch_index(repo, remote)
+        except GitError as exc:
+            problems.append(str(exc))
+            commit = None
+        if commit is not None:
+            print(f"kbase: fetched the index branch from {remote} "
+                  f"(refs/remotes/{remote}/{BRANCH})", file=sys.stderr)
+            return _from_refs(repo, [(f"refs/remotes/{remote}/{BRANCH}", "")], problems)
+        misses[remote] = now
+    if tried:
+        _write_memo(memo, misses)
+    return None
+
+
+def _write_memo(path: Path, data: dict[str, float]) -> None:
+    """Atomically, and never failing the query (a read-only repository)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass
+
+
+FETCH_COMMAND = f"git fetch origin +{BRANCH}:refs/remotes/origin/{BRANCH}"
+"""The command that gets a published index into any clone (a single-branch clone too)."""
 
 
 def _build(vault: Vault, problems: list[str]) -> IndexSource:
@@ -129,6 +209,6 @@ def _build(vault: Vault, problems: list[str]) -> IndexSource:
     out = Path(keep.name) / "index"
     build_index(vault, out, use_cache=True)
     why = "; ".join(problems) + ": refused" if problems else "no committed index found"
-    notice = (f"kbase: {why}; answering from an index built in memory. Get the committed "
-              f"one with `git fetch origin {BRANCH}`, or build it with `kbase index`.")
+    notice = (f"kbase: {why}; answering from an index built in memory. Get the published "
+              f"one with `{FETCH_COMMAND}`, or build one with `kbase index`.")
     return IndexSource(open_index(out), "memory", "", notice, keep)

@@ -198,7 +198,7 @@ def _build(root: Path, main: IndexReader, table: dict[str, Any], f: dict[str, in
         donors.install(donor, key, sub.config.embeddings.dim)
     inputs = ScopeInputs(
         ModelChoice(emb.get("model"), key if dim else None, emb.get("reason"),
-                    emb.get("sha256")),
+                    emb.get("sha256"), emb.get("kind") or "model2vec"),
         Source(commit, src.get("tree"), bool(src.get("dirty")),
                tuple(src.get("dirty_paths", ())), m.get("built_at") or NO_DATE,
                src.get("path", "")),

@@ -42,6 +42,9 @@ class VaultConfig:
     """Files and folders whose name starts with `.` (`.github/`, `.obsidian/`) are not in
     the vault, as in Obsidian: not notes, not link targets, not checked. True reads them
     as notes and files like any other."""
+    untracked: bool = True
+    """Queries and `kbase handover check` see untracked (not ignored) notes of the work
+    tree; hooks, `kbase check` and `kbase index` judge tracked files only."""
 
 
 @dataclass(frozen=True)

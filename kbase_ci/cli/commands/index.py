@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kbase_ci.cli.commands.queryargs import add_offline
 from kbase_ci.cli.common import open_vault
 from kbase_ci.errors import EXIT_OK
 from kbase_ci.git.listing import is_ignored
@@ -29,7 +30,9 @@ def add_parser(sub: Any) -> None:
                    help="output folder (default: ROOT/.kbase; with --shard, "
                         "ROOT/.kbase-slice-K-of-N)")
     p.add_argument("--model", type=Path, default=None, metavar="PATH",
-                   help="model2vec model folder (default: embeddings.model in .kbase.yml)")
+                   help="model2vec model folder (default: embeddings.model in .kbase.yml, "
+                        "a repository folder or a hub id found in KBASE_MODEL_PATH, the "
+                        "hub cache, or downloaded once)")
     p.add_argument("--shard", default=None, metavar="K/N",
                    help="build only slice K of N of the shards (for parallel CI jobs)")
     p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="DIR",
@@ -37,6 +40,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--jobs", type=int, default=None,
                    help="worker processes (default: one per core for large builds)")
     p.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
+    add_offline(p)
 
 
 def run(args: argparse.Namespace) -> int:
