@@ -8,6 +8,7 @@ are built (in worker processes when there is enough work for more than one core)
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -104,7 +105,9 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     rule = DomainRule.parse(cfg.index.domain)
     choice = scope.model if scope is not None else choose_model(
         vault.root, cfg.embeddings.model, model)
-    out_dir = out_dir.resolve()
+    # Not `resolve()`: a committed `.kbase -> ..` must be refused, not followed.
+    out_dir = Path(os.path.abspath(out_dir))
+    swap.check_target(out_dir, vault.repo_root)
     swap.recover(out_dir)
     previous, why = _previous(out_dir)
     dim = _dim_of(choice, cfg, previous)
@@ -177,7 +180,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
         else:
             manifest = _write_slice(tmp, head, plan, metas, chosen, warnings, shard)
         _carry_scopes(out_dir, tmp)
-        swap.swap_into(tmp, out_dir)
+        swap.swap_into(tmp, out_dir, vault.repo_root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -10,6 +10,7 @@ byte-identical to building everything at once.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections.abc import Sequence
@@ -88,7 +89,8 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
     if plan_digest(plan) != first["slice"]["plan"] or {s.id for s in plan} != set(metas):
         raise UsageError("the slices' shard plan does not match this vault")
 
-    out_dir = out_dir.resolve()
+    out_dir = Path(os.path.abspath(out_dir))  # not resolve(): see build_index
+    swap.check_target(out_dir, vault.repo_root)
     swap.recover(out_dir)
     tmp = swap.temp_dir_for(out_dir)
     try:
@@ -103,7 +105,7 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
         manifest, seconds, similar_rows = assemble(
             tmp, vault, notes, plan, metas, head, parse_warnings(notes),
             vault.config.index.similar)
-        swap.swap_into(tmp, out_dir)
+        swap.swap_into(tmp, out_dir, vault.repo_root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
