@@ -56,15 +56,18 @@ def index_foreign(folder: Path) -> str | None:
     if not entries:
         return None
     manifest = folder / MANIFEST_NAME
+    if not os.path.lexists(manifest):
+        first = foreign_entry(folder, lambda rel: False) or sorted(entries)[0]
+        return f"{first} and no {MANIFEST_NAME}"
     try:
         if manifest.is_symlink() or manifest.stat().st_size > _MAX_MANIFEST:
-            return MANIFEST_NAME
+            return f"{MANIFEST_NAME} (a link, or too large)"
         data = json.loads(manifest.read_bytes())
     except (OSError, ValueError, RecursionError):
-        return f"{MANIFEST_NAME} (missing or unreadable)"
+        data = None
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict) or data.get("format") != FORMAT:
-        return f"{MANIFEST_NAME} (not a {FORMAT} manifest)"
+        return f"a {MANIFEST_NAME} that is not a kbase index's"
     return foreign_entry(folder, lambda rel: rel == MANIFEST_NAME or rel in files
                          or rel.startswith(SCOPES_DIR))
 

@@ -99,7 +99,10 @@ def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
         return IndexSource(open_index(index_dir), "dir", str(index_dir))
     problems: list[str] = []
     local = vault.root / ".kbase"
-    if (local / "manifest.json").is_file():
+    if local.is_symlink():  # committed `.kbase -> elsewhere`: may lead out of the repository
+        problems.append(f"{local} is a symbolic link; kbase does not read an index "
+                        "through one")
+    elif (local / "manifest.json").is_file():
         try:
             return IndexSource(open_index(local), "worktree", str(local))
         except IndexFormatError as exc:
