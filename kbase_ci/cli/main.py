@@ -138,7 +138,11 @@ def _main(args_list: list[str], word: str | None) -> int:
     try:
         return int(_command(args.command.replace("-", "_")).run(args))
     except KbaseError as exc:
-        print(f"kbase: error: {exc}", file=sys.stderr)
+        # Lazy: only a failing run loads the escaping. A message may quote a `.kbase.yml`
+        # key or a note name: on one line, it can never become a workflow command.
+        from kbase_ci.report.escape import terminal_text
+
+        print(f"kbase: error: {terminal_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("kbase: interrupted", file=sys.stderr)
