@@ -20,6 +20,7 @@ from kbase_ci.errors import IndexFormatError
 from kbase_ci.heap import bulk_allocations
 from kbase_ci.index import swap
 from kbase_ci.index.assemble import Embeddings, ShardMeta, assemble, header, write_manifest
+from kbase_ci.index.integrity import manifest_digest, remember
 from kbase_ci.index.layout import PARSED_FILE
 from kbase_ci.index.manifest import dump_table, read_manifest, sha256
 from kbase_ci.index.modelchoice import ModelChoice, choose_model
@@ -184,6 +185,8 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    if shard is None:  # built here: no query needs to validate it again
+        remember(vault.git_dir, manifest_digest(out_dir))
     seconds["total"] = time.perf_counter() - t_start
     return BuildResult(out_dir, manifest, tuple(t.spec.id for t in tasks),
                        tuple(s.id for s in reused), seconds, tuple(warnings), why,

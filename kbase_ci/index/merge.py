@@ -21,10 +21,10 @@ from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index import swap
 from kbase_ci.index.assemble import HEADER_KEYS, ShardMeta, assemble
 from kbase_ci.index.build import BuildResult, Progress, parse_warnings, plan_digest
+from kbase_ci.index.integrity import manifest_digest, remember, verify_files
 from kbase_ci.index.layout import PARSED_FILE
 from kbase_ci.index.manifest import read_manifest
 from kbase_ci.index.provenance import source_of
-from kbase_ci.index.reader import verify_files
 from kbase_ci.index.shards import DomainRule, plan_shards
 from kbase_ci.index.sizes import note_sizes
 from kbase_ci.model import ParsedNote
@@ -109,6 +109,7 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    remember(vault.git_dir, manifest_digest(out_dir))  # built here: trusted
     seconds["total"] = time.perf_counter() - t_start
     return BuildResult(out_dir, manifest, (), tuple(s.id for s in plan), seconds,
                        tuple(manifest["warnings"]), None, similar_rows)

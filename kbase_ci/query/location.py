@@ -19,11 +19,14 @@ from typing import Any
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.git.indexbranch import BRANCH, index_refs
 from kbase_ci.git.listing import ls_tree
-from kbase_ci.git.objects import read_blobs
+from kbase_ci.git.objects import blob_sizes, write_blobs
 from kbase_ci.git.repo import git_dir, tree_of
+from kbase_ci.index.integrity import check_sizes
 from kbase_ci.index.reader import IndexReader, open_index
+from kbase_ci.index.schema import validate
 from kbase_ci.query.freshness import Member
 from kbase_ci.vault.files import Vault
+from kbase_ci.vault.safefs import unsafe_part
 
 
 @dataclass
@@ -58,22 +61,27 @@ def materialise(repo: Path, ref: str, tree: str = "") -> Path:
         rel, sha = e.path, e.sha
         if e.mode not in ("100644", "100755"):
             raise IndexFormatError(f"{ref}: {rel} is not a plain file: not a kbase index")
-        if rel.startswith("/") or ".." in rel.split("/"):
+        if unsafe_part(rel) is not None:
             raise IndexFormatError(f"{ref}: unsafe path {rel}: not a kbase index")
         entries.append((rel, sha))
-    blobs = read_blobs(repo, [sha for _, sha in entries])
+    # Sizes from object headers, before a byte is read: a forged 1.5 GB blob is refused,
+    # and what is read is streamed to disk, never held in memory whole.
+    sizes = blob_sizes(repo, [sha for _, sha in entries])
+    check_sizes(f"index branch {ref}", {rel: sizes.get(sha, 0) for rel, sha in entries})
     base.mkdir(parents=True, exist_ok=True)
     import shutil
     import tempfile
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{tree}.tmp-", dir=base))
     try:
-        for rel, sha in entries:
-            dest = tmp / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(blobs[sha])
-        try:
-            open_index(tmp).verify_all()  # once: later queries skip the hashing
+        for rel, _sha in entries:
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+        write_blobs(repo, [(sha, tmp / rel) for rel, sha in entries])
+        try:  # once: later queries skip the hashing and the validation
+            reader = open_index(tmp, validated=True)
+            reader.verify_all()
+            validate(reader)
+            reader.close()
         except IndexFormatError as exc:
             raise IndexFormatError(
                 f"index branch {ref} is not a valid index: {_strip(str(exc), tmp)}") from None
@@ -96,7 +104,8 @@ def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
     every other failure falls back to the next place and finally to a build. (A scoped
     index: `kbase_ci.scope.source.open_scope_source`.)"""
     if index_dir is not None:
-        return IndexSource(open_index(index_dir), "dir", str(index_dir))
+        return IndexSource(open_index(index_dir, git_dir=vault.git_dir), "dir",
+                           str(index_dir))
     problems: list[str] = []
     local = vault.root / ".kbase"
     if local.is_symlink():  # committed `.kbase -> elsewhere`: may lead out of the repository
@@ -104,7 +113,8 @@ def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
                         "through one")
     elif (local / "manifest.json").is_file():
         try:
-            return IndexSource(open_index(local), "worktree", str(local))
+            return IndexSource(open_index(local, git_dir=vault.git_dir), "worktree",
+                               str(local))
         except IndexFormatError as exc:
             problems.append(str(exc))
     repo = vault.repo_root
@@ -112,7 +122,8 @@ def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
         for ref, tree in index_refs(repo):
             try:
                 folder = materialise(repo, ref, tree)
-                reader = open_index(folder, verify=False)  # verified when materialised
+                # verified and validated when materialised (under the git dir)
+                reader = open_index(folder, verify=False, validated=True)
             except IndexFormatError as exc:
                 problems.append(str(exc))
                 continue
@@ -134,4 +145,4 @@ def _build(vault: Vault, problems: list[str]) -> IndexSource:
     why = "; ".join(problems) + ": refused" if problems else "no committed index found"
     notice = (f"kbase: {why}; answering from an index built in memory. Get the committed "
               f"one with `git fetch origin {BRANCH}`, or build it with `kbase index`.")
-    return IndexSource(open_index(out), "memory", "", notice, keep)
+    return IndexSource(open_index(out, validated=True), "memory", "", notice, keep)

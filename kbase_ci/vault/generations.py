@@ -28,6 +28,8 @@ class Pinned:
     def __init__(self, folder: Path, lock_name: str) -> None:
         import fcntl
 
+        self._fds: tuple[int, int] = (-1, -1)
+
         for _ in range(20):  # a swap between open and lock: open the new generation
             dfd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
             try:
@@ -58,8 +60,9 @@ class Pinned:
 
     def close(self) -> None:
         for fd in self._fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
         self._fds = (-1, -1)
 
     def __del__(self) -> None:
