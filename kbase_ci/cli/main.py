@@ -128,7 +128,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             diff.drop_hook_git()
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (a CI job cancelled, a killed hook): unwind like an interrupt, so temp
+    folders and half-built indexes are removed on the way out."""
+    raise SystemExit(128 + signum)
+
+
 def _main(args_list: list[str], word: str | None) -> int:
+    import signal
+
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:  # not the main thread (an embedding caller): leave signals be
+        return _run(args_list, word)
+    try:
+        return _run(args_list, word)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args_list: list[str], word: str | None) -> int:
     _tolerant_streams()
     parser = build_parser(word)
     try:

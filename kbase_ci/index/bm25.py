@@ -205,8 +205,8 @@ class Postings:
         data = self.reader.ints(self.base + FILES[3])
         docs = self.reader.ints(self.base + FILES[1])
         levels = self.reader.ints(self.base + FILES[2])
-        bad = IndexFormatError(f"{self.reader.root}: {self.base}: the BM25 files are "
-                               "damaged or forged")
+        bad = IndexFormatError(f"{self.reader.root}: {self.base}: {', '.join(FILES)} do "
+                               "not form a BM25 matrix: the index is damaged or forged")
         if len(blocks) < 3 or len(blocks) % 3 or len(docs) != len(levels) or \
                 (len(docs) and (min(docs) < 0 or max(docs) >= self.num_docs)):
             raise bad

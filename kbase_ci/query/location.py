@@ -26,7 +26,7 @@ from kbase_ci.index.reader import IndexReader, open_index
 from kbase_ci.index.schema import validate
 from kbase_ci.query.freshness import Member
 from kbase_ci.vault.files import Vault
-from kbase_ci.vault.safefs import unsafe_part
+from kbase_ci.vault.safefs import is_our_temp, make_temp_dir, unsafe_part
 
 
 @dataclass
@@ -133,15 +133,51 @@ def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
     return _build(vault, problems)
 
 
-def _build(vault: Vault, problems: list[str]) -> IndexSource:
-    import tempfile
+_QUERY_TEMP = "kbase-query-"
 
+
+class _Scratch:
+    """A marked temp folder for an in-memory build (state: its finalizer), removed when
+    the source holding it is dropped or the process exits (SIGTERM included: cli.main
+    turns it into an exit). One left by a process killed outright (SIGKILL) is removed
+    by the next such build."""
+
+    def __init__(self) -> None:
+        import secrets
+        import shutil
+        import tempfile
+        import weakref
+
+        base = Path(tempfile.gettempdir())
+        for entry in base.glob(f"{_QUERY_TEMP}*"):
+            pid = entry.name[len(_QUERY_TEMP):].partition("-")[0]
+            if pid.isdigit() and not _alive(int(pid)) and is_our_temp(entry):
+                shutil.rmtree(entry, ignore_errors=True)
+        self.path = make_temp_dir(base / f"{_QUERY_TEMP}{os.getpid()}-{secrets.token_hex(6)}")
+        self.cleanup = weakref.finalize(self, shutil.rmtree, str(self.path), True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _build(vault: Vault, problems: list[str]) -> IndexSource:
     # Lazy: the build code (and what it imports) only when no committed index is found.
     from kbase_ci.index.build import build_index
 
-    keep = tempfile.TemporaryDirectory(prefix="kbase-query-")
-    out = Path(keep.name) / "index"
-    build_index(vault, out, use_cache=True)
+    keep = _Scratch()
+    out = keep.path / "index"
+    try:
+        build_index(vault, out, use_cache=True)
+    except BaseException:
+        keep.cleanup()
+        raise
     why = "; ".join(problems) + ": refused" if problems else "no committed index found"
     notice = (f"kbase: {why}; answering from an index built in memory. Get the committed "
               f"one with `git fetch origin {BRANCH}`, or build it with `kbase index`.")
