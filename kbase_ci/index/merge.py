@@ -34,11 +34,52 @@ _SHARED = HEADER_KEYS  # must agree between slices
 
 
 def _load_slice(d: Path) -> dict[str, Any]:
+    """A slice folder's manifest, checked: slices are CI artifacts, data from another
+    job, so the slice block and the shard records must be as kbase writes them."""
     m = read_manifest(d)
     if "slice" not in m:
         raise IndexFormatError(f"{d}: not a slice (built without --shard K/N)")
+    sl, shards = m["slice"], m.get("shards")
+    if not (isinstance(sl, dict) and _n(sl.get("k")) and _n(sl.get("n"))
+            and 1 <= sl["k"] <= sl["n"] and isinstance(sl.get("plan"), str)
+            and isinstance(shards, dict)):
+        raise IndexFormatError(f"{d}: the manifest's slice or shards are not as kbase "
+                               "writes them")
+    for sid, meta in shards.items():
+        try:
+            ShardMeta.from_json(sid, meta)
+        except (KeyError, TypeError, ValueError):
+            raise IndexFormatError(f"{d}: the manifest's shard {sid!r} is not as kbase "
+                                   "writes it") from None
     verify_files(d, m)
     return m
+
+
+def _n(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _parsed_note(row: Any, where: Path) -> ParsedNote:
+    """A note of a slice's parsed.json, with every value of the type kbase writes."""
+    try:
+        n = ParsedNote.from_json(row)
+        ok = (isinstance(n.path, str) and isinstance(n.title, str)
+              and all(isinstance(a, str) for a in n.aliases)
+              and all(isinstance(t.name, str) and _n(t.line) and _n(t.col) for t in n.tags)
+              and (n.frontmatter is None or isinstance(n.frontmatter, dict))
+              and all(_n(h.level) and isinstance(h.text, str) and _n(h.line)
+                      and all(isinstance(p, str) for p in h.parents) for h in n.headings)
+              and all(isinstance(b.id, str) and _n(b.line) for b in n.block_ids)
+              and all(isinstance(x, str) for lk in n.links
+                      for x in (lk.raw, lk.target, lk.subpath, lk.style))
+              and all(_n(lk.line) and _n(lk.col) for lk in n.links)
+              and all(isinstance(d.code, str) and isinstance(d.message, str)
+                      for d in n.diagnostics) and _n(n.size) and _n(n.lines))
+    except (KeyError, TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise IndexFormatError(f"{where}: a note row that kbase did not write")
+    return n
 
 
 def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
@@ -71,8 +112,12 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
     metas: dict[str, ShardMeta] = {}
     owner: dict[str, Path] = {}
     for d, m in found:
-        for row in json.loads((d / PARSED_FILE).read_bytes()):
-            note = ParsedNote.from_json(row)
+        try:
+            rows = json.loads((d / PARSED_FILE).read_bytes())
+        except (ValueError, RecursionError):
+            raise IndexFormatError(f"{d / PARSED_FILE}: not JSON as kbase writes it") from None
+        for row in rows if isinstance(rows, list) else [None]:
+            note = _parsed_note(row, d / PARSED_FILE)
             parsed[note.path] = note
         for sid, meta in m["shards"].items():
             metas[sid] = ShardMeta.from_json(sid, meta)

@@ -45,8 +45,10 @@ def write_text(report: CheckReport, root: Path, out: TextIO, *, color: bool = Fa
 
 def _source_line(root: Path, f: Finding, cache: dict[str, list[str]]) -> str | None:
     if f.path not in cache:
-        try:
-            text = (root / f.path).read_bytes().decode("utf-8", "replace")
+        try:  # never through a link: a tracked `x.md -> /etc/shadow` is not shown
+            fd = os.open(root / f.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as fh:
+                text = fh.read().decode("utf-8", "replace")
         except OSError:
             text = ""
         cache[f.path] = split_lines(text)

@@ -222,6 +222,13 @@ def load_config(root: Path, path: Path | None = None) -> Config:
 
 
 def parse_config(text: str, display: str = CONFIG_NAME) -> Config:
+    try:
+        return _parse_config(text, display)
+    except RecursionError:  # `[[[[...` 50k deep: a PR's config is refused, not a crash
+        raise ConfigError("nested too deeply to be a kbase config", display) from None
+
+
+def _parse_config(text: str, display: str) -> Config:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
