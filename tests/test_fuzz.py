@@ -62,7 +62,7 @@ def _bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-@fuzz(300)
+@fuzz(1000)
 @given(data=st.one_of(markdown.map(_bytes), st.binary(max_size=400)))
 def test_parse_never_fails_and_is_deterministic(data: bytes) -> None:
     first, again = parse_note("n.md", data), parse_note("n.md", data)
@@ -72,7 +72,7 @@ def test_parse_never_fails_and_is_deterministic(data: bytes) -> None:
         assert 1 <= link.line <= lines and link.col >= 1
 
 
-@fuzz(300)
+@fuzz(800)
 @given(text=markdown)
 def test_mentions_and_sentences_never_fail(text: str) -> None:
     assert extract(text) == extract(text)
@@ -81,7 +81,7 @@ def test_mentions_and_sentences_never_fail(text: str) -> None:
         sentence_at(text, col)
 
 
-@fuzz(150)
+@fuzz(400)
 @given(notes=st.dictionaries(note_names, markdown, min_size=1, max_size=5),
        files=st.lists(st.sampled_from(["img.png", "x/y.pdf", "a.md.bak"]), max_size=3))
 def test_resolve_never_fails_and_stays_in_the_vault(notes: dict[str, str],
@@ -94,7 +94,7 @@ def test_resolve_never_fails_and_stays_in_the_vault(notes: dict[str, str],
             assert r.target is None or r.target in paths
 
 
-@fuzz(200)
+@fuzz(500)
 @given(text=st.text(max_size=200))
 def test_escaping_leaves_no_command_or_link(text: str) -> None:
     out = terminal_text(text)
@@ -104,7 +104,7 @@ def test_escaping_leaves_no_command_or_link(text: str) -> None:
     assert "https://" not in md.lower() and "www." not in md.lower()
 
 
-@fuzz(150)
+@fuzz(300)
 @given(doc=st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
                         lambda inner: st.lists(inner, max_size=4)
                         | st.dictionaries(st.text(max_size=6), inner, max_size=4),
@@ -123,7 +123,7 @@ yaml_bits = st.lists(st.sampled_from([
     max_size=8).map("\n".join)
 
 
-@fuzz(150)
+@fuzz(300)
 @given(text=yaml_bits)
 def test_config_errors_are_config_errors(text: str) -> None:
     try:
@@ -157,7 +157,7 @@ def _vault(notes: dict[str, str]) -> dict[str, str | bytes]:
 vaults = st.dictionaries(note_names, markdown, min_size=1, max_size=4).map(_vault)
 
 
-@fuzz(25)
+@fuzz(60)
 @given(files=vaults)
 def test_check_exits_0_or_1(files: dict[str, str | bytes]) -> None:
     with _repo(files) as (root, _):
@@ -165,7 +165,7 @@ def test_check_exits_0_or_1(files: dict[str, str | bytes]) -> None:
         assert proc.returncode in (0, 1), proc.stderr
 
 
-@fuzz(15)
+@fuzz(40)
 @given(files=vaults, old=note_names, new=st.sampled_from(["moved", "deep/er/one", "é2"]))
 def test_fix_is_idempotent_and_stays_in_the_repository(files: dict[str, str | bytes], old: str,
                                                        new: str) -> None:
@@ -187,7 +187,7 @@ def _tree(folder: Path) -> dict[str, bytes]:
             for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "manifest.json"}
 
 
-@fuzz(6)
+@fuzz(12)
 @given(files=vaults)
 def test_index_is_deterministic_and_queries_never_crash(files: dict[str, str | bytes]
                                                         ) -> None:
@@ -217,7 +217,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@fuzz(40)
+@fuzz(120)
 @given(data=st.data())
 def test_forged_index_files_never_crash_a_query(built: Path, data: st.DataObject) -> None:
     index = built / ".kbase"
