@@ -35,6 +35,7 @@ from kbase_ci.index.layout import (
     STORED_NOTE_FIELDS,
 )
 from kbase_ci.index.manifest import MANIFEST_NAME
+from kbase_ci.index.notetable import shard_notes
 from kbase_ci.index.rowfile import int_table, offsets_name
 from kbase_ci.parse.mentions import VERSION
 from kbase_ci.vault.safefs import unsafe_part
@@ -207,8 +208,6 @@ def _links(reader: IndexReader, n: int, statuses: int) -> None:
 
 
 def _shards(reader: IndexReader, core: dict[str, Any]) -> None:
-    from kbase_ci.index.notetable import shard_notes
-
     members = shard_notes(core)
     shards = reader.manifest.get("shards", {})
     if not isinstance(shards, dict):
