@@ -37,10 +37,15 @@ def _vault(root: Path, links: int) -> None:
 
 def test_slow_call_times_out_and_never_blocks_the_others(tmp_path: Path) -> None:
     root = tmp_path / "vault"
-    _vault(root, 200_000)  # a 2.6 MB line: explore answers 200k links (seconds)
+    _vault(root, 200_000)  # a 2.6 MB line: explore answers 200k links (about a second)
+    # The limit is a third of what the slow call takes on this machine, measured now, so
+    # the test holds on a fast machine and a loaded one alike.
+    t0 = time.monotonic()
+    assert run_kbase("explore", "Big", cwd=root).returncode == 0
+    limit = f"{max(0.2, (time.monotonic() - t0) / 3):.2f}"
     env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
     params = StdioServerParameters(command=sys.executable,
-                                   args=["-m", "kbase_ci", "mcp", "--timeout", "1.5"],
+                                   args=["-m", "kbase_ci", "mcp", "--timeout", limit],
                                    cwd=root, env=env)
     done: list[tuple[str, float, CallToolResult]] = []
 
@@ -57,7 +62,7 @@ def test_slow_call_times_out_and_never_blocks_the_others(tmp_path: Path) -> None
                 await session.initialize()
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(lambda: call(session, "slow", "explore", 0, note="Big"))
-                    tg.start_soon(lambda: call(session, "quick", "read", 0.2, note="N3"))
+                    tg.start_soon(lambda: call(session, "quick", "read", 0.05, note="N3"))
                 after = await session.call_tool("explore", {"note": "N3"})
                 done.append(("after", time.monotonic(), after))
 
@@ -68,7 +73,8 @@ def test_slow_call_times_out_and_never_blocks_the_others(tmp_path: Path) -> None
     assert order == ["quick", "slow", "after"], order
     assert not results["quick"].is_error and "A small note." in _text(results["quick"])
     # ... the slow one got a timeout error instead of hanging the client ...
-    assert results["slow"].is_error and "no answer within 1.5 s" in _text(results["slow"])
+    assert results["slow"].is_error, _text(results["slow"])[:200]
+    assert f"no answer within {float(limit):g} s" in _text(results["slow"])
     # ... and the server went on serving.
     assert not results["after"].is_error
     assert json.loads(_text(results["after"]))["backlinks"]

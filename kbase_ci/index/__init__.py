@@ -2,7 +2,8 @@
 shards (`shards`, `sizes`), built per shard (`shardbuild`: `chunks`, `tokens`, `bm25`,
 `embedder`, `vectors`), assembled (`assemble`: `tables`, `notetable`, `similar`,
 `mentions`) and swapped in (`swap`), every file named once in `layout`; read back with
-`reader`, published with `publish`.
+`reader` after its listing, sizes and hashes (`integrity`) and every table (`schema`)
+are checked, published with `publish`.
 
 Layout and every field: docs/index-format.md. Entry points: `build.build_index`,
 `merge.merge_slices`, `reader.open_index`, `manifest.read_manifest`. numpy, bm25s,

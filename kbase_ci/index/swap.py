@@ -36,6 +36,7 @@ from kbase_ci.vault.safefs import (
     is_our_temp,
     links_between,
     make_temp_dir,
+    process_alive,
 )
 
 _TMP = ".tmp-"
@@ -105,18 +106,6 @@ def temp_dir_for(target: Path) -> Path:
     return make_temp_dir(tmp)
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def recover(target: Path) -> None:
     """Undo what killed builds left: restore a target renamed aside, drop dead temps and
     old generations no reader holds. Only folders that are provably kbase's are touched."""
@@ -132,7 +121,7 @@ def recover(target: Path) -> None:
             if marker == _RETIRED:
                 if index_foreign(entry) is None and not in_use(entry, MANIFEST_NAME):
                     shutil.rmtree(entry, ignore_errors=True)
-            elif not tail.isdigit() or _alive(int(tail)):
+            elif not tail.isdigit() or process_alive(int(tail)):
                 continue
             elif marker == _TMP:
                 if is_our_temp(entry):

@@ -26,7 +26,7 @@ from kbase_ci.index.reader import IndexReader, open_index
 from kbase_ci.index.schema import validate
 from kbase_ci.query.freshness import Member
 from kbase_ci.vault.files import Vault
-from kbase_ci.vault.safefs import is_our_temp, make_temp_dir, unsafe_part
+from kbase_ci.vault.safefs import is_our_temp, make_temp_dir, process_alive, unsafe_part
 
 
 @dataclass
@@ -151,20 +151,10 @@ class _Scratch:
         base = Path(tempfile.gettempdir())
         for entry in base.glob(f"{_QUERY_TEMP}*"):
             pid = entry.name[len(_QUERY_TEMP):].partition("-")[0]
-            if pid.isdigit() and not _alive(int(pid)) and is_our_temp(entry):
+            if pid.isdigit() and not process_alive(int(pid)) and is_our_temp(entry):
                 shutil.rmtree(entry, ignore_errors=True)
         self.path = make_temp_dir(base / f"{_QUERY_TEMP}{os.getpid()}-{secrets.token_hex(6)}")
         self.cleanup = weakref.finalize(self, shutil.rmtree, str(self.path), True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _build(vault: Vault, problems: list[str]) -> IndexSource:

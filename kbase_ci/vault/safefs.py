@@ -214,6 +214,19 @@ def make_temp_dir(path: Path) -> Path:
     return path
 
 
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` still runs (ours counts): its temp folders are in use."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def is_our_temp(path: Path) -> bool:
     """Whether `path` is a temp folder `make_temp_dir` made (of any process)."""
     try:
