@@ -36,9 +36,9 @@ def move_note(vault: Vault, old_arg: str, new_arg: str, *, dry_run: bool = False
         raise UsageError(f"{old_arg} is not a tracked note of this vault")
     if new is None or new.startswith("../") or new == "..":
         raise UsageError(f"{new_arg} is outside the vault {vault.root}")
-    # Both ends: not through a symbolic link (out of the repository), not into .git, a
-    # submodule or the index folder (`kbase index` replaces it whole).
-    confine(vault.root, old, gitlinks=vault.gitlinks, what="note")
+    # Not through a symbolic link (out of the repository), not into .git, a submodule or
+    # the index folder (`kbase index` replaces it whole). The old path is git's: it
+    # tracks nothing beyond a link, and moving a note out of `.kbase/` rescues it.
     confine(vault.root, new, gitlinks=vault.gitlinks, what="destination")
     if os.path.lexists(vault.root / new) or new in vault.files:
         raise UsageError(f"{new_arg} already exists")
