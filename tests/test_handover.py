@@ -182,7 +182,7 @@ def test_new_other_types(args: list[str], path: str, make_repo: Callable[..., Pa
 def test_new_never_writes_into_git_folder(make_repo: Callable[..., Path]) -> None:
     root = make_repo({"a.md": "x\n", ".kbase.yml": "handover:\n  folder: .git/hooks\n"})
     proc = run_kbase("new", "handover", "--date", TODAY_FREE, cwd=root)
-    assert proc.returncode == 2 and "outside .git" in proc.stderr
+    assert proc.returncode == 2 and "inside a .git folder" in proc.stderr
     assert not list((root / ".git" / "hooks").glob("*.md"))
 
 

@@ -61,7 +61,10 @@ _TAGS = """\
 
 - Tags are compared case-insensitively, without the `#`, for `allowed`, `vocabularies`
   and `required`; `pattern` is a regular expression matched against the tag as written
-  (use `(?i)` to ignore case). A bad regular expression is a config error at its line.
+  (use `(?i)` to ignore case). It runs on RE2, in time linear in the tag whatever the
+  pattern (a PR's own `.kbase.yml` is read in CI): backreferences and lookaround are not
+  available, and a pattern using them, like any bad regular expression, is a config
+  error at its line. `\\w` and `\\d` match any letter or digit, as in Python.
 - Inline tags (`#tag`) and frontmatter tags (`tags: [a, b]`) are checked alike; each
   finding sits at the tag itself.
 - A tag under a vocabulary prefix is judged by the vocabulary only: `#status/done` needs

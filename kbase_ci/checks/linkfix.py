@@ -18,12 +18,13 @@ from pathlib import Path
 from kbase_ci.checks.breakage import Breakage, NoteChanges, overlay
 from kbase_ci.checks.hookshare import staged_share
 from kbase_ci.checks.stagedchanges import load_change
-from kbase_ci.errors import UsageError
+from kbase_ci.errors import ChangedError, UnsafePathError, UsageError
 from kbase_ci.git.diff import FileChange
 from kbase_ci.parse.parser import parse_note
-from kbase_ci.vault.fileedit import Edit, apply_edits, write_atomic
+from kbase_ci.vault.fileedit import Edit, apply_edits
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import Resolver
+from kbase_ci.vault.safefs import confine, write_atomic
 from kbase_ci.vault.scanner import open_store
 
 
@@ -126,7 +127,12 @@ def _apply(vault: Vault, edits: Sequence[Edit], unfixable: tuple[Breakage, ...],
     changed: list[str] = []
     skipped: list[tuple[str, str]] = []
     for path, mine in sorted(by_file.items()):
-        why = _rewrite_file(vault.root / path, path, mine, dry_run=dry_run)
+        try:  # never through a link, into a submodule or the index folder
+            full = confine(vault.root, path, gitlinks=vault.gitlinks)
+        except UnsafePathError as exc:
+            skipped.append((path, exc.args[0]))
+            continue
+        why = _rewrite_file(full, path, mine, dry_run=dry_run)
         if why is None:
             done.extend(mine)
             changed.append(path)
@@ -154,8 +160,12 @@ def _rewrite_file(full: Path, path: str, edits: list[Edit], *, dry_run: bool) ->
     if Counter(ln.raw for ln in parse_note(path, new).links) != +expected:
         return "the rewritten text would not parse back to the same links"
     if not dry_run:
-        try:
-            write_atomic(full, new)
+        try:  # only if it still holds what was read and edited (compare-and-swap)
+            write_atomic(full, new, expect=data)
+        except ChangedError as exc:
+            return str(exc).removeprefix(f"{full}: ") + "; stage it and run again"
+        except UnsafePathError as exc:
+            return str(exc).removeprefix(f"{full}: ")
         except OSError as exc:
             return f"cannot write it: {exc.strerror or exc}"
     return None

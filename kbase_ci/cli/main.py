@@ -131,7 +131,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             diff.drop_hook_git()
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (a CI job cancelled, a killed hook): unwind like an interrupt, so temp
+    folders and half-built indexes are removed on the way out."""
+    raise SystemExit(128 + signum)
+
+
 def _main(args_list: list[str], word: str | None) -> int:
+    import signal
+
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:  # not the main thread (an embedding caller): leave signals be
+        return _run(args_list, word)
+    try:
+        return _run(args_list, word)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args_list: list[str], word: str | None) -> int:
     _tolerant_streams()
     parser = build_parser(word)
     try:
@@ -144,7 +163,11 @@ def _main(args_list: list[str], word: str | None) -> int:
     try:
         return int(_command(args.command.replace("-", "_")).run(args))
     except KbaseError as exc:
-        print(f"kbase: error: {exc}", file=sys.stderr)
+        # Lazy: only a failing run loads the escaping. A message may quote a `.kbase.yml`
+        # key or a note name: on one line, it can never become a workflow command.
+        from kbase_ci.report.escape import terminal_text
+
+        print(f"kbase: error: {terminal_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("kbase: interrupted", file=sys.stderr)

@@ -12,6 +12,7 @@ import os
 import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import IO
 
 from kbase_ci.errors import GitError
 
@@ -76,12 +77,14 @@ def git(args: Sequence[str], cwd: Path, *, input: bytes | None = None,
     return proc.stdout
 
 
-def start(args: Sequence[str], cwd: Path) -> Process:
+def start(args: Sequence[str], cwd: Path, *, stdin: IO[bytes] | None = None) -> Process:
     """Start git without waiting (`finish` collects it): two git processes that do not
-    depend on each other then run on both cores while Python parses the first."""
+    depend on each other then run on both cores while Python parses the first. `stdin`:
+    a file git reads its input from (so a streamed answer cannot deadlock on it)."""
     try:
         return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE,
+                                stdin=stdin if stdin is not None else subprocess.DEVNULL,
                                 env={**os.environ, **_GIT_ENV})
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH") from exc

@@ -2,8 +2,9 @@
 shards (`shards`, `sizes`), built per shard (`shardbuild`: `chunks`, `tokens`, `bm25`,
 `embedder`, `vectors`, `background`), assembled (`assemble`: `tables`, `notetable`,
 `similar`, `mentions`) and swapped in (`swap`), every file named once in `layout`; read
-back with `reader`, published with `publish`. The embedding model is found and verified
-by `modelchoice` (downloads: `modelhub`).
+back with `reader` after its listing, sizes and hashes (`integrity`) and every table
+(`schema`) are checked, published with `publish`. The embedding model is found and
+verified by `modelchoice` (downloads: `modelhub`).
 
 Layout and every field: docs/index-format.md. Entry points: `build.build_index`,
 `merge.merge_slices`, `reader.open_index`, `manifest.read_manifest`. numpy, bm25s,

@@ -151,7 +151,8 @@ def front_coded(terms: Sequence[bytes], dfs: Sequence[int]) -> tuple[bytes, list
 
 
 def _read_leb128(data: Sequence[int], at: int) -> tuple[int, int]:
-    """(value, position after it) of the LEB128 number at `at`."""
+    """(value, position after it) of the LEB128 number at `at` (at most 10 bytes: a
+    forged run of continuation bytes is refused, not read into a huge number)."""
     value = shift = 0
     while True:
         byte = data[at]
@@ -160,6 +161,8 @@ def _read_leb128(data: Sequence[int], at: int) -> tuple[int, int]:
         if byte < 0x80:
             return value, at
         shift += 7
+        if shift > 63:
+            raise ValueError("LEB128 number longer than 10 bytes")
 
 
 class Postings:
@@ -213,6 +216,44 @@ class Postings:
                 return None
             posting += df
         return None
+
+    def validate(self) -> None:
+        """IndexFormatError unless the shard's four files are one well-formed matrix:
+        blocks ascending, every term decodable inside its block and in sorted order, the
+        postings of the terms adding up to the docs and scores, every doc a chunk."""
+        blocks = self.reader.ints(self.base + FILES[0])
+        data = self.reader.ints(self.base + FILES[3])
+        docs = self.reader.ints(self.base + FILES[1])
+        levels = self.reader.ints(self.base + FILES[2])
+        bad = IndexFormatError(f"{self.reader.root}: {self.base}: {', '.join(FILES)} do "
+                               "not form a BM25 matrix: the index is damaged or forged")
+        if len(blocks) < 3 or len(blocks) % 3 or len(docs) != len(levels) or \
+                (len(docs) and (min(docs) < 0 or max(docs) >= self.num_docs)):
+            raise bad
+        posting = terms = 0
+        previous = b""
+        try:
+            for b in range(len(blocks) // 3 - 1):
+                at, end = int(blocks[3 * b]), int(blocks[3 * b + 3])
+                if (int(blocks[3 * b + 1]), int(blocks[3 * b + 2])) != (posting, terms) \
+                        or not 0 <= at <= end <= len(data):
+                    raise bad
+                term = b""
+                while at < end:
+                    shared = data[at]
+                    size, at = _read_leb128(data, at + 1)
+                    if shared > len(term) or at + size > end:
+                        raise bad
+                    term = term[:shared] + bytes(data[at:at + size])
+                    df, at = _read_leb128(data, at + size)
+                    if term <= previous and terms:
+                        raise bad
+                    previous, posting, terms = term, posting + df, terms + 1
+        except (IndexError, ValueError):
+            raise bad from None
+        if (int(blocks[-3]), int(blocks[-2]), int(blocks[-1])) != (len(data), posting, terms) \
+                or posting != len(docs):
+            raise bad
 
     def doc_freq(self, term: str) -> int:
         """How many chunks of the shard contain `term`."""

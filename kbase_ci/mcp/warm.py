@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 REUSE_MAX = 200
 """Calls one view may serve: it caches the note texts it read, so bound its memory."""
+TIME_LIMIT = 30.0
+"""Default seconds per tool call (MCP clients commonly give up after 60)."""
 
 StatKey = tuple[int, int, int] | None
 
@@ -67,17 +69,20 @@ class Stamp:
 
 class Warm:
     """The open index source, the embedding models, and what they were opened from
-    (state: guarded by `lock`, as the SDK runs tool functions on worker threads)."""
+    (state: guarded by `lock` while it changes, as tool calls run on worker threads; a
+    view, once handed out, is only read, so answers are computed outside the lock)."""
 
     def __init__(self, root: Path, *, config_path: Path | None = None,
                  index_dir: Path | None = None, scope: str | None = None,
-                 model: Path | None = None) -> None:
+                 model: Path | None = None, time_limit: float = TIME_LIMIT) -> None:
         self.root = root.resolve()
         self.config_path = config_path
         self.index_dir = index_dir.resolve() if index_dir is not None else None
         self.scope = scope
         self.model = model
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
+        self.time_limit = time_limit
+        """Seconds a tool call may take before it gets a timeout error (`--timeout`)."""
         self.reopened = 0
         """How many times the source was (re)opened: tests and the bench read it."""
         self._source: IndexSource | None = None
@@ -193,7 +198,14 @@ class Warm:
 
     def view(self) -> QueryView:
         """A view of the work tree as it is now, over the warm index."""
+        with self.lock:
+            view = self._view_now()
+            # Listed now, under the lock: a lazy listing shared by two calls would read
+            # one git process from two threads.
+            view.vault.notes  # noqa: B018
+            return view
 
+    def _view_now(self) -> QueryView:
         stamp = self._stamp_now()
         self._next_key = None
         if (self._view is not None and self._view_uses < REUSE_MAX and self._unmoved()
@@ -211,7 +223,12 @@ class Warm:
     def embedder(self, view: QueryView) -> tuple[Any, str | None]:
         """The index's embedding model, looked for and loaded once per index model: the
         model, or None and the notice saying how to get it (search passes it on, as the
-        CLI does); a download is tried once, not on every call."""
+        CLI does); a download is tried once, not on every call. Under the lock, so two
+        calls never load (or download) the same model twice."""
+        with self.lock:
+            return self._embedder(view)
+
+    def _embedder(self, view: QueryView) -> tuple[Any, str | None]:
         emb = view.manifest.get("embeddings") or {}
         sha, dim = emb.get("sha256"), emb.get("dim")
         if not sha or not dim:

@@ -83,6 +83,7 @@ class Vault:
                                                                      self.git_dir)
         self._content: dict[str, bytes] = {}
         self._symlinks: set[str] = set()
+        self._gitlinks: frozenset[str] = frozenset()
         folders = self.config.vault.folders
         # `str.startswith` with a tuple: one C call per path instead of a Python loop.
         self._folders: tuple[str, ...] = () if not folders or "." in folders else tuple(
@@ -138,6 +139,12 @@ class Vault:
         assert self._files is not None
         return self._files
 
+    @property
+    def gitlinks(self) -> frozenset[str]:
+        """Submodules (vault-relative paths): kbase never writes into one."""
+        self.files  # noqa: B018 (lists the work tree if that has not happened yet)
+        return self._gitlinks
+
     # -- listing -------------------------------------------------------------------
     def _list_index(self) -> list[NoteFile]:
         return self._entries(ls_files_rows(self.root))
@@ -147,7 +154,10 @@ class Vault:
         # tuple.__new__ directly: NoteFile(...) goes through a Python-level __new__,
         # ~40% slower over the 10k entries every hook run and query builds.
         new = tuple.__new__
-        return [new(NoteFile, (path, sha)) for path, sha, mode in rows if mode != GITLINK]
+        out = [new(NoteFile, (path, sha)) for path, sha, mode in rows if mode != GITLINK]
+        if len(out) != len(rows):  # submodules: rare, so only then a second pass
+            self._gitlinks = frozenset(path for path, _sha, mode in rows if mode == GITLINK)
+        return out
 
     def _status_now(self) -> _Status:
         if self._status is None:
@@ -233,12 +243,15 @@ class Vault:
 
     def _list_rev(self, rev: str) -> list[NoteFile]:
         out: list[NoteFile] = []
+        gitlinks = []
         for e in ls_tree(self.root, rev):
             if e.mode == GITLINK:
+                gitlinks.append(e.path)
                 continue
             if e.mode == SYMLINK:
                 self._symlinks.add(e.path)
             out.append(NoteFile(e.path, e.sha))
+        self._gitlinks = frozenset(gitlinks)
         return out
 
     def _walk(self) -> list[NoteFile]:

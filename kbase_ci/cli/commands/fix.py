@@ -11,6 +11,7 @@ from kbase_ci.checks.hookshare import may_break_links
 from kbase_ci.checks.linkfix import FixReport, fix_staged_moves, fix_suggestions
 from kbase_ci.cli.common import open_vault, staged_changes_for
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK
+from kbase_ci.report.escape import terminal_text
 from kbase_ci.report.findings import display_path
 
 
@@ -61,12 +62,13 @@ def run(args: argparse.Namespace) -> int:
 def print_report(report: FixReport, root: Any, *, dry_run: bool) -> None:
     out, err = sys.stdout, sys.stderr
     for e in report.edits:
-        out.write(f"{display_path(root, e.path)}:{e.line}:{e.col}: {e.old} -> {e.new}\n")
+        out.write(terminal_text(f"{display_path(root, e.path)}:{e.line}:{e.col}: {e.old} -> "
+                                f"{e.new}") + "\n")
     for path, why in report.skipped:
-        err.write(f"{display_path(root, path)}: not rewritten: {why}\n")
+        err.write(terminal_text(f"{display_path(root, path)}: not rewritten: {why}") + "\n")
     for b in report.unfixable:
-        err.write(f"{display_path(root, b.source)}:{b.link.line}:{b.link.col}: cannot rewrite "
-                  f"{b.link.raw}: {b.cause}\n")
+        err.write(terminal_text(f"{display_path(root, b.source)}:{b.link.line}:{b.link.col}: "
+                                f"cannot rewrite {b.link.raw}: {b.cause}") + "\n")
     if report.edits:
         verb = "would rewrite" if dry_run else "rewrote"
         err.write(f"kbase fix: {verb} {len(report.edits)} link(s) in "

@@ -17,6 +17,7 @@ from kbase_ci.cli.common import open_vault
 from kbase_ci.errors import EXIT_OK
 from kbase_ci.git.listing import is_ignored
 from kbase_ci.git.repo import toplevel
+from kbase_ci.report.escape import terminal_text
 
 
 def add_parser(sub: Any) -> None:
@@ -70,11 +71,12 @@ def run(args: argparse.Namespace) -> int:
             result = build_index(vault, out, model=args.model, shard=shard, jobs=args.jobs,
                                  progress=report, use_cache=not args.no_cache)
     for w in result.warnings:
-        print(f"{w}", file=sys.stderr)
+        print(terminal_text(w), file=sys.stderr)
     if result.previous:
-        print(f"kbase: note: {result.previous}", file=sys.stderr)
+        print(f"kbase: note: {terminal_text(result.previous)}", file=sys.stderr)
     if result.embeddings_reason:
-        print(f"kbase: note: no vectors: {result.embeddings_reason}", file=sys.stderr)
+        print(f"kbase: note: no vectors: {terminal_text(result.embeddings_reason)}",
+              file=sys.stderr)
     print(summary(result.manifest, result.out_dir, len(result.shards_built),
                   len(result.shards_reused), result.seconds.get("total", 0.0)))
     if shard is None and args.out is None and not _ignored(vault.root, out):

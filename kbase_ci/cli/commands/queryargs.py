@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.git.indexbranch import BRANCH
+from kbase_ci.report.escape import terminal_text
 
 if TYPE_CHECKING:
     from kbase_ci.query.view import QueryView
@@ -54,7 +55,7 @@ def open_view(args: argparse.Namespace) -> QueryView:
     # `status` reports a stale scope; every other query refuses it (exit 2).
     source = open_index_source(vault, args.index, scope, stale_ok=args.command == "status")
     if source.notice:
-        print(source.notice, file=sys.stderr)
+        print(terminal_text(source.notice), file=sys.stderr)
     return QueryView(vault, source)
 
 
@@ -68,11 +69,11 @@ def emit(args: argparse.Namespace, answer: dict[str, Any], text_lines: list[str]
                                 pretty=pretty) + "\n")
         return
     info = answer.get("index", {})
-    for line in text_lines:
-        print(line)
+    for line in text_lines:  # note text: no escape sequence reaches the terminal
+        print(terminal_text(line, lines=True))
     if info.get("stale_notes"):
         print(f"(index from {str(info.get('source_commit'))[:10]}; "
               f"{len(info['stale_notes'])} note(s) changed since, overlaid)")
     scope = info.get("scope") or {}
     if scope.get("stale"):
-        print(f"(stale: {scope.get('reason')})")
+        print(f"(stale: {terminal_text(str(scope.get('reason')))})")
