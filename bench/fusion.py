@@ -38,7 +38,7 @@ def collect(view: Any, rows: list[dict[str, Any]], model: Path, cache: Path
             return got
     from kbase_ci.query.search import Searcher
 
-    embedder = Searcher(view, model).embedder()
+    embedder = Searcher(view, model).embedder()[0]
     out = []
     for r in rows:
         searcher = Searcher(view, model)
@@ -51,29 +51,30 @@ def collect(view: Any, rows: list[dict[str, Any]], model: Path, cache: Path
 
 def mrr(view: Any, rows: list[dict[str, Any]], lists: list[dict[str, list[list[Any]]]],
         block: Any, only: str | None = None) -> float:
-    from kbase_ci.query.search import NoteHit, _Hit, ranked
+    from kbase_ci.query.hits import ChunkHit, NoteHit
+    from kbase_ci.query.search import ranked
 
     total = 0.0
     for r, got in zip(rows, lists, strict=True):
-        hits = {name: [_Hit(p, (), 1, 1, s) for p, s in lst] for name, lst in got.items()
+        hits = {name: [ChunkHit(p, (), 1, 1, s) for p, s in lst] for name, lst in got.items()
                 if only is None or name == only}
         if block == "rrf":
             order: list[NoteHit] = _rrf(hits)
         else:
-            order = ranked(view, r["query"], hits, block)
+            order = ranked(view, r["query"], hits, block)[0]
         paths = [n.path for n in order[:10]]
         total += query_quality._metrics(paths, set(r["answers"]))[1]
     return total / len(rows)
 
 
 def _rrf(hits: dict[str, list[Any]]) -> list[Any]:
-    from kbase_ci.query.search import NoteHit, _Hit
+    from kbase_ci.query.hits import ChunkHit, NoteHit
 
     score: dict[str, float] = {}
     for lst in hits.values():
         for rank, h in enumerate(lst, 1):
             score[h.path] = score.get(h.path, 0.0) + 1.0 / (60 + rank)
-    return [NoteHit(p, s, _Hit(p, (), 1, 1, s))
+    return [NoteHit(p, s, ChunkHit(p, (), 1, 1, s))
             for p, s in sorted(score.items(), key=lambda x: (-x[1], x[0]))]
 
 

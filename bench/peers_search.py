@@ -117,11 +117,12 @@ def rg_ranker(rg: str, corpus: Indexed) -> Ranker:
 def kbase_ranker(view: Any, mode: str) -> Ranker:
     from kbase_ci.query.search import Searcher, search_answer
 
-    embedder = Searcher(view, MODEL).embedder()  # loaded once, as `kbase mcp` keeps it
+    embedder = Searcher(view, MODEL).embedder()[0]  # loaded once, as `kbase mcp` keeps it
 
     def rank(query: str) -> list[str]:
+        # floor=False: the ranking's quality, whatever confidence each hit has.
         ans = search_answer(view, query, mode=mode, limit=10, concise=True, model=MODEL,
-                            embedder=embedder)
+                            embedder=embedder, floor=False)
         return [x["path"] for x in ans["results"]]
     return rank
 

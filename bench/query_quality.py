@@ -76,7 +76,7 @@ def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
 
     # One loaded model for every query, as a long-lived server keeps it (loading it per
     # query would dominate the run time).
-    embedder = Searcher(view, model).embedder()
+    embedder = Searcher(view, model).embedder()[0]
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         groups[r["kind"]].append(r)
@@ -85,8 +85,10 @@ def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
         for mode in modes:
             sums = [0.0, 0.0, 0.0]
             for r in items:
+                # floor=False: the ranking's quality (bench.confidence measures the
+                # floor: which hits are answers at all).
                 ans = search_answer(view, r["query"], mode=mode, limit=10, concise=True,
-                                    model=model, embedder=embedder)
+                                    model=model, embedder=embedder, floor=False)
                 m = _metrics([x["path"] for x in ans["results"]], set(r["answers"]))
                 sums = [a + b for a, b in zip(sums, m, strict=True)]
             n = len(items)

@@ -41,6 +41,15 @@ class IndexFormatError(UsageError):
     """An index artifact is missing, tampered with, or from another format version."""
 
 
+class UnsafePathError(UsageError):
+    """A write would leave the repository, enter `.git`, a submodule or kbase's own index
+    folder, go through a symbolic link, or replace a folder kbase does not own."""
+
+
+class ChangedError(UsageError):
+    """A file changed between kbase reading it and replacing it (compare-and-swap)."""
+
+
 def exit_code_for(exc: BaseException) -> int:
     if isinstance(exc, KbaseError):
         return exc.exit_code

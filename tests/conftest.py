@@ -20,6 +20,9 @@ CORPORA = SHARED / "corpora"
 
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+# No model hub is reachable from here: builds and queries must not try one (a test of the
+# download path serves its own hub on 127.0.0.1 and clears this).
+os.environ["HF_HUB_OFFLINE"] = "1"
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",

@@ -12,6 +12,22 @@ from typing import Any
 from conftest import git, run_kbase
 
 
+def published_demo(base: Path, *index_args: str) -> Path:
+    """A clone of a repository of the demo vault whose index was published (built with
+    `index_args`)."""
+    import shutil
+
+    from conftest import FIXTURES
+
+    src = base / "src"
+    shutil.copytree(FIXTURES / "demo-vault", src)
+    git(src, "init", "-q", "-b", "main")
+    git(src, "add", "-A")
+    git(src, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "demo")
+    publish_index(src, *index_args)
+    return clone(src, base / "clone")
+
+
 def publish_index(repo: Path, *index_args: str) -> None:
     gi = repo / ".gitignore"
     if ".kbase/" not in (gi.read_text() if gi.exists() else ""):

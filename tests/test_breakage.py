@@ -181,26 +181,27 @@ def test_files_outside_vault_folders_are_ignored(make_repo: Repo,
 def test_dotdot_targets_and_odd_names(make_repo: Repo,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     root = make_repo({
-        "notes/C# intro.md": "# C\n", "notes/a^b.md": "# x\n", "notes/[draft] x.md": "# d\n",
+        "notes/100% intro.md": "# C\n", "notes/a^b.md": "# x\n", "notes/[draft] x.md": "# d\n",
         "notes/a|b.md": "# p\n",
-        "other/S.md": "[x](../notes/C%23%20intro.md) [[notes/../notes/a^b]] "
+        "other/S.md": "[x](../notes/100%25%20intro.md) [[notes/../notes/a^b]] "
                       "[d](../notes/%5Bdraft%5D%20x.md) [p](../notes/a%7Cb.md)\n",
     })
-    for old, new in [("C# intro", "C# basics"), ("a^b", "c^d"), ("[draft] x", "[final] x"),
+    for old, new in [("100% intro", "100% basics"), ("a^b", "c^d"), ("[draft] x", "[final] x"),
                      ("a|b", "c|d")]:
         git(root, "mv", f"notes/{old}.md", f"notes/{new}.md")
     rc, out = _check(root, capsys)
     assert rc == 1
     got = _lines(out)
     assert got == [
-        "other/S.md:1:1: KB101 [x](../notes/C%23%20intro.md): `notes/C# intro.md` was renamed "
-        "to `notes/C# basics.md` in this commit; did you mean [x](../notes/C%23%20basics.md)?",
-        "other/S.md:1:31: KB101 [[notes/../notes/a^b]]: `notes/a^b.md` was renamed to "
+        "other/S.md:1:1: KB101 [x](../notes/100%25%20intro.md): `notes/100% intro.md` was "
+        "renamed to `notes/100% basics.md` in this commit; did you mean "
+        "[x](../notes/100%25%20basics.md)?",
+        "other/S.md:1:33: KB101 [[notes/../notes/a^b]]: `notes/a^b.md` was renamed to "
         "`notes/c^d.md` in this commit; did you mean [[notes/c^d]]?",
-        "other/S.md:1:54: KB101 [d](../notes/%5Bdraft%5D%20x.md): `notes/[draft] x.md` was "
+        "other/S.md:1:56: KB101 [d](../notes/%5Bdraft%5D%20x.md): `notes/[draft] x.md` was "
         "renamed to `notes/[final] x.md` in this commit; did you mean "
         "[d](../notes/%5Bfinal%5D%20x.md)?",
-        "other/S.md:1:87: KB101 [p](../notes/a%7Cb.md): `notes/a|b.md` was renamed to "
+        "other/S.md:1:89: KB101 [p](../notes/a%7Cb.md): `notes/a|b.md` was renamed to "
         "`notes/c|d.md` in this commit; did you mean [p](../notes/c%7Cd.md)?",
     ]
     assert main(["--root", str(root), "fix", "--staged"]) == 1

@@ -13,6 +13,7 @@ from kbase_ci.errors import ConfigError
 from kbase_ci.vault.config import parse_config
 from kbase_ci.vault.files import Vault
 from tests.checkcases import Case, params, run_case
+from tests.complexity import within_cpu
 from tests.conftest import git, run_kbase, write
 
 Repo = Callable[..., Path]
@@ -89,7 +90,11 @@ def test_select_by_code_runs_only_that_rule(make_repo: Repo) -> None:
 
 
 @pytest.mark.parametrize(("text", "line", "col", "words"), [
-    ('tags:\n  pattern: "[a-"\n', 2, 12, ["`tags.pattern` is not a valid regular expression"]),
+    ('tags:\n  pattern: "[a-"\n', 2, 12, ["`tags.pattern` is not a regular expression",
+                                          "missing ]"]),
+    # RE2 matches in linear time and refuses what it cannot (issue 22)
+    ('tags:\n  pattern: "(a)\\\\1"\n', 2, 12, ["linear time", "invalid escape"]),
+    ('tags:\n  pattern: "a(?=b)"\n', 2, 12, ["linear time", "(?="]),
     ("tags:\n  allowed: 3\n", 2, 12, ["`tags.allowed` must be a list"]),
     ("tags:\n  vocabularies: [a, b]\n", 2, 17, ["`tags.vocabularies` must be a mapping"]),
     ("tags:\n  vocabularies:\n    status: [a, {b: 1}]\n", 3, 17,
@@ -111,6 +116,22 @@ def test_bad_regex_exits_2_through_the_cli(make_repo: Repo) -> None:
     root = make_repo({".kbase.yml": "# policy\ntags:\n  pattern: '(unclosed'\n", "a.md": "#a\n"})
     proc = run_kbase("check", "--all", cwd=root)
     assert proc.returncode == 2
-    assert ".kbase.yml:3:12: KB900 `tags.pattern` is not a valid regular expression" \
-        in proc.stderr
+    assert ".kbase.yml:3:12: KB900 `tags.pattern` is not a regular expression" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_catastrophic_pattern_runs_in_linear_time(make_repo: Repo) -> None:
+    """Issue 22: `(a+)+$` (a PR's own config in CI) against a 100k-character tag that
+    almost matches backtracked for ever in Python's `re`; RE2 answers at once."""
+    root = make_repo({".kbase.yml": "tags:\n  pattern: '(a+)+$'\n",
+                      "a.md": "#" + "a" * 100_000 + "-b\n", "b.md": "#aaa #caf\u00e9\n"})
+    proc = within_cpu(10, run_kbase, "check", "--all", "--select", "tags", cwd=root)
+    assert proc.returncode == 1 and proc.stdout.count("KB202") == 2, proc.stdout
+    assert "a.md:1:1: KB202" in proc.stdout and "b.md:1:6: KB202" in proc.stdout
+
+
+def test_unicode_word_classes_stay_unicode(make_repo: Repo) -> None:
+    root = make_repo({".kbase.yml": "tags:\n  pattern: '[\\w/-]+'\n",
+                      "a.md": "#caf\u00e9 #na\u00efve/x #\u65e5\u672c #ok-1\n"})
+    proc = run_kbase("check", "--all", "--select", "tags", cwd=root)
+    assert proc.returncode == 0, proc.stdout

@@ -17,6 +17,7 @@ from kbase_ci.parse.parser import parse_note
 from kbase_ci.query.budget import Piece, estimate_tokens, fill
 from kbase_ci.query.context import context_answer, text_lines
 from kbase_ci.query.location import open_source
+from kbase_ci.query.payload import cost
 from kbase_ci.query.pieces import outline_note
 from kbase_ci.query.view import QueryView
 from kbase_ci.vault.files import Vault
@@ -49,6 +50,11 @@ def _text(answer: dict[str, Any]) -> str:
     return "\n".join(text_lines(answer)) + "\n"
 
 
+def bundle(view: QueryView, **kwargs: Any) -> dict[str, Any]:
+    """The bundle as the text form budgets it (`--format text`)."""
+    return context_answer(view, json_budget=False, **kwargs)
+
+
 def _paths(answer: dict[str, Any]) -> list[str]:
     return [n["path"] for n in answer["notes"]]
 
@@ -60,7 +66,7 @@ def _paths(answer: dict[str, Any]) -> list[str]:
 def test_budget_never_exceeded(view: QueryView, strategy: str, depth: str | int) -> None:
     for budget in (40, 120, 400, 1500, 8000):
         for start in ("Start", "Big", "Index"):
-            ans = context_answer(view, note=start, strategy=strategy, depth=depth,
+            ans = bundle(view, note=start, strategy=strategy, depth=depth,
                                  max_tokens=budget)
             assert ans["metadata"]["tokens"] <= budget
             assert estimate_tokens(_text(ans)) <= budget, (start, budget)
@@ -70,7 +76,7 @@ def test_budget_never_exceeded(view: QueryView, strategy: str, depth: str | int)
 
 
 def test_budget_cuts_at_section_boundaries(view: QueryView, repo: Path) -> None:
-    ans = context_answer(view, note="Big", depth="quick", max_tokens=1200)
+    ans = bundle(view, note="Big", depth="quick", max_tokens=1200)
     big = ans["notes"][0]
     assert big["path"] == "Big.md" and big["truncated"]
     assert big["omitted_sections"] and "Part 6" in " ".join(big["omitted_sections"])
@@ -79,7 +85,7 @@ def test_budget_cuts_at_section_boundaries(view: QueryView, repo: Path) -> None:
              for s in big["sections"]]
     assert big["content"] == "\n\n".join(whole)  # whole sections, nothing cut inside one
     assert any("cut for the budget" in x for x in ans["metadata"]["limitations"])
-    roomy = context_answer(view, note="Big", depth="quick", max_tokens=100000)
+    roomy = bundle(view, note="Big", depth="quick", max_tokens=100000)
     assert not roomy["notes"][0]["truncated"]
     assert len(roomy["notes"][0]["sections"]) == 7
 
@@ -132,7 +138,7 @@ def _graph(view: QueryView) -> nx.Graph:
 def test_cycles_deduplicated_and_depth_is_link_distance(view: QueryView,
                                                         strategy: str) -> None:
     g = _graph(view)
-    ans = context_answer(view, note="Start", strategy=strategy, depth="deep",
+    ans = bundle(view, note="Start", strategy=strategy, depth="deep",
                          max_tokens=100000)
     got = _paths(ans)
     assert len(got) == len(set(got))
@@ -143,7 +149,7 @@ def test_cycles_deduplicated_and_depth_is_link_distance(view: QueryView,
 
 
 def test_breadth_lists_nearer_notes_first(view: QueryView) -> None:
-    ans = context_answer(view, note="Start", depth="deep", max_tokens=100000)
+    ans = bundle(view, note="Start", depth="deep", max_tokens=100000)
     depths = [n["depth"] for n in ans["notes"]]
     assert depths == sorted(depths)
     assert set(_paths(ans)) >= {"Alpha.md", "Beta.md", "Index.md", "Gamma.md", "Delta.md"}
@@ -153,7 +159,7 @@ def test_traversal_metadata_matches_the_notes(view: QueryView) -> None:
     for kwargs in ({"note": "Start"}, {"note": "Delta", "depth": "deep"},
                    {"note": "Start", "strategy": "tags", "follow_tags": ["deep"]},
                    {"query": "lighthouse keepers"}, {"note": "Big", "max_tokens": 300}):
-        ans = context_answer(view, **kwargs)
+        ans = bundle(view, **kwargs)
         notes = {n["path"]: n for n in ans["notes"]}
         order = _paths(ans)
         trav, meta = ans["link_traversal"], ans["metadata"]
@@ -182,7 +188,7 @@ def test_hub_damping_keeps_the_bundle_focused(make_repo: Callable[..., Path]) ->
     for i in range(200):
         files[f"Catalog/Topic {i:03d}.md"] = f"# Topic {i:03d}\n\nTopic number {i}.\n"
     view = _view(make_repo(files))
-    ans = context_answer(view, note="Focus", depth="standard")
+    ans = bundle(view, note="Focus", depth="standard")
     got = _paths(ans)
     assert {"Deep A.md", "Deep B.md"} <= set(got)
     topics = [p for p in got if p.startswith("Catalog/")]  # sorts before Deep
@@ -191,39 +197,39 @@ def test_hub_damping_keeps_the_bundle_focused(make_repo: Callable[..., Path]) ->
     for t in topics:
         assert score[t] * 20 < score["Deep A.md"]
     for strategy in ("importance", "tags"):
-        alt = _paths(context_answer(view, note="Focus", strategy=strategy))
+        alt = _paths(bundle(view, note="Focus", strategy=strategy))
         assert {"Deep A.md", "Deep B.md"} <= set(alt)
-    hub = context_answer(view, note="Index", depth="deep", max_tokens=2000)
+    hub = bundle(view, note="Index", depth="deep", max_tokens=2000)
     assert len(hub["notes"]) <= 20 and hub["metadata"]["tokens"] <= 2000
 
 
 def test_follow_tags_brings_in_unlinked_notes(view: QueryView) -> None:
-    plain = _paths(context_answer(view, note="Gamma", depth="quick"))
+    plain = _paths(bundle(view, note="Gamma", depth="quick"))
     assert "Island.md" not in plain
-    ans = context_answer(view, note="Gamma", strategy="tags")
+    ans = bundle(view, note="Gamma", strategy="tags")
     island = next(n for n in ans["notes"] if n["path"] == "Island.md")
     assert island["why"].startswith("shares #deep with")
     assert ans["link_traversal"]["followed_tags"] == ["deep"]
 
 
 def test_query_seeds_are_search_hits(view: QueryView) -> None:
-    ans = context_answer(view, query="lighthouse keepers", depth="quick")
+    ans = bundle(view, query="lighthouse keepers", depth="quick")
     first = ans["notes"][0]
     assert first["path"] == "Beta.md" and first["why"] == "search hit #1"
     assert ans["metadata"]["primary_documents"][0] == "Beta.md"
-    assert context_answer(view, query="zzqxv nothing like this")["notes"] == []
+    assert bundle(view, query="zzqxv nothing like this")["notes"] == []
 
 
 def test_fresh_edit_link_followed_without_rebuild(repo: Path) -> None:
     proc = run_kbase("index", cwd=repo)
     assert proc.returncode == 0, proc.stderr
     index = repo / ".kbase"
-    before = _paths(context_answer(_view(repo, index), note="Alpha", depth=1,
+    before = _paths(bundle(_view(repo, index), note="Alpha", depth=1,
                                    max_tokens=100000))
     assert "Far Leaf.md" not in before
     text = (repo / "Alpha.md").read_text()
     write(repo, {"Alpha.md": text.replace("[[Gamma]]", "[[Gamma]] and [[Far Leaf]]")})
-    ans = context_answer(_view(repo, index), note="Alpha", depth="standard",
+    ans = bundle(_view(repo, index), note="Alpha", depth="standard",
                          max_tokens=100000)
     far = next(n for n in ans["notes"] if n["path"] == "Far Leaf.md")
     assert far["depth"] == 1 and far["why"] == "linked from Alpha.md"
@@ -266,5 +272,37 @@ def test_text_form(repo: Path) -> None:
     assert "==== Alpha.md (depth 1; linked with Start.md) ====" in seps
     assert all(("linked" in s or "links to" in s) for s in seps[1:])
     assert estimate_tokens(proc.stdout) <= 3000
-    js = json.loads(run_kbase("context", "Start", "--max-tokens", "3000", cwd=repo).stdout)
-    assert _text(js) == proc.stdout
+    assert _text(bundle(_view(repo), note="Start", max_tokens=3000)) == proc.stdout
+
+
+# -- the JSON an agent pays for -------------------------------------------------------------
+
+@pytest.mark.parametrize("budget", [400, 1500, 3000, 8000])
+def test_json_answers_stay_within_max_tokens(repo: Path, budget: int) -> None:
+    for args in (["Start"], ["Big", "--depth", "deep"], ["--query", "lighthouse keepers"]):
+        proc = run_kbase("context", *args, "--max-tokens", str(budget), cwd=repo)
+        if proc.returncode == 2:  # not even an empty bundle's envelope fits: say so
+            assert budget < 500 and "raise it" in proc.stderr, proc.stderr
+            continue
+        assert proc.returncode in (0, 1), proc.stderr
+        text = proc.stdout.rstrip("\n")
+        assert cost(text) <= budget and len(text) / 4 <= budget, (args, budget)
+        assert "\n" not in text  # compact unless --pretty or a terminal
+        ans = json.loads(text)
+        if budget >= 1500:
+            assert ans["notes"], (args, budget)
+        if budget == 8000 and args == ["Start"]:
+            assert "truncated" not in ans  # roomy: nothing cut
+    pretty = run_kbase("context", "Start", "--max-tokens", "1500", "--pretty", cwd=repo)
+    assert pretty.stdout.startswith("{\n  ") and cost(pretty.stdout) <= 1500
+
+
+def test_concise_context_lists_what_to_read(repo: Path) -> None:
+    proc = run_kbase("context", "Start", "--concise", cwd=repo)
+    ans = json.loads(proc.stdout)
+    assert set(ans) == {"note", "query", "notes", "metadata", "index"}
+    assert ans["notes"][0]["path"] == "Start.md" and "content" not in ans["notes"][0]
+    assert all(n["sections"] for n in ans["notes"])
+    full = json.loads(run_kbase("context", "Start", cwd=repo).stdout)
+    assert [n["path"] for n in ans["notes"]] == [n["path"] for n in full["notes"]]
+    assert len(proc.stdout) < len(json.dumps(full)) / 2

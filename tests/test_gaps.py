@@ -93,8 +93,12 @@ def test_min_notes_limit_and_domain(vault: Path) -> None:
 
 
 def test_exit_codes_and_text(vault: Path) -> None:
-    code, ans, _ = query(vault, "gaps", "--domain", "Nowhere")
-    assert code == 1 and ans["unresolved"] == [] and ans["concepts"] == []
+    code, _, err = query(vault, "gaps", "--domain", "Nowhere")
+    assert code == 2 and "no domain 'Nowhere'" in err  # a typo is no "no gaps"
+    code, ans, _ = query(vault, "gaps", "--domain", "pipelines", "--min-notes", "2",
+                         "--concise")
+    assert code == 0 and ans["domain"] == "Pipelines"
+    assert set(ans["concepts"][0]) == {"name", "notes"}
     assert run_kbase("gaps", "--limit", "0", cwd=vault).returncode == 2
     proc = run_kbase("gaps", "--format", "text", cwd=vault)
     assert proc.returncode == 0

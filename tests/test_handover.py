@@ -182,7 +182,7 @@ def test_new_other_types(args: list[str], path: str, make_repo: Callable[..., Pa
 def test_new_never_writes_into_git_folder(make_repo: Callable[..., Path]) -> None:
     root = make_repo({"a.md": "x\n", ".kbase.yml": "handover:\n  folder: .git/hooks\n"})
     proc = run_kbase("new", "handover", "--date", TODAY_FREE, cwd=root)
-    assert proc.returncode == 2 and "outside .git" in proc.stderr
+    assert proc.returncode == 2 and "inside a .git folder" in proc.stderr
     assert not list((root / ".git" / "hooks").glob("*.md"))
 
 
@@ -244,3 +244,16 @@ def test_open_questions_and_orphan_answers(repo: Path) -> None:
     found = {(f["path"], f["code"], f["severity"]) for f in json.loads(proc.stdout)["findings"]}
     assert found == {("handovers/h.md", "KB408", "warning"),
                      ("answers/lost.md", "KB409", "error")}
+
+
+def test_untracked_handovers_count_until_the_setting_says_not(repo: Path) -> None:
+    write(repo, {"handovers/zz-untracked.md": handover(["src/app/parser.py"],
+                                                        date="2031-01-01", track="5")})
+    assert "zz-untracked" in git(repo, "status", "--porcelain", "--untracked-files=all")
+    proc = run_kbase("handover", "check", "--format", "json", cwd=repo)
+    assert "handovers/zz-untracked.md" in [n["path"] for n in json.loads(proc.stdout)["notes"]]
+    proc = run_kbase("handover", "latest", "--format", "json", cwd=repo)
+    assert json.loads(proc.stdout)["handover"]["path"] == "handovers/zz-untracked.md"
+    write(repo, {".kbase.yml": "vault:\n  untracked: false\n"})
+    proc = run_kbase("handover", "latest", "--format", "json", cwd=repo)
+    assert json.loads(proc.stdout)["handover"]["path"] != "handovers/zz-untracked.md"

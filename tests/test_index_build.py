@@ -20,6 +20,7 @@ from kbase_ci.index.manifest import read_manifest
 from kbase_ci.index.reader import open_index
 from kbase_ci.vault.config import load_config
 from kbase_ci.vault.files import Vault
+from kbase_ci.vault.safefs import make_temp_dir
 
 MakeRepo = Callable[..., Path]
 
@@ -325,11 +326,14 @@ def test_leftovers_of_a_killed_build_are_recovered(make_repo: MakeRepo) -> None:
     build(root, None)
     dead = 2**22 + 12345  # above the default pid_max: no such process
     # Killed while writing: a temp folder. Killed mid-swap: the index renamed aside.
-    (root / f".kbase.tmp-{dead}").mkdir()
+    make_temp_dir(root / f".kbase.tmp-{dead}")
     (root / ".kbase").rename(root / f".kbase.old-{dead}")
+    # A look-alike someone committed is not a temp folder of ours: it stays.
+    write(root, {f".kbase.tmp-{dead + 1}/mine.md": "# mine\n"})
     result = build(root, None)
     assert len(result.shards_reused) == 4  # the restored index was reused
-    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".kbase")) == [".kbase"]
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".kbase")) == [
+        ".kbase", f".kbase.tmp-{dead + 1}"]
 
 
 def test_index_files_are_json_and_npy_only(make_repo: MakeRepo,

@@ -109,10 +109,14 @@ def test_a_tampered_row_file_is_refused_when_read(make_repo: MakeRepo) -> None:
     root = _index(make_repo)
     victim = root / ".kbase" / LINK_ROWS_FILE
     victim.write_bytes(victim.read_bytes().replace(b"[[", b"[[X", 1))
-    reader = open_index(root / ".kbase")  # only the core is hashed at open
+    # Built (and so validated) here: only the core is hashed at open ...
+    reader = open_index(root / ".kbase", git_dir=root / ".git")
     assert reader.note_row(0)
     with pytest.raises(IndexFormatError, match=r"links\.jsonl does not match the manifest"):
         reader.link_row(0)
+    # ... an index never validated here is checked whole at open (issue 22).
+    with pytest.raises(IndexFormatError, match=r"links\.jsonl does not match the manifest"):
+        open_index(root / ".kbase")
     code = run_kbase("links", "Home", "--index", str(root / ".kbase"), cwd=root)
     assert code.returncode == 2 and "does not match the manifest" in code.stderr
 

@@ -61,7 +61,7 @@ def test_transformer_slices_merge_to_a_single_builds_bytes(make_repo: MakeRepo) 
     files = {**small_vault(), ".kbase.yml": "index:\n  shard_max_bytes: 150\n"}
     root = make_repo(files)
     single = build_index(Vault(root), root.parent / "single", model=ONNX_MODEL)
-    assert single.manifest["embeddings"]["kind"] == "transformer"
+    assert single.manifest["embeddings"]["kind"] == "onnx"
     merge_slices(Vault(root), slices(root, 3, ONNX_MODEL), root.parent / "merged")
     assert snapshot(root.parent / "merged") == snapshot(root.parent / "single")
 

@@ -130,8 +130,8 @@ def test_answers_equal_the_cli_json(demo: Path, model: Path) -> None:
          ["handover", "latest", "--track", "search", "--format", "json"]),
     ]
     cases += [
-        ("context", {"note": "Home", "max_tokens": 600},
-         ["context", "Home", "--max-tokens", "600"]),
+        ("context", {"note": "Home", "max_tokens": 1500},
+         ["context", "Home", "--max-tokens", "1500"]),
         ("context", {"query": "install", "depth": "1", "strategy": "importance"},
          ["context", "--query", "install", "--depth", "1", "--strategy", "importance"]),
         ("gaps", {"min_notes": 1}, ["gaps", "--min-notes", "1"]),
@@ -159,8 +159,12 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(demo: Path) 
         bad = await call(session, "search", query="zebra xylophone", mode="bm25",
                          tags=["howto"])
         assert bad.is_error
-        assert text_of(bad) == ("no results for 'zebra xylophone': try fewer or different "
-                                "words, or drop the tag filter")
+        first, _, rest = text_of(bad).partition("\n")
+        assert first == ("no results for 'zebra xylophone': try fewer or different words, "
+                         "or drop the tag filter")
+        tried = json.loads(rest)["not_found"]["tried"]
+        assert tried["terms"] == ["zebra", "xylophone"] and tried["filters"]["tags"] == [
+            "howto"]
         bad = await call(session, "search", query="install", limit=0)
         assert bad.is_error and "limit" in text_of(bad)
         bad = await call(session, "search", query="install", mode="fuzzy")

@@ -3,24 +3,16 @@ index branch was published by `kbase publish`."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, git, run_kbase
-from querykit import clone, paths, publish_index, query
+from conftest import git, run_kbase
+from querykit import paths, published_demo, query
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("demo")
-    src = base / "src"
-    shutil.copytree(FIXTURES / "demo-vault", src)
-    git(src, "init", "-q", "-b", "main")
-    git(src, "add", "-A")
-    git(src, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "demo")
-    publish_index(src)
-    return clone(src, base / "clone")
+    return published_demo(tmp_path_factory.mktemp("demo"))
 
 
 def test_clone_materialises_the_remote_branch_once(demo: Path) -> None:
@@ -59,8 +51,10 @@ def test_search_tag_filter_follows_hierarchy(demo: Path) -> None:
     code, ans, _ = query(demo, "search", "install", "--mode", "bm25", "--tag", "howto")
     assert code == 0
     assert paths(ans["results"]) == ["Getting Started.md"]
-    code, ans, _ = query(demo, "search", "install", "--mode", "bm25", "--tag", "how")
-    assert code == 1 and ans["results"] == []
+    code, ans, err = query(demo, "search", "install", "--mode", "bm25", "--tag", "HowTo")
+    assert code == 0 and paths(ans["results"]) == ["Getting Started.md"]  # any case
+    code, ans, err = query(demo, "search", "install", "--mode", "bm25", "--tag", "how")
+    assert code == 2 and "no note has the tag #how; did you mean howto" in err
 
 
 def test_search_without_results_exits_1(demo: Path) -> None:
@@ -71,8 +65,11 @@ def test_search_without_results_exits_1(demo: Path) -> None:
 def test_hybrid_without_model_says_bm25_only(demo: Path) -> None:
     code, ans, _ = query(demo, "search", "links", "--concise")
     assert code == 0
-    assert ans["notices"] == ["embedding model not available: ranked by BM25 only"]
-    assert set(ans["results"][0]) == {"path", "title", "score"}
+    assert len(ans["notices"]) == 1, ans["notices"]
+    assert ans["notices"][0].startswith("this index has no vectors (embedding model "
+                                        "minishlab/potion-base-8M is not available offline")
+    assert ans["notices"][0].endswith(": ranked by BM25 only")
+    assert set(ans["results"][0]) == {"path", "title", "score", "confidence", "matched"}
 
 
 def test_semantic_without_model_is_an_actionable_error(demo: Path) -> None:

@@ -128,12 +128,25 @@ def test_conformance(case: Case) -> None:
 @pytest.mark.parametrize(("text", "key"), [
     ("Step 1: Install", "step 1 install"),
     ("C# Basics", "c basics"),
-    ("Pipe|Dream", "pipedream"),
-    ("x^2 growth", "x2 growth"),
+    ("Pipe|Dream", "pipe dream"),
+    ("x^2 growth", "x 2 growth"),
     ("Setup [beta]", "setup beta"),
     ("100% done", "100 done"),
     ("  Many \t  spaces  ", "many spaces"),
-    ("Straße", "strasse"),
+    # Rule 1 and 2: every punctuation character of the list becomes a space.
+    ("What is it?", "what is it"),
+    ("`run()`", "run"),
+    ("R&D budget", "r d budget"),
+    ("A/B testing", "a b testing"),
+    ("A:B", "a b"),
+    ("wifi 2.4 vs 5.0", "wifi 2 4 vs 5 0"),
+    ('!"#$%&()*+,.:;<=>?@[\\]^`{|}~/', ""),
+    ("line\nbreak\rhere", "line break here"),
+    # ...and `_ - '` and non-ASCII punctuation stay.
+    ("snake_case - it's «fine»", "snake_case - it's «fine»"),
+    # Rule 10: toLowerCase, not casefold.
+    ("Straße", "straße"),
+    ("ΣΟΦΟΣ", "σοφος"),
     ("Ünïcode", "ünïcode"),
     ("Unicode\u0308", "unicodë"),  # decomposed input composes (NFC)
     ("a - b", "a - b"),
@@ -171,6 +184,19 @@ HEADINGS = (
     Heading(1, "Usage", 4),
     Heading(2, "Setup", 5, ("Usage",)),
 )
+
+
+def test_find_heading_path_is_the_next_deeper_heading_after_the_match() -> None:
+    # Rule 3: `Child` is the next heading deeper than `Alpha` after it, though it sits
+    # in `Beta`'s section; a heading of Alpha's level or higher does not qualify.
+    flat = (Heading(1, "Alpha", 1), Heading(1, "Beta", 2), Heading(2, "Child", 3, ("Beta",)),
+            Heading(1, "Peer", 4))
+    index = HeadingIndex(flat)
+    assert index.find(["Alpha", "Child"], markdown=False) == flat[2]
+    assert index.find(["Alpha", "Beta"], markdown=False) is None
+    assert index.find(["Alpha", "Peer"], markdown=False) is None
+    assert index.find(["Child", "Peer"], markdown=False) is None
+    assert index.find(["Beta", "Child"], markdown=False) == flat[2]
 
 
 def test_find_heading_nested_at_any_depth() -> None:

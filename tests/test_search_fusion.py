@@ -8,11 +8,14 @@ import math
 
 import pytest
 
+from kbase_ci.index.modelfolder import STATIC as STATIC_KIND
+from kbase_ci.index.modelfolder import TRANSFORMER
 from kbase_ci.index.ranking import WEIGHTS, Ranker, rankers_of, settings
 from kbase_ci.query.fusion import fuse
-from kbase_ci.query.search import _fuse, _Hit
+from kbase_ci.query.hits import ChunkHit
+from kbase_ci.query.search import _fuse
 
-STATIC = WEIGHTS["static"]
+STATIC = WEIGHTS[STATIC_KIND]
 
 
 def order(lists: dict[str, list[tuple[str, float]]], rankers: dict[str, Ranker] = STATIC
@@ -62,13 +65,13 @@ def test_one_ranker_alone_keeps_its_order_and_scores() -> None:
 
 
 def test_bm25_alone_scores_over_its_best() -> None:
-    got = _fuse({"bm25": [_Hit("A.md", (), 1, 1, 8.0), _Hit("B.md", (), 1, 1, 2.0)]}, None)
+    got = _fuse({"bm25": [ChunkHit("A.md", (), 1, 1, 8.0), ChunkHit("B.md", (), 1, 1, 2.0)]}, None)
     assert [(n.path, n.score) for n in got] == [("A.md", 1.0), ("B.md", 0.25)]
 
 
 def test_search_keeps_the_bm25_section_and_every_rank() -> None:
-    bm25 = [_Hit("A.md", ("BM25 part",), 3, 4, 5.0), _Hit("B.md", (), 1, 1, 1.0)]
-    sem = [_Hit("A.md", ("vector part",), 9, 9, 0.7), _Hit("C.md", (), 1, 1, 0.6)]
+    bm25 = [ChunkHit("A.md", ("BM25 part",), 3, 4, 5.0), ChunkHit("B.md", (), 1, 1, 1.0)]
+    sem = [ChunkHit("A.md", ("vector part",), 9, 9, 0.7), ChunkHit("C.md", (), 1, 1, 0.6)]
     fused = {n.path: n for n in _fuse({"bm25": bm25, "semantic": sem}, None)}
     assert fused["A.md"].section.heading_path == ("BM25 part",)
     assert fused["A.md"].ranks == {"bm25": (1, 5.0), "semantic": (1, 0.7)}
@@ -76,8 +79,8 @@ def test_search_keeps_the_bm25_section_and_every_rank() -> None:
 
 
 def test_the_manifest_block_is_read_as_untrusted_data() -> None:
-    block = settings("transformer")
-    assert block is not None and rankers_of(block) == WEIGHTS["transformer"]
+    block = settings(TRANSFORMER)
+    assert block is not None and rankers_of(block) == WEIGHTS[TRANSFORMER]
     assert settings(None) is None
     bad = {"rankers": {"semantic": {"weight": float("nan"), "depth": 5, "floor": "last"},
                        "bm25": {"weight": True, "depth": None, "floor": "zero"},

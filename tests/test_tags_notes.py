@@ -128,8 +128,8 @@ def test_commands_exit_codes_text_and_overlay(repo: Path, tmp_path: Path) -> Non
     code, ans, _ = query(repo, "notes", "--tag", "coffee", "--tag", "status")
     assert code == 0 and paths(ans) == ["Coffee/Milk Steaming.md"]
     assert ans["index"]["origin"] == "memory"
-    code, ans, _ = query(repo, "notes", "--tag", "nope")
-    assert code == 1 and ans["notes"] == []
+    code, ans, err = query(repo, "notes", "--tag", "nope")
+    assert code == 2 and "no note has the tag #nope" in err
     code, ans, _ = query(repo, "tags", "--tree", "--stats")
     assert code == 0 and "tree" in ans and "cooccurrence" in ans and "index" in ans
     assert query(repo, "tags", "--limit", "-1")[0] == 2

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from kbase_ci.model import Link, ParsedNote
-from kbase_ci.parse.anchors import HeadingIndex, find_block, github_slugs, normalize_heading
+from kbase_ci.parse.anchors import (
+    HeadingIndex,
+    find_block,
+    github_slugs,
+    heading_link_text,
+    normalize_heading,
+)
 
 AnchorFate = tuple[str, str, str | None, str | None]
 """(code, what was lost in words, its new name or None when removed, the link's new
@@ -36,7 +42,7 @@ def anchor_fate(link: Link, old: ParsedNote, new: ParsedNote) -> AnchorFate | No
             and new.headings[i].text != heading.text):
         return "KB111", what, None, None
     text = new.headings[i].text
-    last = text
+    last = heading_link_text(text) or text  # as Obsidian writes it into a link
     if markdown and normalize_heading(parts[-1]) != normalize_heading(heading.text):
         last = github_slugs(h.text for h in new.headings)[i]  # the link used the slug
     return "KB111", what, text, "#".join([*parts[:-1], last])

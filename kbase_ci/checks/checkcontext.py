@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from kbase_ci.checks.breakage import Breakage, LinkKey, NoteChanges
+from kbase_ci.checks.suggestions import Suggester
 from kbase_ci.errors import UsageError
 from kbase_ci.model import ParsedNote
 from kbase_ci.parse.outline import note_text
@@ -73,7 +74,8 @@ class CheckContext:
     @cached_property
     def resolver(self) -> Resolver:
         return Resolver(self.store, self.files,
-                        resolve_aliases=self.config.links.resolve_aliases)
+                        resolve_aliases=self.config.links.resolve_aliases,
+                        include_dot=self.config.vault.include_dot_folders)
 
     @cached_property
     def breakage(self) -> dict[LinkKey, Breakage]:
@@ -90,34 +92,14 @@ class CheckContext:
         return got
 
     @cached_property
-    def _names(self) -> dict[str, str]:
-        """Lower-cased note names and aliases -> the link text to suggest."""
-        names: dict[str, str] = {}
-        aliases = self.store.aliases()
-        for path in self.store.paths:
-            title = path.rsplit("/", 1)[-1][:-3]
-            names.setdefault(title.lower(), title)
-            for a in aliases.get(path, ()):
-                names.setdefault(a.lower(), a)
-        return names
-
-    @cached_property
-    def _name_keys(self) -> list[str]:
-        return list(self._names)
-
-    def suggest(self, wanted: str, choices: Collection[str] | None = None) -> str | None:
-        """Nearest known name (note title or alias, or one of `choices`) to `wanted`."""
-        stem = wanted.rsplit("/", 1)[-1]
-        if stem.lower().endswith(".md"):
-            stem = stem[:-3]
-        if choices is not None:
-            return nearest(stem, choices)
-        hit = _closest(stem.lower(), self._name_keys)
-        return self._names[hit] if hit is not None else None
+    def suggester(self) -> Suggester:
+        """Confident "did you mean" for broken links, headings and block ids."""
+        return Suggester(self.resolver, self.store.paths)
 
 
 def nearest(wanted: str, choices: Collection[str]) -> str | None:
-    """The choice closest to `wanted` (case-insensitive), or None below 60% similarity."""
+    """The choice closest to `wanted` (case-insensitive), or None below 60% similarity:
+    for short closed lists (tag vocabularies, allowed values), not note names."""
     pool = {c.lower(): c for c in choices}
     hit = _closest(wanted.lower(), list(pool))
     return pool[hit] if hit is not None else None

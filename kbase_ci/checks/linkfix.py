@@ -18,12 +18,13 @@ from pathlib import Path
 from kbase_ci.checks.breakage import Breakage, NoteChanges, overlay
 from kbase_ci.checks.hookshare import staged_share
 from kbase_ci.checks.stagedchanges import load_change
-from kbase_ci.errors import UsageError
+from kbase_ci.errors import ChangedError, UnsafePathError, UsageError
 from kbase_ci.git.diff import FileChange
 from kbase_ci.parse.parser import parse_note
-from kbase_ci.vault.fileedit import Edit, apply_edits, write_atomic
+from kbase_ci.vault.fileedit import Edit, apply_edits
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import Resolver
+from kbase_ci.vault.safefs import confine, write_atomic
 from kbase_ci.vault.scanner import open_store
 
 
@@ -55,7 +56,8 @@ def fix_staged_moves(vault: Vault, changes: Sequence[FileChange],
     if not change.renames:
         return FixReport((), (), (), ())
     store, _stats = open_store(vault)
-    resolver = Resolver(store, vault.files, resolve_aliases=vault.config.links.resolve_aliases)
+    resolver = Resolver(store, vault.files, resolve_aliases=vault.config.links.resolve_aliases,
+                        include_dot=vault.config.vault.include_dot_folders)
     broken = change.breakage(store, vault.files, resolver, focus)
     return apply_fixes(vault, list(broken.values()), dry_run=dry_run)
 
@@ -73,32 +75,70 @@ def plan_move(vault: Vault, old: str, new: str) -> list[Breakage]:
     files = [new if f == old else f for f in vault.files]
     change = NoteChanges({old: new}, (), (), (), {old: moved},
                     resolve_aliases=vault.config.links.resolve_aliases)
-    resolver = Resolver(after, files, resolve_aliases=vault.config.links.resolve_aliases)
+    resolver = Resolver(after, files, resolve_aliases=vault.config.links.resolve_aliases,
+                        include_dot=vault.config.vault.include_dot_folders)
     return list(change.breakage(after, files, resolver, ()).values())
 
 
 def apply_fixes(vault: Vault, broken: Sequence[Breakage], *, dry_run: bool = False
                 ) -> FixReport:
     """Apply the rewrites of the fixable `broken` links, file by file, in the work tree."""
-    by_file: dict[str, list[Edit]] = {}
+    edits: list[Edit] = []
     unfixable: list[Breakage] = []
     for b in sorted(broken, key=lambda b: b.key):
         if b.fixable and b.suggestion is not None:
-            by_file.setdefault(b.source, []).append(
-                Edit(b.source, b.link.line, b.link.col, b.link.raw, b.suggestion))
+            edits.append(Edit(b.source, b.link.line, b.link.col, b.link.raw, b.suggestion))
         elif b.reason in ("renamed", "moved"):
             unfixable.append(b)
+    return _apply(vault, edits, tuple(unfixable), dry_run=dry_run)
+
+
+def fix_suggestions(vault: Vault, files: Sequence[str] | None = None, *,
+                    skip: Collection[tuple[str, int, int]] = (), dry_run: bool = False
+                    ) -> FixReport:
+    """Apply the "did you mean" of every link and anchor finding that has one (`kbase fix
+    --suggestions`): confident guesses, each proven to resolve (kbase_ci.checks.
+    suggestions), so only on request. `files`: the notes to rewrite (default: all);
+    `skip`: (path, line, col) of links already rewritten."""
+    from kbase_ci.checks.checker import check_vault  # the whole check run, only here
+
+    report = check_vault(vault, files, select=["links", "sections"])
+    wanted = [f for f in report.findings if f.suggestion is not None
+              and (f.path, f.line, f.col) not in skip]
+    store, _stats = open_store(vault, [n for n in vault.notes
+                                       if n.path in {f.path for f in wanted}])
+    edits: list[Edit] = []
+    for f in wanted:
+        note = store.get(f.path)
+        link = next((ln for ln in note.links if (ln.line, ln.col) == (f.line, f.col)),
+                    None) if note is not None else None
+        if link is not None and f.suggestion is not None:
+            edits.append(Edit(f.path, f.line, f.col, link.raw, f.suggestion))
+    return _apply(vault, sorted(set(edits), key=lambda e: (e.path, e.line, e.col)), (),
+                  dry_run=dry_run)
+
+
+def _apply(vault: Vault, edits: Sequence[Edit], unfixable: tuple[Breakage, ...], *,
+           dry_run: bool) -> FixReport:
+    by_file: dict[str, list[Edit]] = {}
+    for e in edits:
+        by_file.setdefault(e.path, []).append(e)
     done: list[Edit] = []
     changed: list[str] = []
     skipped: list[tuple[str, str]] = []
-    for path, edits in sorted(by_file.items()):
-        why = _rewrite_file(vault.root / path, path, edits, dry_run=dry_run)
+    for path, mine in sorted(by_file.items()):
+        try:  # never through a link, into a submodule or the index folder
+            full = confine(vault.root, path, gitlinks=vault.gitlinks)
+        except UnsafePathError as exc:
+            skipped.append((path, exc.args[0]))
+            continue
+        why = _rewrite_file(full, path, mine, dry_run=dry_run)
         if why is None:
-            done.extend(edits)
+            done.extend(mine)
             changed.append(path)
         else:
             skipped.append((path, why))
-    return FixReport(tuple(done), tuple(changed), tuple(skipped), tuple(unfixable))
+    return FixReport(tuple(done), tuple(changed), tuple(skipped), unfixable)
 
 
 def _rewrite_file(full: Path, path: str, edits: list[Edit], *, dry_run: bool) -> str | None:
@@ -120,8 +160,12 @@ def _rewrite_file(full: Path, path: str, edits: list[Edit], *, dry_run: bool) ->
     if Counter(ln.raw for ln in parse_note(path, new).links) != +expected:
         return "the rewritten text would not parse back to the same links"
     if not dry_run:
-        try:
-            write_atomic(full, new)
+        try:  # only if it still holds what was read and edited (compare-and-swap)
+            write_atomic(full, new, expect=data)
+        except ChangedError as exc:
+            return str(exc).removeprefix(f"{full}: ") + "; stage it and run again"
+        except UnsafePathError as exc:
+            return str(exc).removeprefix(f"{full}: ")
         except OSError as exc:
             return f"cannot write it: {exc.strerror or exc}"
     return None

@@ -11,6 +11,7 @@ from kbase_ci.errors import UsageError
 from kbase_ci.git import worktree
 from kbase_ci.git.listing import modified_in_worktree
 from kbase_ci.vault.files import Vault
+from kbase_ci.vault.safefs import confine
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,10 @@ def move_note(vault: Vault, old_arg: str, new_arg: str, *, dry_run: bool = False
         raise UsageError(f"{old_arg} is not a tracked note of this vault")
     if new is None or new.startswith("../") or new == "..":
         raise UsageError(f"{new_arg} is outside the vault {vault.root}")
-    if any(part.lower() == ".git" for part in new.split("/")):
-        # `git mv` would move the note into git's own folder (deleting it from the vault).
-        raise UsageError(f"{new_arg} is inside a .git folder")
+    # Not through a symbolic link (out of the repository), not into .git, a submodule or
+    # the index folder (`kbase index` replaces it whole). The old path is git's: it
+    # tracks nothing beyond a link, and moving a note out of `.kbase/` rescues it.
+    confine(vault.root, new, gitlinks=vault.gitlinks, what="destination")
     if os.path.lexists(vault.root / new) or new in vault.files:
         raise UsageError(f"{new_arg} already exists")
     if not vault.is_note_path(new):

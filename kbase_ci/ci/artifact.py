@@ -30,7 +30,9 @@ def read_artifact(folder: Path, *, head_sha: str, repository: str,
     try:
         data = json.loads(path.read_bytes())
     except ValueError as exc:
-        raise UsageError(f"{path}: not JSON: {exc}") from exc
+        raise UsageError(f"{path}: not JSON: {exc}") from None
+    except RecursionError:  # `[[[[...` 200k deep: refused as data, not a crash
+        raise UsageError(f"{path}: nested too deeply to be a kbase report") from None
     report = from_json(data)
     if report.head != head_sha:
         raise UsageError(f"{path}: the report is for commit {report.head[:12]}, but the run "

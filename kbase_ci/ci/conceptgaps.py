@@ -28,6 +28,10 @@ from kbase_ci.vault.scanner import open_store
 
 MAX_PLACES = 5
 _BATCH = 500
+_PREFILTER = 32
+"""Up to this many open concepts, an unchanged note is searched for each before it is
+read for mentions; with more, a PR's own text would make that search cost (concepts x
+vault size: a note of 10k names against a large vault), so every note is read (linear)."""
 """Unchanged notes read per `git cat-file` batch: reading stops early once every
 candidate has reached the threshold among them."""
 
@@ -52,6 +56,18 @@ class ConceptChange:
 class ConceptDiff:
     new: tuple[ConceptChange, ...] = ()
     closed: tuple[ConceptChange, ...] = ()
+
+
+def _by_key(mentions: Mapping[str, list[Mention]]) -> dict[str, list[tuple[str, int]]]:
+    """key -> (note, line of its first mention there), in `mentions` order."""
+    out: dict[str, list[tuple[str, int]]] = {}
+    for path, ms in mentions.items():
+        firsts: dict[str, int] = {}
+        for m in ms:
+            firsts.setdefault(m.key, m.line)
+        for key, line in firsts.items():
+            out.setdefault(key, []).append((path, line))
+    return out
 
 
 def _names(paths: Iterable[str], aliases: Mapping[str, Iterable[str]]) -> set[str]:
@@ -106,7 +122,7 @@ def concept_diff(head: Vault, base: Vault, head_aliases: Mapping[str, Iterable[s
             text = note_text(data)
             shared |= heading_keys(text)
             low = text.casefold()
-            if not any(k in low for k in open_keys):
+            if len(open_keys) <= _PREFILTER and not any(k in low for k in open_keys):
                 continue
             for m in extract(text):
                 shown.setdefault(m.key, m.name)
@@ -116,19 +132,21 @@ def concept_diff(head: Vault, base: Vault, head_aliases: Mapping[str, Iterable[s
                     if counts[m.key] >= min_notes:
                         open_keys.discard(m.key)
 
+    # key -> notes mentioning it, in one pass (per key over every mention: quadratic)
+    where_after, where_before = _by_key(after), _by_key(before)
+
     def judge() -> ConceptDiff:
         new, closed = [], []
         for key in sorted(candidates):
             if key in shared:  # a heading nobody changed documents it on both sides
                 continue
-            mention_after = [p for p, ms in after.items() if any(m.key == key for m in ms)]
-            mention_before = [p for p, ms in before.items() if any(m.key == key for m in ms)]
+            mention_after = where_after.get(key, [])
+            mention_before = where_before.get(key, [])
             spread_after = counts[key] + len(mention_after)
             spread_before = counts[key] + len(mention_before)
             if (key not in names_after and spread_after >= min_notes
                     and (spread_before < min_notes or key in names_before)):
-                lines = {p: m.line for p in mention_after for m in after[p] if m.key == key}
-                where = [(p, lines[p]) for p in mention_after] + places[key]
+                where = mention_after + places[key]
                 new.append(ConceptChange(shown.get(key, key), key, spread_after,
                                          tuple(where[:MAX_PLACES])))
             elif (key not in names_before and spread_before >= min_notes

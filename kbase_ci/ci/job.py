@@ -10,6 +10,7 @@ part of what it produces (the runner reads workflow annotations from them).
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -107,10 +108,11 @@ def run_job(args: JobOptions, env: Mapping[str, str]) -> int:
 
 
 def _out_dir(args: JobOptions, env: Mapping[str, str]) -> Path:
+    # abspath, not resolve(): a symbolic link on the way is refused, not followed.
     if args.out is not None:
-        return Path(args.out).resolve()
+        return Path(os.path.abspath(args.out))
     temp = env.get("RUNNER_TEMP")
-    return (Path(temp) / "kbase-report" if temp else Path("kbase-report")).resolve()
+    return Path(os.path.abspath(Path(temp) / "kbase-report" if temp else "kbase-report"))
 
 
 def _report(args: JobOptions, event: CiEvent | None, root: Path, repo: Path,

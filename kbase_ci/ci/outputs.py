@@ -10,7 +10,9 @@ from typing import Any
 from kbase_ci.ci.artifact import REPORT_JSON
 from kbase_ci.ci.records import CiReport
 from kbase_ci.ci.render import comment_body, render, step_summary
+from kbase_ci.errors import UnsafePathError
 from kbase_ci.report.sarif import to_sarif
+from kbase_ci.vault.safefs import links_between, write_atomic
 
 REPORT_MD, REPORT_SARIF, COMMENT_MD = "report.md", "report.sarif", "comment.md"
 
@@ -26,6 +28,10 @@ def sarif_report(r: CiReport, root: Path, repo_root: Path | None) -> dict[str, A
 
 def write_report_dir(r: CiReport, out_dir: Path, *, root: Path | None,
                      repo_root: Path | None, more: str | None) -> list[Path]:
+    link = links_between(repo_root, out_dir) if repo_root is not None else None
+    if link is not None:  # a committed `kbase-report -> ~` must not lead the writes out
+        raise UnsafePathError(f"{out_dir}: {link} is a symbolic link; not writing the "
+                              "report through it")
     out_dir.mkdir(parents=True, exist_ok=True)
     files = {
         REPORT_JSON: json.dumps(r.to_json(), indent=1, ensure_ascii=False) + "\n",
@@ -39,7 +45,8 @@ def write_report_dir(r: CiReport, out_dir: Path, *, root: Path | None,
         path = out_dir / name
         # A non-UTF-8 note name (surrogate escapes) is written as `\udcff`: in JSON
         # that is the same string's escape, in Markdown readable text.
-        path.write_text(text, encoding="utf-8", errors="backslashreplace")
+        # Replaced, never written through: a planted `report.md -> ~/.bashrc` stays a link.
+        write_atomic(path, text.encode("utf-8", "backslashreplace"))
         written.append(path)
     return written
 

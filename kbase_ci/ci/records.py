@@ -2,8 +2,8 @@
 
 `from_json` is strict: the `workflow_run` companion reads a report that a fork's PR
 workflow uploaded, so every field is checked for type and shape before anything is
-rendered from it, and a path that could steer a link elsewhere (`..`, absolute,
-control characters) is refused rather than cleaned.
+rendered from it, and a path that could steer a link elsewhere (`..`, absolute, NUL)
+is refused rather than cleaned; any path git can name is accepted (kbase reports them).
 """
 
 from __future__ import annotations
@@ -259,11 +259,14 @@ class _Reader:
         return value
 
     def path(self, key: str | int) -> str:
+        """A path git could have named: relative, no empty, `.`, `..` or `.git` part, no
+        NUL. Anything else git allows (a tab, a backslash, a newline) is a real file name
+        kbase itself reports, so it is accepted: every sink escapes it (report.escape),
+        and a link to it is percent-encoded, so it cannot steer a link elsewhere."""
         value = self.text(key)
         parts = value.split("/")
-        if (not value or value.startswith("/") or "\\" in value
-                or any(p in ("", ".", "..") for p in parts)
-                or any(ord(c) < 32 or ord(c) == 127 for c in value)):
+        if (not value or value.startswith("/") or "\0" in value
+                or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts)):
             raise self._bad(key, "a relative path inside the repository")
         return value
 

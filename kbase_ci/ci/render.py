@@ -17,8 +17,13 @@ from typing import TypeVar
 from kbase_ci.ci.conceptgaps import ConceptChange
 from kbase_ci.ci.records import CiReport, FindingStatus
 from kbase_ci.model import Finding
-from kbase_ci.report.escape import md_text, md_url, mermaid_label
-from kbase_ci.report.findings import github_escape_data, github_escape_property
+from kbase_ci.report.escape import (
+    command_data,
+    command_property,
+    md_text,
+    md_url,
+    mermaid_label,
+)
 from kbase_ci.vault.linkgraph import Gap
 
 MARKER = "<!-- kbase-ci:report -->"
@@ -267,10 +272,10 @@ def annotation_lines(r: CiReport, repo_path: Callable[[str], str],
     for level in ("error", "warning"):
         picked = sorted((f for f in wanted if f.severity == level), key=Finding.sort_key)
         for f in picked[:per_level]:
-            props = ",".join(f"{k}={github_escape_property(v)}" for k, v in (
+            props = ",".join(f"{k}={command_property(v)}" for k, v in (
                 ("file", repo_path(f.path)), ("line", str(f.line)), ("col", str(f.col)),
                 ("title", f"{f.code} {'new in this PR' if r.base else f.check}")))
-            lines.append(f"::{level} {props}::{github_escape_data(f.message)}")
+            lines.append(f"::{level} {props}::{command_data(f.message)}")
         if len(picked) > per_level:
             lines.append(f"::notice title=kbase::{len(picked) - per_level} more {level}s are "
                          "listed in the step summary and the report artifact")

@@ -32,7 +32,10 @@ def staged_changes_for(args: argparse.Namespace) -> list[FileChange]:
         raise
 
 
-def open_vault(args: argparse.Namespace, *, staged: bool = False) -> Vault:
+def open_vault(args: argparse.Namespace, *, staged: bool = False,
+               untracked: bool = False) -> Vault:
+    """`untracked`: untracked notes count too (readers of the work tree: queries,
+    handovers), when `vault.untracked` allows."""
     from kbase_ci.vault.files import Vault  # not before: a hook run without notes exits earlier
     root: Path = args.root if args.root is not None else find_root()
-    return Vault(root, staged=staged, config_path=args.config)
+    return Vault(root, staged=staged, config_path=args.config, untracked=untracked)

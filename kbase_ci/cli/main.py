@@ -19,6 +19,9 @@ from kbase_ci import __version__
 from kbase_ci.errors import EXIT_INTERNAL, KbaseError, exit_code_for
 from kbase_ci.heap import collector_off
 
+OFFLINE_ENV = "KBASE_OFFLINE"
+"""`--offline` sets it for the command (kbase_ci.index.modelhub.offline reads it)."""
+
 # Order = order in `kbase --help`.
 COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci",
             "search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
@@ -128,17 +131,43 @@ def main(argv: Sequence[str] | None = None) -> int:
             diff.drop_hook_git()
 
 
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM (a CI job cancelled, a killed hook): unwind like an interrupt, so temp
+    folders and half-built indexes are removed on the way out."""
+    raise SystemExit(128 + signum)
+
+
 def _main(args_list: list[str], word: str | None) -> int:
+    import signal
+
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:  # not the main thread (an embedding caller): leave signals be
+        return _run(args_list, word)
+    try:
+        return _run(args_list, word)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args_list: list[str], word: str | None) -> int:
     _tolerant_streams()
     parser = build_parser(word)
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help
         return int(exc.code or 0)
+    saved = os.environ.get(OFFLINE_ENV)
+    if getattr(args, "offline", False):  # read by the index fetch and model downloads
+        os.environ[OFFLINE_ENV] = "1"
     try:
         return int(_command(args.command.replace("-", "_")).run(args))
     except KbaseError as exc:
-        print(f"kbase: error: {exc}", file=sys.stderr)
+        # Lazy: only a failing run loads the escaping. A message may quote a `.kbase.yml`
+        # key or a note name: on one line, it can never become a workflow command.
+        from kbase_ci.report.escape import terminal_text
+
+        print(f"kbase: error: {terminal_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("kbase: interrupted", file=sys.stderr)
@@ -152,6 +181,11 @@ def _main(args_list: list[str], word: str | None) -> int:
               file=sys.stderr)
         traceback.print_exc()
         return EXIT_INTERNAL
+    finally:
+        if saved is None:
+            os.environ.pop(OFFLINE_ENV, None)
+        else:
+            os.environ[OFFLINE_ENV] = saved
 
 
 if __name__ == "__main__":

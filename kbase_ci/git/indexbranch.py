@@ -172,6 +172,49 @@ def index_refs(repo: Path) -> list[tuple[str, str]]:
     return local + remote
 
 
+FETCH_TIMEOUT = 20.0
+"""Seconds a query waits for a remote's index branch before answering without it
+(`KBASE_FETCH_TIMEOUT` overrides)."""
+
+
+def fetch_timeout() -> float:
+    try:
+        got = float(os.environ.get("KBASE_FETCH_TIMEOUT", "") or FETCH_TIMEOUT)
+    except ValueError:
+        return FETCH_TIMEOUT
+    return got if got > 0 else FETCH_TIMEOUT
+
+
+def fetch_index(repo: Path, remote: str, timeout: float | None = None) -> str | None:
+    """`git fetch REMOTE kbase-index:refs/remotes/REMOTE/kbase-index` (no tags, killed
+    after `timeout` seconds): the fetched commit, or None when the remote has no index
+    branch. GitError when the remote cannot be reached or did not answer in time."""
+    ref = f"refs/remotes/{remote}/{BRANCH}"
+    proc = run(["fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{BRANCH}:{ref}"],
+               repo, timeout=timeout if timeout is not None else fetch_timeout())
+    if proc.returncode == 0:
+        return rev_commit(repo, ref)
+    err = proc.stderr.decode("utf-8", "replace").strip()
+    if "couldn't find remote ref" in err or "could not find remote ref" in err:
+        return None
+    raise GitError(f"git fetch {remote} {BRANCH} failed: {err.splitlines()[-1] if err else ''}")
+
+
+def fetch_head(git_dir: Path) -> list[tuple[str, str]]:
+    """(commit, what it is) per line of FETCH_HEAD (`git fetch origin kbase-index`
+    fills only that in a single-branch clone); [] when there is none."""
+    try:
+        text = (git_dir / "FETCH_HEAD").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    out = []
+    for line in text.splitlines():
+        sha, _, rest = line.partition("\t")
+        if sha and not sha.strip("0123456789abcdef"):
+            out.append((sha, rest.partition("\t")[2]))
+    return out
+
+
 def ref_stamp(repo: Path) -> str:
     """HEAD and every ref ending in /BRANCH with their commit ids: a long-lived reader
     compares two stamps to notice a moved or newly fetched index branch."""

@@ -66,6 +66,12 @@ def ls_tree(cwd: Path, rev: str, paths: Sequence[str] = (), *,
             or mode == b"160000"]
 
 
+def untracked_files(cwd: Path) -> set[str]:
+    """Paths (relative to `cwd`) of files git neither tracks nor ignores."""
+    out = git(["ls-files", "--others", "--exclude-standard", "-z", "--", "."], cwd)
+    return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
+
 def modified_in_worktree(cwd: Path) -> set[str]:
     """Tracked paths (relative to `cwd`) whose work-tree content differs from the index."""
     out = git(["diff-files", "-z", "--name-only", "--relative", "--", "."], cwd)
@@ -77,31 +83,51 @@ _STATUS = ("status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
            "--untracked-files=no", "--ignore-submodules=all", "--no-renames", "--", ".")
 
 
-def start_status(cwd: Path, *, write_index: bool = True) -> Process:
+@dataclass(frozen=True, slots=True)
+class Status:
+    head: str | None
+    """HEAD's commit id (None before the first commit)."""
+    modified: set[str]
+    """Paths whose work-tree content may differ from the index (modified, deleted or
+    unmerged)."""
+    changed: bool
+    """Any tracked path differs from HEAD, staged or not."""
+    untracked: set[str]
+    """Files git does not track and does not ignore (when asked for)."""
+
+
+def start_status(cwd: Path, *, write_index: bool = True, untracked: bool = False) -> Process:
     """Start `git status` for `worktree_status`. It costs what `git diff-files` costs
     (both stat every tracked file), and unlike it refreshes git's stat data and writes the
     index back when entries are "racily clean" (written in the same second as the index,
     as a fresh clone's are): otherwise every later `diff-files` hashes all of them again.
-    `write_index=False` (`--no-optional-locks`) leaves the index file alone."""
-    return start(_STATUS if write_index else ("--no-optional-locks", *_STATUS), cwd)
+    `write_index=False` (`--no-optional-locks`) leaves the index file alone. `untracked`:
+    list files git neither tracks nor ignores too (reading every folder: ~5 ms at 10k
+    notes)."""
+    args = _STATUS if not untracked else tuple(
+        "--untracked-files=all" if a == "--untracked-files=no" else a for a in _STATUS)
+    return start(args if write_index else ("--no-optional-locks", *args), cwd)
 
 
-def worktree_status(proc: Process, prefix: str
-                    ) -> tuple[str | None, set[str], bool]:
-    """From a `start_status` process: (HEAD's commit id or None before the first commit,
-    paths whose work-tree content may differ from the index (modified, deleted or
-    unmerged), whether any tracked path differs from HEAD, staged or not). Paths are
-    relative to the folder that is `prefix` (POSIX, ending in `/`, or "") below the
-    repository root, as git names paths from the root in this format."""
+def worktree_status(proc: Process, prefix: str) -> Status:
+    """From a `start_status` process, paths relative to the folder that is `prefix`
+    (POSIX, ending in `/`, or "") below the repository root, as git names paths from the
+    root in this format."""
     out = finish(proc, ("status",))
     head: str | None = None
     found: set[str] = set()
+    untracked: set[str] = set()
     changed = False
     for rec in out.split(b"\0"):
         kind = rec[:2]
         if kind == b"# ":
             if rec.startswith(b"# branch.oid ") and rec[13:] != b"(initial)":
                 head = rec[13:].decode()
+            continue
+        if kind == b"? ":
+            path = rec[2:].decode("utf-8", "surrogateescape")
+            if path.startswith(prefix):
+                untracked.add(path[len(prefix):])
             continue
         if kind == b"1 ":  # "1 XY sub mH mI mW hH hI path"
             parts = rec.split(b" ", 8)
@@ -117,7 +143,7 @@ def worktree_status(proc: Process, prefix: str
         path = parts[-1].decode("utf-8", "surrogateescape")
         if path.startswith(prefix):
             found.add(path[len(prefix):])
-    return head, found, changed
+    return Status(head, found, changed, untracked)
 
 
 class WorktreeListing:
@@ -125,16 +151,17 @@ class WorktreeListing:
     query whose index is exactly the work tree reads only the status (state: the two
     processes until collected)."""
 
-    def __init__(self, cwd: Path, *, write_index: bool = True) -> None:
+    def __init__(self, cwd: Path, *, write_index: bool = True, untracked: bool = False) -> None:
         self.cwd = cwd
-        self._status: Process | None = start_status(cwd, write_index=write_index)
+        self._status: Process | None = start_status(cwd, write_index=write_index,
+                                                    untracked=untracked)
         try:
             self._files: Process | None = start(LS_FILES, cwd)
         except BaseException:
             self.stop()
             raise
 
-    def status(self, prefix: str) -> tuple[str | None, set[str], bool]:
+    def status(self, prefix: str) -> Status:
         """`worktree_status` of the started `git status` (asked once)."""
         proc, self._status = self._status, None
         if proc is None:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from kbase_ci.errors import GitError
-from kbase_ci.git.process import git
+from kbase_ci.git.process import finish, git, start, stop
 
 
 def read_blobs(cwd: Path, shas: Iterable[str]) -> dict[str, bytes]:
@@ -28,6 +28,39 @@ def read_blobs(cwd: Path, shas: Iterable[str]) -> dict[str, bytes]:
         blobs[sha] = out[start:start + size]
         pos = start + size + 1  # content is followed by a newline
     return blobs
+
+
+def write_blobs(cwd: Path, targets: Iterable[tuple[str, Path]]) -> None:
+    """Write each blob to its file, streamed through one `git cat-file --batch` (a blob
+    of gigabytes is never held in memory whole)."""
+    import tempfile
+
+    pairs = list(targets)
+    if not pairs:
+        return
+    with tempfile.TemporaryFile() as ask:
+        ask.write(("\n".join(sha for sha, _ in pairs) + "\n").encode())
+        ask.seek(0)
+        proc = start(["cat-file", "--batch"], cwd, stdin=ask)
+        assert proc.stdout is not None
+        try:
+            for sha, dest in pairs:
+                header = proc.stdout.readline().decode().split(" ")
+                if len(header) != 3:
+                    raise GitError(f"git object {sha} is missing")
+                left = int(header[2])
+                with dest.open("wb") as fh:
+                    while left:
+                        block = proc.stdout.read(min(left, 1 << 20))
+                        if not block:
+                            raise GitError(f"git cat-file stopped inside object {sha}")
+                        fh.write(block)
+                        left -= len(block)
+                proc.stdout.read(1)  # the newline after the content
+        except BaseException:
+            stop(proc)
+            raise
+        finish(proc, ["cat-file", "--batch"])
 
 
 def blob_sha(data: bytes) -> str:

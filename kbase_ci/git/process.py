@@ -12,6 +12,7 @@ import os
 import subprocess
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import IO
 
 from kbase_ci.errors import GitError
 
@@ -76,12 +77,14 @@ def git(args: Sequence[str], cwd: Path, *, input: bytes | None = None,
     return proc.stdout
 
 
-def start(args: Sequence[str], cwd: Path) -> Process:
+def start(args: Sequence[str], cwd: Path, *, stdin: IO[bytes] | None = None) -> Process:
     """Start git without waiting (`finish` collects it): two git processes that do not
-    depend on each other then run on both cores while Python parses the first."""
+    depend on each other then run on both cores while Python parses the first. `stdin`:
+    a file git reads its input from (so a streamed answer cannot deadlock on it)."""
     try:
         return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE,
+                                stdin=stdin if stdin is not None else subprocess.DEVNULL,
                                 env={**os.environ, **_GIT_ENV})
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH") from exc
@@ -100,12 +103,18 @@ def git_text(args: Sequence[str], cwd: Path, check: bool = True) -> str:
 
 
 def run(args: Sequence[str], cwd: Path, *, input: bytes | None = None,
-        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+        env: dict[str, str] | None = None,
+        timeout: float | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run git and hand back the process: for callers that need the exit status or stderr
-    (`merge-base --is-ancestor`, `push`), or extra environment (`commit-tree` identity)."""
+    (`merge-base --is-ancestor`, `push`), or extra environment (`commit-tree` identity).
+    `timeout`: seconds before git is killed (GitError), for anything that may wait on a
+    network."""
     full_env = {**os.environ, **(env or {}), **_GIT_ENV}
     try:
         return subprocess.run(["git", *args], cwd=cwd, input=input, capture_output=True,
-                              env=full_env, check=False)
+                              env=full_env, check=False, timeout=timeout)
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH") from exc
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {' '.join(args[:2])} gave no answer within {timeout:g} s: "
+                       "stopped") from None

@@ -106,6 +106,12 @@ def unshallow(repo: Path, remote: str) -> None:
     git(["fetch", "--quiet", "--no-tags", "--unshallow", remote], repo, check=False)
 
 
+def remotes(repo: Path) -> list[str]:
+    """The repository's remotes, `origin` first."""
+    names = git_text(["remote"], repo, check=False).split()
+    return sorted(names, key=lambda n: (n != "origin", n))
+
+
 def has_remote(repo: Path, remote: str) -> bool:
     return run(["remote", "get-url", remote], repo).returncode == 0
 

@@ -118,7 +118,8 @@ class Handovers:
             self.untracked.append(rel)
         self.notes = {n.path: n for n in notes}
         files = [*vault.files, *self.untracked]
-        resolver = Resolver(notes, files, resolve_aliases=vault.config.links.resolve_aliases)
+        resolver = Resolver(notes, files, resolve_aliases=vault.config.links.resolve_aliases,
+                            include_dot=vault.config.vault.include_dot_folders)
         staged = vault.mode == "git-index"
 
         def _deleted(path: str) -> frozenset[str]:

@@ -17,12 +17,15 @@ from kbase_ci.parse.anchors import normalize_heading
 
 LineKind = Literal["content", "placeholder", "nil"]
 
-_COMMENT = re.compile(r"<!--.*?-->|%%.*?%%", re.DOTALL)
+_COMMENTS = (("<!--", "-->"), ("%%", "%%"))
 _MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d+[.)])(?:\s+|$))?(?:\[[ xX]?\]\s*)?")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 _RULE = re.compile(r"^\s*(?:[-*_]\s*){3,}$|^\s*=+\s*$")
-_EDGE = re.compile(r"^[\s*_~`.:;,!?\-–—]+|[\s*_~`.:;,!?\-–—]+$")
+# Leading and trailing whitespace and punctuation. Stripped from each end with an anchored
+# pattern (from the end on the reversed text): `[...]+$` searched from every place of a
+# long run of spaces and dots was quadratic.
+_EDGE_RUN = re.compile(r"[\s*_~`.:;,!?\-–—]+")
 # Phrases that point elsewhere instead of saying anything.
 _DEFLECT = (r"(?:please )?(?:check|see|read|look at|refer to) (?:the )?(?:code|source|diff|"
             r"commits?|pr|pull request|git log|changes|repo(?:sitory)?)"
@@ -38,6 +41,40 @@ _DEFLECT_SENTENCE = re.compile(rf"(?:^|(?<=[.!?;]\s)|(?<=^[-*+]\s))(?:{_DEFLECT}
                                rf"(?:[.!]?\s*$|[.!]\s)", re.IGNORECASE)
 _NIL = re.compile(r"^(?:none|nothing|nil|n/?a|not applicable|no)(?:\b[\w\s/'-]*)?$",
                   re.IGNORECASE)
+
+
+def _edges(text: str) -> str:
+    """`text` without leading and trailing whitespace and punctuation."""
+    m = _EDGE_RUN.match(text)
+    text = text[m.end():] if m else text
+    m = _EDGE_RUN.match(text[::-1])
+    return text[:len(text) - m.end()] if m else text
+
+
+def _without_comments(text: str) -> str:
+    """`<!-- -->` and `%% %%` comments (leftmost first, as a `<!--.*?-->|%%.*?%%` regex)
+    replaced by their newlines only, so line numbers stay true. Linear: once an opener
+    has no closer after it, no later one of its kind has (a 1 MB line of `<!--` retried
+    the search to the end from each: minutes)."""
+    out: list[str] = []
+    pos = 0
+    ahead = {a: -1 for a, _ in _COMMENTS}  # next place of each opener (-2: none left)
+    while True:
+        for a in ahead:
+            if ahead[a] != -2 and ahead[a] < pos:  # each opener is searched for once
+                at = text.find(a, pos)
+                ahead[a] = at if at >= 0 else -2
+        found = [(ahead[a], a, b) for a, b in _COMMENTS if ahead[a] >= 0]
+        if not found:
+            break
+        i, opener, closer = min(found)
+        j = text.find(closer, i + len(opener))
+        if j < 0:
+            ahead[opener] = -2
+            continue
+        out += [text[pos:i], "\n" * text.count("\n", i, j)]
+        pos = j + len(closer)
+    return "".join([*out, text[pos:]])
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +118,9 @@ class Body:
     def first_word(self) -> str:
         for ln in self.lines:
             if ln.kind != "placeholder" and not ln.code:
-                words = _EDGE.sub("", strip_marker(ln.text)).split()
+                words = _edges(strip_marker(ln.text)).split()
                 if words:
-                    return _EDGE.sub("", words[0]).lower()
+                    return _edges(words[0]).lower()
         return ""
 
 
@@ -94,7 +131,7 @@ def strip_marker(text: str) -> str:
 
 def classify(text: str, heading: str = "") -> LineKind:
     """One line of prose (list marker allowed): placeholder, nil, or content."""
-    bare = _EDGE.sub("", strip_marker(text)).strip()
+    bare = _edges(strip_marker(text)).strip()
     bare = " ".join(bare.split())
     if not bare:
         return "placeholder"  # an empty bullet or a lone marker
@@ -103,7 +140,7 @@ def classify(text: str, heading: str = "") -> LineKind:
     if _PLACEHOLDER.match(bare):
         return "placeholder"
     rest = _TODO_PREFIX.sub("", bare, count=1)
-    if rest != bare and (not rest or _PLACEHOLDER.match(_EDGE.sub("", rest))):
+    if rest != bare and (not rest or _PLACEHOLDER.match(_edges(rest))):
         return "placeholder"  # `TODO: fill in`
     if _NIL.match(bare) and len(bare.split()) <= 4:
         return "nil"
@@ -120,7 +157,7 @@ def read_body(lines: list[str], first: int, last: int, heading: str = "") -> Bod
     """Judge note lines `first..last` (1-based, inclusive): the body of one section."""
     text = "\n".join(lines[first - 1:last])
     # Blank out comments but keep their newlines, so line numbers stay true.
-    text = _COMMENT.sub(lambda m: "\n" * m.group().count("\n"), text)
+    text = _without_comments(text)
     out: list[BodyLine] = []
     fence = ""
     fences = 0

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
+from collections.abc import Collection
 from pathlib import Path, PurePosixPath
 
 from kbase_ci.errors import UsageError
 from kbase_ci.vault.config import Config
 from kbase_ci.vault.notetypes import NoteType, default_folder
+from kbase_ci.vault.safefs import confine, create_new
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -52,7 +55,8 @@ def render(t: NoteType, *, title: str, track: str | None, date: str) -> str:
 
 
 def new_note(root: Path, config: Config, type_name: str, *, title: str | None = None,
-             track: str | None = None, date: dt.date | None = None) -> str:
+             track: str | None = None, date: dt.date | None = None,
+             gitlinks: Collection[str] = ()) -> str:
     """Write the skeleton; returns its vault-relative path. Never overwrites."""
     t = config.types.get(type_name)
     if t is None:
@@ -60,19 +64,20 @@ def new_note(root: Path, config: Config, type_name: str, *, title: str | None = 
         raise UsageError(f"unknown note type `{type_name}`; known: {known}")
     day = (date or dt.date.today()).isoformat()
     folder = PurePosixPath(default_folder(t, config.handover.folder).strip("/") or ".")
-    if folder.is_absolute() or ".." in folder.parts or \
-            any(p.lower() == ".git" for p in folder.parts):
-        raise UsageError(f"note folder `{folder}` must stay inside the vault, outside .git")
     name = slug(title) if title else slug(f"{t.name} track {track}" if track else t.name)
     rel = (folder / f"{day}-{name or t.name}.md").as_posix()
     if rel.startswith("./"):
         rel = rel[2:]
     heading = title or (f"{t.name.capitalize()}: track {track}" if track
                         else f"{t.name.capitalize()} {day}")
-    full = root / rel
-    if full.exists():
+    # Inside the vault, outside .git, submodules and the index folder, and never through
+    # a symbolic link (a tracked `handovers -> /elsewhere` must not lead the write out).
+    full = confine(root, rel, gitlinks=gitlinks, what="note")
+    if os.path.lexists(full):
         raise UsageError(f"{rel} already exists; not overwriting it")
     full.parent.mkdir(parents=True, exist_ok=True)
-    with full.open("x", encoding="utf-8", newline="\n") as fh:  # "x": a race cannot clobber
-        fh.write(render(t, title=heading, track=track, date=day))
+    try:
+        create_new(full, render(t, title=heading, track=track, date=day).encode())
+    except FileExistsError:  # created in between: a race cannot clobber it
+        raise UsageError(f"{rel} already exists; not overwriting it") from None
     return rel

@@ -1,10 +1,12 @@
 """`kbase index`: deterministic, verifiable index artifacts in `.kbase/`: planned into
 shards (`shards`, `sizes`), built per shard (`shardbuild`: paragraph `chunks`, `tokens`,
 `bm25`, vectors from the model a `modelfolder` holds, static `embedder` or `transformer`,
-stored by `vectors`, with an `ann` graph for large shards), assembled (`assemble`:
-`tables`, `notetable`, `similar`, `mentions`, the fusion weights of `ranking`) and swapped
-in (`swap`), every file named once in `layout`; read back with `reader`, published with
-`publish`.
+stored by `vectors`, with an `ann` graph for large shards, and the semantic
+`background`), assembled (`assemble`: `tables`, `notetable`, `similar`, `mentions`, the
+fusion weights of `ranking`) and swapped in (`swap`), every file named once in `layout`;
+read back with `reader` after its listing, sizes and hashes (`integrity`) and every table
+(`schema`) are checked, published with `publish`. The embedding model is found and
+verified by `modelchoice` (downloads: `modelhub`).
 
 Layout and every field: docs/index-format.md. Entry points: `build.build_index`,
 `merge.merge_slices`, `reader.open_index`, `manifest.read_manifest`,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci import __version__
-from kbase_ci.index import bm25, ranking, tokens, vectors
+from kbase_ci.index import background, bm25, ranking, tokens, vectors
 from kbase_ci.index.linkdelta import patched_links
 from kbase_ci.index.manifest import (
     FORMAT,
@@ -26,7 +26,7 @@ from kbase_ci.index.manifest import (
     sha256_file,
 )
 from kbase_ci.index.mentions import write_concepts
-from kbase_ci.index.modelfolder import library
+from kbase_ci.index.modelfolder import STATIC, library
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.provenance import Source
 from kbase_ci.index.shardbuild import read_chunk_notes
@@ -35,6 +35,8 @@ from kbase_ci.index.similar import note_vectors, similar_notes
 from kbase_ci.index.tables import links_table, notes_table, write_links, write_notes
 from kbase_ci.model import ParsedNote
 from kbase_ci.vault.files import Vault
+from kbase_ci.vault.resolver import RULES_VERSION
+from kbase_ci.vault.safefs import TEMP_MARK
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +65,8 @@ class Embeddings:
     dim: int | None
     reason: str | None
     sha256: str | None
-    kind: str | None = None
-    """`modelfolder.STATIC` or `TRANSFORMER`."""
+    kind: str = STATIC
+    """How the model computes vectors (`modelfolder.STATIC` or `TRANSFORMER`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"model": self.model, "dim": self.dim, "reason": self.reason,
@@ -96,15 +98,17 @@ def header(source: Source, config_digest: str, domain_rule: str,
 
 def link_inputs(notes: Sequence[ParsedNote], files: Sequence[str], aliases: bool) -> str:
     """Digest of everything that decides where a link points besides its own text: note
-    paths and aliases, other files, the alias setting. While it is unchanged, only notes
-    whose text changed can link elsewhere than before."""
+    paths and aliases, other files, the alias setting, the resolver's rules. While it is
+    unchanged, only notes whose text changed can link elsewhere than before."""
     return sha256(dump_table([[n.path, list(n.aliases)] for n in notes]
-                             + [sorted(files), aliases]))
+                             + [sorted(files), aliases, RULES_VERSION]))
 
 
 def file_hashes(root: Path) -> dict[str, str]:
+    # The temp folder's marker (kbase_ci.vault.safefs) is removed before the swap.
     return {p.relative_to(root).as_posix(): sha256_file(p)
-            for p in sorted(root.rglob("*")) if p.is_file() and p.name != MANIFEST_NAME}
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name not in (MANIFEST_NAME, TEMP_MARK)}
 
 
 def write_manifest(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
@@ -133,6 +137,17 @@ def _row_reuse(previous: PreviousIndex, notes: Sequence[ParsedNote],
         return lines[i] + b"\n"
 
     return reuse
+
+
+def _background(root: Path, plan: Sequence[ShardSpec]) -> dict[str, Any] | None:
+    """`background.combine` of the shards' null-query cosines (None without vectors)."""
+    found = [root / "shards" / spec.id / background.FILE for spec in plan]
+    if not any(p.is_file() for p in found):
+        return None
+    import numpy as np
+
+    return background.combine([np.load(p, allow_pickle=False).tolist()
+                               for p in found if p.is_file()])
 
 
 def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequence[ShardSpec],
@@ -209,5 +224,6 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
         "markdown_bytes": sum(n.size for n in notes),
     }
     manifest = {**head, "counts": counts, "warnings": list(warnings), "link_inputs": link_key,
-                "shards": {sid: shards[sid].to_json() for sid in sorted(shards)}}
+                "shards": {sid: shards[sid].to_json() for sid in sorted(shards)},
+                "background": _background(root, plan)}
     return write_manifest(root, manifest), seconds, similar_rows

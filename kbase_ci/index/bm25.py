@@ -13,12 +13,14 @@ import heapq
 import math
 import sys
 from array import array
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import tokens
+from kbase_ci.index.manifest import dump_table
 from kbase_ci.index.rowfile import offsets_dtype, write_npy
 
 TITLE_WEIGHT = 3
@@ -38,6 +40,13 @@ binary search over the blocks' first terms, then a scan of one block: it reads n
 vocabulary dict nor bm25s. Format 3 kept one int32 offset and one int32 pointer per term
 and every term whole: 5.3 MB of the 10 MB of BM25 files of tldr-pages (261k terms, 71%
 of them in one chunk); this takes 2.4 MB."""
+STATS_FILE = "stats.json"
+"""`{"avgdl": mean chunk length in tokens, "docs": chunks}`."""
+LENGTHS_FILE = "lengths.npy"
+"""Each chunk's length in tokens (uint16, or uint32 past 65,535). With `STATS_FILE`, what
+a query needs to score notes changed since the index as a rebuild would: a new chunk
+against the shard's new mean length, and the shard's other chunks again with it
+(kbase_ci.query.overlay)."""
 BLOCK = 32
 LEVEL = 1 / 255
 """A stored score byte q means IDF x q x LEVEL. The term-frequency part of bm25s's
@@ -48,10 +57,11 @@ where format 3 stored the whole score as float16."""
 
 def settings() -> dict[str, Any]:
     return {**PARAMS, "library": "bm25s", "title_weight": TITLE_WEIGHT,
-            "heading_weight": HEADING_WEIGHT, "files": list(FILES),
+            "heading_weight": HEADING_WEIGHT, "files": [*FILES, LENGTHS_FILE, STATS_FILE],
             "scores_dtype": "uint8: the term-frequency part x 255; times IDF",
             "docs_dtype": "uint16 below 65536 chunks, else int32",
-            "columns": "sorted by term (UTF-8 bytes)", "terms": f"front-coded, {BLOCK} a block"}
+            "columns": "sorted by term (UTF-8 bytes)", "terms": f"front-coded, {BLOCK} a block",
+            "postings": "in chunk order"}
 
 
 def indexed_text(title: str, aliases: Sequence[str], heading_path: Sequence[str],
@@ -90,12 +100,22 @@ def build_bm25(texts: Sequence[str], out: Path, stemmer: str = tokens.STEMMER) -
     col_idf = np.repeat([idf(int(scores["num_docs"]), int(n)) for n in lengths.tolist()],
                         lengths)
     level = np.clip(np.rint(data / col_idf / LEVEL), 1, 255)
+    docs = np.asarray(scores["indices"], dtype=np.int64)[take]
+    # Chunk order within a term, whatever bm25s's sparse backend did: a query then tells
+    # whether a chunk holds a term by bisection (kbase_ci.query.evidence).
+    order_in = np.lexsort((docs, np.repeat(np.arange(len(order)), lengths)))
     out.mkdir(parents=True, exist_ok=True)
     terms, blocks = front_coded([t for t, _ in by_term], lengths.tolist())
     write_npy(out / FILES[0], blocks, offsets_dtype(max(blocks, default=0)))
-    write_npy(out / FILES[1], np.asarray(scores["indices"])[take], doc_dtype)
-    write_npy(out / FILES[2], level, "|u1")
+    write_npy(out / FILES[1], docs[order_in], doc_dtype)
+    write_npy(out / FILES[2], level[order_in], "|u1")
     write_npy(out / FILES[3], np.frombuffer(terms, dtype=np.uint8), "|u1")
+    lengths_of_docs = [len(doc) for doc in ids]
+    write_npy(out / LENGTHS_FILE, lengths_of_docs,
+              "<u2" if max(lengths_of_docs, default=0) < 2**16 else "<u4")
+    (out / STATS_FILE).write_bytes(dump_table({
+        "avgdl": float(np.mean(lengths_of_docs)) if lengths_of_docs else 0.0,
+        "docs": len(lengths_of_docs)}))
     return len(by_term)
 
 
@@ -132,7 +152,8 @@ def front_coded(terms: Sequence[bytes], dfs: Sequence[int]) -> tuple[bytes, list
 
 
 def _read_leb128(data: Sequence[int], at: int) -> tuple[int, int]:
-    """(value, position after it) of the LEB128 number at `at`."""
+    """(value, position after it) of the LEB128 number at `at` (at most 10 bytes: a
+    forged run of continuation bytes is refused, not read into a huge number)."""
     value = shift = 0
     while True:
         byte = data[at]
@@ -141,6 +162,8 @@ def _read_leb128(data: Sequence[int], at: int) -> tuple[int, int]:
         if byte < 0x80:
             return value, at
         shift += 7
+        if shift > 63:
+            raise ValueError("LEB128 number longer than 10 bytes")
 
 
 class Postings:
@@ -195,10 +218,85 @@ class Postings:
             posting += df
         return None
 
+    def validate(self) -> None:
+        """IndexFormatError unless the shard's four files are one well-formed matrix:
+        blocks ascending, every term decodable inside its block and in sorted order, the
+        postings of the terms adding up to the docs and scores, every doc a chunk."""
+        blocks = self.reader.ints(self.base + FILES[0])
+        data = self.reader.ints(self.base + FILES[3])
+        docs = self.reader.ints(self.base + FILES[1])
+        levels = self.reader.ints(self.base + FILES[2])
+        bad = IndexFormatError(f"{self.reader.root}: {self.base}: {', '.join(FILES)} do "
+                               "not form a BM25 matrix: the index is damaged or forged")
+        if len(blocks) < 3 or len(blocks) % 3 or len(docs) != len(levels) or \
+                (len(docs) and (min(docs) < 0 or max(docs) >= self.num_docs)):
+            raise bad
+        posting = terms = 0
+        previous = b""
+        try:
+            for b in range(len(blocks) // 3 - 1):
+                at, end = int(blocks[3 * b]), int(blocks[3 * b + 3])
+                if (int(blocks[3 * b + 1]), int(blocks[3 * b + 2])) != (posting, terms) \
+                        or not 0 <= at <= end <= len(data):
+                    raise bad
+                term = b""
+                while at < end:
+                    shared = data[at]
+                    size, at = _read_leb128(data, at + 1)
+                    if shared > len(term) or at + size > end:
+                        raise bad
+                    term = term[:shared] + bytes(data[at:at + size])
+                    df, at = _read_leb128(data, at + size)
+                    if term <= previous and terms:
+                        raise bad
+                    previous, posting, terms = term, posting + df, terms + 1
+        except (IndexError, ValueError):
+            raise bad from None
+        if (int(blocks[-3]), int(blocks[-2]), int(blocks[-1])) != (len(data), posting, terms) \
+                or posting != len(docs):
+            raise bad
+
     def doc_freq(self, term: str) -> int:
         """How many chunks of the shard contain `term`."""
         got = self.postings(term)
         return got[1] - got[0] if got is not None else 0
+
+    def contains(self, term: str, chunk: int) -> bool:
+        """Whether chunk `chunk` holds `term` (postings are in chunk order: a bisection)."""
+        got = self.postings(term)
+        if got is None:
+            return False
+        docs = self.reader.ints(self.base + FILES[1])
+        at = bisect_left(docs, chunk, got[0], got[1])
+        return at < got[1] and int(docs[at]) == chunk
+
+    def count_in(self, term: str, spans: Sequence[tuple[int, int]]) -> int:
+        """How many chunks of the `[first, end)` chunk ranges hold `term`."""
+        got = self.postings(term)
+        if got is None or not spans:
+            return 0
+        docs = self.reader.ints(self.base + FILES[1])
+        return sum(bisect_left(docs, hi, got[0], got[1]) - bisect_left(docs, lo, got[0], got[1])
+                   for lo, hi in spans)
+
+    def avgdl(self) -> float:
+        """The shard's mean chunk length in tokens (`STATS_FILE`)."""
+        stats = self.reader.json(self.base + STATS_FILE)
+        return float(stats["avgdl"])
+
+    def lengths(self) -> Sequence[int]:
+        """Each chunk's length in tokens (`LENGTHS_FILE`)."""
+        got: Sequence[int] = self.reader.ints(self.base + LENGTHS_FILE)
+        return got
+
+    def entries(self, term: str) -> tuple[Sequence[int], Sequence[int]]:
+        """The chunks holding `term` and their stored levels (term-frequency part x 255)."""
+        got = self.postings(term)
+        if got is None:
+            return (), ()
+        lo, hi = got
+        return (self.reader.ints(self.base + FILES[1])[lo:hi],
+                self.reader.ints(self.base + FILES[2])[lo:hi])
 
     def get_scores(self, terms: Sequence[str],
                    weights: Mapping[str, float] | None = None) -> array[float] | None:
@@ -284,20 +382,38 @@ def idf(num_docs: int, doc_freq: int) -> float:
     return math.log(1 + (num_docs - doc_freq + 0.5) / (doc_freq + 0.5))
 
 
-def idf_weights(shards: Sequence[Postings], terms: Sequence[str]
-                ) -> list[dict[str, float]]:
+def idf_weights(shards: Sequence[Postings], terms: Sequence[str], *, extra_docs: int = 0,
+                extra_df: Mapping[str, int] | None = None) -> list[dict[str, float]]:
     """Per shard, the factor that turns each term's stored scores (IDF of that shard)
     into scores with the IDF of all shards together. Shards split the vault by domain,
     so a term's IDF differs wildly between them (a term rare in a small shard looks
     precious there); without this, hits from different shards are not comparable. On
     obsidian-tasks-docs (13 shards) it raised BM25's MRR@10 from 0.57 to 0.72, as with
-    one shard."""
-    total = sum(s.num_docs for s in shards)
+    one shard. `extra_docs` and `extra_df` correct the totals for chunks a query adds or
+    drops (notes changed since the index: kbase_ci.query.overlay), so the IDF is the one
+    a rebuild would compute."""
     unique = sorted(set(terms))
     dfs = [{t: s.doc_freq(t) for t in unique} for s in shards]
-    overall = {t: sum(d[t] for d in dfs) for t in unique}
+    total, overall = _totals(shards, unique, dfs, extra_docs, extra_df)
     out: list[dict[str, float]] = []
     for s, d in zip(shards, dfs, strict=True):
         out.append({t: idf(total, overall[t]) / idf(s.num_docs, d[t])
                     for t in unique if d[t] and idf(s.num_docs, d[t]) > 0})
     return out
+
+
+def global_idf(shards: Sequence[Postings], terms: Sequence[str], *, extra_docs: int = 0,
+               extra_df: Mapping[str, int] | None = None) -> tuple[int, dict[str, float]]:
+    """(chunks in all shards, each term's IDF over them): what `idf_weights` scales to. A
+    term in no chunk gets the IDF of a term in one (the rarest there is)."""
+    unique = sorted(set(terms))
+    dfs = [{t: s.doc_freq(t) for t in unique} for s in shards]
+    total, overall = _totals(shards, unique, dfs, extra_docs, extra_df)
+    return total, {t: idf(total, max(1, overall[t])) for t in unique}
+
+
+def _totals(shards: Sequence[Postings], unique: Sequence[str], dfs: Sequence[dict[str, int]],
+            extra_docs: int, extra_df: Mapping[str, int] | None) -> tuple[int, dict[str, int]]:
+    total = sum(s.num_docs for s in shards) + extra_docs
+    more = extra_df or {}
+    return total, {t: max(0, sum(d[t] for d in dfs) + more.get(t, 0)) for t in unique}

@@ -8,6 +8,7 @@ are built (in worker processes when there is enough work for more than one core)
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -19,6 +20,7 @@ from kbase_ci.errors import IndexFormatError
 from kbase_ci.heap import bulk_allocations
 from kbase_ci.index import swap
 from kbase_ci.index.assemble import Embeddings, ShardMeta, assemble, header, write_manifest
+from kbase_ci.index.integrity import manifest_digest, remember
 from kbase_ci.index.layout import PARSED_FILE
 from kbase_ci.index.manifest import dump_table, read_manifest, sha256
 from kbase_ci.index.modelchoice import ModelChoice, choose_model
@@ -104,7 +106,9 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     rule = DomainRule.parse(cfg.index.domain)
     choice = scope.model if scope is not None else choose_model(
         vault.root, cfg.embeddings.model, model)
-    out_dir = out_dir.resolve()
+    # Not `resolve()`: a committed `.kbase -> ..` must be refused, not followed.
+    out_dir = Path(os.path.abspath(out_dir))
+    swap.check_target(out_dir, vault.repo_root)
     swap.recover(out_dir)
     previous, why = _previous(out_dir)
     dim = _dim_of(choice, cfg, previous)
@@ -178,10 +182,12 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
         else:
             manifest = _write_slice(tmp, head, plan, metas, chosen, warnings, shard)
         _carry_scopes(out_dir, tmp)
-        swap.swap_into(tmp, out_dir)
+        swap.swap_into(tmp, out_dir, vault.repo_root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    if shard is None:  # built here: no query needs to validate it again
+        remember(vault.git_dir, manifest_digest(out_dir))
     seconds["total"] = time.perf_counter() - t_start
     return BuildResult(out_dir, manifest, tuple(t.spec.id for t in tasks),
                        tuple(s.id for s in reused), seconds, tuple(warnings), why,

@@ -17,6 +17,7 @@ from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.git.objects import object_id
 from kbase_ci.index.manifest import MANIFEST_NAME as MANIFEST
 from kbase_ci.index.manifest import read_manifest
+from kbase_ci.vault.safefs import links_between
 
 TRAILER = "Kbase-Source-Commit"
 
@@ -100,7 +101,8 @@ def load_index(index_dir: Path, fmt: str = "sha1", *, allow_dirty: bool = False)
         if rel == MANIFEST:
             continue
         path = index_dir / rel
-        if path.is_symlink() or not path.is_file():
+        # no link anywhere on the way: a linked `shards/` would publish files from outside
+        if links_between(index_dir, path) is not None or not path.is_file():
             raise IndexFormatError(f"{path}: listed in the manifest but missing; rebuild with "
                                    "`kbase index`")
         data = path.read_bytes()

@@ -17,7 +17,7 @@ from kbase_ci.errors import IndexFormatError
 from kbase_ci.git import indexbranch
 
 FORMAT = "kbase-index"
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 MANIFEST_NAME = "manifest.json"
 # The keys `kbase publish` and every reader rely on; a manifest without them is refused.
 REQUIRED_KEYS = ("format", "format_version", "kbase_version", "source", "built_at",
@@ -47,17 +47,27 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def read_manifest(directory: Path) -> dict[str, Any]:
+MAX_MANIFEST_BYTES = 64 << 20
+
+
+def read_manifest(directory: Path, *, shown: Path | None = None) -> dict[str, Any]:
     """The manifest of the index in `directory`, after checking its format and version.
 
-    Raises IndexFormatError for a missing or unreadable manifest, another format, or a
-    version this kbase cannot read. File hashes are checked by `reader.open_index`.
-    """
-    path = Path(directory) / MANIFEST_NAME
+    Raises IndexFormatError for a missing, unreadable, oversized or too deeply nested
+    manifest, another format, or a version this kbase cannot read. File hashes are
+    checked by `reader.open_index`. `shown`: the folder to name in errors (a reader
+    reads a pinned generation through another path)."""
+    path = Path(shown if shown is not None else directory) / MANIFEST_NAME
     try:
-        data = json.loads(path.read_bytes())
+        with (Path(directory) / MANIFEST_NAME).open("rb") as fh:
+            raw = fh.read(MAX_MANIFEST_BYTES + 1)
+        if len(raw) > MAX_MANIFEST_BYTES:
+            raise IndexFormatError(f"{path}: larger than {MAX_MANIFEST_BYTES} bytes")
+        data = json.loads(raw)
     except FileNotFoundError:
         raise IndexFormatError(f"{path}: no index here (manifest.json is missing)") from None
+    except RecursionError:
+        raise IndexFormatError(f"{path}: unreadable manifest: nested too deeply") from None
     except (OSError, ValueError) as exc:
         raise IndexFormatError(f"{path}: unreadable manifest: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -76,8 +86,13 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     missing = [k for k in REQUIRED_KEYS if k not in data]
     if missing:
         raise IndexFormatError(f"{path}: manifest lacks {', '.join(missing)}")
-    if not isinstance(data["files"], dict):
-        raise IndexFormatError(f"{path}: manifest `files` is not a mapping")
+    if not isinstance(data["files"], dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in data["files"].items()):
+        raise IndexFormatError(f"{path}: manifest `files` is not a mapping of paths to hashes")
+    for key, kind in (("counts", dict), ("embeddings", dict), ("source", dict),
+                      ("shards", dict)):
+        if key in data and not isinstance(data[key], kind):
+            raise IndexFormatError(f"{path}: manifest `{key}` is not an object")
     return data
 
 

@@ -10,6 +10,7 @@ byte-identical to building everything at once.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections.abc import Sequence
@@ -20,10 +21,10 @@ from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index import swap
 from kbase_ci.index.assemble import HEADER_KEYS, ShardMeta, assemble
 from kbase_ci.index.build import BuildResult, Progress, parse_warnings, plan_digest
+from kbase_ci.index.integrity import manifest_digest, remember, verify_files
 from kbase_ci.index.layout import PARSED_FILE
 from kbase_ci.index.manifest import read_manifest
 from kbase_ci.index.provenance import source_of
-from kbase_ci.index.reader import verify_files
 from kbase_ci.index.shards import DomainRule, plan_shards
 from kbase_ci.index.sizes import note_sizes
 from kbase_ci.model import ParsedNote
@@ -33,11 +34,52 @@ _SHARED = HEADER_KEYS  # must agree between slices
 
 
 def _load_slice(d: Path) -> dict[str, Any]:
+    """A slice folder's manifest, checked: slices are CI artifacts, data from another
+    job, so the slice block and the shard records must be as kbase writes them."""
     m = read_manifest(d)
     if "slice" not in m:
         raise IndexFormatError(f"{d}: not a slice (built without --shard K/N)")
+    sl, shards = m["slice"], m.get("shards")
+    if not (isinstance(sl, dict) and _n(sl.get("k")) and _n(sl.get("n"))
+            and 1 <= sl["k"] <= sl["n"] and isinstance(sl.get("plan"), str)
+            and isinstance(shards, dict)):
+        raise IndexFormatError(f"{d}: the manifest's slice or shards are not as kbase "
+                               "writes them")
+    for sid, meta in shards.items():
+        try:
+            ShardMeta.from_json(sid, meta)
+        except (KeyError, TypeError, ValueError):
+            raise IndexFormatError(f"{d}: the manifest's shard {sid!r} is not as kbase "
+                                   "writes it") from None
     verify_files(d, m)
     return m
+
+
+def _n(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _parsed_note(row: Any, where: Path) -> ParsedNote:
+    """A note of a slice's parsed.json, with every value of the type kbase writes."""
+    try:
+        n = ParsedNote.from_json(row)
+        ok = (isinstance(n.path, str) and isinstance(n.title, str)
+              and all(isinstance(a, str) for a in n.aliases)
+              and all(isinstance(t.name, str) and _n(t.line) and _n(t.col) for t in n.tags)
+              and (n.frontmatter is None or isinstance(n.frontmatter, dict))
+              and all(_n(h.level) and isinstance(h.text, str) and _n(h.line)
+                      and all(isinstance(p, str) for p in h.parents) for h in n.headings)
+              and all(isinstance(b.id, str) and _n(b.line) for b in n.block_ids)
+              and all(isinstance(x, str) for lk in n.links
+                      for x in (lk.raw, lk.target, lk.subpath, lk.style))
+              and all(_n(lk.line) and _n(lk.col) for lk in n.links)
+              and all(isinstance(d.code, str) and isinstance(d.message, str)
+                      for d in n.diagnostics) and _n(n.size) and _n(n.lines))
+    except (KeyError, TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise IndexFormatError(f"{where}: a note row that kbase did not write")
+    return n
 
 
 def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
@@ -70,8 +112,12 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
     metas: dict[str, ShardMeta] = {}
     owner: dict[str, Path] = {}
     for d, m in found:
-        for row in json.loads((d / PARSED_FILE).read_bytes()):
-            note = ParsedNote.from_json(row)
+        try:
+            rows = json.loads((d / PARSED_FILE).read_bytes())
+        except (ValueError, RecursionError):
+            raise IndexFormatError(f"{d / PARSED_FILE}: not JSON as kbase writes it") from None
+        for row in rows if isinstance(rows, list) else [None]:
+            note = _parsed_note(row, d / PARSED_FILE)
             parsed[note.path] = note
         for sid, meta in m["shards"].items():
             metas[sid] = ShardMeta.from_json(sid, meta)
@@ -88,7 +134,8 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
     if plan_digest(plan) != first["slice"]["plan"] or {s.id for s in plan} != set(metas):
         raise UsageError("the slices' shard plan does not match this vault")
 
-    out_dir = out_dir.resolve()
+    out_dir = Path(os.path.abspath(out_dir))  # not resolve(): see build_index
+    swap.check_target(out_dir, vault.repo_root)
     swap.recover(out_dir)
     tmp = swap.temp_dir_for(out_dir)
     try:
@@ -103,10 +150,11 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
         manifest, seconds, similar_rows = assemble(
             tmp, vault, notes, plan, metas, head, parse_warnings(notes),
             vault.config.index.similar)
-        swap.swap_into(tmp, out_dir)
+        swap.swap_into(tmp, out_dir, vault.repo_root)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    remember(vault.git_dir, manifest_digest(out_dir))  # built here: trusted
     seconds["total"] = time.perf_counter() - t_start
     return BuildResult(out_dir, manifest, (), tuple(s.id for s in plan), seconds,
                        tuple(manifest["warnings"]), None, similar_rows)

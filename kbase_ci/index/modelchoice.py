@@ -1,43 +1,99 @@
-"""Which embedding model an index uses: a model2vec (static) or ONNX (transformer) folder,
-told apart by its files (`modelfolder`); no torch, no network.
+"""Which embedding model: found, verified by content hash, or why there is none.
 
-Which model: `--model PATH`, else `embeddings.model` in `.kbase.yml` (a folder relative
-to the vault root, or a Hugging Face id), else `minishlab/potion-base-8M`. An id is only
-used when it is already in the local Hugging Face cache: an index build in CI must not
-stall on a download, so without the model the build goes on BM25-only and says why.
-A folder that is named explicitly but missing is an error, not a silent fallback.
-Loading and encoding live in `modelfolder.open_embedder`, imported only when a model is
-used.
+Two kinds of model, told apart by their files (`modelfolder`): `model2vec` (static) and
+`onnx` (a transformer sentence model). A build takes `--model PATH`, else
+`embeddings.model` in `.kbase.yml`: a folder of the repository, or a hub id
+(`minishlab/potion-base-8M`, the default) looked up in each folder of
+`KBASE_MODEL_PATH`, then the local hub cache, then downloaded once into that cache
+(kbase_ci.index.modelhub) unless offline. Without it the build goes on BM25-only
+and says why. A folder that is named explicitly but missing is an error.
+
+The manifest records the model's id, kind and content hash (`digest`). A query, in any
+clone, needs exactly that model (`find_index_model`): `--model`, then `KBASE_MODEL_PATH`
+(a folder holding it, by name or by hash), then `embeddings.model`, then the hub cache,
+then a download. A folder whose hash differs is refused. Without it the query ranks by
+BM25 and gives one notice naming the command or setting that fixes it. Loading a model
+is kbase_ci.index.modelfolder's business, not this module's.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kbase_ci.errors import ConfigError, UsageError
-from kbase_ci.index.modelfolder import model_files, model_kind
+from kbase_ci.index import modelhub
+from kbase_ci.index.modelfolder import STATIC, model_files, model_kind
 
 DEFAULT_MODEL = "minishlab/potion-base-8M"
+PATH_ENV = "KBASE_MODEL_PATH"
 
 
 @dataclass(frozen=True, slots=True)
 class ModelChoice:
     id: str | None
-    """What the manifest calls the model: the id, or the folder as configured."""
+    """What the manifest calls the model: the hub id, the folder as configured, or the
+    folder's name for `--model`."""
     path: Path | None
     """Local folder to load; None when there are no embeddings."""
     reason: str | None
     """Why there are no embeddings (None when there are)."""
     sha256: str | None = None
-    """Digest of the model's weight files: shards embedded by another model are rebuilt."""
-    kind: str | None = None
-    """`modelfolder.STATIC` or `modelfolder.TRANSFORMER` (None without embeddings)."""
+    """`digest` of the model: shards embedded by another model are rebuilt."""
+    kind: str = STATIC
+    """`modelfolder.STATIC` or `modelfolder.TRANSFORMER`."""
+
+
+def kind_of(folder: Path) -> str | None:
+    """The model's kind from its files (`modelfolder.model_kind`), else None."""
+    return model_kind(folder)
+
+
+_DIGESTS: dict[tuple[str, tuple[tuple[str, int, int], ...]], str] = {}
+
+
+def digest(folder: Path) -> str:
+    """sha256 over the files that decide the vectors (`modelfolder.model_files`: name,
+    then bytes), remembered per file stat within a process (a server checks the same
+    model on every call). UsageError for a folder that holds no model."""
+    files = [(p.relative_to(folder).as_posix(), p) for p in model_files(folder)]
+    stats = tuple((n, (st := p.stat()).st_size, st.st_mtime_ns) for n, p in files)
+    key = (str(folder.resolve()), stats)
+    if key not in _DIGESTS:
+        h = hashlib.sha256()
+        for name, path in files:
+            h.update(name.encode() + b"\0")
+            with path.open("rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(block)
+        _DIGESTS[key] = h.hexdigest()
+    return _DIGESTS[key]
+
+
+def _local(name: str, folder: Path) -> ModelChoice:
+    sha = digest(folder)  # raises the error that says what a model folder holds
+    return ModelChoice(name, folder, None, sha, kind_of(folder) or STATIC)
+
+
+def _held(model_id: str, kind: str | None = None) -> Iterator[Path]:
+    """Folders of `KBASE_MODEL_PATH` that may hold `model_id`: the entry itself, a
+    subfolder named by the id or its last part, or the id in the hub's layout."""
+    for entry in filter(None, os.environ.get(PATH_ENV, "").split(os.pathsep)):
+        base = Path(entry).expanduser()
+        hub = base / f"models--{model_id.replace('/', '--')}" / "snapshots"
+        for folder in (base, base / model_id, base / model_id.rsplit("/", 1)[-1],
+                       *(sorted(hub.iterdir()) if hub.is_dir() else [])):
+            if folder.is_dir() and (got := kind_of(folder)) is not None \
+                    and kind in (None, got):
+                yield folder
 
 
 def choose_model(root: Path, configured: str | None, option: Path | None) -> ModelChoice:
+    """The model a build embeds with (see the module docstring)."""
     if option is not None:
         folder = option.expanduser()
         if not folder.is_dir():
@@ -50,34 +106,104 @@ def choose_model(root: Path, configured: str | None, option: Path | None) -> Mod
     folder = folder if folder.is_absolute() else root / folder
     if folder.is_dir():
         return _local(value, folder)
-    if value.startswith((".", "/", "~")) or value.count("/") != 1:
+    if not modelhub.is_hub_id(value):
         raise ConfigError(f"`embeddings.model`: no model folder at {value}")
-    cached = _hub_cache(value)
-    if cached is None:
+    found = next(_held(value), None) or modelhub.cached(value, None)
+    if found is None and modelhub.hub_offline():
         return ModelChoice(value, None, f"embedding model {value} is not available offline "
-                           "(not in the local Hugging Face cache); set `embeddings.model` "
-                           "or pass --model PATH to a model2vec or ONNX model folder")
-    return _local(value, cached)
+                           f"(not in {PATH_ENV} or the Hugging Face cache); "
+                           f"{fix_hint(value)}")
+    if found is None:
+        try:
+            found = modelhub.download(value, None)
+        except UsageError as exc:
+            return ModelChoice(value, None, f"embedding model {value} could not be "
+                               f"downloaded ({exc}); {fix_hint(value)}")
+    return _local(value, found)
 
 
-def _local(name: str, folder: Path) -> ModelChoice:
-    h = hashlib.sha256()
-    for p in model_files(folder):  # raises UsageError for a folder without a model
-        h.update(p.relative_to(folder).as_posix().encode() + b"\0")
-        with p.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-    return ModelChoice(name, folder, None, h.hexdigest(), model_kind(folder))
+def fix_hint(model_id: str, sha: str | None = None) -> str:
+    """The command or setting that makes `model_id` available here."""
+    name = model_id.rsplit("/", 1)[-1]
+    which = f" (sha256 {sha[:12]})" if sha else ""
+    if modelhub.is_hub_id(model_id):
+        return (f"fix: run once with network access (kbase downloads {model_id}{which} "
+                f"into the Hugging Face cache), or `export {PATH_ENV}=DIR` with DIR "
+                f"holding {name}/")
+    return (f"fix: `export {PATH_ENV}=DIR` with DIR holding the folder {name}/{which}, "
+            f"or pass `--model PATH/TO/{name}`")
 
 
-def _hub_cache(model_id: str) -> Path | None:
-    """The newest snapshot of `model_id` in the Hugging Face cache, without any download."""
-    hub = os.environ.get("HF_HUB_CACHE") or os.path.join(
-        os.environ.get("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                  "huggingface"), "hub")
-    snapshots = Path(hub) / f"models--{model_id.replace('/', '--')}" / "snapshots"
-    if not snapshots.is_dir():
-        return None
-    found = sorted((p for p in snapshots.iterdir() if model_kind(p) is not None),
-                   key=lambda p: (p.stat().st_mtime, p.name))
-    return found[-1] if found else None
+def find_index_model(root: Path, configured: str | None, option: Path | None,
+                     emb: Mapping[str, Any]) -> tuple[ModelChoice | None, str | None]:
+    """The index's model (`emb`: the manifest's `embeddings`), or None and one notice
+    saying what to do. `--model` with other weights is an error: asked for, not found."""
+    want, model_id = emb.get("sha256"), str(emb.get("model") or "")
+    kind = str(emb.get("kind") or STATIC)
+    if not emb.get("dim") or not want:
+        return None, None
+    if option is not None:
+        got = choose_model(root, None, option)
+        if got.sha256 != want:
+            raise UsageError(f"--model {option}: not the model this index was built with "
+                             f"({model_id}, sha256 {str(want)[:12]}; this folder's is "
+                             f"{str(got.sha256)[:12]}): refused")
+        return got, None
+    refused: list[str] = []
+    for folder, named in _candidates(root, configured, model_id, kind):
+        if digest(folder) == want:
+            return ModelChoice(model_id, folder, None, want, kind), None
+        if named:
+            refused.append(str(folder))
+    if modelhub.is_hub_id(model_id) and not modelhub.hub_offline():
+        try:
+            folder = modelhub.download(model_id, kind)
+        except UsageError as exc:
+            refused.append(f"download: {exc}")
+        else:
+            if digest(folder) == want:
+                return ModelChoice(model_id, folder, None, want, kind), None
+            refused.append(f"{folder} (downloaded: the hub's {model_id} has other weights)")
+    why = f"; other weights refused: {', '.join(refused)}" if refused else ""
+    return None, (f"the index's embedding model {model_id or '(unnamed)'} ({kind}) is not "
+                  f"available here{why}: ranked by BM25 only; "
+                  f"{fix_hint(model_id, str(want))}")
+
+
+def _candidates(root: Path, configured: str | None, model_id: str, kind: str
+                ) -> Iterator[tuple[Path, bool]]:
+    """Folders that may hold the index's model, in search order, each once, and whether
+    they are named as it (a folder scanned by hash is not)."""
+    seen: set[Path] = set()
+
+    def fresh(folder: Path) -> bool:
+        if not folder.is_dir() or kind_of(folder) != kind:
+            return False
+        key = folder.resolve()
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
+    for folder in _held(model_id, kind):
+        if fresh(folder):
+            yield folder, True
+    value = (configured or "").strip()
+    if value:
+        path = Path(value).expanduser()
+        local = path if path.is_absolute() else root / path
+        if fresh(local):
+            yield local, True
+        if modelhub.is_hub_id(value) and value != model_id:
+            other = modelhub.cached(value, kind)
+            if other is not None and fresh(other):
+                yield other, True
+    if modelhub.is_hub_id(model_id):
+        hub = modelhub.cached(model_id, kind)
+        if hub is not None and fresh(hub):
+            yield hub, True
+    for entry in filter(None, os.environ.get(PATH_ENV, "").split(os.pathsep)):
+        base = Path(entry).expanduser()  # by hash: a folder holding it under any name
+        for folder in sorted(base.iterdir()) if base.is_dir() else []:
+            if fresh(folder):
+                yield folder, False

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-STATIC = "static"
-TRANSFORMER = "transformer"
+STATIC = "model2vec"
+TRANSFORMER = "onnx"
 _STATIC_FILES = ("config.json", "model.safetensors", "tokenizer.json", "modules.json")
 # Files beside an ONNX model that change what it computes (README and cards do not).
 _TRANSFORMER_FILES = ("tokenizer.json", "config.json", "tokenizer_config.json",

@@ -3,11 +3,11 @@
 into the manifest (`fusion`) by the build, so that queries fuse as the index was meant
 to be read and another model's index carries its own weights.
 
-Measured with bench/grain.py on every qa set of ../shared/corpora/qa and both paraphrase
-sets (MRR@10; hybrid minus the better single ranker, worst set): static
-minilm-static-256 at semantic weight 0.7 and depth 10: +0.001; the transformer
-minilm-l6-onnx at weight 1.5, depth 10: see docs/query.md for the whole grid. A weight
-is relative to BM25's 1.0.
+Measured with bench/fusion.py on kbase's own rankings of every qa set of
+../shared/corpora/qa and both paraphrase sets (MRR@10; hybrid minus the better single
+ranker, worst set): static minilm-static-256 at semantic weight 3.0, depth 5, its mean
+and spread over its top 30 notes: -0.002; the transformer minilm-l6-onnx at weight 1.5,
+depth 5 (docs/query.md has the grid). A weight is relative to BM25's 1.0.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ class Ranker:
 
 
 WEIGHTS: dict[str, dict[str, Ranker]] = {
-    "static": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(3.0, 5, "last", 30)},
-    "transformer": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(1.5, 5, "last")},
+    "model2vec": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(3.0, 5, "last", 30)},
+    "onnx": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(1.5, 5, "last")},
 }
 """Per model kind (`modelfolder.STATIC`, `TRANSFORMER`), chosen by measurement."""
 
@@ -55,7 +55,7 @@ def settings(kind: str | None) -> dict[str, Any] | None:
 def rankers_of(block: Any) -> dict[str, Ranker]:
     """The rankers of a manifest's `fusion` block; the static defaults for an index
     without one, or with values this kbase cannot use (the block is untrusted data)."""
-    out = dict(WEIGHTS["static"])
+    out = dict(WEIGHTS["model2vec"])
     got = block.get("rankers") if isinstance(block, dict) else None
     if not isinstance(got, dict):
         return out

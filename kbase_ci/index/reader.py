@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import mmap
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,13 @@ from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.ann import FILE as GRAPH_FILE
 from kbase_ci.index.ann import SAME_FILE
 from kbase_ci.index.bm25 import FILES, Postings
+from kbase_ci.index.integrity import (
+    check_listing,
+    manifest_digest,
+    mismatch,
+    remember,
+    trusted,
+)
 from kbase_ci.index.layout import (
     BACKLINK_IDS_FILE,
     BACKLINKS_FILE,
@@ -39,7 +46,6 @@ from kbase_ci.index.layout import (
     NOTE_ROWS_FILE,
     NOTES_FILE,
     OUTGOING_FILE,
-    SCOPES_DIR,
     SIMILAR_FILE,
     SIMILAR_SCORES_FILE,
     UNRESOLVED_FILE,
@@ -55,44 +61,13 @@ from kbase_ci.index.notetable import (
     similar_list,
 )
 from kbase_ci.index.rowfile import all_rows, int_view, npy_layout, offsets_name, row_at
+from kbase_ci.index.schema import validate
 from kbase_ci.index.vectors import FILE, Vectors
+from kbase_ci.vault.generations import Pinned
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-
-
-def check_listing(root: Path, manifest: dict[str, Any], *, allow_extra: bool = False) -> None:
-    """Raise IndexFormatError unless the files under `root` are the manifest's (names
-    only; `verify_files` also compares contents)."""
-    files: dict[str, str] = manifest["files"]
-    for rel in sorted(files):
-        if ".." in Path(rel).parts or Path(rel).is_absolute():
-            raise IndexFormatError(f"{root}: manifest names a file outside the index: {rel}")
-        if not (root / rel).is_file():
-            raise IndexFormatError(f"{root}: file {rel} is missing: the index is incomplete")
-    if allow_extra:
-        return
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if rel.startswith(SCOPES_DIR):  # scoped indexes: each checked by its own manifest
-            continue
-        if path.is_file() and rel != MANIFEST_NAME and rel not in files:
-            raise IndexFormatError(
-                f"{root}: file {rel} is not in the manifest: the index was modified")
-
-
-def _mismatch(root: Path, rel: str) -> IndexFormatError:
-    return IndexFormatError(f"{root}: file {rel} does not match the manifest: the index "
-                            "was modified")
-
-
-def verify_files(root: Path, manifest: dict[str, Any], *, allow_extra: bool = False) -> None:
-    """Raise IndexFormatError unless the files under `root` are exactly the manifest's."""
-    check_listing(root, manifest, allow_extra=allow_extra)
-    for rel, want in sorted(manifest["files"].items()):
-        if sha256_file(root / rel) != want:
-            raise _mismatch(root, rel)
 
 
 class IndexReader:
@@ -101,7 +76,17 @@ class IndexReader:
 
     def __init__(self, root: Path, *, verify: bool = True) -> None:
         self.root = Path(root)
-        self.manifest = read_manifest(self.root)
+        """The folder, as named in messages."""
+        try:  # this generation, even if a build swaps another one in meanwhile
+            self._pin: Pinned | None = Pinned(self.root, MANIFEST_NAME)
+        except FileNotFoundError:
+            raise IndexFormatError(f"{self.root / MANIFEST_NAME}: no index here "
+                                   "(manifest.json is missing)") from None
+        except NotADirectoryError:
+            raise IndexFormatError(f"{self.root}: not an index folder") from None
+        self.base = self._pin.path
+        """Where its files are read: the pinned generation."""
+        self.manifest = read_manifest(self.base, shown=self.root)
         if "slice" in self.manifest:
             sl = self.manifest["slice"]
             raise IndexFormatError(
@@ -111,7 +96,7 @@ class IndexReader:
         self._checked: set[str] = set()
         self._cache: dict[str, Any] = {}
         if verify:
-            check_listing(self.root, self.manifest)
+            check_listing(self.base, self.manifest, shown=self.root)
             for rel in CORE_FILES:
                 if rel in self.manifest["files"]:
                     self.path(rel)
@@ -130,10 +115,10 @@ class IndexReader:
         want = self.manifest["files"].get(rel)
         if want is None:
             raise IndexFormatError(f"{self.root}: the index has no {rel}")
-        path = self.root / rel
+        path = self.base / rel
         if self._verify and rel not in self._checked:
             if sha256_file(path) != want:
-                raise _mismatch(self.root, rel)
+                raise mismatch(self.root, rel)
             self._checked.add(rel)
         return path
 
@@ -144,10 +129,10 @@ class IndexReader:
             want = self.manifest["files"].get(rel)
             if want is None:
                 raise IndexFormatError(f"{self.root}: the index has no {rel}")
-            data = (self.root / rel).read_bytes()
+            data = (self.base / rel).read_bytes()
             if self._verify and rel not in self._checked:
                 if sha256(data) != want:
-                    raise _mismatch(self.root, rel)
+                    raise mismatch(self.root, rel)
                 self._checked.add(rel)
             self._cache[key] = data
         blob: bytes = self._cache[key]
@@ -163,17 +148,35 @@ class IndexReader:
                 return self.data(rel)
             if rel not in self.manifest["files"]:
                 raise IndexFormatError(f"{self.root}: the index has no {rel}")
-            with (self.root / rel).open("rb") as fh:
+            with (self.base / rel).open("rb") as fh:
                 size = os.fstat(fh.fileno()).st_size
                 self._cache[key] = (mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
                                     if size else b"")
         out: bytes | mmap.mmap = self._cache[key]
         return out
 
+    def close(self) -> None:
+        """Let a build delete this generation (also done when the reader is collected)."""
+        if self._pin is not None:
+            self._pin.close()
+
+    def _decoded(self, rel: str, decode: Callable[[], Any]) -> Any:
+        """`decode()`, with any failure to decode `rel` (bad JSON, nesting, a shifted
+        offset, a truncated array) an IndexFormatError naming it: never a crash."""
+        try:
+            return decode()
+        except (ValueError, TypeError, IndexError, KeyError, RecursionError,
+                OverflowError, MemoryError) as exc:
+            what = "nested too deeply" if isinstance(exc, RecursionError) else \
+                f"{type(exc).__name__}: {exc}"[:200]
+            raise IndexFormatError(f"{self.root}: {rel} cannot be read ({what}): the index "
+                                   "is damaged or forged") from None
+
     def json(self, rel: str) -> Any:
         key = f"json:{rel}"
         if key not in self._cache:
-            self._cache[key] = json.loads(self.data(rel))
+            data = self.data(rel)
+            self._cache[key] = self._decoded(rel, lambda: json.loads(data))
         return self._cache[key]
 
     def npy(self, rel: str) -> npt.NDArray[Any]:
@@ -210,19 +213,26 @@ class IndexReader:
         without numpy when the file allows (see `rowfile.int_view`)."""
         key = f"ints:{rel}"
         if key not in self._cache:
-            got = int_view(self.buffer(rel))
-            self._cache[key] = got if got is not None else self.npy(rel)
+            buf = self.buffer(rel)
+            got = self._decoded(rel, lambda: int_view(buf))
+            if got is None:
+                got = self.npy(rel)
+                if got.ndim != 1 or got.dtype.kind not in "iu":
+                    raise IndexFormatError(f"{self.root}: {rel} is not a list of integers")
+            self._cache[key] = got
         out: Sequence[int] = self._cache[key]
         return out
 
     def row(self, rel: str, i: int) -> Any:
         """Row `i` of the row file `rel` (a `.jsonl` with its offsets)."""
-        return row_at(self.data(rel), self.ints(offsets_name(rel)), i)
+        data, offsets = self.data(rel), self.ints(offsets_name(rel))
+        return self._decoded(rel, lambda: row_at(data, offsets, i))
 
     def rows(self, rel: str) -> list[Any]:
         key = f"rows:{rel}"
         if key not in self._cache:
-            self._cache[key] = all_rows(self.data(rel))
+            data = self.data(rel)
+            self._cache[key] = self._decoded(rel, lambda: all_rows(data))
         out: list[Any] = self._cache[key]
         return out
 
@@ -391,5 +401,16 @@ class IndexReader:
         return self._cache[key]
 
 
-def open_index(root: Path, *, verify: bool = True) -> IndexReader:
-    return IndexReader(root, verify=verify)
+def open_index(root: Path, *, verify: bool = True, git_dir: Path | None = None,
+               validated: bool = False) -> IndexReader:
+    """An index folder, verified (`verify`) and, unless this machine validated an index
+    with this manifest before (`schema.trusted`, remembered under `git_dir`) or the
+    caller did (`validated`), validated whole (`schema.validate`) first."""
+    reader = IndexReader(root, verify=verify)
+    if validated:
+        return reader
+    digest = manifest_digest(reader.base)
+    if not trusted(git_dir, digest):
+        validate(reader)
+        remember(git_dir, digest)
+    return reader

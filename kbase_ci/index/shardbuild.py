@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.index import ann, bm25, chunks, tokens, vectors
+from kbase_ci.index import ann, background, bm25, chunks, tokens, vectors
 from kbase_ci.index.chunks import embed_text
 from kbase_ci.index.layout import CHUNK_LINES_FILE, CHUNKS_FILE
 from kbase_ci.index.manifest import FORMAT_VERSION, dump_table
@@ -63,7 +63,8 @@ def inputs_digest(shard_id: str, notes: Sequence[tuple[str, str]], model_sha: st
     blob = json.dumps({
         "format": FORMAT_VERSION, "parser": PARSER_VERSION, "chunker": chunks.VERSION,
         "max_chars": chunks.MAX_CHARS, "tokens": tokens.settings(stemmer), "bm25": bm25.settings(),
-        "vectors": vectors.settings(), "model": model_sha, "max_note_bytes": max_note_bytes,
+        "vectors": vectors.settings(), "background": [background.VERSION, background.QUERIES],
+        "model": model_sha, "max_note_bytes": max_note_bytes,
         "shard": shard_id, "notes": [list(n) for n in notes],
     }, sort_keys=True, ensure_ascii=False).encode()
     return hashlib.sha256(blob).hexdigest()
@@ -145,6 +146,10 @@ def build_shard(job: ShardJob) -> ShardResult:
             graph, same = vectors.Vectors(packed, model.dim).graph_files()
             (job.out / ann.FILE).write_bytes(graph)
             (job.out / ann.SAME_FILE).write_bytes(same)
+        nulls = background.null_vectors(job.model, model.dim, model)
+        if nulls is not None:
+            background.write_shard(job.out / background.FILE, background.shard_top1(
+                vectors.unpack(packed, model.dim), nulls))
         seconds["vectors"] = time.perf_counter() - t0
     return ShardResult(job.id, len(all_chunks), n_vectors, seconds, embedded)
 

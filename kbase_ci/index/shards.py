@@ -71,7 +71,8 @@ def _slug(domain: str, rule: DomainRule) -> str:
     return f"{slug}-{hashlib.sha256(domain.encode()).hexdigest()[:6]}"
 
 
-def _bucket(path: str, parts: int) -> int:
+def bucket(path: str, parts: int) -> int:
+    """Which of a split domain's `parts` a note at `path` goes to (0-based)."""
     return int(hashlib.sha256(path.encode()).hexdigest()[:8], 16) % parts
 
 
@@ -92,13 +93,13 @@ def plan_shards(notes: Sequence[tuple[str, int, str]], rule: DomainRule,
         base = _slug(domain, rule)
         buckets: list[list[tuple[str, int]]] = [[] for _ in range(parts)]
         for path, size in members:
-            buckets[_bucket(path, parts) if parts > 1 else 0].append((path, size))
-        for i, bucket in enumerate(buckets):
-            if not bucket:
+            buckets[bucket(path, parts) if parts > 1 else 0].append((path, size))
+        for i, part in enumerate(buckets):
+            if not part:
                 continue
             sid = base if parts == 1 else f"{base}.{i + 1}of{parts}"
-            out.append(ShardSpec(sid, domain, tuple(sorted(p for p, _ in bucket)),
-                                 sum(s for _, s in bucket)))
+            out.append(ShardSpec(sid, domain, tuple(sorted(p for p, _ in part)),
+                                 sum(s for _, s in part)))
     out.sort(key=lambda s: s.id)
     return out
 

@@ -1,65 +1,136 @@
 """Build beside the target, then swap: an interrupted or failed build never leaves a
-half-written index where the previous good one was.
+half-written index where the previous good one was, and a swap never replaces or deletes
+anything that is not a kbase index.
 
 The new tree is written to `<target>.tmp-<pid>` in the same folder (same file system,
 so renames are atomic). On Linux the two directories are exchanged in one
 `renameat2(RENAME_EXCHANGE)` call; elsewhere the old one is renamed aside first, which
-leaves a moment with no target, repaired by `recover` on the next build. Temp folders
+leaves a moment with no target, repaired by `recover` on the next build. The old
+generation is deleted once no reader holds it (kbase_ci.vault.generations); temp folders
 of builds that were killed are removed once their process is gone.
+
+What may be replaced (`check_target`): nothing, an empty folder, or a kbase index: a real
+folder (not a link, no link inside) whose manifest says `format: kbase-index` and which
+holds only the manifest, the files it lists and `scopes/`. Anything else (`--out` at a
+folder of someone's files, a committed `.kbase -> ..`, a note moved into `.kbase/`) is
+refused with the path that is in the way.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import shutil
 import sys
 from pathlib import Path
 
+from kbase_ci.errors import UnsafePathError
+from kbase_ci.index.layout import SCOPES_DIR
+from kbase_ci.index.manifest import FORMAT, MANIFEST_NAME
+from kbase_ci.vault.generations import discard, in_use
+from kbase_ci.vault.safefs import (
+    TEMP_MARK,
+    foreign_entry,
+    is_our_temp,
+    links_between,
+    make_temp_dir,
+    process_alive,
+)
+
 _TMP = ".tmp-"
 _OLD = ".old-"
+_RETIRED = ".retired-"
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
+_MAX_MANIFEST = 64 << 20
+
+
+def index_foreign(folder: Path) -> str | None:
+    """What makes `folder` not a kbase index kbase may replace (None: it is one, or it
+    is empty): a missing or foreign manifest, or the first file it does not list."""
+    try:
+        entries = os.listdir(folder)
+    except FileNotFoundError:
+        return None
+    if not entries:
+        return None
+    manifest = folder / MANIFEST_NAME
+    if not os.path.lexists(manifest):
+        first = foreign_entry(folder, lambda rel: False) or sorted(entries)[0]
+        return f"{first} and no {MANIFEST_NAME}"
+    try:
+        if manifest.is_symlink() or manifest.stat().st_size > _MAX_MANIFEST:
+            return f"{MANIFEST_NAME} (a link, or too large)"
+        data = json.loads(manifest.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        data = None
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict) or data.get("format") != FORMAT:
+        return f"a {MANIFEST_NAME} that is not a kbase index's"
+    return foreign_entry(folder, lambda rel: rel == MANIFEST_NAME or rel in files
+                         or rel.startswith(SCOPES_DIR))
+
+
+def check_target(target: Path, repo_root: Path | None) -> None:
+    """UnsafePathError unless building into `target` can only replace a kbase index:
+    not the repository or a folder holding it, no symbolic link on the way inside the
+    repository, and nothing at `target` but an index (or nothing)."""
+    if repo_root is not None and (target == repo_root or repo_root.is_relative_to(target)):
+        raise UnsafePathError(f"{target}: the index folder cannot be the repository or a "
+                              "folder holding it")
+    link = links_between(repo_root, target) if repo_root is not None else None
+    if link is not None or target.is_symlink():
+        raise UnsafePathError(f"{target}: {link or target.name} is a symbolic link; kbase "
+                              "does not build an index through one (it may lead outside "
+                              "the repository)")
+    if not os.path.lexists(target):
+        return
+    if not target.is_dir():
+        raise UnsafePathError(f"{target} exists and is not a folder; not replacing it")
+    foreign = index_foreign(target)
+    if foreign is not None:
+        raise UnsafePathError(
+            f"{target} is not a kbase index kbase may replace: it holds {foreign}. Move "
+            "that out of the way, or build somewhere else with --out")
 
 
 def temp_dir_for(target: Path) -> Path:
     tmp = target.parent / f"{target.name}{_TMP}{os.getpid()}"
-    if tmp.exists():
+    if os.path.lexists(tmp):
+        if not is_our_temp(tmp):
+            raise UnsafePathError(f"{tmp} is in the way and is not a kbase temp folder")
         shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    return tmp
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return make_temp_dir(tmp)
 
 
 def recover(target: Path) -> None:
-    """Undo what killed builds left: restore a target renamed aside, drop dead temps."""
+    """Undo what killed builds left: restore a target renamed aside, drop dead temps and
+    old generations no reader holds. Only folders that are provably kbase's are touched."""
     parent = target.parent
-    if not parent.is_dir():
+    if not parent.is_dir() or target.is_symlink():
         return
     for entry in sorted(parent.iterdir()):
         name = entry.name
-        for marker in (_TMP, _OLD):
+        for marker in (_TMP, _OLD, _RETIRED):
             if not name.startswith(target.name + marker):
                 continue
-            pid_text = name[len(target.name) + len(marker):]
-            if not pid_text.isdigit() or _alive(int(pid_text)):
+            tail = name[len(target.name) + len(marker):]
+            if marker == _RETIRED:
+                if index_foreign(entry) is None and not in_use(entry, MANIFEST_NAME):
+                    shutil.rmtree(entry, ignore_errors=True)
+            elif not tail.isdigit() or process_alive(int(tail)):
                 continue
-            if marker == _OLD and not target.exists():
-                entry.rename(target)  # the swap died between its two renames
-            else:
-                shutil.rmtree(entry, ignore_errors=True)
+            elif marker == _TMP:
+                if is_our_temp(entry):
+                    shutil.rmtree(entry, ignore_errors=True)
+            elif index_foreign(entry) is None:
+                if not os.path.lexists(target):
+                    entry.rename(target)  # the swap died between its two renames
+                else:
+                    _discard(entry, target)
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -76,19 +147,32 @@ def _exchange(a: Path, b: Path) -> bool:
     return bool(res == 0)
 
 
-def swap_into(tmp: Path, target: Path) -> None:
-    """Make `tmp` the new `target`; the old target (if any) is deleted afterwards."""
-    if target.is_symlink() or (target.exists() and not target.is_dir()):
-        raise FileExistsError(f"{target} exists and is not a directory")
-    if not target.exists():
+def _discard(old: Path, target: Path) -> None:
+    """Delete a replaced generation, or (a reader still holds it) retire it for later."""
+    n = 0
+    while os.path.lexists(aside := target.parent / f"{target.name}{_RETIRED}"
+                          f"{os.getpid()}-{n}"):
+        n += 1
+    discard(old, MANIFEST_NAME, aside)
+
+
+def swap_into(tmp: Path, target: Path, repo_root: Path | None = None) -> None:
+    """Make `tmp` the new `target`; the old target (if any) is deleted afterwards, once no
+    reader holds it. Checked again here: the build took a while."""
+    check_target(target, repo_root)
+    with contextlib.suppress(FileNotFoundError):
+        (tmp / TEMP_MARK).unlink()
+    if not os.path.lexists(target):
         tmp.rename(target)
         return
     if _exchange(tmp, target):
-        shutil.rmtree(tmp, ignore_errors=True)  # tmp now holds the old index
+        _discard(tmp, target)  # tmp now holds the old index
         return
     aside = target.parent / f"{target.name}{_OLD}{os.getpid()}"
-    with contextlib.suppress(FileNotFoundError):
-        shutil.rmtree(aside)
+    if os.path.lexists(aside):
+        if index_foreign(aside) is not None:
+            raise UnsafePathError(f"{aside} is in the way and is not a kbase index")
+        _discard(aside, target)
     target.rename(aside)
     tmp.rename(target)
-    shutil.rmtree(aside, ignore_errors=True)
+    _discard(aside, target)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from itertools import chain
 from typing import Any
 
@@ -101,7 +102,10 @@ def _stemmer_object(name: str) -> Any:
                                "this kbase cannot use: upgrade kbase") from None
 
 
+@cache
 def stemmer(name: str = STEMMER) -> Callable[[str], str]:
+    """The stem function of `name` (one Stemmer per process: making one costs more than
+    stemming a query)."""
     got = _stemmer_object(name)
     if got is None:
         return str
@@ -123,3 +127,27 @@ def query_terms(text: str, stop: tuple[str, ...] | list[str] | None = None,
     stop_set = set(stopwords() if stop is None else stop)
     stem = stemmer(stem_with)
     return [stem(t) for t in split(text) if t not in stop_set]
+
+
+def written_terms(text: str, stop: tuple[str, ...] | list[str] | None = None,
+                  stem_with: str = STEMMER) -> list[tuple[str, str]]:
+    """(as written, term) for each distinct term of `query_terms(text)`, in order of first
+    appearance: the words an answer can name back to whoever asked (`kbase_ci.query.
+    evidence`). A compound's part is given in the query's own case."""
+    stop_set = set(stopwords() if stop is None else stop)
+    stem = stemmer(stem_with)
+    seen: set[str] = set()
+    out: list[tuple[str, str]] = []
+    for word in _COMPOUND.findall(text):
+        low = word.lower()
+        for tok in _memo[word]:
+            if tok in stop_set:
+                continue
+            term = stem(tok)
+            if term in seen:
+                continue
+            seen.add(term)
+            at = low.find(tok)
+            out.append((word if tok == low else word[at:at + len(tok)] if at >= 0 else tok,
+                        term))
+    return out

@@ -8,12 +8,13 @@ what to change.
 
 from __future__ import annotations
 
-import json
 import sys
 import traceback
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
+import anyio
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
@@ -22,6 +23,7 @@ from kbase_ci import __version__
 from kbase_ci.errors import KbaseError
 from kbase_ci.mcp import prompts, tools
 from kbase_ci.mcp.warm import Warm
+from kbase_ci.query.payload import render
 
 INSTRUCTIONS = """\
 Tools over a Git repository of Markdown notes (Obsidian-style [[wikilinks]], #tags,
@@ -37,19 +39,35 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False,
 
 Note = Annotated[str, Field(description="A note path (`Concepts/Linking.md`), its title or "
                                         "one of its aliases (case-insensitive).")]
+MAX_TOKENS = 8000
+"""A tool's answer stays within this many tokens unless the call asks for another budget."""
+Budget = Annotated[int, Field(description="The answer (its JSON) stays within this many "
+                                          "tokens: lists are cut from their least relevant "
+                                          "end and `truncated` says what went.", ge=1)]
 
 
 def _error(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
-def _result(run: Callable[[], dict[str, Any]], warm: Warm) -> CallToolResult:
-    """The answer as JSON text; a kbase error as a tool error with its message. A bug
-    becomes a tool error too (with the traceback on stderr, as the CLI prints it): the
-    server keeps serving the other tools."""
+async def _result(run: Callable[[], dict[str, Any]], warm: Warm,
+                  max_tokens: int | None = None) -> CallToolResult:
+    """The answer as compact JSON within `max_tokens` (as the CLI prints it); a kbase
+    error as a tool error with its message. A bug becomes a tool error too (with the
+    traceback on stderr, as the CLI prints it): the server keeps serving the other
+    tools.
+
+    The answer is computed on a worker thread, without the server's lock (the warm state
+    takes it only while it changes), so a slow call never makes the others wait; a call
+    that takes longer than `warm.time_limit` gets a tool error at that moment (its thread
+    finishes in the background, its answer unused)."""
     try:
-        with warm.lock:
-            answer = run()
+        with anyio.fail_after(warm.time_limit):
+            answer = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+    except TimeoutError:
+        return _error(f"no answer within {warm.time_limit:g} s (the server's --timeout): "
+                      "ask a narrower question (a smaller limit, depth or max_tokens, or "
+                      "one note); the other tools keep answering")
     except KbaseError as exc:
         return _error(str(exc))
     except Exception as exc:
@@ -57,7 +75,10 @@ def _result(run: Callable[[], dict[str, Any]], warm: Warm) -> CallToolResult:
               "traceback below)", file=sys.stderr)
         traceback.print_exc()
         return _error(f"kbase internal error: {type(exc).__name__}: {exc}")
-    text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text = render(answer, max_tokens=max_tokens)
+    except KbaseError as exc:
+        return _error(str(exc))
     return CallToolResult(content=[TextContent(type="text", text=text)])
 
 
@@ -72,7 +93,7 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         "title, score and best-matching section with its line. Follow up with `read` (one "
         "section is enough) or `context`. Narrow with `domain` or `tags` (a tag also "
         "matches its child tags). Errors when nothing matches, saying what to loosen."))
-    def search(
+    async def search(
         query: Annotated[str, Field(description="What you are looking for, in a few words "
                                                 "or a question.")],
         domain: Annotated[str | None, Field(description="Only notes of this domain (the "
@@ -91,10 +112,11 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                         Field(description="hybrid = words + meaning (default); bm25 = exact "
                                           "words only; semantic = meaning only.")]
         = "hybrid",
+        max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return _result(lambda: tools.search(warm, query, mode=mode, domain=domain, tags=tags,
+        return await _result(lambda: tools.search(warm, query, mode=mode, domain=domain, tags=tags,
                                             limit=limit, concise=concise, snippets=snippets),
-                       warm)
+                       warm, max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "See what is around a note you already found: 'I found note Y, what is near it?'. "
@@ -102,25 +124,27 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         "but not yet written), its backlinks with the sentence each sits in, and similar "
         "notes that are not linked with it yet. Use it to navigate, to find related "
         "material, or to spot missing links."))
-    def explore(
+    async def explore(
         note: Note,
         concise: Annotated[bool, Field(description="Paths only: outlinks, unresolved link "
                                                    "texts, backlinks.")] = False,
+        max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return _result(lambda: tools.explore(warm, note, concise=concise), warm)
+        return await _result(lambda: tools.explore(warm, note, concise=concise), warm, max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Read a note you know the name of: the whole Markdown text, or only one section "
         "(cheaper). Returns the text with its line range and token estimate. Errors name "
         "the note's headings when the section does not exist."))
-    def read(
+    async def read(
         note: Note,
         section: Annotated[str | None, Field(description="A heading of the note (`Install`, "
                                                          "or `Install > Linux` for a nested "
                                                          "one), or `^id` for a block.")]
         = None,
+        max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return _result(lambda: tools.read(warm, note, section=section), warm)
+        return await _result(lambda: tools.read(warm, note, section=section), warm, max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Gather background for a task in one call: starting from a note, or from the "
@@ -128,13 +152,13 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         "relevant notes' text within a token budget, with how each note was reached "
         "(link traversal metadata). Prefer it over many `read` calls when you need "
         "several related notes before writing or deciding."))
-    def context(
+    async def context(
         note: Annotated[str | None, Field(description="Start from this note (path, "
                                                       "title or alias).")] = None,
         query: Annotated[str | None, Field(description="Or start from the notes that "
                                                        "best match this query.")] = None,
-        max_tokens: Annotated[int, Field(description="Budget for the whole bundle.",
-                                         ge=1)] = 8000,
+        max_tokens: Annotated[int, Field(description="Budget for the whole answer, its "
+                                                     "JSON included.", ge=1)] = MAX_TOKENS,
         depth: Annotated[str, Field(description="How far to follow links: quick, "
                                                 "standard, deep, or a number of hops.")]
         = "standard",
@@ -145,36 +169,44 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         follow_tags: Annotated[list[str] | None, Field(description="With strategy tags: "
                                                                    "tags whose notes join "
                                                                    "the bundle.")] = None,
+        concise: Annotated[bool, Field(description="Which notes and sections to read, "
+                                                   "without their text.")] = False,
     ) -> CallToolResult:
-        return _result(lambda: tools.context(
+        return await _result(lambda: tools.context(
             warm, note=note, query=query, strategy=strategy, depth=depth.strip(),
-            max_tokens=max_tokens, follow_tags=follow_tags), warm)
+            max_tokens=max_tokens, follow_tags=follow_tags, concise=concise), warm,
+            max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Find what the notes are missing: link targets many notes reference that are "
         "not written yet, and concepts mentioned across several notes that have no note "
         "of their own, each with where it is mentioned. Use it when deciding what to "
         "write next or checking how well a domain is covered."))
-    def gaps(
+    async def gaps(
         domain: Annotated[str | None, Field(description="Only this domain.")] = None,
         limit: Annotated[int, Field(description="How many of each kind to return.",
                                     ge=1, le=100)] = 20,
         min_notes: Annotated[int, Field(description="A concept counts when at least "
                                                     "this many notes mention it.",
                                         ge=1)] = 3,
+        concise: Annotated[bool, Field(description="Targets and concepts with their "
+                                                   "counts, not where they are.")] = False,
+        max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return _result(lambda: tools.gaps(warm, domain=domain, limit=limit,
-                                          min_notes=min_notes), warm)
+        return await _result(lambda: tools.gaps(warm, domain=domain, limit=limit,
+                                                min_notes=min_notes, concise=concise), warm,
+                             max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Resume work someone handed over: the newest handover note (of a track), with its "
         "open next steps, blockers and the questions still waiting for an answer. Call it "
         "first when you pick up a task in this repository."))
-    def handover_latest(
+    async def handover_latest(
         track: Annotated[str | None, Field(description="Only handovers of this track "
                                                        "(frontmatter `track:`).")] = None,
+        max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return _result(lambda: tools.handover_latest(warm, track=track), warm)
+        return await _result(lambda: tools.handover_latest(warm, track=track), warm, max_tokens)
 
     @server.prompt(name="write_handover", title="Write a handover that passes the checks",
                    description=(
@@ -186,8 +218,7 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                                        "`track:`).")] = None,
         title: Annotated[str | None, Field(description="The note's title.")] = None,
     ) -> str:
-        with warm.lock:
-            return prompts.write_handover(warm, track=track, title=title)
+        return prompts.write_handover(warm, track=track, title=title)
 
     return server
 
@@ -195,8 +226,7 @@ def build_server(warm: Warm) -> MCPServer[Any]:
 def serve(warm: Warm) -> None:
     """Open the index now (so a broken `--index` fails before the client connects), then
     answer over stdin/stdout until the client closes them."""
-    with warm.lock:
-        warm.view()
+    warm.view()
     server = build_server(warm)
     print(f"kbase mcp: serving {warm.root} over stdio", file=sys.stderr)
     server.run("stdio")

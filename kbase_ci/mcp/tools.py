@@ -16,6 +16,7 @@ from kbase_ci.mcp.warm import Warm
 from kbase_ci.query.context import context_answer
 from kbase_ci.query.explore import explore_answer
 from kbase_ci.query.gaps import gaps_answer
+from kbase_ci.query.payload import dumps
 from kbase_ci.query.read import read_answer
 from kbase_ci.query.search import search_answer
 
@@ -36,10 +37,10 @@ def search(warm: Warm, query: str, *, mode: str = "hybrid", domain: str | None =
     if mode not in SEARCH_MODES:
         raise UsageError(f"mode must be one of {', '.join(SEARCH_MODES)}, not {mode!r}")
     view = warm.view()
+    embedder, notice = (None, None) if mode == "bm25" else warm.embedder(view)
     answer = search_answer(view, query, mode=mode, limit=_limit(limit), tags=list(tags or []),
                            domain=domain or None, snippets=snippets, concise=concise,
-                           model=warm.model,
-                           embedder=None if mode == "bm25" else warm.embedder(view))
+                           model=warm.model, embedder=embedder, model_notice=notice)
     if not answer["results"]:
         hints = ["try fewer or different words"]
         if tags:
@@ -48,7 +49,9 @@ def search(warm: Warm, query: str, *, mode: str = "hybrid", domain: str | None =
             hints.append("drop the domain filter")
         if mode == "semantic":
             hints.append("use mode bm25")
-        raise UsageError(f"no results for {query!r}: " + ", or ".join(hints))
+        # What was tried and the nearest misses, as the CLI's answer says them.
+        raise UsageError(f"no results for {query!r}: " + ", or ".join(hints) + "\n"
+                         + dumps({"not_found": answer["not_found"]}))
     return answer
 
 
@@ -66,7 +69,7 @@ def read(warm: Warm, note: str, *, section: str | None = None) -> dict[str, Any]
 
 def context(warm: Warm, *, note: str | None = None, query: str | None = None,
             strategy: str = "breadth", depth: str | int = "standard", max_tokens: int = 8000,
-            follow_tags: list[str] | None = None) -> dict[str, Any]:
+            follow_tags: list[str] | None = None, concise: bool = False) -> dict[str, Any]:
     note, query = (note or "").strip() or None, (query or "").strip() or None
     if note is None and query is None:
         raise UsageError("give a note (to start from it) or a query (to start from the "
@@ -74,14 +77,15 @@ def context(warm: Warm, *, note: str | None = None, query: str | None = None,
     view = warm.view()
     answer: dict[str, Any] = context_answer(
         view, note=note, query=query, strategy=strategy, depth=depth, max_tokens=max_tokens,
-        follow_tags=tuple(follow_tags or ()))
+        follow_tags=tuple(follow_tags or ()), concise=concise)
     return answer
 
 
 def gaps(warm: Warm, *, domain: str | None = None, limit: int = 20,
-         min_notes: int = 3) -> dict[str, Any]:
+         min_notes: int = 3, concise: bool = False) -> dict[str, Any]:
     answer: dict[str, Any] = gaps_answer(warm.view(), domain=domain or None,
-                                         limit=_limit(limit), min_notes=min_notes)
+                                         limit=_limit(limit), min_notes=min_notes,
+                                         concise=concise)
     return answer
 
 

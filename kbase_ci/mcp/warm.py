@@ -21,11 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kbase_ci.errors import UsageError
 from kbase_ci.git.indexbranch import ref_stamp
-from kbase_ci.git.listing import modified_in_worktree
+from kbase_ci.git.listing import modified_in_worktree, untracked_files
 from kbase_ci.git.repo import git_dir, toplevel
-from kbase_ci.index.modelchoice import choose_model
+from kbase_ci.index.modelchoice import find_index_model
 from kbase_ci.index.modelfolder import open_embedder
 from kbase_ci.index.scopes import scope_dir
 from kbase_ci.mcp.watch import Watch
@@ -39,6 +38,8 @@ if TYPE_CHECKING:
 
 REUSE_MAX = 200
 """Calls one view may serve: it caches the note texts it read, so bound its memory."""
+TIME_LIMIT = 30.0
+"""Default seconds per tool call (MCP clients commonly give up after 60)."""
 
 StatKey = tuple[int, int, int] | None
 
@@ -68,23 +69,26 @@ class Stamp:
 
 class Warm:
     """The open index source, the embedding models, and what they were opened from
-    (state: guarded by `lock`, as the SDK runs tool functions on worker threads)."""
+    (state: guarded by `lock` while it changes, as tool calls run on worker threads; a
+    view, once handed out, is only read, so answers are computed outside the lock)."""
 
     def __init__(self, root: Path, *, config_path: Path | None = None,
                  index_dir: Path | None = None, scope: str | None = None,
-                 model: Path | None = None) -> None:
+                 model: Path | None = None, time_limit: float = TIME_LIMIT) -> None:
         self.root = root.resolve()
         self.config_path = config_path
         self.index_dir = index_dir.resolve() if index_dir is not None else None
         self.scope = scope
         self.model = model
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
+        self.time_limit = time_limit
+        """Seconds a tool call may take before it gets a timeout error (`--timeout`)."""
         self.reopened = 0
         """How many times the source was (re)opened: tests and the bench read it."""
         self._source: IndexSource | None = None
         self._stamp: Stamp | None = None
         self._digests: dict[str, str | None] = {}
-        self._embedders: dict[tuple[str, int], Any] = {}
+        self._embedders: dict[tuple[str, int], tuple[Any, str | None]] = {}
         self._repo_root: Path | None = toplevel(self.root)
         self._git_dir: Path | None = None
         if self._repo_root is not None:
@@ -127,7 +131,8 @@ class Warm:
         quick = self._quick_key()
         if quick is None:
             return None
-        modified = sorted(modified_in_worktree(self.root))
+        # Untracked notes count for queries too (`vault.untracked`): a new one moves the key.
+        modified = sorted(modified_in_worktree(self.root) | untracked_files(self.root))
         return (*quick, tuple((p, _stat(self.root / p)) for p in modified))
 
     def _unmoved(self) -> bool:
@@ -160,7 +165,8 @@ class Warm:
     # -- per call ---------------------------------------------------------------------------
     def vault(self) -> Vault:
         # The index file's stat is part of the reuse key: listing must not rewrite it.
-        return Vault(self.root, config_path=self.config_path, refresh_index=False)
+        return Vault(self.root, config_path=self.config_path, refresh_index=False,
+                     untracked=True)
 
     def _current(self, stamp: Stamp) -> bool:
         """Whether the open source is still the one `open_source` would pick."""
@@ -192,7 +198,14 @@ class Warm:
 
     def view(self) -> QueryView:
         """A view of the work tree as it is now, over the warm index."""
+        with self.lock:
+            view = self._view_now()
+            # Listed now, under the lock: a lazy listing shared by two calls would read
+            # one git process from two threads.
+            view.vault.notes  # noqa: B018
+            return view
 
+    def _view_now(self) -> QueryView:
         stamp = self._stamp_now()
         self._next_key = None
         if (self._view is not None and self._view_uses < REUSE_MAX and self._unmoved()
@@ -207,21 +220,25 @@ class Warm:
         self._view_key, self._view_uses = key, 0
         return self._view
 
-    def embedder(self, view: QueryView) -> Any:
-        """The index's embedding model, loaded once; None when it is not here (search then
-        says so, as the CLI does)."""
+    def embedder(self, view: QueryView) -> tuple[Any, str | None]:
+        """The index's embedding model, looked for and loaded once per index model: the
+        model, or None and the notice saying how to get it (search passes it on, as the
+        CLI does); a download is tried once, not on every call. Under the lock, so two
+        calls never load (or download) the same model twice."""
+        with self.lock:
+            return self._embedder(view)
+
+    def _embedder(self, view: QueryView) -> tuple[Any, str | None]:
         emb = view.manifest.get("embeddings") or {}
         sha, dim = emb.get("sha256"), emb.get("dim")
         if not sha or not dim:
-            return None
+            return None, None
         key = (str(sha), int(dim))
-        if key in self._embedders:
-            return self._embedders[key]
-        try:
-            choice = choose_model(self.root, view.vault.config.embeddings.model, self.model)
-        except UsageError:
-            return None
-        if choice.path is None or choice.sha256 != sha:
-            return None
-        self._embedders[key] = open_embedder(choice.path, dim=int(dim))
-        return self._embedders[key]
+        if key not in self._embedders:
+            choice, notice = find_index_model(self.root, view.vault.config.embeddings.model,
+                                              self.model, emb)
+            self._embedders[key] = (
+                (open_embedder(choice.path, dim=int(dim)), None)
+                if choice is not None and choice.path is not None else (None, notice))
+        got: tuple[Any, str | None] = self._embedders[key]
+        return got

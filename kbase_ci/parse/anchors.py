@@ -11,34 +11,80 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from kbase_ci.model import BlockId, Heading
 
 
-# The characters Obsidian warns "may not work" in a link (`# | ^ : %% [[ ]]`): a link
-# cannot carry them, so they must not take part in the comparison either.
-_DROPPED = str.maketrans("", "", ":#|^[]%")
-_ASCII_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", ":#|^[]%")
+# Rule 1 and 2 of docs/resolution.md: Obsidian turns each of these characters, and a
+# line break, into a space before comparing heading texts (`_`, `-`, `'` and non-ASCII
+# characters stay).
+HEADING_PUNCTUATION = '!"#$%&()*+,.:;<=>?@[\\]^`{|}~/'
+_TO_SPACE = str.maketrans({c: " " for c in HEADING_PUNCTUATION + "\r\n"})
+_ASCII_KEY = str.maketrans({**{c: " " for c in HEADING_PUNCTUATION + "\r\n"},
+                            **{c: c.lower() for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}})
+# JavaScript's `\s`, the whitespace Obsidian collapses (Python's `str.split()` would also
+# take the ASCII separators U+001C-U+001F and U+0085, which JavaScript keeps).
+_JS_SPACE = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f"
+                       "\u205f\u3000\ufeff]+")
+# What a suggested heading link leaves out of the heading text: what Obsidian's heading
+# suggester leaves out (the characters its help says "may not work" in a link,
+# `# | ^ : %% [[ ]]`), and what would start something else inside the link (`\`
+# escapes, `` ` `` code, `$` math) or end it (line breaks).
+_LINK_UNSAFE = re.compile(r"%%|[#|^:\[\]\\`$\r\n]")
 _ASCII_NOT_SLUG = re.compile(r"[^a-z0-9 _-]")
 # GitHub slugs the rendered heading, so link/image syntax leaves only its text.
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _HTML_TAG = re.compile(r"<[^>]*>")
 
 
+def punctuation_to_space(text: str) -> str:
+    """Rule 1 and 2: each of ``!"#$%&()*+,.:;<=>?@[\\]^`{|}~/`` and each line break
+    becomes a space, as in Obsidian's heading comparison, so `## A:B` is `[[T#A B]]`
+    (not `[[T#AB]]`), `## R&D budget` is `[[T#R D budget]]` and ``## `run()` `` is
+    `[[T#run]]`. `_`, `-`, `'` and non-ASCII punctuation stay."""
+    return text.translate(_TO_SPACE)
+
+
+def collapse_whitespace(text: str) -> str:
+    """Rule 1: runs of whitespace (JavaScript's `\\s`) become one space, and the ends are
+    trimmed, so `Many   spaces` is `[[T#Many spaces]]`."""
+    return _JS_SPACE.sub(" ", text).strip(" ")
+
+
+def lower_case(text: str) -> str:
+    """Rule 10: JavaScript's `toLowerCase`, not Unicode case folding: `## Straße` is not
+    `[[T#STRASSE]]` (casefold would say it is). Python's `str.lower` applies the same
+    Unicode lowercase mapping, final sigma included."""
+    return text.lower()
+
+
+def composed(text: str) -> str:
+    """Unicode NFC, so a heading typed decomposed (macOS input) matches a composed link.
+    kbase's own lenient choice, not confirmed in Obsidian (docs/resolution.md)."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
 def normalize_heading(text: str) -> str:
-    """Obsidian's comparison key: casefolded, `: # | ^ [ ] %` dropped, spaces collapsed."""
-    if text.isascii():  # the common case; NFC and casefold are identities here
-        return " ".join(text.translate(_ASCII_FOLD).split())
-    folded = unicodedata.normalize("NFC", text).casefold().translate(_DROPPED)
-    return unicodedata.normalize("NFC", " ".join(folded.split()))
+    """The key two heading texts are compared by: `composed`, `punctuation_to_space`,
+    `collapse_whitespace`, `lower_case` (docs/resolution.md, rules 1, 2 and 10)."""
+    if text.isascii():  # the common case: one translate table does rules 1, 2 and 10
+        return collapse_whitespace(text.translate(_ASCII_KEY))
+    return lower_case(collapse_whitespace(punctuation_to_space(composed(text))))
 
 
-# Parents repeat the note's own heading texts, so each is normalised once per run.
-_normalized = lru_cache(maxsize=1 << 16)(normalize_heading)
+def heading_link_text(text: str) -> str | None:
+    """`text` as a link should name it, the way Obsidian's heading suggester writes it:
+    `# | ^ : %% [[ ]]` (and `\\`, `` ` ``, `$`, line breaks, which would start or end
+    something else inside a link) become spaces and spaces collapse, so `## Step 1: Go`
+    is `[[T#Step 1 Go]]` and ``## `run()` `` is `[[T#run()]]`. Those characters are all
+    in `HEADING_PUNCTUATION`, so the result matches the heading; None when nothing is
+    left to write."""
+    written = collapse_whitespace(_LINK_UNSAFE.sub(" ", text))
+    return written or None
 
 
 def github_slug(text: str) -> str:
@@ -80,23 +126,8 @@ def github_slugs(headings: Iterable[str]) -> list[str]:
     return out
 
 
-def _part_matches(part: str, text: str, *, markdown: bool) -> bool:
-    if _normalized(part) == _normalized(text):
-        return True
-    return markdown and part.lower() == github_slug(text)
-
-
-def _nested_under(parents: Sequence[str], outer: Sequence[str], *, markdown: bool) -> bool:
-    """True when `outer` matches enclosing headings in order, skipping any levels."""
-    i = 0
-    for parent in parents:
-        if i < len(outer) and _part_matches(outer[i], parent, markdown=markdown):
-            i += 1
-    return i == len(outer)
-
-
 class HeadingIndex:
-    """One note's headings, keyed once so each anchor lookup is a dict hit.
+    """One note's headings, keyed once so each anchor lookup is a few dict hits.
 
     The resolver keeps one per note it has checked an anchor against. Slugs are
     built on the first Markdown-link lookup: most vaults link headings by wikilink.
@@ -123,22 +154,35 @@ class HeadingIndex:
                 self._by_slug.setdefault(slug, []).append(i)
         return self._by_slug
 
+    def _matching(self, part: str, markdown: bool) -> list[int]:
+        hits = self._by_key.get(normalize_heading(part), [])
+        if markdown:
+            # A slug is exact text (with its `-1` suffix), so it is looked up as written.
+            slugged = self._slugs().get(part.lower())
+            if slugged:
+                hits = sorted({*hits, *slugged})
+        return hits
+
     def find(self, parts: Sequence[str], *, markdown: bool) -> Heading | None:
-        """The first heading matching `parts[-1]` nested under `parts[:-1]` (any depth)."""
+        """The heading `[[T#p1#p2...]]` opens (rule 3 of docs/resolution.md, Obsidian's
+        reading): `p1` is the first heading matching it; each next part is the first
+        matching heading after the previous match whose level is deeper than that
+        match's, inside its section or not (`# Alpha`, `# Beta`, `## Child`:
+        `#Alpha#Child` finds `Child`). Markdown-link parts may also be GitHub slugs."""
         wanted = [p for p in parts if p.strip()]
         if not wanted:
             return None
-        last = wanted[-1]
-        hits = self._by_key.get(normalize_heading(last), [])
-        if markdown:
-            # The slug is exact text (with its `-1` suffix), so it is looked up as written.
-            hits = sorted({*hits, *self._slugs().get(last.lower(), ())})
-        outer = wanted[:-1]
-        for i in hits:
-            heading = self._headings[i]
-            if not outer or _nested_under(heading.parents, outer, markdown=markdown):
-                return heading
-        return None
+        after, level, found = 0, 0, None
+        for part in wanted:
+            hits = self._matching(part, markdown)
+            k = bisect_left(hits, after)
+            while k < len(hits) and self._headings[hits[k]].level <= level:
+                k += 1
+            if k == len(hits):
+                return None
+            found = self._headings[hits[k]]
+            after, level = hits[k] + 1, found.level
+        return found
 
 
 def find_block(block_ids: Sequence[BlockId], block_id: str) -> BlockId | None:

@@ -11,7 +11,6 @@ never needs it (~10 ms of a commit).
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import math
 import re
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.model import Diagnostic, Link, Tag
-from kbase_ci.parse.linksyntax import wikilink_from_raw, wikilink_spans
+from kbase_ci.parse.properties import property_links
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
@@ -294,41 +293,6 @@ class _RawLines:
         return None
 
 
-def _string_values(value: Any) -> list[str]:
-    out: list[str] = []
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            out.append(v)
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return out
-
-
-def _links(data: dict[str, Any], lines: _RawLines) -> list[Link]:
-    wanted: dict[str, list[str]] = {}
-    for key, value in data.items():
-        for s in _string_values(value):
-            wanted.setdefault(key, []).extend(s[a:b] for a, b in wikilink_spans(s))
-    if not wanted:
-        return []
-    links: list[Link] = []
-    for row, (key, text) in enumerate(lines.rows):
-        pending = wanted.get(key)
-        if not pending:
-            continue
-        for a, b in wikilink_spans(text):
-            raw = text[a:b]
-            if raw in pending:
-                pending.remove(raw)
-                link = wikilink_from_raw(raw, row + 2, a + 1)
-                links.append(dataclasses.replace(link, frontmatter_key=key))
-    return links
-
-
 def _tags(values: list[tuple[str, Any]], lines: _RawLines) -> list[Tag]:
     tags: list[Tag] = []
     for key, value in values:
@@ -386,12 +350,13 @@ def parse_frontmatter(text: str, memo: YamlMemo | None = None) -> Frontmatter:
     aliases = [a for _, v in _values(data, "aliases", "alias") for a in _strings(v, False)]
     tag_values = _values(data, "tags", "tag")
     # Positions need the raw lines; most frontmatter has neither tags nor links.
-    lines = _RawLines(raw) if tag_values or "[[" in raw else None
+    linked = "[[" in raw or "](" in raw
+    lines = _RawLines(raw) if tag_values or linked else None
     return Frontmatter(
         data=data,
         aliases=tuple(aliases),
         tags=tuple(_tags(tag_values, lines)) if lines else (),
-        links=tuple(_links(data, lines)) if lines and "[[" in raw else (),
+        links=tuple(property_links(data, lines.find)) if lines and linked else (),
         end_line=end_line,
         body_start=body_start,
         diagnostics=diags,

@@ -159,17 +159,43 @@ def worth_scanning(chunk: bytes) -> bool:
     return b"[" in chunk or b"#" in chunk or b"%" in chunk or b"^" in chunk
 
 
+MAX_IMAGES = 64
+"""tree-sitter-markdown's inline grammar takes time quadratic in the images of one unit
+(1,000 `![a]` in a paragraph: 0.1 s, 4,000: 0.5 s, a 1 MB line of them: minutes). A
+unit with more is parsed with each `![` read as ` [`, which the grammar handles in
+linear time, and the links found right after a `!` are the images (an image inside a
+link's text is then not seen: `[![badge](b.svg)](url)` is found as the image only)."""
+
+
 class InlineScanner:
-    """Reusable: holds one inline parser and query cursor."""
+    """Reusable: holds one inline parser and query cursor, and the current note's bytes
+    with the images of image-heavy units read as links (see MAX_IMAGES)."""
 
     def __init__(self) -> None:
         self._parser = Parser(INLINE)
         self._cursor = QueryCursor(_QUERY)
+        self._src: bytes | None = None
+        self._patched: bytearray | None = None
 
-    def _parse(self, src: bytes, ranges: list[Range]) -> dict[str, list[Node]]:
+    def _parse(self, src: bytes | bytearray, ranges: list[Range]) -> dict[str, list[Node]]:
         self._parser.included_ranges = ranges
         tree = self._parser.parse(src)
         return self._cursor.captures(tree.root_node)
+
+    def _images_as_links(self, src: bytes, start: int, end: int) -> bytes | bytearray:
+        """`src` with every `![` of [start, end) turned into ` [` (same offsets); one copy
+        per note, patched unit by unit (units never overlap)."""
+        if self._src is not src or self._patched is None:
+            self._src, self._patched = src, bytearray(src)
+        i = src.find(b"![", start, end)
+        while i >= 0:
+            j = i
+            while j > start and src[j - 1] == 0x5C:  # `\![`: an escaped `!`, not an image
+                j -= 1
+            if (i - j) % 2 == 0:
+                self._patched[i] = 0x20
+            i = src.find(b"![", i + 2, end)
+        return self._patched
 
     def scan(self, src: bytes, start: int, end: int, holes: list[tuple[int, int]],
              start_point: Point, in_comment: bool) -> Hits:
@@ -183,10 +209,17 @@ class InlineScanner:
 
         spans = [(local(a), local(b)) for a, b in holes]
         link_nodes: list[Node] = []
+        images = False
+        parsed: bytes | bytearray = src
         if any(t in chunk for t in _NEEDS_PARSE):
-            caps = self._parse(src, _ranges(start, end, holes, start_point, src))
-            spans.extend((local(n.start_byte), local(n.end_byte)) for n in caps.get("mask", ()))
-            link_nodes = caps.get("link", [])
+            images = chunk.count(b"![") > MAX_IMAGES
+            parsed = self._images_as_links(src, start, end) if images else src
+            for a, b, point in pieces(src, start, end, holes, start_point):
+                inside = holes[bisect_left(holes, (a, a)):bisect_left(holes, (b, b))]
+                caps = self._parse(parsed, _ranges(a, b, inside, point, src))
+                spans.extend((local(n.start_byte), local(n.end_byte))
+                             for n in caps.get("mask", ()))
+                link_nodes.extend(caps.get("link", ()))
         elif b"`" in chunk:
             spans.extend(code_spans(blank(text, spans)))
         masked = blank(text, spans)
@@ -197,7 +230,9 @@ class InlineScanner:
         if "[[" in masked:
             hits.wikilinks = wikilink_spans(masked)
         for node in link_nodes:
-            hit = _markdown_hit(node, local, text, masked)
+            hit = _markdown_hit(node, local, text, masked, images and
+                                parsed[node.start_byte - 1:node.start_byte] == b" " and
+                                src[node.start_byte - 1:node.start_byte] == b"!")
             if hit is not None:
                 hits.markdown.append(hit)
         if "#" in masked:
@@ -210,9 +245,42 @@ class InlineScanner:
         return hits
 
 
+MAX_PIECE = 16 * 1024
+"""The most bytes given to the inline grammar at once. It is slow on some long runs
+(2.5 us a byte for unclosed `[a](`) and crashes the process past ~380 KB of them, so a
+longer unit is parsed in pieces, cut at a line break, else a space, else anywhere: a
+link that spans a cut of a >16 KB line is not found."""
+
+
+def pieces(src: bytes, start: int, end: int, holes: list[tuple[int, int]],
+           start_point: Point) -> list[tuple[int, int, Point]]:
+    """[start, end) as pieces of at most MAX_PIECE bytes (never cut inside a hole, a
+    block marker), each with the Point where it starts."""
+    out: list[tuple[int, int, Point]] = []
+    pos, point = start, start_point
+    while end - pos > MAX_PIECE:
+        limit = pos + MAX_PIECE
+        cut = src.rfind(b"\n", pos + 1, limit) + 1 or src.rfind(b" ", pos + 1, limit) + 1
+        if cut <= pos:
+            cut = limit
+            while cut > pos + 1 and 0x80 <= src[cut] < 0xC0:  # not inside a character
+                cut -= 1
+        i = bisect_left(holes, (cut, cut))
+        if i and holes[i - 1][1] > cut:
+            cut = holes[i - 1][1]
+        out.append((pos, cut, point))
+        nl = src.count(b"\n", pos, cut)
+        point = Point(point.row + nl, cut - src.rfind(b"\n", pos, cut) - 1 if nl
+                      else point.column + (cut - pos))
+        pos = cut
+    out.append((pos, end, point))
+    return out
+
+
 def _markdown_hit(node: Node, local: Callable[[int], int], text: str,
-                  masked: str) -> MarkdownHit | None:
-    a = local(node.start_byte)
+                  masked: str, image: bool = False) -> MarkdownHit | None:
+    """`image`: a link right after a `!` that was parsed as ` ` (see MAX_IMAGES)."""
+    a = local(node.start_byte) - image
     if masked[a] != text[a]:  # starts inside a comment
         return None
     label = dest = None
@@ -223,11 +291,11 @@ def _markdown_hit(node: Node, local: Callable[[int], int], text: str,
             dest = text[local(child.start_byte):local(child.end_byte)]
     if dest is None:
         # `![[x.png]]` parses as an image without destination: the wikilink scan owns it.
-        if node.type == "image" or "](" not in text[a:local(node.end_byte)]:
+        if image or node.type == "image" or "](" not in text[a:local(node.end_byte)]:
             return None
         dest = ""
     raw = text[a:local(node.end_byte)]
-    return MarkdownHit(a, raw, label or "", dest, node.type == "image")
+    return MarkdownHit(a, raw, label or "", dest, image or node.type == "image")
 
 
 def _ranges(start: int, end: int, holes: list[tuple[int, int]], start_point: Point,

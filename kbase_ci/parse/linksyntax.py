@@ -7,13 +7,17 @@ link typed by a user, so both agree on what `target`, `subpath` and `alias` mean
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
 
 from kbase_ci.errors import UsageError
 from kbase_ci.model import Link
 
 # A URL scheme; one letter followed by `:` is a Windows drive (`C:\x`), not a scheme.
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
+# decodeURI leaves escapes of these characters encoded: `%3A` stays `%3A` (rule 11).
+_URI_RESERVED = frozenset(";/?:@&=+$,#")
+_HEX = frozenset("0123456789abcdefABCDEF")
+# CommonMark: a backslash before ASCII punctuation in a destination is an escape.
+_ESCAPED = re.compile(r"""\\([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
 # An optional link title after the destination: "t", 't' or (t).
 _TITLE = re.compile(r"""\s+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))\s*$""",
                     re.DOTALL)
@@ -61,6 +65,55 @@ def _clean_dest(dest: str) -> str:
     return dest.strip()
 
 
+def _escape_byte(text: str, i: int) -> int | None:
+    """The byte of the `%XY` escape at `text[i]`, or None when there is none."""
+    pair = text[i + 1:i + 3]
+    if text[i:i + 1] != "%" or len(pair) != 2 or not (pair[0] in _HEX and pair[1] in _HEX):
+        return None
+    return int(pair, 16)
+
+
+def decode_uri(text: str) -> str:
+    """Rule 11 of docs/resolution.md: JavaScript's `decodeURI`, which Obsidian applies to
+    a Markdown link's destination. `%20` and `%C3%A9` decode; escapes of the reserved
+    characters `; / ? : @ & = + $ , #` stay as written (`Step%201%3A%20Go` is
+    `Step 1%3A Go`); `+` is not a space. A malformed escape (`%ZZ`, a cut UTF-8
+    sequence) makes `decodeURI` throw, and the destination is then kept as written."""
+    if "%" not in text:
+        return text
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c != "%":
+            out.append(c)
+            i += 1
+            continue
+        first = _escape_byte(text, i)
+        if first is None:
+            return text
+        if first < 0x80:
+            out.append(text[i:i + 3] if chr(first) in _URI_RESERVED else chr(first))
+            i += 3
+            continue
+        size = 2 if first >> 5 == 0b110 else 3 if first >> 4 == 0b1110 else \
+            4 if first >> 3 == 0b11110 else 0
+        if not size:
+            return text
+        raw = bytearray()
+        for k in range(size):
+            b = _escape_byte(text, i + 3 * k)
+            if b is None:
+                return text
+            raw.append(b)
+        try:
+            out.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:  # overlong forms and surrogates: decodeURI throws too
+            return text
+        i += 3 * size
+    return "".join(out)
+
+
 def markdown_link(raw: str, text: str, dest: str, embed: bool, line: int, col: int) -> Link:
     """A Markdown link or image whose text and destination are already separated.
 
@@ -69,9 +122,10 @@ def markdown_link(raw: str, text: str, dest: str, embed: bool, line: int, col: i
     clean = _clean_dest(dest)
     if is_external(clean):
         return Link("markdown", embed, raw, clean, "", text, line, col, external=True)
-    path, sep, frag = clean.partition("#")
-    return Link("markdown", embed, raw, unquote(path).strip(), unquote(frag) if sep else "",
-                text, line, col)
+    if "\\" in clean:
+        clean = _ESCAPED.sub(r"\1", clean)
+    path, sep, frag = decode_uri(clean).partition("#")
+    return Link("markdown", embed, raw, path.strip(), frag if sep else "", text, line, col)
 
 
 def wikilink_spans(s: str) -> list[tuple[int, int]]:

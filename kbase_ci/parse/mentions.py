@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-VERSION = 1
+VERSION = 2
 TermKind = Literal["code", "name"]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
@@ -31,23 +32,82 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.MULTILINE)
 _COMMENT = re.compile(r"%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)", re.DOTALL)
 _CODE_SPAN = re.compile(r"(`+)([^`\n](?:.*?[^`\n])?)\1(?!`)")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::|->|-)[A-Za-z_]\w*)*(?:\(\))?")
+_URL = re.compile(r"(?<![A-Za-z])[A-Za-z]+://[^\s)>\]]+")
+_WWW = re.compile(r"www\.[^\s)>\]]+")
+_TAG_LIKE = re.compile(r"#[^\s#]+")
+
+
+def _line_end(text: str, i: int, known: int) -> int:
+    """End of the line holding `i` (`known`: the last one found, reused while it holds:
+    searching again from every opener of a 1 MB line would be quadratic)."""
+    if known >= i:
+        return known
+    nl = text.find("\n", i)
+    return len(text) if nl < 0 else nl
+
+
+def _pairs(text: str, opener: str, closer: str) -> Iterator[tuple[int, int]]:
+    """Spans `opener ... closer` on one line, nearest closer first: what the regex
+    `opener.*?closer` finds, in linear time (after an opener with no closer on its line,
+    no later opener of that line can have one: skip to the line's end)."""
+    pos, end = 0, -1
+    while (i := text.find(opener, pos)) >= 0:
+        end = _line_end(text, i, end)
+        j = text.find(closer, i + len(opener), end)
+        if j < 0:
+            pos = end
+            continue
+        yield i, j + len(closer)
+        pos = j + len(closer)
+
+
+def _links(text: str, middle: str, closer: str) -> Iterator[tuple[int, int]]:
+    """Spans `[text](target)` (middle `(`) or `[text][label]` (middle `[`) on one line:
+    what `\\[[^\\]\\n]*\\]\\([^)\\n]*\\)` finds, in linear time (every `[` before the first `]`
+    fails the way the first one does; after a `](` with no `)` on its line, so does every
+    later one of that line)."""
+    pos, end, dead = 0, -1, -1
+    while (i := text.find("[", pos)) >= 0:
+        end = _line_end(text, i, end)
+        j = text.find("]", i + 1, end)
+        if j < 0:
+            pos = end
+            continue
+        if text.startswith(middle, j + 1) and dead != end:
+            k = text.find(closer, j + 2, end)
+            if k >= 0:
+                yield i, k + 1
+                pos = k + 1
+                continue
+            dead = end
+        pos = j + 1
+
+
+def _found(pattern: re.Pattern[str]) -> Callable[[str], Iterator[tuple[int, int]]]:
+    return lambda text: (m.span() for m in pattern.finditer(text))
+
+
 # Blanked before names are looked for, each only when its first character occurs (one
-# pattern per kind with a literal start is several times faster than one alternation).
-_MASKS = (
-    ("[[", re.compile(r"\[\[.*?\]\]")),  # wikilinks and embeds, alias included
-    ("](", re.compile(r"\[[^\]\n]*\]\([^)\n]*\)")),  # Markdown links: text and target
-    ("][", re.compile(r"\[[^\]\n]*\]\[[^\]\n]*\]")),  # reference links
-    ("<", re.compile(r"<[^>\n]*>")),  # HTML tags and autolinks
-    ("://", re.compile(r"[A-Za-z]+://[^\s)>\]]+")),  # bare URLs
-    ("www.", re.compile(r"www\.[^\s)>\]]+")),
-    ("#", re.compile(r"#[^\s#]+")),  # tags (and `&#123;`, `C#`, blanked the same)
+# pass per kind with a literal start is several times faster than one alternation). Each
+# is linear in the text: `.*?`-style regexes from every `[[` or `<` of a 1 MB line were
+# quadratic (minutes).
+_MASKS: tuple[tuple[str, Callable[[str], Iterator[tuple[int, int]]]], ...] = (
+    ("[[", lambda t: _pairs(t, "[[", "]]")),  # wikilinks and embeds, alias included
+    ("](", lambda t: _links(t, "(", ")")),  # Markdown links: text and target
+    ("][", lambda t: _links(t, "[", "]")),  # reference links
+    ("<", lambda t: _pairs(t, "<", ">")),  # HTML tags and autolinks
+    ("://", _found(_URL)),  # bare URLs
+    ("www.", _found(_WWW)),
+    ("#", _found(_TAG_LIKE)),  # tags (and `&#123;`, `C#`, blanked the same)
 )
+# A name starts only where a word does, not after `x-` or `x'` (a 1 MB `Aa-Aa-...` or
+# `Aa'Aa'...` line was quadratic: every such place started a scan to the line's end).
 _WORD = r"[A-Z][A-Za-z0-9'’]*(?:-[A-Za-z0-9]+)*"
-_NAME = re.compile(rf"\b{_WORD}(?:[ \t]+(?:(?:of|and|for|the|de|du|van|von|&)[ \t]+)*"
-                   rf"{_WORD})+\b")
+_NAME = re.compile(rf"\b(?<!\w[-'’]){_WORD}(?:[ \t]+(?:(?:of|and|for|the|de|du|van|von|&)"
+                   rf"[ \t]+)*{_WORD})+\b")
 _CAMEL_HUMP = re.compile(r"[a-z][A-Z]")
 _CAMEL = re.compile(r"[A-Za-z]?[a-z]+[A-Z][A-Za-z0-9]*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|^\s*(?:[-*+>]|\d+[.)])\s+)$")
+_BULLET = re.compile(r"\s*(?:[-*+>]|\d+[.)])")
 _GLUED = frozenset(".@/-_")  # "os.Path", "a/B", "x-Y": part of a bigger token
 # Words that start a sentence without being part of a name that follows them.
 _OPENER_WORDS = """a an the this that these those it its we you they i he she our
@@ -99,6 +159,15 @@ def _spaces(m: re.Match[str]) -> str:
     return " " * len(text) if "\n" not in text else re.sub(r"[^\n]", " ", text)
 
 
+def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """`text` with each span (on one line, in order) turned into spaces."""
+    parts, pos = [], 0
+    for a, b in spans:
+        parts += [text[pos:a], " " * (b - a)]
+        pos = b
+    return "".join([*parts, text[pos:]]) if parts else text
+
+
 def _visible(text: str) -> str:
     """`text` with frontmatter, fenced code, comments and headings blanked."""
     if text.startswith("---"):
@@ -119,25 +188,55 @@ def _visible(text: str) -> str:
                 opened = None
         if opened is not None:  # an unclosed fence runs to the end of the note
             spans.append((opened.start(), len(text)))
-        for start, end in reversed(spans):
-            text = text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+        parts, pos = [], 0  # one pass: a copy of the text per fence was quadratic
+        for start, end in spans:
+            parts += [text[pos:start], re.sub(r"[^\n]", " ", text[start:end])]
+            pos = end
+        text = "".join([*parts, text[pos:]])
     if "%%" in text or "<!--" in text:
         text = _COMMENT.sub(_spaces, text)
     return _HEADING.sub("", text) if "#" in text else text
 
 
-_HEADING_TEXT = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$", re.MULTILINE)
+_HEADING_TEXT = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+)$", re.MULTILINE)
+
+
+def _heading_text(line: str) -> str:
+    """A heading's text without its closing `#`s: string operations, not a lazy regex
+    with an optional closing sequence (quadratic in a long run of spaces)."""
+    body = line.rstrip(" \t")
+    bare = body.rstrip("#")
+    if bare != body and bare[-1:] in (" ", "\t") and bare.rstrip(" \t"):
+        return bare.rstrip(" \t")
+    return body or line[:1]
 
 
 def heading_keys(text: str) -> set[str]:
     """Keys of the ATX headings of `text`, found by a line scan: fast on a whole vault, at
     the price of also taking `# comment` lines of fenced code (a PR report's reading of
     which concepts some heading documents)."""
-    return {term_key(h) for h in _HEADING_TEXT.findall(text)} if "#" in text else set()
+    if "#" not in text:
+        return set()
+    return {term_key(_heading_text(h)) for h in _HEADING_TEXT.findall(text)}
 
 
 def _glued(text: str, start: int) -> bool:
     return start > 0 and text[start - 1] in _GLUED
+
+
+def _sentence_start(text: str, start: int, line_start: int, lead: re.Match[str] | None
+                    ) -> bool:
+    """Whether a name at `start` opens a sentence: at the text's start, after `.!?:;` and
+    spaces on its line, or after a list marker opening the text's first line. Walks back
+    over the spaces before the name only (a regex search from the line's start, once per
+    name, was quadratic on a long line)."""
+    k = start
+    while k > line_start and text[k - 1].isspace():
+        k -= 1
+    if k == start:
+        return start == 0
+    return (k > line_start and text[k - 1] in ".!?:;") or (
+        line_start == 0 and lead is not None and lead.end() == k)
 
 
 def extract(text: str) -> list[Mention]:
@@ -151,18 +250,20 @@ def extract(text: str) -> list[Mention]:
                 found.append((m.start(2) + m.group(2).index(body[0]), term_key(body), body,
                               "code"))
         text = _CODE_SPAN.sub(_spaces, text)
-    for trigger, pattern in _MASKS:
+    for trigger, spans in _MASKS:
         if trigger in text:
-            text = pattern.sub(_spaces, text)
+            text = _blanked(text, spans(text))
+    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    lead = _BULLET.match(text)
     for m in _NAME.finditer(text):
         if _glued(text, m.start()):
             continue
         words = m.group(0).split()
         start = m.start()
-        line_start = text.rfind("\n", 0, start) + 1
+        line_start = starts[bisect_right(starts, start) - 1]
         opener = words[0].casefold()
         if opener in _DETERMINERS or (
-                opener in _OPENERS and _SENTENCE_START.search(text, line_start, start)):
+                opener in _OPENERS and _sentence_start(text, start, line_start, lead)):
             start = text.index(words[1], start + len(words[0]))
             words = words[1:]
         if len(words) >= 2 and m.end() - start <= MAX_TERM:
@@ -180,12 +281,15 @@ def extract(text: str) -> list[Mention]:
         if (word and not _glued(text, start) and len(word.group(0)) <= MAX_TERM
                 and not (seen < len(text) and (text[seen].isalnum() or text[seen] in "@/"))):
             found.append((start, term_key(word.group(0)), word.group(0), "name"))
+        # Every later hump of this run of letters walks back to the same start and finds
+        # the same word: skip them (walking back once per hump was quadratic).
+        while seen < len(text) and text[seen].isalnum():
+            seen += 1
     first: dict[str, tuple[int, str, TermKind]] = {}
     for offset, key, name, kind in sorted(found):
         first.setdefault(key, (offset, name, kind))
     if not first:
         return []
-    starts = [0, *(m.end() for m in re.finditer("\n", text))]
     out = []
     for key, (offset, name, kind) in first.items():
         row = bisect_right(starts, offset) - 1

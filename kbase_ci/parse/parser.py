@@ -26,7 +26,10 @@ from kbase_ci.parse.linksyntax import markdown_link, wikilink_from_raw
 # Query does visit them, and it went quadratic on a single 3 MB paragraph.
 _CONTAINERS = frozenset({"document", "section", "block_quote", "list", "list_item"})
 BINARY_SNIFF = 8192
-_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$", re.MULTILINE)
+_BLOCK_ID = re.compile(r"\^([A-Za-z0-9-]+)[ \t]*$")
+# Closing emphasis, strikethrough and highlight delimiters: a `^id` right after one
+# follows an inline element, like one after `]]`, `)` or a code span (rule 4).
+_CLOSERS = frozenset("*_~=")
 _ONLY_BLOCK_ID = re.compile(rb"\s*\^([A-Za-z0-9-]+)\s*")
 _EMPTY_ROW = re.compile(rb"^([ \t>]*)(\|[ \t|]*)$", re.MULTILINE)
 _ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
@@ -211,7 +214,7 @@ class _NoteBuilder:
     def _block_id(self, hits: Hits, node: Node) -> None:
         last_nl = hits.masked.rfind("\n")
         m = _BLOCK_ID.search(hits.masked, last_nl + 1)
-        if m is not None:
+        if m is not None and _starts_block_id(hits, m.start(), last_nl + 1):
             line = node.end_point.row + 1 if last_nl >= 0 else node.start_point.row + 1
             self.block_ids.append(BlockId(m.group(1), line))
 
@@ -244,6 +247,23 @@ class _NoteBuilder:
         raw = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace").strip()
         line, col = self.lines.at(self.lines.char_offset(node.start_byte))
         self.links.append(markdown_link(raw, label[1:-1], dest, False, line, col))
+
+
+def _starts_block_id(hits: Hits, k: int, line_start: int) -> bool:
+    """Rule 4 of docs/resolution.md: a `^id` at the end of a block counts at the start of
+    its line, after whitespace, or directly after an inline element (`![[pic.png]]^fig`,
+    `[a](b)^x`, a code span, `**bold**^x`); after a plain word (`text^x`) it does not.
+    Code spans, HTML and math are blanked to spaces in `hits.masked` already."""
+    if k == line_start:
+        return True
+    before = hits.masked[k - 1]
+    if before in " \t":
+        return True
+    if before == "]" and any(b == k for _a, b in hits.wikilinks):
+        return True
+    if before == ")" and any(h.start + len(h.raw) == k for h in hits.markdown):
+        return True
+    return before in _CLOSERS and k - 2 >= line_start and not hits.masked[k - 2].isspace()
 
 
 _block_parser: Parser | None = None

@@ -1,2 +1,4 @@
-"""Agent queries over the committed index: where it comes from, how fresh it is, and the
-answers (search, read, links, explore, status) as records that commands format."""
+"""Agent queries over the committed index: where it comes from (`location`), how fresh it
+is (`freshness`, with changed notes scored as a rebuild would: `overlay`), the answers
+(search, read, links, explore, status) as records that commands format, how far to trust
+a search hit (`evidence`, `verdict`), and what an answer costs an agent (`payload`)."""

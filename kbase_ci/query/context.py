@@ -15,6 +15,8 @@ from typing import Any
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.budget import Piece, estimate_tokens, fill
+from kbase_ci.query.payload import cost, dumps
+from kbase_ci.query.payload import fit as fit_payload
 from kbase_ci.query.pieces import JOIN_TOKENS, NoteSections, load_sections
 from kbase_ci.query.search import search_answer
 from kbase_ci.query.traverse import FRONTIER_MAX, Reached, Traversal, select, traverse, view_graph
@@ -124,7 +126,11 @@ def _tag_groups(view: QueryView, follow: Sequence[str], node: dict[str, int]
 
 def context_answer(view: QueryView, *, note: str | None = None, query: str | None = None,
                    strategy: str = "breadth", depth: str | int = "standard",
-                   max_tokens: int = 8000, follow_tags: Sequence[str] = ()) -> dict[str, Any]:
+                   max_tokens: int = 8000, follow_tags: Sequence[str] = (),
+                   concise: bool = False, json_budget: bool = True) -> dict[str, Any]:
+    """The bundle. `json_budget`: `max_tokens` bounds the answer's JSON, envelope and
+    all, as printed compact (kbase_ci.query.payload); otherwise it bounds the text form.
+    `concise`: the notes and sections to read, without their text."""
     if strategy not in STRATEGIES:
         raise UsageError(f"--strategy must be one of {', '.join(STRATEGIES)}")
     if max_tokens < 1:
@@ -145,26 +151,71 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     reserve = estimate_tokens(header_line(preset.name, strategy, 99, max_tokens, max_tokens))
     if view.fresh.stale:  # the text form ends with a one-line "index is older" notice
         reserve += STALE_NOTICE_TOKENS
-    budget = max_tokens - reserve - JOIN_TOKENS
-    limitations: list[str] = []
-    if trav.capped:
-        limitations.append(f"only the {FRONTIER_MAX} most activated notes were expanded "
-                           "per hop")
     loaded = [load_sections(view, r) for r in picked]
-    # A note's parents must stay in the bundle, so drop and refill until stable.
-    while True:
-        fit = _fit(loaded, seed_why, budget)
-        if len(fit.notes) == len(loaded):
+
+    def bundle(budget: int, most: int) -> dict[str, Any]:
+        limitations: list[str] = []
+        if trav.capped:
+            limitations.append(f"only the {FRONTIER_MAX} most activated notes were "
+                               "expanded per hop")
+        notes = loaded[:most]
+        limitations += [f"{n.reached.path}: left out, the answer's JSON would not fit"
+                        for n in loaded[most:]]
+        # A note's parents must stay in the bundle, so drop and refill until stable.
+        while True:
+            fit = _fit(notes, seed_why, budget)
+            if len(fit.notes) == len(notes):
+                break
+            for n in notes:
+                path = n.reached.path
+                if path in fit.orphaned:
+                    limitations.append(f"{path}: left out, the notes linking it were cut")
+                elif path not in fit.chosen:
+                    limitations.append(f"{path}: left out, no section fits the budget")
+            notes = fit.notes
+        answer = _answer(view, note, query, strategy, preset, max_tokens, follow, trav, fit,
+                         fit.used + reserve + JOIN_TOKENS, limitations)
+        return _concise(answer) if concise else answer
+
+    budget, most = max_tokens - reserve - JOIN_TOKENS, len(loaded)
+    answer = bundle(budget, most)
+    if not json_budget:
+        return answer
+    # The JSON around the text (records, traversal, metadata, escapes) costs too: give
+    # the text what the envelope leaves, measured; when the envelopes alone are too
+    # much, fewer notes; cut lists only as a last resort.
+    # The seeds' header lines stay affordable: a seed with no section that fits is still
+    # named, with its sections listed as omitted (the agent can read one of them).
+    floor = sum(estimate_tokens(separator(p, 0, seed_why[p])) + JOIN_TOKENS
+                for p in seeds)
+    for _ in range(len(loaded) + 8):
+        over = cost(dumps(answer)) - max_tokens
+        if over <= 0:
+            return answer
+        # From what the text used, not what it was given: sections are whole, so a
+        # smaller budget that still holds them changes nothing.
+        used = int(answer["metadata"]["tokens"]) - reserve - JOIN_TOKENS
+        if budget > floor and (used - over - 8 >= max_tokens // 4 or most <= 1):
+            budget = max(floor, min(budget, used) - over - 8)
+        elif most > 1:
+            most -= 1
+        else:
             break
-        for n in loaded:
-            path = n.reached.path
-            if path in fit.orphaned:
-                limitations.append(f"{path}: left out, the notes linking it were cut")
-            elif path not in fit.chosen:
-                limitations.append(f"{path}: left out, no section fits the budget")
-        loaded = fit.notes
-    return _answer(view, note, query, strategy, preset, max_tokens, follow, trav, fit,
-                   fit.used + reserve + JOIN_TOKENS, limitations)
+        answer = bundle(budget, most)
+    try:  # the seeds with their lists cut (omitted sections, traversal, limitations)
+        return fit_payload(answer, max_tokens)
+    except UsageError:  # not even the seeds' names fit: an empty bundle says why
+        return fit_payload(bundle(1, most), max_tokens)
+
+
+def _concise(answer: dict[str, Any]) -> dict[str, Any]:
+    """Which notes and sections to read (with their cost), without their text."""
+    keep = ("path", "title", "depth", "why", "tokens", "sections", "omitted_sections")
+    meta = answer["metadata"]
+    return {"note": answer["note"], "query": answer["query"],
+            "notes": [{k: n[k] for k in keep} for n in answer["notes"]],
+            "metadata": {k: meta[k] for k in ("max_tokens", "tokens", "limitations")},
+            "index": answer["index"]}
 
 
 @dataclass
@@ -198,7 +249,13 @@ def _fit(loaded: list[NoteSections], seed_why: dict[str, str], budget: int) -> _
     # an even share; what is left then goes to the sections that were too big.
     share = budget // max(1, len(loaded))
     caps = [max(budget // 2, share) if n.reached.path in seed_why else share for n in loaded]
-    picked, used = fill(pieces, headers, budget, caps)
+    # The seeds' header lines are kept back first: a seed none of whose sections fits
+    # still shows its header, which the neighbours' sections must not have used up (the
+    # bundle then lost the seed and, with it, every note reached from it).
+    seeds_head = sum(h for n, h in zip(loaded, headers, strict=True)
+                     if n.reached.path in seed_why)
+    kept_back = seeds_head if seeds_head < budget else 0
+    picked, used = fill(pieces, headers, budget - kept_back, caps)
     fit = _Fit([], {}, used, set(), why, linked,
                {n.reached.path: h for n, h in zip(loaded, headers, strict=True)})
     for n, picks, head in zip(loaded, picked, headers, strict=True):
@@ -276,6 +333,10 @@ def _answer(view: QueryView, note: str | None, query: str | None, strategy: str,
 def text_lines(answer: dict[str, Any]) -> list[str]:
     """The text form (`kbase context --format text`): the budget counts exactly these."""
     meta = answer["metadata"]
+    if "analysis_depth" not in meta:  # --concise: what to read, not the text
+        return [f"{n['path']}  {n['tokens']} tokens  ({n['why']}): "
+                + "; ".join(str(sec["heading"] or "(top)") for sec in n["sections"])
+                for n in answer["notes"]]
     lines = [header_line(meta["analysis_depth"]["preset"],
                          answer["link_traversal"]["traversal_strategy"],
                          len(answer["notes"]), meta["tokens"], meta["max_tokens"])]

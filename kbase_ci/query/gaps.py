@@ -14,6 +14,7 @@ from typing import Any
 from kbase_ci.index.layout import LINK_FIELDS, UNRESOLVED_FILE
 from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.parse.outline import note_text, split_lines
+from kbase_ci.query.filters import domain_key
 from kbase_ci.query.links import sentence_at
 from kbase_ci.query.undocumented import undocumented
 from kbase_ci.query.view import QueryView
@@ -74,8 +75,10 @@ def _domains(view: QueryView, domain: str | None) -> dict[str, bool] | None:
 
 
 def gaps_answer(view: QueryView, *, domain: str | None = None, limit: int = 20,
-                min_notes: int = 3) -> dict[str, Any]:
-    """JSON-ready answer: `unresolved[]`, `concepts[]`, `counts`, `index`."""
+                min_notes: int = 3, concise: bool = False) -> dict[str, Any]:
+    """JSON-ready answer: `unresolved[]`, `concepts[]`, `counts`, `index` (`concise`:
+    without where each is mentioned)."""
+    domain = domain_key(view, domain)
     keep = _domains(view, domain)
     grouped: dict[str, list[tuple[str, GapSource, GapKind]]] = {}
     for target, src, kind in unresolved_links(view):
@@ -89,7 +92,7 @@ def gaps_answer(view: QueryView, *, domain: str | None = None, limit: int = 20,
     top = ranked[:limit]
     concepts = undocumented(view, min_notes=min_notes, max_places=MAX_PLACES, keep=keep)
     shown = concepts[:limit]
-    lines = _lines(view, [*(r[1].path for t in top for r in t[3][:MAX_PLACES]),
+    lines = {} if concise else _lines(view, [*(r[1].path for t in top for r in t[3][:MAX_PLACES]),
                           *(p.path for c in shown for p in c.places[:MAX_PLACES])])
     unresolved = [{
         "target": rows[0][0], "key": key, "kind": rows[0][2], "notes": -notes,
@@ -106,6 +109,9 @@ def gaps_answer(view: QueryView, *, domain: str | None = None, limit: int = 20,
                    for p in c.places[:MAX_PLACES]],
         "more": max(0, c.spread - MAX_PLACES),
     } for c in shown]
+    if concise:
+        unresolved = [{k: g[k] for k in ("target", "notes", "references")} for g in unresolved]
+        concept_json = [{k: c[k] for k in ("name", "notes")} for c in concept_json]
     return {"domain": domain, "min_notes": min_notes, "limit": limit,
             "counts": {"unresolved": len(ranked), "concepts": len(concepts)},
             "unresolved": unresolved, "concepts": concept_json, "index": view.index_info()}

@@ -19,14 +19,22 @@ def note_graph(view: QueryView) -> NoteGraph:
     return NoteGraph(view.edges)
 
 
-def graph_answer(view: QueryView, action: str, **params: Any) -> dict[str, Any]:
-    """`action` is one of ACTIONS; params are those of the matching `*_answer`."""
+def graph_answer(view: QueryView, action: str, *, concise: bool = False,
+                 **params: Any) -> dict[str, Any]:
+    """`action` is one of ACTIONS; params are those of the matching `*_answer`.
+    `concise`: nodes without titles, and no edges (a neighbourhood of 200 notes has
+    thousands)."""
     if action not in ACTIONS:
         raise UsageError(f"unknown graph action {action}; use one of {', '.join(ACTIONS)}")
     answers: dict[str, Callable[..., dict[str, Any]]] = {
         "path": path_answer, "neighborhood": neighborhood_answer, "hubs": hubs_answer,
         "clusters": clusters_answer, "orphans": orphans_answer}
-    return answers[action](view, **params)
+    answer = answers[action](view, **params)
+    if concise:
+        answer.pop("edges", None)
+        answer["nodes"] = [{k: v for k, v in n.items() if k != "title"}
+                           for n in answer["nodes"]]
+    return answer
 
 
 def _node(view: QueryView, graph: NoteGraph, node: int, **extra: Any) -> dict[str, Any]:

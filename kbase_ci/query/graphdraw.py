@@ -60,7 +60,7 @@ def mermaid(answer: dict[str, Any]) -> str:
         grouped.update(nodes)
     lines.extend(f"  n{i}[{mermaid_label(labels[i])}]"
                  for i in range(len(labels)) if i not in grouped)
-    lines.extend(f"  {ids[e['source']]} --> {ids[e['target']]}" for e in answer["edges"]
+    lines.extend(f"  {ids[e['source']]} --> {ids[e['target']]}" for e in answer.get("edges", ())
                  if e["source"] in ids and e["target"] in ids)
     return "\n".join(lines) + "\n"
 
@@ -77,7 +77,7 @@ def dot(answer: dict[str, Any]) -> str:
         lines.append(f"    label={dot_string(caption)};")
         lines.extend(f"    n{i};" for i in nodes)
         lines.append("  }")
-    lines.extend(f"  {ids[e['source']]} -> {ids[e['target']]};" for e in answer["edges"]
+    lines.extend(f"  {ids[e['source']]} -> {ids[e['target']]};" for e in answer.get("edges", ())
                  if e["source"] in ids and e["target"] in ids)
     lines.append("}")
     return "\n".join(lines) + "\n"

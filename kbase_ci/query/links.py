@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Any
 
 from kbase_ci.parse.outline import split_lines
@@ -14,13 +15,39 @@ _MAX_SENTENCE = 300
 
 def sentence_at(line_text: str, col: int) -> str:
     """The sentence of `line_text` holding column `col` (1-based, code points)."""
-    start = 0
-    for piece in _SENTENCE_END.split(line_text):
-        pos = line_text.find(piece, start)
-        if pos <= col - 1 < pos + len(piece) + 1:
-            return _trim(piece.strip())
-        start = pos + len(piece)
-    return _trim(line_text.strip())
+    return Sentences(line_text).at(col)
+
+
+class Sentences:
+    """One line cut into sentences once (state: the cut and the sentences trimmed so
+    far), so the links of a line with 20k of them are answered by bisection: cutting the
+    line again per link was quadratic (minutes for one note)."""
+
+    def __init__(self, line_text: str) -> None:
+        self._line = line_text
+        self._starts: list[int] = []
+        self._pieces: list[str] = []
+        start = 0
+        for piece in _SENTENCE_END.split(line_text):
+            pos = line_text.find(piece, start)
+            self._starts.append(pos)
+            self._pieces.append(piece)
+            start = pos + len(piece)
+        self._trimmed: dict[int, str] = {}
+
+    def _holds(self, i: int, col: int) -> bool:
+        return self._starts[i] <= col - 1 < self._starts[i] + len(self._pieces[i]) + 1
+
+    def at(self, col: int) -> str:
+        i = bisect_right(self._starts, col - 1) - 1
+        while i > 0 and self._holds(i - 1, col):  # the first sentence holding it wins
+            i -= 1
+        if not (i >= 0 and self._holds(i, col)):
+            i = -1  # in no sentence: the whole line
+        if i not in self._trimmed:
+            text = self._pieces[i] if i >= 0 else self._line
+            self._trimmed[i] = _trim(text.strip())
+        return self._trimmed[i]
 
 
 def _trim(text: str) -> str:
@@ -32,16 +59,19 @@ def link_records(view: QueryView, links: list[LinkInfo], *, side: str) -> list[d
     """JSON-ready links. `side` is "target" (outgoing) or "source" (backlinks)."""
     texts = view.texts(lk.source for lk in links)
     lines: dict[str, list[str]] = {}
+    cut: dict[tuple[str, int], Sentences] = {}
     out: list[dict[str, Any]] = []
     for lk in links:
         if lk.source not in lines:
             lines[lk.source] = split_lines(texts[lk.source])
         text = lines[lk.source]
-        line_text = text[lk.line - 1] if 0 < lk.line <= len(text) else ""
+        if (lk.source, lk.line) not in cut:
+            cut[lk.source, lk.line] = Sentences(
+                text[lk.line - 1] if 0 < lk.line <= len(text) else "")
         rec: dict[str, Any] = {
             "line": lk.line, "col": lk.col, "raw": lk.raw, "subpath": lk.subpath,
             "status": lk.status, "embed": lk.embed, "anchor_found": lk.anchor_found,
-            "sentence": sentence_at(line_text, lk.col),
+            "sentence": cut[lk.source, lk.line].at(lk.col),
         }
         if side == "target":
             rec = {"path": lk.target if lk.status == "ok" else None, **rec}
@@ -56,6 +86,10 @@ def links_answer(view: QueryView, path: str) -> dict[str, Any]:
             "index": view.index_info()}
 
 
-def backlinks_answer(view: QueryView, path: str) -> dict[str, Any]:
+def backlinks_answer(view: QueryView, path: str, *, concise: bool = False) -> dict[str, Any]:
+    """Who links to `path`, with line and sentence (`concise`: where only)."""
+    if concise:
+        links = [{"path": lk.source, "line": lk.line} for lk in view.backlinks(path)]
+        return {"note": path, "backlinks": links, "index": view.index_info()}
     return {"note": path, "backlinks": link_records(view, view.backlinks(path), side="source"),
             "index": view.index_info()}

@@ -1,5 +1,9 @@
 """Where the index comes from: `--index DIR`, `.kbase/` in the work tree, the local index
-branch, a remote-tracking copy of it, or (none of these) a build in a temp folder.
+branch, a remote-tracking copy of it, FETCH_HEAD when it holds an index (`git fetch
+origin kbase-index` in a single-branch clone fills only that), the index branch fetched
+from a remote that has it (bounded by a timeout; never with `--offline` or
+`KBASE_OFFLINE=1`, and a remote without one is asked again only after an hour), or
+(none of these) a build in a temp folder.
 
 A branch is read with one `git cat-file --batch` and materialised once into
 `<git dir>/kbase/index/<tree id>/`: content-addressed, so a second query reuses it and
@@ -11,19 +15,27 @@ their manifest is refused.
 
 from __future__ import annotations
 
+import json
 import os
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.errors import IndexFormatError
-from kbase_ci.git.indexbranch import BRANCH, index_refs
+from kbase_ci.errors import GitError, IndexFormatError
+from kbase_ci.git.indexbranch import BRANCH, fetch_head, fetch_index, index_refs
 from kbase_ci.git.listing import ls_tree
-from kbase_ci.git.objects import read_blobs
-from kbase_ci.git.repo import git_dir, tree_of
+from kbase_ci.git.objects import blob_sizes, write_blobs
+from kbase_ci.git.repo import git_dir, remotes, tree_of
+from kbase_ci.index.integrity import check_sizes
+from kbase_ci.index.manifest import manifest_at
+from kbase_ci.index.modelhub import offline
 from kbase_ci.index.reader import IndexReader, open_index
+from kbase_ci.index.schema import validate
 from kbase_ci.query.freshness import Member
 from kbase_ci.vault.files import Vault
+from kbase_ci.vault.safefs import is_our_temp, make_temp_dir, process_alive, unsafe_part
 
 
 @dataclass
@@ -32,7 +44,7 @@ class IndexSource:
 
     reader: IndexReader
     origin: str
-    """`dir`, `worktree`, `branch`, `remote-branch` or `memory`."""
+    """`dir`, `worktree`, `branch`, `remote-branch`, `fetch-head` or `memory`."""
     location: str
     """The folder, or the branch name, or "" for an in-memory build."""
     notice: str | None = None
@@ -58,22 +70,27 @@ def materialise(repo: Path, ref: str, tree: str = "") -> Path:
         rel, sha = e.path, e.sha
         if e.mode not in ("100644", "100755"):
             raise IndexFormatError(f"{ref}: {rel} is not a plain file: not a kbase index")
-        if rel.startswith("/") or ".." in rel.split("/"):
+        if unsafe_part(rel) is not None:
             raise IndexFormatError(f"{ref}: unsafe path {rel}: not a kbase index")
         entries.append((rel, sha))
-    blobs = read_blobs(repo, [sha for _, sha in entries])
+    # Sizes from object headers, before a byte is read: a forged 1.5 GB blob is refused,
+    # and what is read is streamed to disk, never held in memory whole.
+    sizes = blob_sizes(repo, [sha for _, sha in entries])
+    check_sizes(f"index branch {ref}", {rel: sizes.get(sha, 0) for rel, sha in entries})
     base.mkdir(parents=True, exist_ok=True)
     import shutil
     import tempfile
 
     tmp = Path(tempfile.mkdtemp(prefix=f".{tree}.tmp-", dir=base))
     try:
-        for rel, sha in entries:
-            dest = tmp / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(blobs[sha])
-        try:
-            open_index(tmp).verify_all()  # once: later queries skip the hashing
+        for rel, _sha in entries:
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+        write_blobs(repo, [(sha, tmp / rel) for rel, sha in entries])
+        try:  # once: later queries skip the hashing and the validation
+            reader = open_index(tmp, validated=True)
+            reader.verify_all()
+            validate(reader)
+            reader.close()
         except IndexFormatError as exc:
             raise IndexFormatError(
                 f"index branch {ref} is not a valid index: {_strip(str(exc), tmp)}") from None
@@ -96,39 +113,142 @@ def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
     every other failure falls back to the next place and finally to a build. (A scoped
     index: `kbase_ci.scope.source.open_scope_source`.)"""
     if index_dir is not None:
-        return IndexSource(open_index(index_dir), "dir", str(index_dir))
+        return IndexSource(open_index(index_dir, git_dir=vault.git_dir), "dir",
+                           str(index_dir))
     problems: list[str] = []
     local = vault.root / ".kbase"
-    if (local / "manifest.json").is_file():
+    if local.is_symlink():  # committed `.kbase -> elsewhere`: may lead out of the repository
+        problems.append(f"{local} is a symbolic link; kbase does not read an index "
+                        "through one")
+    elif (local / "manifest.json").is_file():
         try:
-            return IndexSource(open_index(local), "worktree", str(local))
+            return IndexSource(open_index(local, git_dir=vault.git_dir), "worktree",
+                               str(local))
         except IndexFormatError as exc:
             problems.append(str(exc))
     repo = vault.repo_root
     if repo is not None:
-        for ref, tree in index_refs(repo):
-            try:
-                folder = materialise(repo, ref, tree)
-                reader = open_index(folder, verify=False)  # verified when materialised
-            except IndexFormatError as exc:
-                problems.append(str(exc))
-                continue
-            short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
-            kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
-            return IndexSource(reader, kind, short)
+        found = _from_refs(repo, index_refs(repo), problems) or \
+            _from_fetch_head(repo, problems) or _fetched(repo, problems)
+        if found is not None:
+            return found
     return _build(vault, problems)
 
 
-def _build(vault: Vault, problems: list[str]) -> IndexSource:
-    import tempfile
+def _from_refs(repo: Path, refs: list[tuple[str, str]], problems: list[str]
+               ) -> IndexSource | None:
+    for ref, tree in refs:
+        try:
+            folder = materialise(repo, ref, tree)
+            # verified and validated when materialised (under the git dir)
+            reader = open_index(folder, verify=False, validated=True)
+        except IndexFormatError as exc:
+            problems.append(str(exc))
+            continue
+        short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
+        kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
+        return IndexSource(reader, kind, short)
+    return None
 
+
+def _from_fetch_head(repo: Path, problems: list[str]) -> IndexSource | None:
+    for commit, what in fetch_head(git_dir(repo)):
+        if manifest_at(repo, commit) is None:
+            continue  # something else was fetched last
+        try:
+            reader = open_index(materialise(repo, commit), verify=False, validated=True)
+        except IndexFormatError as exc:
+            problems.append(str(exc))
+            continue
+        return IndexSource(reader, "fetch-head", f"FETCH_HEAD {commit[:12]} ({what})")
+    return None
+
+
+MISS_RETRY = 3600.0
+"""Seconds before a remote without an index branch (or out of reach) is asked again."""
+
+
+def _fetched(repo: Path, problems: list[str]) -> IndexSource | None:
+    """The index branch fetched from the first remote that has it (no local ref yet)."""
+    if offline():
+        return None
+    memo = git_dir(repo) / "kbase" / "remote-index.json"
+    try:
+        misses: dict[str, float] = json.loads(memo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        misses = {}
+    now = time.time()
+    tried = False
+    for remote in remotes(repo):
+        if now - float(misses.get(remote, 0)) < MISS_RETRY:
+            continue
+        tried = True
+        try:
+            commit = fetch_index(repo, remote)
+        except GitError as exc:
+            problems.append(str(exc))
+            commit = None
+        if commit is not None:
+            print(f"kbase: fetched the index branch from {remote} "
+                  f"(refs/remotes/{remote}/{BRANCH})", file=sys.stderr)
+            return _from_refs(repo, [(f"refs/remotes/{remote}/{BRANCH}", "")], problems)
+        misses[remote] = now
+    if tried:
+        _write_memo(memo, misses)
+    return None
+
+
+def _write_memo(path: Path, data: dict[str, float]) -> None:
+    """Atomically, and never failing the query (a read-only repository)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass
+
+
+FETCH_COMMAND = f"git fetch origin +{BRANCH}:refs/remotes/origin/{BRANCH}"
+"""The command that gets a published index into any clone (a single-branch clone too)."""
+
+
+_QUERY_TEMP = "kbase-query-"
+
+
+class _Scratch:
+    """A marked temp folder for an in-memory build (state: its finalizer), removed when
+    the source holding it is dropped or the process exits (SIGTERM included: cli.main
+    turns it into an exit). One left by a process killed outright (SIGKILL) is removed
+    by the next such build."""
+
+    def __init__(self) -> None:
+        import secrets
+        import shutil
+        import tempfile
+        import weakref
+
+        base = Path(tempfile.gettempdir())
+        for entry in base.glob(f"{_QUERY_TEMP}*"):
+            pid = entry.name[len(_QUERY_TEMP):].partition("-")[0]
+            if pid.isdigit() and not process_alive(int(pid)) and is_our_temp(entry):
+                shutil.rmtree(entry, ignore_errors=True)
+        self.path = make_temp_dir(base / f"{_QUERY_TEMP}{os.getpid()}-{secrets.token_hex(6)}")
+        self.cleanup = weakref.finalize(self, shutil.rmtree, str(self.path), True)
+
+
+def _build(vault: Vault, problems: list[str]) -> IndexSource:
     # Lazy: the build code (and what it imports) only when no committed index is found.
     from kbase_ci.index.build import build_index
 
-    keep = tempfile.TemporaryDirectory(prefix="kbase-query-")
-    out = Path(keep.name) / "index"
-    build_index(vault, out, use_cache=True)
+    keep = _Scratch()
+    out = keep.path / "index"
+    try:
+        build_index(vault, out, use_cache=True)
+    except BaseException:
+        keep.cleanup()
+        raise
     why = "; ".join(problems) + ": refused" if problems else "no committed index found"
-    notice = (f"kbase: {why}; answering from an index built in memory. Get the committed "
-              f"one with `git fetch origin {BRANCH}`, or build it with `kbase index`.")
-    return IndexSource(open_index(out), "memory", "", notice, keep)
+    notice = (f"kbase: {why}; answering from an index built in memory. Get the published "
+              f"one with `{FETCH_COMMAND}`, or build one with `kbase index`.")
+    return IndexSource(open_index(out, validated=True), "memory", "", notice, keep)

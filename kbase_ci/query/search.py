@@ -1,7 +1,10 @@
 """`search`: BM25 and vector hits over paragraph chunks, rolled up to notes (a note scores
-as its best chunk), fused by standardised scores (`fusion`). Chunks of notes changed since
-the index are dropped from the committed shards and scored again from the work tree (BM25
-always; vectors when the model is here).
+as its best chunk), fused by standardised scores (`fusion`, with the index's per-model
+weights), each hit judged by its evidence (kbase_ci.query.evidence): hits below
+`low` confidence are no answer, and a query without any says "not found" with the
+nearest misses. Chunks of notes changed since the index are dropped from the committed
+shards and scored again from the work tree with the index's own statistics
+(kbase_ci.query.overlay; vectors when the model is here).
 
 A query that is exactly a note's title or alias puts that note first: agents often ask
 for a note by a name they saw elsewhere.
@@ -9,102 +12,61 @@ for a note by a name they saw elsewhere.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from itertools import islice
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import UsageError
 from kbase_ci.index import bm25 as bm25mod
 from kbase_ci.index import tokens
+from kbase_ci.index.bm25 import indexed_text
 from kbase_ci.index.chunks import chunk_note, embed_text
-from kbase_ci.index.modelchoice import choose_model
+from kbase_ci.index.modelchoice import find_index_model
 from kbase_ci.index.modelfolder import open_embedder
 from kbase_ci.index.ranking import rankers_of
-from kbase_ci.parse.outline import split_lines
+from kbase_ci.query import evidence as ev
+from kbase_ci.query import verdict
+from kbase_ci.query.filters import check_limit, check_tags, domain_key, tag_key
 from kbase_ci.query.fusion import fuse
+from kbase_ci.query.hits import ChunkHit, NoteHit, rollup
+from kbase_ci.query.overlay import FreshChunk, Overlay, shard_for, tokenize
 from kbase_ci.query.view import QueryView
 
 POOL = 200
 """Chunk hits taken from each shard and ranker before rolling up to notes."""
 MODES = ("hybrid", "bm25", "semantic")
-
-
-class _Hit:
-    """A chunk hit. Chunks of the index carry (reader, shard, chunk) and read their
-    heading path and lines only when asked: most hits never reach the answer."""
-
-    __slots__ = ("_loc", "_where", "path", "score")
-
-    def __init__(self, path: str, heading_path: tuple[str, ...], start_line: int,
-                 end_line: int, score: float, where: tuple[Any, str, int] | None = None
-                 ) -> None:
-        self.path = path
-        self.score = score
-        self._loc = None if where else (heading_path, start_line, end_line)
-        self._where = where
-
-    def _located(self) -> tuple[tuple[str, ...], int, int]:
-        if self._loc is None:
-            assert self._where is not None
-            reader, shard, chunk = self._where
-            heads, lo, hi = reader.chunk_row(shard, chunk)
-            self._loc = (tuple(heads), lo, hi)
-        return self._loc
-
-    @property
-    def heading_path(self) -> tuple[str, ...]:
-        return self._located()[0]
-
-    @property
-    def start_line(self) -> int:
-        return self._located()[1]
-
-    @property
-    def end_line(self) -> int:
-        return self._located()[2]
-
-
-@dataclass
-class NoteHit:
-    path: str
-    score: float
-    section: _Hit
-    ranks: dict[str, tuple[int, float]] = field(default_factory=dict)
-    """ranker -> (rank, score), shown by `--explain`."""
-
-
-def _rollup(hits: list[_Hit]) -> list[_Hit]:
-    best: dict[str, _Hit] = {}
-    for h in hits:
-        if h.path not in best or h.score > best[h.path].score:
-            best[h.path] = h
-    return sorted(best.values(), key=lambda h: (-h.score, h.path))
-
-
-def _top(scores: Any, n: int) -> list[int]:
-    import numpy as np
-
-    nz = np.flatnonzero(scores > 0)
-    if len(nz) > n:
-        nz = nz[np.argpartition(-scores[nz], n)[:n]]
-    return [int(i) for i in nz[np.argsort(-scores[nz], kind="stable")]]
+BM25_DIGITS = 4
+"""BM25 chunk scores are compared at this many decimals (as `--explain` shows them): a
+shard's float32 sums and the overlay's, for the same chunk after a rebuild, differ in
+their last bits, and paragraph chunks of equal text must tie (then the path decides)
+whichever way they were scored."""
 
 
 class Searcher:
-    """Runs one query (state: the view, lazily built overlay chunks)."""
+    """Runs one query (state: the view, the overlay of changed notes, built when first
+    needed, and every chunk hit per note, which evidence is judged from)."""
 
     def __init__(self, view: QueryView, model: Path | None = None) -> None:
         self.view = view
         self.model_option = model
         self.skip = {*view.fresh.changed, *view.fresh.deleted}
+        self._overlay: Overlay | None = None
         self._fresh_chunks: list[Any] | None = None
+        self._terms: dict[str, ev.QueryTerms] = {}
+        self.pool: dict[str, list[ChunkHit]] = {}
+        """Note -> its chunk hits from every ranker (evidence is judged from them)."""
+        self._query_vector: Any = None
+        self._fresh_cosine: dict[str, float] = {}
         # Queries are tokenized as the index was (its manifest says how).
         tok = view.manifest.get("tokenizer")
         self._tokenizer: dict[str, Any] = tok if isinstance(tok, dict) else {}
         stem = self._tokenizer.get("stemmer")
-        self._stemmer = stem if isinstance(stem, str) else tokens.STEMMER
+        self.stemmer = stem if isinstance(stem, str) else tokens.STEMMER
+        self.stop = ev.stopword_set(self._tokenizer)
+        reader = view.source.reader
+        self.models = {shard: m for shard in reader.shards
+                       if (m := reader.bm25(shard)) is not None}
 
     def fresh_chunks(self) -> list[Any]:
         if self._fresh_chunks is None:
@@ -115,74 +77,108 @@ class Searcher:
             self._fresh_chunks = out
         return self._fresh_chunks
 
+    def overlay(self) -> Overlay:
+        """The changed notes' chunks as the index would hold them after a rebuild."""
+        if self._overlay is None:
+            view, reader = self.view, self.view.source.reader
+            core = reader.core()
+            dropped: dict[str, list[int]] = {}
+            for path in sorted(self.skip):
+                number = view.number.get(path)
+                if number is not None:
+                    dropped.setdefault(core["groups"][core["group"][number]][0], []).append(
+                        number)
+            fresh = []
+            for c in self.fresh_chunks():
+                info = view.notes[c.note]
+                terms = tokenize(indexed_text(info.title, info.aliases, c.heading_path,
+                                              c.text), self.stop, self.stemmer)
+                fresh.append(FreshChunk(c, Counter(terms), len(terms),
+                                        shard_for(c.note, info.domain, core["groups"])))
+            self._overlay = Overlay(reader, self.models, dropped, fresh)
+        return self._overlay
+
+    def terms(self, query: str) -> ev.QueryTerms:
+        """The query's terms as written and indexed, with their IDF over the index as a
+        rebuild would have it."""
+        if query not in self._terms:
+            written = tokens.written_terms(query, stop=sorted(self.stop),
+                                           stem_with=self.stemmer)
+            terms = [t for _, t in written]
+            extra = self._extra(terms)
+            _, idf = bm25mod.global_idf(list(self.models.values()), terms,
+                                        extra_docs=extra[0], extra_df=extra[1])
+            self._terms[query] = ev.QueryTerms(tuple(written), idf,
+                                               frozenset(self.unknown(terms)))
+        return self._terms[query]
+
+    def _extra(self, terms: list[str]) -> tuple[int, dict[str, int]]:
+        if not self.skip and not self.view.fresh.added:
+            return 0, {}
+        ov = self.overlay()
+        return ov.extra_docs, ov.extra_df(terms)
+
+    def unknown(self, terms: list[str]) -> list[str]:
+        """The terms no chunk holds, indexed or changed since."""
+        fresh = self.overlay().fresh if (self.skip or self.view.fresh.added) else []
+        return [t for t in terms if not any(m.doc_freq(t) for m in self.models.values())
+                and not any(t in f.counts for f in fresh)]
+
+    def _keep(self, hits: list[ChunkHit]) -> list[ChunkHit]:
+        return rollup(hits, self.pool)
+
     # -- BM25 ----------------------------------------------------------------------------
-    def bm25(self, query: str) -> list[_Hit]:
-        terms = tokens.query_terms(query, stop=self._tokenizer.get("stopwords"),
-                                   stem_with=self._stemmer)
+    def bm25(self, query: str) -> list[ChunkHit]:
+        terms = tokens.query_terms(query, stop=sorted(self.stop), stem_with=self.stemmer)
         if not terms:
             return []
-        hits: list[_Hit] = []
+        hits: list[ChunkHit] = []
         reader = self.view.source.reader
-        models = [(shard, m) for shard in reader.shards
-                  if (m := reader.bm25(shard)) is not None]
-        weights = bm25mod.idf_weights([m for _, m in models], terms)
+        models = list(self.models.items())
+        extra_docs, extra_df = self._extra(terms)
+        weights = bm25mod.idf_weights([m for _, m in models], terms, extra_docs=extra_docs,
+                                      extra_df=extra_df)
+        changed = self.skip or self.view.fresh.added
+        moved = self.overlay().moved() if changed else set()
         for (shard, model), weight in zip(models, weights, strict=True):
-            best = model.top(terms, weight, POOL)
+            best = (self.overlay().top(shard, terms, self.terms(query).idf, POOL)
+                    if shard in moved else model.top(terms, weight, POOL))
             if not best:
                 continue
             notes = reader.chunk_notes(shard)
             for i, score in best:
                 note = notes[i]
                 if note not in self.skip:
-                    hits.append(_Hit(note, (), 0, 0, score, (reader, shard, i)))
-        hits.extend(self._bm25_fresh(terms))
-        return _rollup(hits)
-
-    def _bm25_fresh(self, terms: list[str]) -> list[_Hit]:
-        """The changed notes' chunks, in a small in-memory BM25 index with the same
-        tokenizer and parameters. Its IDF comes from few documents, so its scores are only
-        roughly comparable with the shards'; the notes still rank and never go missing."""
-        chunks = self.fresh_chunks()
-        if not chunks:
-            return []
-        import bm25s
-
-        notes = self.view.notes
-        texts = [bm25mod.indexed_text(notes[c.note].title, notes[c.note].aliases,
-                                      c.heading_path, c.text) for c in chunks]
-        tok = tokens.make_tokenizer(self._stemmer)
-        ids = tok.tokenize(texts, update_vocab=True, return_as="ids", show_progress=False)
-        vocab = tok.get_vocab_dict()
-        model = bm25s.BM25(**bm25mod.PARAMS)
-        model.index((ids, vocab), show_progress=False)
-        qids = [model.vocab_dict[t] for t in terms if t in model.vocab_dict]
-        if not qids:
-            return []
-        scores = model.get_scores(qids)
-        return [_Hit(chunks[i].note, chunks[i].heading_path, chunks[i].start_line,
-                     chunks[i].end_line, float(scores[i])) for i in _top(scores, POOL)]
+                    hits.append(ChunkHit(note, (), 0, 0, round(score, BM25_DIGITS),
+                                         (reader, shard, i)))
+        if changed:
+            ov = self.overlay()
+            idf = self.terms(query).idf
+            for i, score in ov.scores(terms, idf):
+                c = ov.fresh[i]
+                hits.append(ChunkHit(c.chunk.note, c.chunk.heading_path, c.chunk.start_line,
+                                 c.chunk.end_line, round(score, BM25_DIGITS), counts=c.counts))
+        return self._keep(hits)
 
     # -- vectors -------------------------------------------------------------------------
-    def embedder(self) -> Any:
-        """The index's model, or None when it is not here (or is another model)."""
+    def embedder(self) -> tuple[Any, str | None]:
+        """The index's model loaded, or None and the one notice saying how to get it
+        (None, None: an index without vectors)."""
         emb = self.view.manifest.get("embeddings") or {}
-        if not emb.get("dim"):
-            return None
-        cfg = self.view.vault.config.embeddings.model
-        try:
-            choice = choose_model(self.view.vault.root, cfg, self.model_option)
-        except UsageError:
-            return None
-        if choice.path is None or choice.sha256 != emb.get("sha256"):
-            return None
+        choice, notice = find_index_model(self.view.vault.root,
+                                          self.view.vault.config.embeddings.model,
+                                          self.model_option, emb)
+        if choice is None or choice.path is None:
+            return None, notice
         # The index may keep fewer dimensions than the model (`embeddings.dim`).
-        return open_embedder(choice.path, dim=int(emb["dim"]))
+        return open_embedder(choice.path, dim=int(emb["dim"])), None
 
-    def semantic(self, query: str, embedder: Any) -> list[_Hit]:
+    def semantic(self, query: str, embedder: Any) -> list[ChunkHit]:
         import numpy as np
 
         q = embedder.encode([query], query=True)[0]
-        hits: list[_Hit] = []
+        self._query_vector = q
+        hits: list[ChunkHit] = []
         reader = self.view.source.reader
         for shard in reader.shards:
             index = reader.vectors(shard)
@@ -196,26 +192,53 @@ class Searcher:
             for key, dist in zip(found.keys.tolist(), found.distances.tolist(), strict=True):
                 note = owners[key]
                 if note not in self.skip:
-                    hits.append(_Hit(note, (), 0, 0, 1.0 - float(dist), (reader, shard, key)))
+                    hits.append(ChunkHit(note, (), 0, 0, 1.0 - float(dist), (reader, shard, key)))
         chunks = self.fresh_chunks()
         if chunks:
             notes = self.view.notes
             mat = embedder.encode([embed_text(notes[c.note].title, c) for c in chunks])
             sims = mat.astype(np.float32) @ q.astype(np.float32)
-            hits.extend(_Hit(c.note, c.heading_path, c.start_line, c.end_line, float(s))
-                        for c, s in zip(chunks, sims, strict=True) if s > 0)
-        return _rollup(hits)
+            for c, sim in zip(chunks, sims.tolist(), strict=True):
+                self._fresh_cosine[c.note] = max(sim, self._fresh_cosine.get(c.note, -1.0))
+            ov = self.overlay()
+            hits.extend(ChunkHit(c.note, c.heading_path, c.start_line, c.end_line, float(s),
+                             counts=f.counts)
+                        for c, f, s in zip(chunks, ov.fresh, sims, strict=True) if s > 0)
+        return self._keep(hits)
+
+    def cosine(self, path: str) -> float | None:
+        """The best cosine of a note's chunks with the query, for a note the vector
+        ranker did not list (None before `semantic` ran, or for a note without vectors)."""
+        q = self._query_vector
+        if q is None:  # before anything else: a BM25 query never imports numpy
+            return None
+        import numpy as np
+
+        if path in self._fresh_cosine or path in self.skip or path not in self.view.number:
+            return self._fresh_cosine.get(path)
+        reader = self.view.source.reader
+        number = self.view.number[path]
+        core = reader.core()
+        index = reader.vectors(core["groups"][core["group"][number]][0])
+        first, count = reader.chunk_span(number)
+        if index is None or not count:
+            return None
+        rows = index.unit_rows()[first:first + count]
+        qv = np.asarray(q, dtype=np.float32)
+        norm = float(np.linalg.norm(qv))
+        return float((rows @ (qv / norm)).max()) if norm else None
 
 
-def _fuse(lists: dict[str, list[_Hit]], block: Any) -> list[NoteHit]:
-    """Notes by fused score (`fusion.fuse`, with the index's `fusion` block); each keeps
-    BM25's section when BM25 found it (that chunk holds the words asked for)."""
+def _fuse(lists: dict[str, list[ChunkHit]], block: Any) -> list[NoteHit]:
+    """Notes by fused score (`fusion.fuse`, with the fusion settings `block`: the index's,
+    or any other, as bench/fusion.py tries); each keeps BM25's section when BM25 found it
+    (that chunk holds the words asked for)."""
     fused = fuse({r: [(h.path, h.score) for h in hits] for r, hits in lists.items()},
                  rankers_of(block))
     if fused and not lists.get("semantic"):  # BM25 alone: over its best, 1.0 for the top
         top = fused[0][1]
         fused = [(p, s / top if top > 0 else 0.0) for p, s in fused]
-    out = {path: NoteHit(path, score, _Hit(path, (), 1, 1, 0.0)) for path, score in fused}
+    out = {path: NoteHit(path, score, ChunkHit(path, (), 1, 1, 0.0)) for path, score in fused}
     for ranker in ("semantic", "bm25"):  # BM25 last: its section wins
         for rank, h in enumerate(lists.get(ranker, []), 1):
             note = out.get(h.path)
@@ -225,11 +248,10 @@ def _fuse(lists: dict[str, list[_Hit]], block: Any) -> list[NoteHit]:
     return sorted(out.values(), key=lambda n: (-n.score, n.path))
 
 
-def ranked(view: QueryView, query: str, lists: dict[str, list[_Hit]], block: Any
-           ) -> list[NoteHit]:
-    """Notes in answer order: the rankers' lists fused with the fusion settings `block`
-    (the index's, or any other: bench/fusion.py tries some), then a note named by the
-    query (title or alias) first."""
+def ranked(view: QueryView, query: str, lists: dict[str, list[ChunkHit]], block: Any
+           ) -> tuple[list[NoteHit], list[str]]:
+    """Notes in answer order: the rankers' lists fused with the fusion settings `block`,
+    then the notes named by the query (title or alias) first; and those names."""
     fused = _fuse(lists, block)
     named = view.named(query)
     if named:
@@ -238,105 +260,85 @@ def ranked(view: QueryView, query: str, lists: dict[str, list[_Hit]], block: Any
         have = {n.path for n in fused}
         for p in named:
             if p not in have:
-                stub = _Hit(p, (), 1, 1, 0.0)
+                stub = ChunkHit(p, (), 1, 1, 0.0)
                 fused.insert(first[p], NoteHit(p, 0.0, stub, {"name": (1, 1.0)}))
-    return fused
+    return fused, named
 
 
-_WORD = re.compile(r"\w{2,}")
+@dataclass
+class Ranking:
+    """One query's ranked notes, before any verdict on them."""
+
+    searcher: Searcher
+    fused: list[NoteHit]
+    named: list[str]
+    """Notes whose title or an alias is the query (they lead the ranking)."""
+    notices: list[str]
 
 
-def snippet(view: QueryView, hit: _Hit, query: str, width: int = 240) -> str:
-    lines = split_lines(view.text(hit.path))[hit.start_line - 1:hit.end_line]
-    text = " ".join(ln.strip() for ln in lines if ln.strip())
-    words = [w.casefold() for w in _WORD.findall(query)]
-    low = text.casefold()
-    pos = min((p for p in (low.find(w[:max(4, len(w) - 2)]) for w in words) if p >= 0),
-              default=0)
-    start = max(0, pos - width // 3)
-    piece = text[start:start + width]
-    return ("\u2026" if start else "") + piece + ("\u2026" if start + width < len(text) else "")
+def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | None = None,
+         embedder: Any = None, model_notice: str | None = None) -> Ranking:
+    """The notes for `query`, best first: each ranker's chunk hits, fused, with title and
+    alias matches first. `embedder`: an already loaded model of this index (a long-lived
+    server keeps one); None looks for the index's model, unless `model_notice` says it
+    was looked for already and why it is not here."""
+    if mode not in MODES:
+        raise UsageError(f"--mode must be one of {', '.join(MODES)}")
+    searcher = Searcher(view, model)
+    lists: dict[str, list[ChunkHit]] = {}
+    notices: list[str] = []
+    if mode in ("hybrid", "bm25"):
+        lists["bm25"] = searcher.bm25(query)
+    if mode in ("hybrid", "semantic"):
+        notice = model_notice
+        if embedder is None and notice is None:
+            embedder, notice = searcher.embedder()
+        if embedder is None:
+            if mode == "semantic":
+                raise UsageError("semantic search needs the index's embedding model: "
+                                 + (notice or "this index has no vectors") +
+                                 "; or use --mode bm25")
+            notices.append(notice or _no_vectors(view))
+        else:
+            lists["semantic"] = searcher.semantic(query, embedder)
+    fused, named = ranked(view, query, lists, view.manifest.get("fusion"))
+    return Ranking(searcher, fused, named, notices)
 
 
-def _focus(view: QueryView, hit: _Hit, query: str) -> tuple[str | None, int]:
-    """The heading path and line of the first line in the chunk holding a query word:
-    short sections are packed into one chunk, and the agent wants the one that matched."""
-    lines = split_lines(view.text(hit.path))
-    words = [w.casefold()[:max(4, len(w) - 2)] for w in _WORD.findall(query)]
-    line = hit.start_line
-    for n in range(hit.start_line, min(hit.end_line, len(lines)) + 1):
-        low = lines[n - 1].casefold()
-        if any(w in low for w in words):
-            line = n
-            break
-    stack: list[tuple[int, str]] = []
-    for level, text, at in view.notes[hit.path].headings:
-        if at > line:
-            break
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, text))
-    return (" > ".join(t for _, t in stack) or None), line
-
-
-def _matches(view: QueryView, path: str, tags: list[str], domain: str | None) -> bool:
-    info = view.notes.get(path)
-    if info is None:
-        return False
-    if domain is not None and info.domain != domain:
-        return False
-    for want in tags:
-        w = want.lstrip("#").casefold()
-        if not any(t.casefold() == w or t.casefold().startswith(w + "/") for t in info.tags):
-            return False
-    return True
+def _no_vectors(view: QueryView) -> str:
+    reason = (view.manifest.get("embeddings") or {}).get("reason")
+    return "this index has no vectors" + (f" ({reason})" if reason else "") + \
+        ": ranked by BM25 only"
 
 
 def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: int = 5,
                   tags: list[str] | None = None, domain: str | None = None,
                   snippets: bool = False, concise: bool = False, explain: bool = False,
-                  model: Path | None = None, embedder: Any = None) -> dict[str, Any]:
-    """`embedder`: an already loaded model of this index (a long-lived server keeps one);
-    None loads the index's model, when it is here."""
-    if mode not in MODES:
-        raise UsageError(f"--mode must be one of {', '.join(MODES)}")
-    searcher = Searcher(view, model)
-    lists: dict[str, list[_Hit]] = {}
-    notices: list[str] = []
-    if mode in ("hybrid", "bm25"):
-        lists["bm25"] = searcher.bm25(query)
-    if mode in ("hybrid", "semantic"):
-        embedder = embedder if embedder is not None else searcher.embedder()
-        if embedder is None:
-            if mode == "semantic":
-                raise UsageError("semantic search needs the index's embedding model, which "
-                                 "is not available here: use --mode bm25, or pass --model")
-            notices.append("embedding model not available: ranked by BM25 only")
-        else:
-            lists["semantic"] = searcher.semantic(query, embedder)
-    fused = ranked(view, query, lists, view.manifest.get("fusion"))
-    named = set(view.named(query))
-    tag_list = tags or []
-    chosen = list(islice((n for n in fused if _matches(view, n.path, tag_list, domain)),
-                         max(limit, 0)))
-    if chosen and (snippets or not concise):
-        view.texts(n.path for n in chosen)  # one git process for all, not one per hit
-    results: list[dict[str, Any]] = []
-    for n in chosen:
-        info = view.notes[n.path]
-        rec: dict[str, Any] = {"path": n.path, "title": info.title,
-                               "score": round(n.score, 6)}
-        if not concise:
-            section, line = _focus(view, n.section, query)
-            rec.update({"section": section, "line": line,
-                        "lines": [n.section.start_line, n.section.end_line],
-                        "tags": list(info.tags), "domain": info.domain})
-        if snippets:
-            rec["snippet"] = snippet(view, n.section, query)
-        if explain:
-            rec["explain"] = {**{r: {"rank": k, "score": round(v, 4)}
-                                 for r, (k, v) in n.ranks.items()},
-                              "name_match": n.path in named}
-        results.append(rec)
-    return {"query": query, "mode": mode, "results": results, "notices": notices,
-            "index": view.index_info()}
+                  model: Path | None = None, embedder: Any = None,
+                  model_notice: str | None = None, floor: bool = True) -> dict[str, Any]:
+    """The `search` answer. `floor=False` keeps hits below `low` confidence (retrieval
+    benchmarks rank every hit)."""
+    check_limit(limit)
+    domain = domain_key(view, domain)
+    tag_list = [tag_key(t) for t in tags or [] if tag_key(t)]
+    r = rank(view, query, mode=mode, model=model, embedder=embedder,
+             model_notice=model_notice)
+    q = r.searcher.terms(query)
+    judged = verdict.judge(view, r.searcher, r.fused, q, query, set(r.named), tag_list,
+                           domain, limit, floor)
+    if not judged.hits and tag_list:
+        check_tags(view, tag_list)  # no such tag anywhere: a usage error, not "none"
+    shown = judged.hits or judged.misses
+    if shown:
+        view.texts(n.path for n, _ in shown)  # one git process for all, not one per hit
+        verdict.add_fields(view, r.searcher, shown)
+    results = [verdict.record(view, n, e, q, query, concise, snippets, explain)
+               for n, e in judged.hits]
+    answer: dict[str, Any] = {"query": query, "mode": mode, "results": results}
+    if not results:
+        rankers = ["bm25"] * (mode != "semantic") + ["semantic"] * (
+            mode != "bm25" and not r.notices)
+        answer["not_found"] = verdict.not_found(view, r.searcher, q, rankers, judged,
+                                                tag_list, domain, concise)
+    answer.update({"notices": r.notices, "index": view.index_info()})
+    return answer

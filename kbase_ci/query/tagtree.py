@@ -11,6 +11,7 @@ from collections import Counter
 from itertools import combinations
 from typing import Any
 
+from kbase_ci.query.filters import check_tags, domain_key
 from kbase_ci.query.view import QueryView
 
 
@@ -25,6 +26,7 @@ def notes_answer(view: QueryView, *, tags: list[str] | None = None, any_tag: boo
     """Notes with every tag in `tags` (each or one below it), or with any of them with
     `any_tag`, optionally of one domain; sorted by path."""
     wanted = [t.strip().lstrip("#") for t in tags or []]
+    domain = domain_key(view, domain)
     combine = any if any_tag else all
     found = []
     for info in view.notes.values():
@@ -34,6 +36,8 @@ def notes_answer(view: QueryView, *, tags: list[str] | None = None, any_tag: boo
             continue
         found.append({"path": info.path, "title": info.title, "tags": list(info.tags),
                       "domain": info.domain})
+    if not found and wanted:
+        check_tags(view, wanted)  # a tag no note has: a usage error naming close ones
     return {"tags": wanted, "match": "any" if any_tag else "all", "domain": domain,
             "count": len(found), "notes": found, "index": view.index_info()}
 

@@ -1,21 +1,27 @@
-"""Escaping untrusted note text for each place it lands.
+"""Escaping untrusted text for each place it lands: one function per sink.
 
-Note names, headings, link text and messages built from them are written by whoever
-edits the vault, including a fork's PR. In the PR comment they must not become
-Markdown, HTML, a pinged `@user` or a cross-referenced `#123`; in a Mermaid label they
-must not close the label or the code fence; in the job log they must not become a
-workflow command (`::add-mask::`, `::error ...::`).
+Note names, headings, link text, `.kbase.yml` keys and the messages (config errors
+included) built from them are written by whoever edits the vault, including a fork's
+PR. Sinks and their layer:
+- a terminal or a CI log (`terminal_text`): no escape sequence, CR or LF, no bidi
+  override, never a line starting `::` (GitHub Actions reads that as a workflow command);
+- a workflow command's data or property (`command_data`, `command_property`);
+- a plain log line inside `stop_commands` (`log_text`);
+- the PR comment and step summary (`md_text`, `md_url`): no Markdown, HTML, pinged
+  `@user`, cross-referenced `#123`, and no clickable URL (`https://...`, `www.`);
+- a Mermaid label (`mermaid_label`);
+- SARIF is JSON (json.dumps escapes it) with percent-encoded URIs (report.sarif).
 """
 
 from __future__ import annotations
 
-import secrets
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
-from urllib.parse import quote
 
 ZWJ = "\u200d"
+ZWSP = "\u200b"
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 # Every ASCII punctuation character that means something to CommonMark or GFM.
 _MD_PUNCT = set("\\`*_{}[]()#!|~$")
@@ -47,14 +53,22 @@ def _md_table() -> dict[int, str]:
 _MD_TABLE = _md_table()
 
 
+# GitHub turns `https://x`, `www.x` (any case) into links in comments; a zero-width space
+# inside the scheme or after `www` keeps the text and drops the link.
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9]:)(?=//)|(?<=www)(?=\.)")
+
+
 def md_text(s: str) -> str:
     """`s` as literal text in GitHub Markdown (also inside table cells)."""
-    return s.translate(_MD_TABLE)
+    out = s.translate(_MD_TABLE)
+    return _AUTOLINK.sub(ZWSP, out) if ("//" in out or "." in out) else out
 
 
 def md_url(base: str, path: str) -> str:
     """`base` + a repository path, percent-encoded so nothing in it ends the URL (a
     non-UTF-8 name, which git gives as surrogate escapes, as its own bytes)."""
+    from urllib.parse import quote  # only report writers pay for this import
+
     return base + quote(path, safe="/", errors="surrogateescape")
 
 
@@ -69,6 +83,38 @@ def mermaid_label(s: str) -> str:
     return "".join(out)
 
 
+_TERMINAL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+                       "\u2028\u2029\ufeff]")
+_TERMINAL_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+                             "\u2028\u2029\ufeff]")
+
+
+def _shown(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def terminal_text(s: str, *, lines: bool = False) -> str:
+    """`s` inert on a terminal or a CI log: control characters (escape sequences, CR, LF)
+    and bidi overrides shown as `\\xNN` / `\\uNNNN`, and no line that starts with `::` (a
+    workflow command). `lines`: keep LF, for text printed as several lines."""
+    out = (_TERMINAL_LINES if lines else _TERMINAL).sub(_shown, s)
+    if "::" not in out:
+        return out
+    return "\n".join("./" + ln if ln.lstrip().startswith("::") else ln
+                     for ln in out.split("\n"))
+
+
+def command_data(s: str) -> str:
+    """The message of a workflow command (`::error ...::MESSAGE`)."""
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def command_property(s: str) -> str:
+    """A property value of a workflow command (`file=`, `title=`)."""
+    return command_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
 def log_text(s: str) -> str:
     """`s` on one log line that the runner will not read as a workflow command."""
     line = "".join(_clean(s))
@@ -78,6 +124,8 @@ def log_text(s: str) -> str:
 @contextmanager
 def stop_commands(out: TextIO) -> Iterator[None]:
     """Suspend workflow-command processing for everything written inside."""
+    import secrets  # only CI runs pay for this import
+
     token = secrets.token_hex(16)
     out.write(f"::stop-commands::{token}\n")
     try:

@@ -12,18 +12,23 @@ scope's chunks only.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import KbaseError, UsageError
+from kbase_ci.git.repo import repo_dirs
 from kbase_ci.index.build import build_index
+from kbase_ci.index.integrity import verify_files
 from kbase_ci.index.manifest import read_manifest
 from kbase_ci.index.modelchoice import ModelChoice
+from kbase_ci.index.modelfolder import STATIC
 from kbase_ci.index.provenance import NO_DATE, Source
-from kbase_ci.index.reader import IndexReader, open_index, verify_files
+from kbase_ci.index.reader import IndexReader, open_index
 from kbase_ci.index.scopes import ScopeInputs, main_digest, scope_dir
+from kbase_ci.index.swap import check_target
 from kbase_ci.model import BlockId, Heading, ParsedNote
 from kbase_ci.scope import donor as donors
 from kbase_ci.scope.lock import scope_lock
@@ -133,11 +138,14 @@ def restrict(vault: Vault, paths: set[str]) -> Vault:
 def build_scope(root: Path, name: str, spec: ScopeSpec, *, index_dir: Path | None = None,
                 plan: bool = False) -> ScopeResult:
     """Plan or build scope `name` of the index in `index_dir` (default `root/.kbase`)."""
-    main_dir = (index_dir if index_dir is not None else root / ".kbase").resolve()
+    # abspath, not resolve(): a committed `.kbase -> elsewhere` is refused, not followed
+    main_dir = Path(os.path.abspath(index_dir if index_dir is not None else root / ".kbase"))
+    dirs = repo_dirs(root)
+    check_target(main_dir, dirs[0] if dirs is not None else None)
     if not (main_dir / "manifest.json").is_file():
         raise UsageError(f"no index at {main_dir}: a scope is cut from the main index, so "
                          "build that first with `kbase index`")
-    main = open_index(main_dir)
+    main = open_index(main_dir, git_dir=dirs[1] if dirs is not None else None)
     digest = main_digest(main_dir)
     block = scope_block(name, spec, main, digest)
     table = main.notes()
@@ -198,7 +206,7 @@ def _build(root: Path, main: IndexReader, table: dict[str, Any], f: dict[str, in
         donors.install(donor, key, sub.config.embeddings.dim)
     inputs = ScopeInputs(
         ModelChoice(emb.get("model"), key if dim else None, emb.get("reason"),
-                    emb.get("sha256"), emb.get("kind")),
+                    emb.get("sha256"), emb.get("kind") or STATIC),
         Source(commit, src.get("tree"), bool(src.get("dirty")),
                tuple(src.get("dirty_paths", ())), m.get("built_at") or NO_DATE,
                src.get("path", "")),
@@ -211,7 +219,7 @@ def _build(root: Path, main: IndexReader, table: dict[str, Any], f: dict[str, in
     finally:
         if dim:
             donors.uninstall(key, sub.config.embeddings.dim)
-    scoped = open_index(out)
+    scoped = open_index(out, validated=True)  # built just now
     return ScopeResult(block["name"], out, False, "built", selection, _report(
         main, scoped, table, f, chosen, list(result.warnings), differ, missing, donor),
         block)

@@ -26,7 +26,7 @@ class ScopeMember:
     without parsing; any other note is judged by the selectors on its fresh parse."""
 
     def __init__(self, vault: Vault, main_dir: Path, manifest: dict[str, Any]) -> None:
-        main = open_index(main_dir)
+        main = open_index(main_dir, git_dir=vault.git_dir)
         self._main = dict(zip(main.core()["paths"], main.blobs(), strict=True))
         sel = manifest["scope"]["selectors"]
         self._spec = ScopeSpec.from_pairs(
@@ -71,7 +71,7 @@ def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
         info = state(folder, name)
         if info["stale"] and not stale_ok:
             raise UsageError(str(info["reason"]))
-        reader = open_index(scope_dir(folder, name))
+        reader = open_index(scope_dir(folder, name), git_dir=vault.git_dir)
         if "scope" not in reader.manifest:
             raise IndexFormatError(f"{scope_dir(folder, name)}: not a scoped index")
         return IndexSource(reader, kind, f"{where} scope {name}",

@@ -20,6 +20,7 @@ from typing import Any
 
 from kbase_ci.errors import ConfigError
 from kbase_ci.vault.notetypes import BUILTIN, NoteTypes
+from kbase_ci.vault.userregex import compile_pattern
 from kbase_ci.vault.yamlconfig import Pos, build_section, item_pos, value_pos
 
 if typing.TYPE_CHECKING:
@@ -38,6 +39,13 @@ class VaultConfig:
     """Globs of paths that are never notes (`templates/**`, `*.excalidraw.md`)."""
     max_note_bytes: int = 8_000_000
     """Larger notes are reported (KB003) and not parsed, so one file cannot stall a hook."""
+    include_dot_folders: bool = False
+    """Files and folders whose name starts with `.` (`.github/`, `.obsidian/`) are not in
+    the vault, as in Obsidian: not notes, not link targets, not checked. True reads them
+    as notes and files like any other."""
+    untracked: bool = True
+    """Queries and `kbase handover check` see untracked (not ignored) notes of the work
+    tree; hooks, `kbase check` and `kbase index` judge tracked files only."""
 
 
 @dataclass(frozen=True)
@@ -124,15 +132,14 @@ class TagsConfig:
     @classmethod
     def from_config(cls, value: Any, display: str, where: str,
                     pos: Pos) -> TagsConfig:
-        import re
-
         section: TagsConfig = build_section(cls, value, display, where, pos)
         if section.pattern is not None:
-            try:
-                re.compile(section.pattern)
-            except re.error as exc:
-                raise ConfigError(f"`{where}.pattern` is not a valid regular expression: "
-                                  f"{exc.msg} (at position {exc.pos})", display,
+            try:  # run on RE2, in linear time: a PR's config must not hang CI
+                compile_pattern(section.pattern)
+            except ValueError as exc:
+                raise ConfigError(f"`{where}.pattern` is not a regular expression kbase can "
+                                  f"match in linear time (RE2 syntax: no backreferences or "
+                                  f"lookaround): {exc}", display,
                                   *value_pos(value, "pattern", pos)) from None
         return section
 
@@ -223,6 +230,13 @@ def load_config(root: Path, path: Path | None = None) -> Config:
 
 
 def parse_config(text: str, display: str = CONFIG_NAME) -> Config:
+    try:
+        return _parse_config(text, display)
+    except RecursionError:  # `[[[[...` 50k deep: a PR's config is refused, not a crash
+        raise ConfigError("nested too deeply to be a kbase config", display) from None
+
+
+def _parse_config(text: str, display: str) -> Config:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 

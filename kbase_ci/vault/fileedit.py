@@ -5,18 +5,15 @@ old text is really there, so code blocks and look-alikes elsewhere are never tou
 Columns count code points of the parser's decoding (one U+FFFD per bad UTF-8 sequence),
 lines end at any of CRLF, CR and LF, and a BOM is not part of line 1: all as the parser
 sees a note. Everything else (CRLF, bad bytes, BOM) stays exactly as it was.
-`write_atomic` replaces the file through a temp file, so it is never half-written.
+The file is then replaced whole, only if unchanged since it was read
+(kbase_ci.vault.safefs.write_atomic).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 _NEWLINE = re.compile(rb"\r\n|\r|\n")
 
@@ -103,24 +100,3 @@ def _with_newlines(new: str, old_bytes: bytes) -> bytes:
     m = _NEWLINE.search(old_bytes)
     nl = m.group(0) if m else b"\n"
     return nl.join(p.encode("utf-8") for p in new.split("\n"))
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` through a temp file in the same folder: readers see the
-    old file or the new one, never a half-written one. Keeps the file mode."""
-    import tempfile  # only rewriting commands pay for this import
-
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".kbase-tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

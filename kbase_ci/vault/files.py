@@ -2,8 +2,11 @@
 
 Notes are tracked files. `git ls-files -s` gives path and blob id; in `staged` mode
 (pre-commit) the index blob is the truth, otherwise a tracked file edited in the work
-tree is read from disk. Untracked files are not notes. Outside a git repository a
-directory walk stands in, and `mode` says so, so reports can tell the user.
+tree is read from disk. Untracked files are not notes, except for a reader of the work
+tree that asks for them (`untracked=True`: queries, `kbase handover check`) while
+`vault.untracked` allows: a note an agent just wrote exists before anyone `git add`s it.
+Ignored files never are. Outside a git repository a directory walk stands in, and
+`mode` says so, so reports can tell the user.
 """
 
 from __future__ import annotations
@@ -35,6 +38,13 @@ VaultMode = Literal["git-index", "git-worktree", "git-commit", "walk"]
 _WALK_SKIP = {".git", ".obsidian", ".kbase", ".trash", "node_modules", "__pycache__"}
 
 
+def is_hidden(path: str) -> bool:
+    """Rule 5 of docs/resolution.md: a file or folder whose name starts with `.` is not
+    part of an Obsidian vault (`.github/x.md`, `.obsidian/`, `notes/.draft.md`), so it
+    is no note and no link target unless `vault.include_dot_folders` says otherwise."""
+    return path.startswith(".") or "/." in path
+
+
 class NoteFile(NamedTuple):
     """A tracked file and its content's blob id. A NamedTuple, not a dataclass: the hook
     builds one per file of the vault on every commit, and a tuple is ~3x cheaper."""
@@ -50,11 +60,13 @@ class Vault:
 
     def __init__(self, root: Path, config: Config | None = None, *, staged: bool = False,
                  config_path: Path | None = None, rev: str | None = None,
-                 refresh_index: bool = True) -> None:
+                 refresh_index: bool = True, untracked: bool = False) -> None:
         """`rev`: read the vault as it is in that commit (PR reports compare two commits);
         its `.kbase.yml` is read from the commit too, unless `config` is given.
         `refresh_index=False`: list work-tree changes without letting git write its index
-        file (a long-lived process that watches that file's stat passes it)."""
+        file (a long-lived process that watches that file's stat passes it).
+        `untracked`: untracked, unignored notes of the work tree count (when
+        `vault.untracked` allows)."""
         root = root.resolve()
         if not root.is_dir():
             raise UsageError(f"vault folder does not exist: {root}")
@@ -71,6 +83,7 @@ class Vault:
                                                                      self.git_dir)
         self._content: dict[str, bytes] = {}
         self._symlinks: set[str] = set()
+        self._gitlinks: frozenset[str] = frozenset()
         folders = self.config.vault.folders
         # `str.startswith` with a tuple: one C call per path instead of a Python loop.
         self._folders: tuple[str, ...] = () if not folders or "." in folders else tuple(
@@ -83,6 +96,7 @@ class Vault:
         # listing (10k entries: ~10 ms of Python).
         self._listing: WorktreeListing | None = None
         self._status: _Status | None = None
+        self._untracked = False
         if rev is not None:
             self.mode: VaultMode = "git-commit"
             self._set(self._list_rev(rev))
@@ -94,7 +108,9 @@ class Vault:
             self._set(self._list_index())
         else:
             self.mode = "git-worktree"
-            self._listing = WorktreeListing(self.root, write_index=refresh_index)
+            self._untracked = untracked and self.config.vault.untracked
+            self._listing = WorktreeListing(self.root, write_index=refresh_index,
+                                            untracked=self._untracked)
 
     def _set(self, entries: list[NoteFile]) -> None:
         entries.sort()  # by path: no two entries share one
@@ -123,6 +139,12 @@ class Vault:
         assert self._files is not None
         return self._files
 
+    @property
+    def gitlinks(self) -> frozenset[str]:
+        """Submodules (vault-relative paths): kbase never writes into one."""
+        self.files  # noqa: B018 (lists the work tree if that has not happened yet)
+        return self._gitlinks
+
     # -- listing -------------------------------------------------------------------
     def _list_index(self) -> list[NoteFile]:
         return self._entries(ls_files_rows(self.root))
@@ -132,15 +154,19 @@ class Vault:
         # tuple.__new__ directly: NoteFile(...) goes through a Python-level __new__,
         # ~40% slower over the 10k entries every hook run and query builds.
         new = tuple.__new__
-        return [new(NoteFile, (path, sha)) for path, sha, mode in rows if mode != GITLINK]
+        out = [new(NoteFile, (path, sha)) for path, sha, mode in rows if mode != GITLINK]
+        if len(out) != len(rows):  # submodules: rare, so only then a second pass
+            self._gitlinks = frozenset(path for path, _sha, mode in rows if mode == GITLINK)
+        return out
 
     def _status_now(self) -> _Status:
         if self._status is None:
             if self._listing is None:  # not a work-tree vault
-                self._status = _Status(None, frozenset(), False)
+                self._status = _Status(None, frozenset(), False, ())
             else:
-                head, modified, changed = self._listing.status(self.prefix())
-                self._status = _Status(head, frozenset(modified), changed)
+                got = self._listing.status(self.prefix())
+                extra = tuple(sorted(got.untracked)) if self._untracked else ()
+                self._status = _Status(got.head, frozenset(got.modified), got.changed, extra)
         return self._status
 
     def _stop_listing(self) -> None:
@@ -148,13 +174,31 @@ class Vault:
             self._listing.drop_files()
 
     def _list_worktree(self) -> None:
-        modified = self._status_now().modified
+        status = self._status_now()
         # Listed again after `adopt_notes` dropped the started listing.
         rows = self._listing.rows() if self._listing is not None else ls_files_rows(self.root)
         entries = self._entries(rows)
-        if modified:
-            entries = self._read_modified(entries, modified)
-        self._set(entries)
+        if status.modified:
+            entries = self._read_modified(entries, status.modified)
+        self._set(entries + self._read_untracked(status.untracked))
+
+    def _read_untracked(self, paths: Sequence[str]) -> list[NoteFile]:
+        """Untracked files as entries: notes with the blob id of their content (read now),
+        other files (attachments) by name; symbolic links are never notes."""
+        return [self._file_entry(rel, self.root / rel) for rel in paths]
+
+    def _file_entry(self, rel: str, full: Path) -> NoteFile:
+        """A file read from disk: a note with the blob id of its content (kept), another
+        file (an attachment: only its name matters) or a symbolic link by name."""
+        if full.is_symlink() or not full.is_file():
+            self._symlinks.add(rel)
+            return NoteFile(rel, "")
+        if not self.is_note_path(rel):
+            return NoteFile(rel, "")
+        data = full.read_bytes()
+        sha = blob_sha(data)
+        self._content[sha] = data
+        return NoteFile(rel, sha)
 
     def _read_modified(self, entries: list[NoteFile], modified: frozenset[str]
                        ) -> list[NoteFile]:
@@ -178,7 +222,8 @@ class Vault:
         if self.mode != "git-worktree":
             return False
         status = self._status_now()
-        return status.head == commit and not status.changed
+        return status.head == commit and not status.changed and not any(
+            self.is_note_path(p) for p in status.untracked)
 
     def adopt_notes(self, notes: Sequence[NoteFile]) -> None:
         """Take `notes` (sorted by path) as this vault's notes without listing them: the
@@ -198,12 +243,15 @@ class Vault:
 
     def _list_rev(self, rev: str) -> list[NoteFile]:
         out: list[NoteFile] = []
+        gitlinks = []
         for e in ls_tree(self.root, rev):
             if e.mode == GITLINK:
+                gitlinks.append(e.path)
                 continue
             if e.mode == SYMLINK:
                 self._symlinks.add(e.path)
             out.append(NoteFile(e.path, e.sha))
+        self._gitlinks = frozenset(gitlinks)
         return out
 
     def _walk(self) -> list[NoteFile]:
@@ -211,25 +259,15 @@ class Vault:
         for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if d not in _WALK_SKIP)
             rel_dir = Path(dirpath).relative_to(self.root)
-            for name in filenames:
-                full = Path(dirpath) / name
-                rel = (rel_dir / name).as_posix()
-                if full.is_symlink():
-                    self._symlinks.add(rel)
-                    out.append(NoteFile(rel, ""))
-                    continue
-                if not self.is_note_path(rel):
-                    out.append(NoteFile(rel, ""))  # attachments: only their names matter
-                    continue
-                data = full.read_bytes()
-                sha = blob_sha(data)
-                self._content[sha] = data
-                out.append(NoteFile(rel, sha))
+            out.extend(self._file_entry((rel_dir / name).as_posix(), Path(dirpath) / name)
+                       for name in filenames)
         return out
 
     def _notes_among(self, entries: list[NoteFile]) -> list[NoteFile]:
         """`is_note_path` over a whole listing, one cheap test at a time (10k files)."""
         found = [e for e in entries if e.path[-3:].lower() == ".md"]
+        if not self.config.vault.include_dot_folders:
+            found = [e for e in found if not is_hidden(e.path)]
         if self._folders:
             found = [e for e in found if e.path.startswith(self._folders)]
         if self.config.vault.exclude:
@@ -240,6 +278,8 @@ class Vault:
 
     def is_note_path(self, path: str) -> bool:
         if not path.lower().endswith(".md"):
+            return False
+        if is_hidden(path) and not self.config.vault.include_dot_folders:
             return False
         if self._folders and not path.startswith(self._folders):
             return False
@@ -291,6 +331,8 @@ class _Status(NamedTuple):
     """Vault-relative paths whose work-tree content may differ from the git index."""
     changed: bool
     """Any tracked file of the vault differs from HEAD (staged or not)."""
+    untracked: tuple[str, ...]
+    """Untracked, unignored files of the vault (when asked for and allowed)."""
 
 
 def _load_config(root: Path, path: Path | None, git_dir: Path | None) -> Config:

@@ -9,16 +9,20 @@ dict lookups (a 10k-note vault has ~60k links and is re-resolved on every commit
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal, NamedTuple
 
 from kbase_ci.model import Link, ParsedNote
 from kbase_ci.parse.anchors import HeadingIndex, find_block
+from kbase_ci.vault.files import is_hidden
 from kbase_ci.vault.notestore import NoteStore
 
 Status = Literal["ok", "unresolved", "external", "escapes"]
+
+RULES_VERSION = 2
+"""Bump whenever the same vault can resolve a link differently: it keys stored links."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,19 +62,42 @@ def _has_extension(target: str) -> bool:
     return bool(dot and stem and ext) and ext.lower() != "md"
 
 
-def _join(folder: str, rel: str) -> str | None:
-    """`folder/rel` with `.` and `..` applied; None when it climbs above the vault root."""
+def clamp_join(folder: str, rel: str) -> tuple[str, bool]:
+    """Rule 8: `folder/rel` with `.` and `..` applied, and whether a `..` climbed above
+    the vault root. Obsidian stops at the root there, and the rest of the path must
+    still match: `[x](../../other/Deep.md)` from `notes/N.md` is `other/Deep.md`, which
+    `notes2/Deep.md` is not."""
     parts = folder.split("/") if folder else []
+    climbed = False
     for seg in rel.split("/"):
         if seg in ("", "."):
             continue
         if seg == "..":
-            if not parts:
-                return None
-            parts.pop()
+            if parts:
+                parts.pop()
+            else:
+                climbed = True
         else:
             parts.append(seg)
-    return "/".join(parts)
+    return "/".join(parts), climbed
+
+
+def ends_with_path(path_key: str, written_key: str) -> bool:
+    """Rule 7: a file matches a written path when its path ends with it, as a plain
+    string (case-insensitively, `.md` added to a note name): `[[eep/sub/Widget]]` finds
+    `lib/deep/sub/Widget.md`, whole folder names or not."""
+    return path_key.endswith(written_key)
+
+
+def obsidian_order(folder: str) -> Callable[[str], tuple[bool, int, str]]:
+    """Rule 6: among several files a link could mean, Obsidian takes (after an exact
+    vault path, which callers check first) those whose path string starts with the
+    linking note's folder (subfolders count), then the rest, each by the shortest path
+    string, case-insensitively. The path itself breaks the remaining ties, so the
+    choice is deterministic: `Themes/Topic.md` before `Plugins/topic.md` from the root;
+    from `n/Todo.md`, `n/deep/er/Log.md` before `a/Log.md`."""
+    prefix = _key(folder)
+    return lambda p: (not _key(p).startswith(prefix), len(p), p)
 
 
 def _index(paths: Sequence[str], key_of: Sequence[str] | None = None) -> dict[str, list[str]]:
@@ -96,12 +123,15 @@ class Resolver:
     """Resolves links of one vault. Build once per vault; `resolve` is then O(1) per link."""
 
     def __init__(self, notes: Sequence[ParsedNote] | NoteStore, files: Sequence[str] = (), *,
-                 resolve_aliases: bool = True) -> None:
+                 resolve_aliases: bool = True, include_dot: bool = False) -> None:
+        """`files`: every tracked file (notes may be among them); `include_dot`:
+        `vault.include_dot_folders`, whether files under a `.` name are link targets."""
         # A NoteStore gives names and aliases without decoding every note; full records
         # (for headings and block ids) are loaded only for notes that links point at.
         self._store = notes if isinstance(notes, NoteStore) else NoteStore.from_notes(notes)
         self._files = files
         self._resolve_aliases = resolve_aliases
+        self._include_dot = include_dot
         self._memo: dict[tuple[bool, str, str], _Hit | Status] = {}
         self._headings: dict[str, HeadingIndex] = {}
         self._anchors: dict[tuple[str, bool, str], bool | None] = {}
@@ -114,10 +144,6 @@ class Resolver:
         return [p.lower() if p.isascii() else _key(p) for p in self._store.paths]
 
     @cached_property
-    def _note_paths(self) -> dict[str, list[str]]:
-        return _index(self._store.paths, self._path_keys)
-
-    @cached_property
     def _note_names(self) -> dict[str, list[str]]:
         paths = self._store.paths
         return _index(paths, [k[k.rfind("/") + 1:-3] if k.isascii() else
@@ -126,12 +152,10 @@ class Resolver:
 
     @cached_property
     def _attachments(self) -> list[str]:
-        # `files` may repeat the notes; a `.md` file is only ever a note.
-        return sorted({f for f in self._files if not f.lower().endswith(".md")})
-
-    @cached_property
-    def _file_paths(self) -> dict[str, list[str]]:
-        return _index(self._attachments)
+        # `files` may repeat the notes; a `.md` file is only ever a note. Hidden files are
+        # not in an Obsidian vault (rule 5).
+        return sorted({f for f in self._files if not f.lower().endswith(".md")
+                       and (self._include_dot or not is_hidden(f))})
 
     @cached_property
     def _file_names(self) -> dict[str, list[str]]:
@@ -161,6 +185,11 @@ class Resolver:
         return self._alias_maps[0]
 
     # -- public API -----------------------------------------------------------------
+
+    @property
+    def attachments(self) -> list[str]:
+        """The files other than notes that links can reach (hidden ones left out)."""
+        return self._attachments
 
     @property
     def notes(self) -> tuple[ParsedNote, ...]:
@@ -220,115 +249,94 @@ class Resolver:
     # -- rules ----------------------------------------------------------------------
 
     def _locate(self, raw: str, folder: str, wiki: bool) -> _Hit | Status:
-        """A target with a `/` (or `.`, `..`): rules 3 to 7 step by step."""
+        """A target with a `/` (or `.`, `..`): the path it names, then the files it finds.
+
+        A path is a vault path, wikilink or Markdown link alike (Obsidian looks both up
+        vault-wide); a leading `./` or `../` makes it relative to the linking note.
+        """
         rooted = raw.startswith("/")
         rel = raw.lstrip("/")
         explicit = not rooted and (rel in (".", "..") or rel.startswith(("./", "../")))
-        # Wikilinks are vault paths; Markdown links are URLs relative to the note.
-        primary = _join(folder if explicit or not (wiki or rooted) else "", rel)
-        if primary is None:
-            # Obsidian falls back to the file name when a path climbs above the vault
-            # (docs written for a site generator do this); only a name found nowhere
-            # in the vault is reported as escaping, and nothing outside is ever read.
-            name = rel.rpartition("/")[2]
-            fallback = self._bare(name, folder, wiki) if name not in ("", ".", "..") else None
-            return fallback if fallback is not None else "escapes"
-        if not primary:
-            return "unresolved"
-        if rooted or explicit:
-            steps = [("path" if rooted else "relative", primary)]
-            return self._pathed(steps, primary, folder, wiki=wiki, loose=False) or "unresolved"
-        named = _join("", rel) or ""
-        if named and "/" not in named:  # `a/../Note` is a bare name after all
-            return self._bare(named, folder, wiki) or "unresolved"
-        if wiki:
-            steps = [("path", primary), ("relative", _join(folder, rel) or "")]
-        else:
-            steps = [("relative", primary), ("path", named)]
-        # A Markdown path that only exists relative to the note (`a/../../x`) has no
-        # vault-wide spelling to match names against.
-        loose = bool(named)
-        return self._pathed(steps, named or primary, folder, wiki=wiki, loose=loose) or "unresolved"
+        path, climbed = clamp_join(folder if explicit else "", rel)
+        hit = self._find(path, folder, wiki, explicit=explicit, bare="/" not in path) \
+            if path else None
+        if hit is None and wiki and not explicit and self._resolve_aliases:
+            hit = self._alias(_key(rel.strip()), folder)  # an alias may hold `/` (`CI/CD`)
+        if hit is not None:
+            return hit
+        # Obsidian stops at the vault root, so nothing outside is ever read; a link that
+        # climbed there and still found nothing is reported as climbing out (KB104).
+        return "escapes" if climbed else "unresolved"
 
     def _bare(self, name: str, folder: str, wiki: bool) -> _Hit | None:
-        """A name without folders: rules 4 (path, relative, basename), 5, 6 and 7 at once.
-
-        For a bare name the path step can only find a root note and the relative step
-        only a note beside the source, so all three steps are one dict hit plus a sort.
-        """
+        """A name without folders, the common case: one dict hit, a sort only when the
+        name is shared."""
         key = name.lower() if name.isascii() else _key(name)
-        md = key.endswith(".md")
-        hits = self._note_names.get(key[:-3] if md else key)
-        if hits:
-            if len(hits) == 1:  # the usual case: a unique name
-                home = hits[0].rpartition("/")[0]
-                return _Hit(hits[0], _step(home, folder, wiki))
-            return _choose(hits, folder, name[:-3] if md else name, wiki=wiki, attachment=False)
-        if _has_extension(name):
-            hits = self._file_names.get(key)
-            if hits:
-                return _choose(hits, folder, name, wiki=wiki, attachment=True)
-        if wiki and self._resolve_aliases:
+        hits = self._note_names.get(key[:-3] if key.endswith(".md") else key)
+        if hits is not None and len(hits) == 1:  # the usual case: a unique name
+            home = hits[0].rpartition("/")[0]
+            return _Hit(hits[0], "path" if not home else
+                        "relative" if home == folder else "basename")
+        hit = self._find(name, folder, wiki, explicit=False, bare=True)
+        if hit is None and wiki and self._resolve_aliases:
             return self._alias(key, folder)
-        return None
+        return hit
+
+    def _find(self, path: str, folder: str, wiki: bool, *, explicit: bool,
+              bare: bool) -> _Hit | None:
+        """Notes, then other files, named by vault path `path`: the exact path, else
+        every file whose path ends with it (rule 7) in Obsidian's order (rule 6)."""
+        name = path.rpartition("/")[2]
+        key = _key(name)
+        md = key.endswith(".md")
+        hit = self._among(self._note_names.get(key[:-3] if md else key), path,
+                          path if md else path + ".md", folder, wiki, explicit=explicit,
+                          bare=bare, attachment=False)
+        if hit is None and _has_extension(name):
+            hit = self._among(self._file_names.get(key), path, path, folder, wiki,
+                              explicit=explicit, bare=bare, attachment=True)
+        return hit
+
+    @staticmethod
+    def _among(named: list[str] | None, path: str, full: str, folder: str, wiki: bool, *,
+               explicit: bool, bare: bool, attachment: bool) -> _Hit | None:
+        """Pick from the files `named` like the link (same file name) the one `full`, the
+        written vault path with its extension, means; and say which rule found it."""
+        if not named:
+            return None
+        want = _key(full)
+        found = named if bare else [p for p in named if ends_with_path(_key(p), want)]
+        if not found:
+            return None
+        exact = [p for p in found if _key(p) == want]
+        if exact:
+            # Case-only duplicates can both be tracked by git; the exact spelling wins.
+            best = full if full in exact else exact[0]
+            via = "relative" if explicit else "path"
+        else:
+            best = min(found, key=obsidian_order(folder))
+            # `full` of an explicit `./x` is joined with the folder already.
+            beside = not explicit and _key(best) == _key(f"{folder}/{full}" if folder else full)
+            via = "relative" if beside else "basename" if bare else "suffix"
+        if attachment:
+            via = "attachment"
+        # Obsidian writes a bare wikilink only when the name is unique, so a shared bare
+        # name is ambiguous whichever copy won; a path names one file, and a Markdown
+        # link that hit the file beside its note means that one (GitHub reads it so).
+        if bare and wiki:
+            return _Hit(best, via, _many(named))
+        if exact:
+            return _Hit(best, via, _many(exact))
+        if via == "relative" and not wiki:
+            return _Hit(best, via)
+        return _Hit(best, via, _many(found))
 
     def _alias(self, key: str, folder: str) -> _Hit | None:
         holders = self._aliases.get(key)
         if not holders:
             return None
-        return _Hit(_pick(holders, folder), "alias", _many(holders))
-
-    def _pathed(self, steps: list[tuple[str, str]], named: str, folder: str, *, wiki: bool,
-                loose: bool) -> _Hit | None:
-        """Notes by path steps then path suffix; attachments likewise; then aliases."""
-        for via, path in steps:
-            hit = self._at(self._note_paths, path, via, notes=True)
-            if hit is not None:
-                return hit
-        stem = _key(_strip_md(named.rpartition("/")[2]))
-        if loose:
-            hit = self._suffix(self._note_names.get(stem), _strip_md(named), folder, "suffix")
-            if hit is not None:
-                return hit
-        if _has_extension(named):
-            for _via, path in steps:
-                hit = self._at(self._file_paths, path, "attachment", notes=False)
-                if hit is not None:
-                    return hit
-            if loose:
-                hits = self._file_names.get(_key(named.rpartition("/")[2]))
-                hit = self._suffix(hits, named, folder, "attachment")
-                if hit is not None:
-                    return hit
-        if wiki and loose and self._resolve_aliases:
-            return self._alias(_key(named), folder)  # an alias may contain `/` (`CI/CD`)
-        return None
-
-    @staticmethod
-    def _at(index: dict[str, list[str]], path: str, via: str, *, notes: bool) -> _Hit | None:
-        if not path:
-            return None
-        key = _key(path)
-        if notes and not key.endswith(".md"):
-            key += ".md"
-            path += ".md"
-        hits = index.get(key)
-        if not hits:
-            return None
-        # Case-only duplicates can both be tracked by git; the exact spelling wins.
-        return _Hit(path if path in hits else hits[0], via, _many(hits))
-
-    @staticmethod
-    def _suffix(hits: list[str] | None, written: str, folder: str, via: str) -> _Hit | None:
-        """Files whose path ends with the whole written path: `sub/Note` -> `a/sub/Note.md`."""
-        if not hits:
-            return None
-        tail = "/" + _key(written)
-        found = [h for h in hits if ("/" + _key(_strip_md(h) if via == "suffix" else h))
-                 .endswith(tail)]
-        if not found:
-            return None
-        return _Hit(_pick(found, folder), via, _many(found))
+        best = holders[0] if len(holders) == 1 else min(holders, key=obsidian_order(folder))
+        return _Hit(best, "alias", _many(holders))
 
     def _anchor(self, target: str, link: Link) -> bool | None:
         subpath = link.subpath
@@ -357,42 +365,3 @@ class Resolver:
 
 def _many(hits: Sequence[str]) -> tuple[str, ...]:
     return tuple(sorted(hits)) if len(hits) > 1 else ()
-
-
-def _pick(hits: Sequence[str], folder: str) -> str:
-    """Rule 5 among same-name files: the source's folder, fewest segments, then path."""
-    if len(hits) == 1:
-        return hits[0]
-    return min(hits, key=lambda p: (p.rpartition("/")[0] != folder, p.count("/"), p))
-
-
-def _step(home: str, folder: str, wiki: bool) -> str:
-    """Which rule-4 step finds a bare name living in `home`, linked from `folder`."""
-    if home == folder and (home or not wiki):
-        return "relative"
-    return "path" if home == "" else "basename"
-
-
-def _choose(hits: list[str], folder: str, spelled: str, *, wiki: bool,
-            attachment: bool) -> _Hit:
-    """Pick among the files named like a bare link, in rule order, and say which rule won.
-
-    Wikilinks try the vault root before the source folder; Markdown links the source
-    folder before the root. Among several, the exact spelling beats a case variant.
-    """
-    def rank(p: str) -> tuple[bool, bool, int, bool, str]:
-        home, _, name = p.rpartition("/")
-        first, second = (home != "", home != folder) if wiki else (home != folder, home != "")
-        return first, second, p.count("/"), (name if attachment else _strip_md(name)) != spelled, p
-
-    best = hits[0] if len(hits) == 1 else min(hits, key=rank)
-    home = best.rpartition("/")[0]
-    step = _step(home, folder, wiki)
-    via = "attachment" if attachment else step
-    if len(hits) == 1:
-        return _Hit(best, via)
-    # Obsidian writes a bare wikilink only when the name is unique, so a shared name is
-    # ambiguous whichever copy won; a Markdown path that hit a folder means that folder.
-    if wiki or step == "basename":
-        return _Hit(best, via, _many(hits))
-    return _Hit(best, via, _many([h for h in hits if h.rpartition("/")[0] == home]))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterator
 
 from kbase_ci.checks.checkcontext import CheckContext
@@ -15,7 +14,7 @@ CODES = {
     "KB101": "link to a note or file that does not exist",
     "KB102": "embed of a note or file that does not exist",
     "KB103": "link name matches several notes; the first is used",
-    "KB104": "link target escapes the repository",
+    "KB104": "link climbs above the vault root (where Obsidian stops) and finds nothing",
     "KB105": "link names a frontmatter alias; Obsidian leaves such links unresolved",
     "KB106": "link finds another note than before, because this commit moved or deleted its "
              "target",
@@ -38,8 +37,11 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             if broken and (note.path, link.line, link.col, link.raw) in broken:
                 continue
             if r.status == "escapes":
+                fixed = ctx.suggester.for_target(r)
+                hint = f"; did you mean {fixed}?" if fixed else ""
                 yield Finding(note.path, link.line, link.col, "KB104",
-                              f"{link.raw} points outside the repository; it is never followed")
+                              f"{link.raw} climbs above the vault root, where Obsidian stops, "
+                              f"and finds nothing there{hint}", suggestion=fixed)
             elif r.status == "unresolved":
                 if cfg.ignore_targets and any_match(cfg.ignore_targets, link.target):
                     continue
@@ -65,26 +67,12 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
 def unresolved_finding(ctx: CheckContext, r: ResolvedLink, cause: str = "") -> Finding:
     link = r.link
     code = "KB102" if link.embed else "KB101"
-    kind = "file" if "." in link.target.rsplit("/", 1)[-1] and not link.target.lower().endswith(
-        ".md") else "note"
+    name = link.target.rsplit("/", 1)[-1]
+    kind = "file" if "." in name.strip(".") and not name.lower().endswith(".md") else "note"
     msg = f"{link.raw}: no {kind} named `{link.target}`"
     if cause:
         msg = f"{link.raw}: {cause}"
-    near = ctx.suggest(link.target) if kind == "note" else None
-    suggestion = None
-    if near is not None:
-        suggestion = _suggested_link(ctx, r, near)
-        if suggestion is not None:
-            msg += f"; did you mean {suggestion}?"
+    suggestion = ctx.suggester.for_target(r)
+    if suggestion is not None:
+        msg += f"; did you mean {suggestion}?"
     return Finding(r.source, link.line, link.col, code, msg, suggestion=suggestion)
-
-
-def _suggested_link(ctx: CheckContext, r: ResolvedLink, name: str) -> str | None:
-    """`name` as a link in the style the author wrote; Markdown links get a relative path."""
-    if r.link.style == "wiki":
-        return relink(r.link, name)
-    found = ctx.resolver.lookup(name, r.source)
-    if found.target is None:
-        return relink(r.link, name)
-    folder = posixpath.dirname(r.source) or "."
-    return relink(r.link, posixpath.relpath(found.target, folder))

@@ -27,16 +27,13 @@ def check(ctx: CheckContext) -> Iterator[Finding]:
             target = ctx.by_path.get(r.target)
             link = r.link
             where = "this note" if r.target == note.path else f"`{r.target}`"
+            fixed = ctx.suggester.for_anchor(r, target) if target is not None else None
+            hint = f"; did you mean {fixed}?" if fixed else ""
             if link.anchor_kind == "block":
-                ids = [b.id for b in target.block_ids] if target else []
-                near = ctx.suggest(link.subpath[1:], ids) if ids else None
-                hint = f"; did you mean ^{near}?" if near else ""
                 yield Finding(note.path, link.line, link.col, "KB112",
-                              f"{link.raw}: {where} has no block ^{link.subpath[1:]}{hint}")
+                              f"{link.raw}: {where} has no block ^{link.subpath[1:]}{hint}",
+                              suggestion=fixed)
             else:
-                heads = [h.text for h in target.headings] if target else []
-                near = ctx.suggest(link.heading_path[-1], heads) if heads else None
-                hint = f"; did you mean #{near}?" if near else ""
                 yield Finding(note.path, link.line, link.col, "KB111",
                               f"{link.raw}: {where} has no heading "
-                              f"`{' > '.join(link.heading_path)}`{hint}")
+                              f"`{' > '.join(link.heading_path)}`{hint}", suggestion=fixed)

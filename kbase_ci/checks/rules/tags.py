@@ -7,15 +7,16 @@ are judged alike; each finding sits at the tag itself.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 from kbase_ci.checks.checkcontext import CheckContext, nearest
+from kbase_ci.errors import ConfigError
 from kbase_ci.model import Finding, ParsedNote, Tag
 from kbase_ci.vault.config import TagsConfig
 from kbase_ci.vault.globs import match
+from kbase_ci.vault.userregex import compile_pattern
 
 CODES = {
     "KB201": "tag is not in `tags.allowed`",
@@ -53,7 +54,13 @@ class _Policy:
     def __init__(self, cfg: TagsConfig) -> None:
         self.allowed = [_wildcard(a) for a in _names(cfg.allowed)]
         self.literals = [a for a in _names(cfg.allowed) if "*" not in a]
-        self.pattern = re.compile(cfg.pattern) if cfg.pattern is not None else None
+        # RE2: linear time whatever the pattern (`(a+)+$` in a PR's config)
+        try:
+            self.pattern = compile_pattern(cfg.pattern) if cfg.pattern is not None else None
+        except ValueError as exc:  # validated with the config; a stale memo is no excuse
+            raise ConfigError(f"`tags.pattern` cannot be matched in linear time: {exc}"
+                              ) from None
+        self._source = cfg.pattern
         self.vocab = {_prefix(k): tuple(_names(v)) for k, v in cfg.vocabularies.items()}
         self.vocab_tags = [f"{p}/{v}" for p, vals in self.vocab.items() for v in vals]
         self.requirements = [(glob, tuple(_names(tags))) for glob, tags in cfg.required.items()]
@@ -64,7 +71,7 @@ class _Policy:
         where = (path, tag.line, tag.col)
         if self.pattern is not None and self.pattern.fullmatch(name) is None:
             yield Finding(*where, "KB202", f"{_shown(tag)} does not match the tag pattern "
-                          f"`{self.pattern.pattern}` (tags.pattern)")
+                          f"`{self._source}` (tags.pattern)")
         prefix = next((p for p in self.vocab if key.startswith(p + "/")), None)
         if prefix is not None:
             # A vocabulary both restricts and allows: its tags need no `allowed` entry.
@@ -76,7 +83,7 @@ class _Policy:
                 yield Finding(*where, "KB203", f"{_shown(tag)}: `{value}` is not a "
                               f"`{prefix}/` value (tags.vocabularies: {', '.join(values)})"
                               + _hint(tag, fix), suggestion=_replacement(tag, fix))
-        elif self.allowed and not any(rx.fullmatch(key) for rx in self.allowed):
+        elif self.allowed and not any(fits(key) for fits in self.allowed):
             near = nearest(name, self.literals + self.vocab_tags)
             yield Finding(*where, "KB201", f"{_shown(tag)} is not an allowed tag (tags.allowed)"
                           + _hint(tag, near), suggestion=_replacement(tag, near))
@@ -133,9 +140,28 @@ def _prefix(key: str) -> str:
 
 
 @lru_cache(maxsize=512)
-def _wildcard(pattern: str) -> re.Pattern[str]:
-    """`project/*` -> any tag starting `project/`; `*` matches any text, `/` included."""
-    return re.compile(".*".join(re.escape(p) for p in pattern.lower().split("*")))
+def _wildcard(pattern: str) -> Callable[[str], bool]:
+    """`project/*` -> any tag starting `project/`; `*` matches any text, `/` included.
+    Matched segment by segment, each at its first place (right for `*`-only globs, and
+    linear: a regex of many `.*` backtracks polynomially on a long tag)."""
+    parts = pattern.lower().split("*")
+    head, tail, middle = parts[0], parts[-1], parts[1:-1]
+
+    def fullmatch(text: str) -> bool:
+        if len(parts) == 1:
+            return text == head
+        end = len(text) - len(tail)
+        if end < len(head) or not text.startswith(head) or not text.endswith(tail):
+            return False
+        pos = len(head)
+        for part in middle:
+            i = text.find(part, pos, end)
+            if i < 0:
+                return False
+            pos = i + len(part)
+        return True
+
+    return fullmatch
 
 
 def _notes(n: int) -> str:

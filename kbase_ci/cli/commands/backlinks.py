@@ -14,6 +14,7 @@ def add_parser(sub: Any) -> None:
         "backlinks", help="notes linking to a note",
         description="Exit 0 backlinks found, 1 none, 2 no such note.")
     p.add_argument("note", metavar="NOTE")
+    p.add_argument("--concise", action="store_true", help="paths and lines only")
     add_common(p)
 
 
@@ -22,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from kbase_ci.query.links import backlinks_answer
 
     view = open_view(args)
-    answer = backlinks_answer(view, view.lookup(args.note))
-    emit(args, answer, [f"{lk['path']}:{lk['line']}  {lk['sentence']}"
+    answer = backlinks_answer(view, view.lookup(args.note), concise=args.concise)
+    emit(args, answer, [f"{lk['path']}:{lk['line']}  {lk.get('sentence', '')}".rstrip()
                         for lk in answer["backlinks"]])
     return EXIT_OK if answer["backlinks"] else EXIT_FINDINGS

@@ -29,12 +29,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--depth", default="standard", metavar="quick|standard|deep|N",
                    help="quick: 1 hop, 3 notes; standard: 2 hops, 7 notes; deep: 3 hops, "
                         "20 notes; N: N hops (default: %(default)s)")
-    p.add_argument("--max-tokens", type=int, default=8000, metavar="N",
-                   help="token budget of the whole bundle (default: %(default)s)")
     p.add_argument("--follow-tags", action="append", default=[], metavar="T",
                    help="notes with tag T (or below it) join the traversal; repeatable "
                         "(with --strategy tags the default is the start notes' tags)")
-    add_common(p)
+    p.add_argument("--concise", action="store_true",
+                   help="which notes and sections to read, without their text")
+    add_common(p, max_tokens=8000)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     view = open_view(args)
     answer = context_answer(view, note=args.note, query=args.query, strategy=args.strategy,
                             depth=args.depth, max_tokens=args.max_tokens,
-                            follow_tags=args.follow_tags)
+                            follow_tags=args.follow_tags, concise=args.concise,
+                            json_budget=args.format == "json")
     emit(args, answer, text_lines(answer))
     return EXIT_OK if answer["notes"] else EXIT_FINDINGS

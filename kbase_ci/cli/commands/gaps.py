@@ -23,6 +23,8 @@ def add_parser(sub: Any) -> None:
                    help="entries per list (default: %(default)s)")
     p.add_argument("--min-notes", type=int, default=3, metavar="N",
                    help="notes a concept must appear in (default: %(default)s)")
+    p.add_argument("--concise", action="store_true",
+                   help="targets and concepts with their counts, not where they are")
     add_common(p)
 
 
@@ -34,15 +36,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--limit and --min-notes must be at least 1")
     view = open_view(args)
     answer = gaps_answer(view, domain=args.domain, limit=args.limit,
-                         min_notes=args.min_notes)
+                         min_notes=args.min_notes, concise=args.concise)
     lines = [f"unresolved targets: {answer['counts']['unresolved']}"]
     for g in answer["unresolved"]:
         lines.append(f"  {g['target']}  ({g['notes']} notes, {g['references']} links)")
-        lines += [f"    {r['path']}:{r['line']}: {r['sentence']}" for r in g["referrers"]]
+        lines += [f"    {r['path']}:{r['line']}: {r['sentence']}"
+                  for r in g.get("referrers", ())]
     lines.append(f"undocumented concepts (in >= {args.min_notes} notes): "
                  f"{answer['counts']['concepts']}")
     for c in answer["concepts"]:
         lines.append(f"  {c['name']}  ({c['notes']} notes)")
-        lines += [f"    {p['path']}:{p['line']}: {p['sentence']}" for p in c["places"]]
+        lines += [f"    {p['path']}:{p['line']}: {p['sentence']}" for p in c.get("places", ())]
     emit(args, answer, lines)
     return EXIT_OK if answer["unresolved"] or answer["concepts"] else EXIT_FINDINGS

@@ -14,6 +14,12 @@ from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK
 FORMATS = ("json", "text", "mermaid", "dot")
 
 
+def _common(a: argparse.ArgumentParser) -> None:
+    a.add_argument("--concise", action="store_true",
+                   help="paths and numbers only: no titles, no edges")
+    add_common(a, FORMATS)
+
+
 def add_parser(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "graph", help="paths, neighbourhoods, hubs, clusters and orphans of the link graph",
@@ -29,27 +35,27 @@ def add_parser(sub: Any) -> None:
     a.add_argument("--all", dest="all_paths", action="store_true",
                    help="every shortest path, up to --limit")
     a.add_argument("--limit", type=int, default=20, help="paths with --all (default: 20)")
-    add_common(a, FORMATS)
+    _common(a)
     a = acts.add_parser("neighborhood", aliases=["neighbourhood"],
                         help="notes within N links of a note")
     a.add_argument("note", metavar="NOTE")
     a.add_argument("--depth", type=int, default=1, help="hops (default: 1)")
     a.add_argument("--directed", action="store_true", help="follow outgoing links only")
     a.add_argument("--limit", type=int, default=200, help="most notes shown (default: 200)")
-    add_common(a, FORMATS)
+    _common(a)
     a = acts.add_parser("hubs", help="best-linked notes (links in + out)")
     a.add_argument("--min-links", type=int, default=3, help="least links (default: 3)")
     a.add_argument("--limit", type=int, default=20, help="most notes, 0 = all (default: 20)")
-    add_common(a, FORMATS)
+    _common(a)
     a = acts.add_parser("clusters", help="communities of linked notes")
     a.add_argument("--min-size", type=int, default=3, help="least notes (default: 3)")
     a.add_argument("--limit", type=int, default=20,
                    help="most clusters, 0 = all (default: 20)")
-    add_common(a, FORMATS)
+    _common(a)
     a = acts.add_parser("orphans", help="notes with no links in or out")
     a.add_argument("--no-backlinks", action="store_true",
                    help="every note nobody links to (it may link out)")
-    add_common(a, FORMATS)
+    _common(a)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         "clusters": lambda: {"min_size": args.min_size, "limit": args.limit},
         "orphans": lambda: {"no_backlinks": args.no_backlinks},
     }[action]()
-    answer = ga.graph_answer(view, action, **params)
+    answer = ga.graph_answer(view, action, concise=args.concise, **params)
     if action == "path":
         found = bool(answer["paths"])
     elif action == "clusters":
@@ -86,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _arrow(answer: dict[str, Any], a: str, b: str) -> str:
+    if "edges" not in answer:  # --concise
+        return "-"
     links = {(e["source"], e["target"]) for e in answer["edges"]}
     there, back = (a, b) in links, (b, a) in links
     return "<->" if there and back else "->" if there else "<-"

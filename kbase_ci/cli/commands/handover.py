@@ -46,7 +46,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    vault = open_vault(args)
+    vault = open_vault(args, untracked=True)  # a handover just written, not yet added
     out = sys.stdout
     if args.action == "latest":
         found = latest(vault, args.track, use_cache=not args.no_cache)

@@ -12,10 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kbase_ci.cli.commands.queryargs import add_offline
 from kbase_ci.cli.common import open_vault
 from kbase_ci.errors import EXIT_OK
 from kbase_ci.git.listing import is_ignored
 from kbase_ci.git.repo import toplevel
+from kbase_ci.report.escape import terminal_text
 
 
 def add_parser(sub: Any) -> None:
@@ -30,7 +32,9 @@ def add_parser(sub: Any) -> None:
                         "ROOT/.kbase-slice-K-of-N)")
     p.add_argument("--model", type=Path, default=None, metavar="PATH",
                    help="embedding model folder: model2vec (static) or ONNX sentence model "
-                        "(transformer) (default: embeddings.model in .kbase.yml)")
+                        "(transformer) (default: embeddings.model in .kbase.yml, a "
+                        "repository folder or a hub id found in KBASE_MODEL_PATH, the "
+                        "hub cache, or downloaded once)")
     p.add_argument("--shard", default=None, metavar="K/N",
                    help="build only slice K of N of the shards (for parallel CI jobs)")
     p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="DIR",
@@ -38,6 +42,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--jobs", type=int, default=None,
                    help="worker processes (default: one per core for large builds)")
     p.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
+    add_offline(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,11 +72,12 @@ def run(args: argparse.Namespace) -> int:
             result = build_index(vault, out, model=args.model, shard=shard, jobs=args.jobs,
                                  progress=report, use_cache=not args.no_cache)
     for w in result.warnings:
-        print(f"{w}", file=sys.stderr)
+        print(terminal_text(w), file=sys.stderr)
     if result.previous:
-        print(f"kbase: note: {result.previous}", file=sys.stderr)
+        print(f"kbase: note: {terminal_text(result.previous)}", file=sys.stderr)
     if result.embeddings_reason:
-        print(f"kbase: note: no vectors: {result.embeddings_reason}", file=sys.stderr)
+        print(f"kbase: note: no vectors: {terminal_text(result.embeddings_reason)}",
+              file=sys.stderr)
     print(summary(result.manifest, result.out_dir, len(result.shards_built),
                   len(result.shards_reused), result.seconds.get("total", 0.0)))
     if shard is None and args.out is None and not _ignored(vault.root, out):

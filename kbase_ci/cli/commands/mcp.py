@@ -24,6 +24,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--model", type=Path, default=None, metavar="PATH",
                    help="embedding model folder for hybrid search (default: as the index "
                         "was built)")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="seconds a tool call may take before it answers with a timeout "
+                        "error; the other calls are served meanwhile (default: %(default)s)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
     root: Path = args.repo or args.root or find_root()
     if not root.is_dir():
         raise UsageError(f"--repo: no folder at {root}")
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}")
     serve(Warm(root, config_path=args.config, index_dir=args.index, scope=args.scope,
-               model=args.model))
+               model=args.model, time_limit=args.timeout))
     return EXIT_OK

@@ -35,6 +35,6 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             raise UsageError(f"--date must be YYYY-MM-DD, not {args.date!r}") from None
     rel = new_note(vault.root, vault.config, args.type, title=args.title, track=args.track,
-                   date=date)
+                   date=date, gitlinks=vault.gitlinks)
     print(display_path(vault.root, rel))
     return EXIT_OK

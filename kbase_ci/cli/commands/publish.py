@@ -62,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if repo is None:
         raise UsageError(f"not a git repository: {root}")
     # The same default as `kbase index --out`: .kbase in the vault root.
+    if args.dir is None and (root / ".kbase").is_symlink():  # committed: may lead anywhere
+        raise UsageError(f"{root / '.kbase'} is a symbolic link; kbase does not publish "
+                         "through one (pass the index folder itself)")
     out_dir = (args.dir if args.dir is not None else root / ".kbase").resolve()
     result = publish(repo, out_dir, branch=args.branch, remote=args.remote, push=args.push,
                      squash=args.squash, force=args.force, allow_dirty=args.allow_dirty,

@@ -4,12 +4,12 @@ printing an answer (JSON, or a short text form)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.git.indexbranch import BRANCH
+from kbase_ci.report.escape import terminal_text
 
 if TYPE_CHECKING:
     from kbase_ci.query.view import QueryView
@@ -22,13 +22,26 @@ def add_source(p: argparse.ArgumentParser) -> None:
                         f"else a remote's {BRANCH} branch)")
     p.add_argument("--scope", default=None, metavar="NAME",
                    help="answer from the scoped index NAME only (`kbase scope build NAME`)")
+    add_offline(p)
 
 
-def add_common(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("json", "text")
-               ) -> None:
+def add_offline(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--offline", action="store_true",
+                   help="never use the network: no index branch fetch, no model download "
+                        "(the same as KBASE_OFFLINE=1)")
+
+
+def add_common(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("json", "text"),
+               max_tokens: int | None = None) -> None:
     add_source(p)
     p.add_argument("--format", choices=formats, default="json",
                    help="output format (default: %(default)s)")
+    p.add_argument("--max-tokens", type=int, default=max_tokens, metavar="N",
+                   help="the JSON printed stays within N tokens: lists are cut from their "
+                        "least relevant end and `truncated` says what went" +
+                        (" (default: %(default)s)" if max_tokens else " (default: no limit)"))
+    p.add_argument("--pretty", action="store_true",
+                   help="indented JSON (the default on a terminal; compact otherwise)")
 
 
 def open_view(args: argparse.Namespace) -> QueryView:
@@ -37,25 +50,30 @@ def open_view(args: argparse.Namespace) -> QueryView:
     from kbase_ci.query.view import QueryView
     from kbase_ci.scope.source import open_index_source
 
-    vault = open_vault(args)  # its `git status` refreshes git's stat data too
+    vault = open_vault(args, untracked=True)  # its `git status` refreshes git's stat data too
     scope = getattr(args, "scope", None)
     # `status` reports a stale scope; every other query refuses it (exit 2).
     source = open_index_source(vault, args.index, scope, stale_ok=args.command == "status")
     if source.notice:
-        print(source.notice, file=sys.stderr)
+        print(terminal_text(source.notice), file=sys.stderr)
     return QueryView(vault, source)
 
 
 def emit(args: argparse.Namespace, answer: dict[str, Any], text_lines: list[str]) -> None:
     if args.format == "json":
-        sys.stdout.write(json.dumps(answer, ensure_ascii=False, indent=2) + "\n")
+        # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+        from kbase_ci.query.payload import render
+
+        pretty = bool(getattr(args, "pretty", False)) or sys.stdout.isatty()
+        sys.stdout.write(render(answer, max_tokens=getattr(args, "max_tokens", None),
+                                pretty=pretty) + "\n")
         return
     info = answer.get("index", {})
-    for line in text_lines:
-        print(line)
+    for line in text_lines:  # note text: no escape sequence reaches the terminal
+        print(terminal_text(line, lines=True))
     if info.get("stale_notes"):
         print(f"(index from {str(info.get('source_commit'))[:10]}; "
               f"{len(info['stale_notes'])} note(s) changed since, overlaid)")
     scope = info.get("scope") or {}
     if scope.get("stale"):
-        print(f"(stale: {scope.get('reason')})")
+        print(f"(stale: {terminal_text(str(scope.get('reason')))})")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from kbase_ci.report.escape import terminal_text
 
 _KIND_OPTIONS = ("domain", "path", "tag", "type", "note")
 
@@ -94,9 +95,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"scope {result.name}: {verb} {len(result.selection.paths)} notes -> "
               f"{result.folder}")
         for c in result.components:
-            print(f"  {c.component:8} {c.status:7} {c.message}")
-        for side, sel, hint in result.selection.unmatched:
-            print(f"  {side} `{sel}` matched nothing: {hint}")
+            print(terminal_text(f"  {c.component:8} {c.status:7} {c.message}"))
+        for side, sel, hint in result.selection.unmatched:  # selectors from .kbase.yml
+            print(terminal_text(f"  {side} `{sel}` matched nothing: {hint}"))
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 

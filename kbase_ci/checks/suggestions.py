@@ -1,0 +1,218 @@
+"""Confident "did you mean" for broken links, headings and block ids.
+
+A suggestion is offered only when one name stands out (`closest`: a slip or two away,
+or very similar, and clearly nearer than any other). The thresholds were measured on
+rename-and-typo cases generated from the shared vaults, where any suggestion for a
+link to an unwritten note counts against precision (`python -m bench.typos`,
+docs/checks.md "Suggestions"). A suggested link is proven before it is offered: it must
+resolve, to that file, unambiguously, and with its heading or block found. So it is
+never an alias, never a name two notes share, never a note outside the folder the link
+named, and never the same link again.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from functools import cached_property
+
+from kbase_ci.model import Link, ParsedNote
+from kbase_ci.parse.anchors import github_slugs, heading_link_text, normalize_heading
+from kbase_ci.vault.resolver import ResolvedLink, Resolver
+from kbase_ci.vault.rewrite import link_for, relink, retarget
+
+CUTOFF = 88
+"""Similarity rule: least rapidfuzz `ratio` (0-100) of the written and the suggested key."""
+MARGIN = 6
+"""Similarity rule: how far the best candidate must score above the runner-up."""
+SLIPS = ((10, 1), (1_000_000, 2))
+"""Slip rule: (keys shorter than N characters, most edits allowed)."""
+MIN_CHARS = 4
+"""Shorter keys are too easy to mistype into another name: no suggestion."""
+
+_SEPARATORS = re.compile(r"[\s_\-.]+")
+_URLISH = re.compile(r"^[a-z][a-z0-9+.-]*:|//|^www\.", re.IGNORECASE)
+_SLUG = re.compile(r"^[a-z0-9_-]+$")
+_EXTENSION = re.compile(r"^[a-z0-9]{1,8}$")
+
+
+def suggestion_key(name: str) -> str:
+    """How names are compared for a suggestion: NFC, lower case, and `-`, `_`, `.` and
+    whitespace runs as one space, so `Data_Warehouse` is close to `Data Warehouse`."""
+    text = name if name.isascii() else unicodedata.normalize("NFC", name)
+    return _SEPARATORS.sub(" ", text.lower()).strip()
+
+
+def closest(wanted: str, keys: Sequence[str]) -> int | None:
+    """Index of the one key close enough to `wanted`, or None.
+
+    Two rules, each demanding a clear winner; when both pick, they must agree:
+    - slips: at most 1 edit (2 from 10 characters on; an edit is a letter dropped,
+      added, replaced or two swapped), the same first letter (people seldom slip there,
+      and `Fear`/`Gear`, `Mending`/`Sending` are different things), and no other key
+      within one more edit;
+    - similarity: a rapidfuzz `ratio` of at least `CUTOFF`, `MARGIN` above any other
+      (renames: `Batch Processing` for `Batch Data Processing`).
+    """
+    if len(wanted) < MIN_CHARS or not keys:
+        return None
+    # rapidfuzz, not difflib: over 10k names difflib takes ~0.3 s a suggestion and
+    # rapidfuzz ~1 ms (docs/checks.md, "Suggestions").
+    from rapidfuzz import fuzz, process
+    from rapidfuzz.distance import OSA
+
+    limit = next(edits for below, edits in SLIPS if len(wanted) < below)
+    slip = None
+    near = process.extract(wanted, keys, scorer=OSA.distance, limit=2,
+                           score_cutoff=limit + 1)
+    if near and near[0][1] <= limit and near[0][0][:1] == wanted[:1] and (
+            len(near) == 1 or near[1][1] > near[0][1]):
+        slip = int(near[0][2])
+    similar = None
+    top = process.extract(wanted, keys, scorer=fuzz.ratio, limit=2,
+                          score_cutoff=CUTOFF - MARGIN)
+    if top and top[0][1] >= CUTOFF and (len(top) == 1 or top[1][1] <= top[0][1] - MARGIN):
+        similar = int(top[0][2])
+    if slip is not None and similar is not None and slip != similar:
+        return None
+    return slip if slip is not None else similar
+
+
+def _stem(path: str) -> str:
+    name = path.rpartition("/")[2]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+class Suggester:
+    """Suggestions over one vault (state: the name tables, built on the first broken link)."""
+
+    def __init__(self, resolver: Resolver, notes: Sequence[str]) -> None:
+        self._resolver = resolver
+        self._notes = notes
+
+    @cached_property
+    def _note_names(self) -> tuple[list[str], list[str]]:
+        """(keys, paths) of the notes whose name no other note has."""
+        return _unique([(suggestion_key(_stem(p)), p) for p in self._notes])
+
+    @cached_property
+    def _file_names(self) -> tuple[list[str], list[str]]:
+        """(keys, paths) of the other files whose name (with extension) is unique."""
+        return _unique([(suggestion_key(f.rpartition("/")[2]), f)
+                        for f in self._resolver.attachments])
+
+    # -- a link to a missing note or file ------------------------------------------
+
+    def for_target(self, r: ResolvedLink) -> str | None:
+        """A replacement for a link that finds no file, or None when none is confident."""
+        link = r.link
+        written = link.target.strip()
+        if not written or _URLISH.search(written):
+            return None  # a (mistyped) URL is not a misspelled note
+        folder, _, name = written.rstrip("/").rpartition("/")
+        name = name.rstrip(" .") or name  # `[[Guide.]]`: a full stop inside the brackets
+        keys, paths = self._note_names
+        query = _stem(name)
+        ext = name.rpartition(".")[2].lower() if "." in name else ""
+        if _EXTENSION.match(ext) and ext != "md":
+            same = [i for i, p in enumerate(self._file_names[1])
+                    if p.rpartition(".")[2].lower() == ext]
+            if same:  # else a note name with a dot (`Release 2.0`)
+                keys, paths = _pick(self._file_names, same)
+                query = name
+        if folder:
+            # A link that names a folder means that folder: only files in it qualify.
+            inside = suggestion_key(folder.rpartition("../")[2].lstrip("./"))
+            keys, paths = _pick((keys, paths), [
+                i for i, p in enumerate(paths)
+                if _in_folder(suggestion_key(p.rpartition("/")[0]), inside)])
+        hit = closest(suggestion_key(query), keys)
+        if hit is None:
+            return None
+        return self._prove_target(r, paths[hit], folder)
+
+    def _prove_target(self, r: ResolvedLink, path: str, folder: str) -> str | None:
+        link = r.link
+        if link.style == "wiki":
+            name = path.rpartition("/")[2]
+            if not link.target.lower().endswith(".md") and name.lower().endswith(".md"):
+                name = name[:-3]
+            spelled = f"{folder}/{name}" if folder else name
+            text = relink(link, spelled)
+            if text is not None and self._proves(r, text, path):
+                return text
+        text = retarget(link, r.source, path, self._resolver)
+        return text if text is not None and self._proves(r, text, path) else None
+
+    def _proves(self, r: ResolvedLink, text: str, path: str) -> bool:
+        """`text`, written where `r.link` is, finds `path` unambiguously, anchor and all."""
+        if text == r.link.raw:
+            return False
+        got = self._resolver.resolve(r.source, link_for(r.link, text))
+        return (got.status == "ok" and got.target == path and not got.ambiguous
+                and got.via != "alias" and got.anchor_found is not False)
+
+    # -- a link to a heading or block the note does not have ----------------------
+
+    def for_anchor(self, r: ResolvedLink, note: ParsedNote) -> str | None:
+        """A replacement naming a heading or block `note` has, or None."""
+        link = r.link
+        if link.anchor_kind == "block":
+            ids = [b.id for b in note.block_ids]
+            hit = closest(link.subpath[1:].lower(), [i.lower() for i in ids])
+            return None if hit is None else self._prove_anchor(r, [f"^{ids[hit]}"])
+        parts = list(link.heading_path)
+        if not parts or not note.headings:
+            return None
+        # Compared as Obsidian compares headings, with `-` and `_` as spaces too, so a
+        # mistyped GitHub slug (`#step-1-instal`) finds its heading as well.
+        hit = closest(_heading_key(parts[-1]), [_heading_key(h.text) for h in note.headings])
+        if hit is None:
+            return None
+        written = _anchor_text(link, note, hit)
+        if written is None:
+            return None
+        # The heading under the parts written before it, else on its own.
+        return self._prove_anchor(r, ["#".join([*parts[:-1], written]), written])
+
+    def _prove_anchor(self, r: ResolvedLink, subpaths: list[str]) -> str | None:
+        for subpath in dict.fromkeys(subpaths):
+            text = relink(r.link, subpath=subpath)
+            if text is not None and self._proves(r, text, r.target or ""):
+                got = self._resolver.resolve(r.source, link_for(r.link, text))
+                if got.anchor_found:
+                    return text
+        return None
+
+
+def _heading_key(text: str) -> str:
+    return " ".join(normalize_heading(text).replace("-", " ").replace("_", " ").split())
+
+
+def _anchor_text(link: Link, note: ParsedNote, i: int) -> str | None:
+    """Heading `i` of `note` as the link should name it: as Obsidian's heading suggester
+    writes it, or as a GitHub slug where the author wrote a slug in a Markdown link."""
+    if link.style == "markdown" and _SLUG.match(link.heading_path[-1]):
+        return github_slugs(h.text for h in note.headings)[i]
+    return heading_link_text(note.headings[i].text)
+
+
+def _in_folder(folder: str, named: str) -> bool:
+    """Whether `folder` is the one a link named: the written folders are its last whole
+    folders (`[[sub/Note]]` fits `lib/sub/`), so `[[a/Note]]` never becomes a note of
+    `data/`, nor of `a/b/`."""
+    return folder == named or folder.endswith("/" + named)
+
+
+def _pick(table: tuple[list[str], list[str]], rows: list[int]) -> tuple[list[str], list[str]]:
+    return [table[0][i] for i in rows], [table[1][i] for i in rows]
+
+
+def _unique(pairs: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """The (key, path) pairs whose key occurs once: a shared name is never suggested."""
+    count: dict[str, int] = {}
+    for key, _path in pairs:
+        count[key] = count.get(key, 0) + 1
+    kept = [(k, p) for k, p in pairs if count[k] == 1 and k]
+    return [k for k, _ in kept], [p for _, p in kept]

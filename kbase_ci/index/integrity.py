@@ -1,0 +1,114 @@
+"""Whether an index folder is what its manifest says, before anything is decoded: the
+listing (no file missing, none extra, no symbolic link), the size caps, the hashes, and
+the memory of which manifests passed the full validation (`schema.validate`) here.
+
+The index branch is written by whoever can push to it, and `.kbase/` may be committed
+by a PR. Sizes are checked before any file is read: a 1.5 GB blob on the branch is
+refused by its size, not read into memory. A manifest that passed `schema.validate` is
+remembered by its sha256 under the git dir: it pins every file's hash, and readers hash
+each file they read against it, so a remembered index needs no second validation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kbase_ci.errors import IndexFormatError
+from kbase_ci.index.layout import SCOPES_DIR
+from kbase_ci.index.manifest import MANIFEST_NAME, sha256_file
+from kbase_ci.vault.safefs import foreign_entry, unsafe_part
+
+MAX_JSON_BYTES = 256 << 20
+"""A JSON table is decoded whole: 256 MiB of JSON is ~2.5 GB of Python objects."""
+MAX_FILE_BYTES = 2 << 30
+"""Any other file (memory-mapped arrays)."""
+MAX_TOTAL_BYTES = 8 << 30
+def size_cap(rel: str) -> int:
+    return MAX_JSON_BYTES if rel.endswith((".json", ".jsonl")) else MAX_FILE_BYTES
+
+
+def check_sizes(where: str, sizes: dict[str, int]) -> None:
+    """IndexFormatError for a file (or all of them) above its cap, before any is read."""
+    for rel, size in sorted(sizes.items()):
+        if size > size_cap(rel):
+            raise IndexFormatError(f"{where}: {rel} is {size} bytes, more than the "
+                                   f"{size_cap(rel)} an index file may have")
+    if sum(sizes.values()) > MAX_TOTAL_BYTES:
+        raise IndexFormatError(f"{where}: the index holds more than {MAX_TOTAL_BYTES} bytes")
+
+
+def check_listing(root: Path, manifest: dict[str, Any], *, allow_extra: bool = False,
+                  shown: Path | None = None) -> None:
+    """Raise IndexFormatError unless the files under `root` are the manifest's (names
+    only; `verify_files` also compares contents), none of them a symbolic link (which
+    could lead a read outside the index) and none above its size cap (`schema`).
+    `shown`: the folder to name in errors."""
+    where = shown if shown is not None else root
+    files: dict[str, str] = manifest["files"]
+    for rel in sorted(files):
+        if unsafe_part(rel) is not None:
+            raise IndexFormatError(f"{where}: manifest names a file outside the index: {rel}")
+        if not (root / rel).is_file():
+            raise IndexFormatError(f"{where}: file {rel} is missing: the index is incomplete")
+    foreign = foreign_entry(root, lambda rel: allow_extra or rel == MANIFEST_NAME
+                            or rel in files or rel.startswith(SCOPES_DIR))
+    if foreign is not None:  # scoped indexes: each checked by its own manifest
+        why = "is a symbolic link or not a file" if (root / foreign).is_symlink() or \
+            not (root / foreign).is_file() else "is not in the manifest"
+        raise IndexFormatError(f"{where}: file {foreign} {why}: the index was modified")
+    check_sizes(str(where), file_sizes(root, list(files)))
+
+
+def mismatch(root: Path, rel: str) -> IndexFormatError:
+    return IndexFormatError(f"{root}: file {rel} does not match the manifest: the index "
+                            "was modified")
+
+
+def verify_files(root: Path, manifest: dict[str, Any], *, allow_extra: bool = False) -> None:
+    """Raise IndexFormatError unless the files under `root` are exactly the manifest's."""
+    check_listing(root, manifest, allow_extra=allow_extra)
+    for rel, want in sorted(manifest["files"].items()):
+        if sha256_file(root / rel) != want:
+            raise mismatch(root, rel)
+
+
+def manifest_digest(root: Path) -> str | None:
+    try:
+        return hashlib.sha256((root / MANIFEST_NAME).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _stamp(git_dir: Path, digest: str) -> Path:
+    return git_dir / "kbase" / "validated" / digest
+
+
+def trusted(git_dir: Path | None, digest: str | None) -> bool:
+    """Whether an index with this manifest was validated on this machine."""
+    return git_dir is not None and digest is not None and _stamp(git_dir, digest).is_file()
+
+
+def remember(git_dir: Path | None, digest: str | None) -> None:
+    """Note that the index with this manifest passed `validate` (or was built here)."""
+    if git_dir is None or digest is None:
+        return
+    stamp = _stamp(git_dir, digest)
+    try:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.touch()
+    except OSError:  # a read-only git dir: validated again next time
+        pass
+
+
+def file_sizes(root: Path, files: Sequence[str]) -> dict[str, int]:
+    out = {}
+    for rel in files:
+        try:
+            out[rel] = os.stat(root / rel).st_size
+        except OSError:
+            out[rel] = 0  # missing: the listing check names it
+    return out

@@ -1,0 +1,265 @@
+"""An index as untrusted input: every table checked for structure, types, bounds and
+paths before a query uses it (docs/index-format.md, "Validation").
+
+The index branch is written by whoever can push to it, and `.kbase/` may be committed
+by a PR; a manifest whose hashes were recomputed proves nothing about the content. A
+query trusts no id, offset or row type it reads: `validate` decodes every table once,
+checks every number that indexes another table, every offset against its file, every
+path against the repository's rules and every size against a cap, and raises
+IndexFormatError naming the file. What it passed is remembered by the manifest's
+sha256 under the git dir (`trusted` / `remember`): the manifest pins every file's hash,
+and readers check each file against it, so a remembered index needs no second pass.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any, TypeGuard
+
+from kbase_ci.errors import IndexFormatError
+from kbase_ci.index import ann, background
+from kbase_ci.index.layout import (
+    BACKLINK_IDS_FILE,
+    BACKLINKS_FILE,
+    CHUNK_LINES_FILE,
+    CHUNKS_FILE,
+    CONCEPTS_FILE,
+    LINK_FIELDS,
+    LINK_ROWS_FILE,
+    LINKS_FILE,
+    NAMES_FILE,
+    NOTE_ROWS_FILE,
+    OUTGOING_FILE,
+    SIMILAR_FILE,
+    SIMILAR_SCORES_FILE,
+    STORED_NOTE_FIELDS,
+)
+from kbase_ci.index.manifest import MANIFEST_NAME
+from kbase_ci.index.notetable import shard_notes
+from kbase_ci.index.rowfile import int_table, offsets_name
+from kbase_ci.parse.mentions import VERSION
+from kbase_ci.vault.safefs import unsafe_part
+
+IndexReader = Any  # kbase_ci.index.reader.IndexReader (which imports this module)
+
+MAX_SIMILAR = 1000
+KINDS = (None, "model2vec", "onnx")
+"""`embeddings.kind` values (kbase_ci.index.modelfolder: STATIC, TRANSFORMER)."""
+GRAPH_BYTES_PER_ROW = 4096
+"""Cap on a `vectors.usearch` file per chunk of its shard: connectivity 32 at f16 takes
+about 800 bytes a distinct row, so a larger file is not this shard's graph."""
+
+_LINK = {name: i for i, name in enumerate(LINK_FIELDS)}
+
+
+def _fail(reader: IndexReader, rel: str, what: str) -> IndexFormatError:
+    return IndexFormatError(f"{reader.root}: {rel} {what}: the index is damaged or forged")
+
+
+def _ints(reader: IndexReader, rel: str, length: int | None = None, *, lo: int = 0,
+          hi: int | None = None, rising: bool = False) -> Sequence[int]:
+    got: Sequence[int] = reader.ints(rel)
+    if length is not None and len(got) != length:
+        raise _fail(reader, rel, f"has {len(got)} values, not {length}")
+    if len(got) and (min(got) < lo or (hi is not None and max(got) > hi)):
+        raise _fail(reader, rel, f"holds a value outside {lo}..{hi}")
+    if rising and any(a > b for a, b in itertools.pairwise(got)):
+        raise _fail(reader, rel, "is not in ascending order")
+    return got
+
+
+def _rows(reader: IndexReader, rel: str, count: int | None,
+          row_ok: Callable[[Any], bool]) -> list[Any]:
+    """A row file, its offsets (from 0 to its end, ascending) and every row."""
+    rows: list[Any] = reader.rows(rel)
+    if count is not None and len(rows) != count:
+        raise _fail(reader, rel, f"has {len(rows)} rows, not {count}")
+    _ints(reader, offsets_name(rel), len(rows) + 1, hi=len(reader.data(rel)), rising=True)
+    ends = reader.ints(offsets_name(rel))
+    if len(ends) and (ends[0] != 0 or ends[-1] != len(reader.data(rel))):
+        raise _fail(reader, offsets_name(rel), "does not span its rows")
+    for i, row in enumerate(rows):
+        if not row_ok(row):
+            raise _fail(reader, rel, f"row {i} has the wrong shape or types")
+    return rows
+
+
+def _is(value: Any, kind: type | tuple[type, ...]) -> bool:
+    return isinstance(value, kind) and not (isinstance(value, bool) and kind is not bool)
+
+
+def _nat(value: Any) -> TypeGuard[int]:
+    return _is(value, int) and value >= 0
+
+
+def _strs(value: Any) -> TypeGuard[list[str]]:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _pairs(value: Any, first: type, second: type) -> TypeGuard[list[list[Any]]]:
+    return isinstance(value, list) and all(
+        isinstance(p, list) and len(p) == 2 and _is(p[0], first) and _is(p[1], second)
+        for p in value)
+
+
+def _note_row(row: Any) -> bool:
+    if not isinstance(row, list) or not 1 <= len(row) <= len(STORED_NOTE_FIELDS):
+        return False
+    empty: list[Any] = [[], [], [], [], {}]  # what trailing empty fields stand for
+    size, heads, aliases, tags, blocks, fm = [*row, *empty[len(row) - 1:]]
+    return (_nat(size) and isinstance(heads, list) and all(
+        isinstance(h, list) and len(h) == 3 and _nat(h[0]) and isinstance(h[1], str)
+        and _nat(h[2]) for h in heads) and _strs(aliases) and _strs(tags)
+        and _pairs(blocks, str, int) and isinstance(fm, dict))
+
+
+def validate(reader: IndexReader) -> None:
+    """Check the whole index read by `reader` (hashing every file as it goes)."""
+    m = reader.manifest
+    for rel in m["files"]:
+        why = unsafe_part(rel)
+        if why is not None or not isinstance(m["files"][rel], str):
+            raise _fail(reader, MANIFEST_NAME, f"lists {rel!r}, which {why or 'has no hash'}")
+    emb = m.get("embeddings") or {}
+    if emb.get("kind") not in KINDS or not (emb.get("dim") is None or (
+            _nat(emb.get("dim")) and 0 < emb["dim"] <= 4096)):
+        raise _fail(reader, MANIFEST_NAME, "names an unknown model kind or dimension")
+    core = reader.core()
+    if not isinstance(core, dict):
+        raise _fail(reader, "notes.json", "is not an object")
+    paths, groups, group = core.get("paths"), core.get("groups"), core.get("group")
+    if not _strs(paths) or not _pairs(groups, str, str) or not isinstance(group, list):
+        raise _fail(reader, "notes.json", "lacks paths, groups or group")
+    k, statuses = core.get("similar_k"), core.get("link_statuses")
+    if not (_nat(k) and k <= MAX_SIMILAR) or not _strs(statuses):
+        raise _fail(reader, "notes.json", "has a bad similar_k or link_statuses")
+    n = len(paths)
+    for p in paths:
+        why = unsafe_part(p)
+        if why is not None:
+            raise _fail(reader, "notes.json", f"names a note {p!r}, which {why}")
+    if paths != sorted(set(paths)):
+        raise _fail(reader, "notes.json", "does not list its notes once each, in order")
+    if len(group) != n or not all(_is(g, int) and 0 <= g < len(groups) for g in group):
+        raise _fail(reader, "notes.json", "has a group out of range")
+    width = core.get("blob_bytes")
+    if width is None:
+        listed = core.get("blobs")
+        if not _strs(listed) or len(listed) != n:
+            raise _fail(reader, "notes.json", "does not list one blob per note")
+    elif not (_is(width, int) and 1 <= width <= 64):
+        raise _fail(reader, "notes.json", "has a bad blob_bytes")
+    else:
+        reader.blobs()  # IndexFormatError unless blobs.npy holds one id per note
+    names = reader.names()
+    if not isinstance(names, dict) or not all(
+            isinstance(v, list) and all(_is(i, int) and 0 <= i < n for i in v)
+            for v in names.values()):
+        raise _fail(reader, NAMES_FILE, "maps a name to a note that does not exist")
+    _rows(reader, NOTE_ROWS_FILE, n, _note_row)
+    _ints(reader, SIMILAR_FILE, n * k, hi=max(n - 1, 0))
+    _ints(reader, SIMILAR_SCORES_FILE, n * k)
+    _links(reader, n, len(statuses))
+    _shards(reader, core)
+    if reader.has(CONCEPTS_FILE):
+        _concepts(reader, n)
+
+
+def _concepts(reader: IndexReader, n: int) -> None:
+    """concepts.json of this kbase's version: term spellings, per note [term, line, col]
+    rows, heading keys -> notes (another version is refused where it is read)."""
+    table = reader.json(CONCEPTS_FILE)
+    if not isinstance(table, dict) or table.get("version") != VERSION:
+        return
+    terms, rows, heads = table.get("terms"), table.get("notes"), table.get("headings")
+    if not (isinstance(terms, list) and all(_strs(t) and len(t) == 3 for t in terms)
+            and isinstance(rows, list) and len(rows) == n and all(
+                isinstance(r, list) and all(
+                    isinstance(m, list) and len(m) == 3 and _is(m[0], int)
+                    and 0 <= m[0] < len(terms) and _nat(m[1]) and _nat(m[2]) for m in r)
+                for r in rows)
+            and _pairs(heads, str, list) and all(
+                all(_is(i, int) and 0 <= i < n for i in h[1]) for h in heads)):
+        raise _fail(reader, CONCEPTS_FILE, "has a term, note or heading out of range")
+
+
+def _links(reader: IndexReader, n: int, statuses: int) -> None:
+    def ok(row: Any) -> bool:
+        if not isinstance(row, list) or len(row) != len(LINK_FIELDS):
+            return False
+        target = row[_LINK["target"]]
+        return (_is(row[_LINK["source"]], int) and 0 <= row[_LINK["source"]] < n
+                and _nat(row[_LINK["line"]]) and _nat(row[_LINK["col"]])
+                and all(isinstance(row[_LINK[f]], str)
+                        for f in ("raw", "style", "subpath", "status"))
+                and isinstance(row[_LINK["embed"]], bool)
+                and row[_LINK["anchor_found"]] in (None, True, False)
+                and (target is None or isinstance(target, str)
+                     or (_is(target, int) and 0 <= target < n)))
+
+    count = len(_rows(reader, LINK_ROWS_FILE, None, ok))
+    _ints(reader, OUTGOING_FILE, n + 1, hi=count, rising=True)
+    ptr = _ints(reader, BACKLINKS_FILE, n + 1, rising=True)
+    _ints(reader, BACKLINK_IDS_FILE, int(ptr[-1]) if len(ptr) else 0, hi=max(count - 1, 0))
+    flat = int_table(reader.data(LINKS_FILE))
+    if flat is None or flat[1] != 3 or len(flat[0]) != 3 * count:
+        raise _fail(reader, LINKS_FILE, "is not one [source, target, status] per link")
+    values = flat[0]
+    if count and (min(values[0::3]) < 0 or max(values[0::3]) >= n or min(values[1::3]) < -1
+                  or max(values[1::3]) >= n or min(values[2::3]) < 0
+                  or max(values[2::3]) >= statuses):
+        raise _fail(reader, LINKS_FILE, "holds a note or status number out of range")
+    unresolved = reader.json("unresolved.json")
+    if not isinstance(unresolved, dict) or not all(
+            isinstance(v, list) and all(_is(i, int) and 0 <= i < count for i in v)
+            for v in unresolved.values()):
+        raise _fail(reader, "unresolved.json", "names a link that does not exist")
+
+
+def _shards(reader: IndexReader, core: dict[str, Any]) -> None:
+    members = shard_notes(core)
+    shards = reader.manifest.get("shards", {})
+    if not isinstance(shards, dict):
+        raise _fail(reader, MANIFEST_NAME, "has no shards object")
+    for sid, meta in sorted(shards.items()):
+        if not isinstance(meta, dict) or not _nat(meta.get("chunks")):
+            raise _fail(reader, MANIFEST_NAME, f"shard {sid!r} has no chunk count")
+        base = f"shards/{sid}/"
+        if not reader.has(base + CHUNKS_FILE):
+            continue
+        counts = reader.json(base + CHUNKS_FILE).get("counts") \
+            if isinstance(reader.json(base + CHUNKS_FILE), dict) else None
+        if not (isinstance(counts, list) and len(counts) == len(members.get(sid, []))
+                and all(_nat(c) for c in counts) and sum(counts) == meta["chunks"]):
+            raise _fail(reader, base + CHUNKS_FILE, "does not count the shard's chunks")
+        lines = _ints(reader, base + CHUNK_LINES_FILE, 2 * meta["chunks"])
+        if any(a > b for a, b in zip(lines[0::2], lines[1::2], strict=True)):
+            raise _fail(reader, base + CHUNK_LINES_FILE, "has a chunk that ends before it "
+                        "starts")
+        _shard_vectors(reader, base, meta["chunks"])
+        postings = reader.bm25(sid)
+        if postings is not None:
+            postings.validate()
+        vectors = reader.vectors(sid)
+        if vectors is not None and (vectors.packed.ndim != 2 or
+                                    len(vectors.packed) != meta["chunks"]):
+            raise _fail(reader, base + "vectors.npy", "does not hold one row per chunk")
+
+
+def _shard_vectors(reader: IndexReader, base: str, chunks: int) -> None:
+    """A shard's graph (`ann`: its size capped, its equal-row map pointing back within
+    the shard) and its semantic background (one bounded value per null question)."""
+    graph, same = base + ann.FILE, base + ann.SAME_FILE
+    if reader.has(graph) != reader.has(same):
+        raise _fail(reader, graph, f"comes without {ann.SAME_FILE} or the other way round")
+    if reader.has(graph):
+        if len(reader.data(graph)) > GRAPH_BYTES_PER_ROW * chunks + (1 << 20):
+            raise _fail(reader, graph, "is larger than a graph of this shard can be")
+        rows = _ints(reader, same, chunks, lo=-1, hi=max(chunks - 1, 0))
+        if any(r > i or (r >= 0 and rows[r] != r) for i, r in enumerate(rows)):
+            raise _fail(reader, same, "maps a chunk to a later or non-first equal row")
+    if reader.has(base + background.FILE):
+        _ints(reader, base + background.FILE, background.QUERIES, hi=background.SCALE)
+
+

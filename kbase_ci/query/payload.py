@@ -1,0 +1,154 @@
+"""The JSON an agent pays for: compact (indented only for a person: `--pretty` or a
+terminal), and within `--max-tokens` when one is given.
+
+One place for every query command, the MCP tools and any later command that prints an
+answer: `render` measures the JSON as printed and, when it is over the budget, trims the
+answer's lists from the end (the least relevant items: every list is ranked), largest
+first, then shortens its longest strings, and says so in `truncated`: the budget, what
+the answer costs now, and how many items each list lost. A list keeps at least its first
+item while anything else can go. Tokens are the larger of `len / 4` (what a budget is
+usually counted in) and the conservative estimate of kbase_ci.query.budget (above what
+real tokenizers count), so the answer fits either way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from kbase_ci.errors import UsageError
+
+KEEP = ("index", "query", "mode", "note", "notices", "truncated", "action")
+"""Keys never trimmed: what the answer is about, and where it came from."""
+PRIMARY = ("results", "notes", "backlinks", "links", "nodes", "paths", "clusters",
+           "unresolved", "concepts", "tags", "outgoing", "similar")
+"""The lists an answer is for: they keep their first item while any other list (traversal
+paths, limitations, ...) can be emptied."""
+SHORT = 200
+"""Shortened strings keep this many characters."""
+ELLIPSIS = "\u2026"
+
+
+def cost(text: str) -> int:
+    """What `text` costs in tokens (see the module docstring)."""
+    # Lazy: its patterns take ~15 ms to compile, and only a budget needs them.
+    from kbase_ci.query.budget import estimate_tokens
+
+    return max(-(-len(text) // 4), estimate_tokens(text))
+
+
+def dumps(answer: dict[str, Any], *, pretty: bool = False) -> str:
+    if pretty:
+        return json.dumps(answer, ensure_ascii=False, indent=2)
+    return json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+
+
+def check_budget(max_tokens: int | None) -> int | None:
+    if max_tokens is not None and max_tokens < 1:
+        raise UsageError(f"--max-tokens must be at least 1, not {max_tokens}")
+    return max_tokens
+
+
+def render(answer: dict[str, Any], *, max_tokens: int | None = None,
+           pretty: bool = False) -> str:
+    """The answer as printed, trimmed to `max_tokens` (None: whole)."""
+    check_budget(max_tokens)
+    text = dumps(answer, pretty=pretty)
+    if max_tokens is None or cost(text) <= max_tokens:
+        return text
+    return dumps(fit(answer, max_tokens, pretty=pretty), pretty=pretty)
+
+
+def _lists(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
+    """Every list of dicts or strings below the top-level keys not in `KEEP`, outermost
+    first (a list inside a list's items too)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if not path and key in KEEP:
+                continue
+            yield from _lists(value, (*path, key))
+    elif isinstance(node, list):
+        if node and path:
+            yield path, node
+        for i, item in enumerate(node):
+            if isinstance(item, dict | list):
+                yield from _lists(item, (*path, i))
+
+
+def _name(path: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in path if not isinstance(p, int)) or "answer"
+
+
+def fit(answer: dict[str, Any], max_tokens: int, *, pretty: bool = False) -> dict[str, Any]:
+    """A copy of `answer` whose JSON costs at most `max_tokens` (see the module)."""
+    out: dict[str, Any] = json.loads(json.dumps(answer))
+    total = cost(dumps(answer, pretty=pretty))
+    dropped: dict[str, int] = {}
+    shortened: list[str] = []
+    note: dict[str, Any] = {"max_tokens": max_tokens, "tokens": total, "dropped": dropped,
+                            "shortened": shortened}
+    out["truncated"] = note
+
+    def over() -> int:
+        now = cost(dumps(out, pretty=pretty))
+        note["tokens"] = now
+        return now - max_tokens
+
+    excess = over()
+    for keep_one in (True, False):  # a list keeps its first item while others can shrink
+        while excess > 0:
+            target = _largest(out, 1 if keep_one else 0)
+            if target is None:
+                break
+            path, lst = target
+            sizes = [cost(dumps({"x": item})) for item in lst]
+            floor = 1 if keep_one or (path[0] in PRIMARY and len(path) == 1) else 0
+            drop, freed = 0, 0
+            while len(lst) - drop > floor and freed < excess:
+                drop += 1
+                freed += sizes[-drop]
+            del lst[len(lst) - drop:]
+            dropped[_name(path)] = dropped.get(_name(path), 0) + drop
+            excess = over()
+        if excess > 0 and keep_one:
+            _shorten(out, excess, shortened)
+            excess = over()
+    if excess > 0:
+        raise UsageError(f"--max-tokens {max_tokens} is less than this answer needs without "
+                         f"any of its items ({note['tokens']} tokens): raise it")
+    return out
+
+
+def _largest(answer: dict[str, Any], floor: int) -> tuple[tuple[Any, ...], list[Any]] | None:
+    """The list with the most JSON that has more than `floor` items (more than one, for
+    an answer's primary list)."""
+    lists = [(p, lst) for p, lst in _lists(answer)
+             if len(lst) > max(floor, 1 if p[0] in PRIMARY and len(p) == 1 else 0)]
+    return max(lists, key=lambda pl: len(dumps({"x": pl[1]})), default=None)
+
+
+def _shorten(node: Any, excess: int, shortened: list[str], path: str = "") -> int:
+    """Cut the longest strings to `SHORT` characters until about `excess` tokens are
+    saved; returns what is still to save."""
+    strings: list[tuple[int, Any, Any, str]] = []
+
+    def walk(n: Any, where: str) -> None:
+        items = n.items() if isinstance(n, dict) else enumerate(n) if isinstance(n, list) \
+            else ()
+        for k, v in items:
+            here = f"{where}.{k}" if isinstance(k, str) else where
+            if isinstance(v, str) and len(v) > SHORT:
+                strings.append((len(v), n, k, here.lstrip(".")))
+            elif isinstance(v, dict | list):
+                walk(v, here)
+
+    walk(node, path)
+    for size, parent, key, where in sorted(strings, key=lambda s: -s[0]):
+        if excess <= 0:
+            break
+        parent[key] = parent[key][:SHORT] + ELLIPSIS
+        excess -= (size - SHORT) // 4
+        if where not in shortened:
+            shortened.append(where)
+    return excess

@@ -1,0 +1,171 @@
+"""The embedding model in any clone: the manifest names it (id, kind, content hash), and a
+clone finds it through `--model`, `KBASE_MODEL_PATH`, `embeddings.model`, the hub cache,
+or a download from the hub (a real HTTP server on 127.0.0.1 stands in for it through
+`HF_ENDPOINT`); other weights are refused; without it, one notice says what fixes it."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from conftest import git, run_kbase, write
+from indexkit import make_tiny_model
+from querykit import clone, publish_index, query
+
+MODEL_ID = "acme/tiny-static"
+FILES: dict[str, str | bytes] = {
+    ".kbase.yml": f"embeddings:\n  model: {MODEL_ID}\n",
+    "Soil.md": "# Soil\n\ngarden compost soil water\n",
+    "Sql.md": "# Sql\n\ndatabase query table sql postgres\n",
+}
+
+
+class Hub:
+    """What the hub serves: model id -> {file: bytes}, and the paths asked for."""
+
+    def __init__(self) -> None:
+        self.models: dict[str, dict[str, bytes]] = {}
+        self.asked: list[str] = []
+
+    def serve(self, model: Path, model_id: str = MODEL_ID) -> None:
+        self.models[model_id] = {p.name: p.read_bytes() for p in model.iterdir()
+                                 if p.is_file()}
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Hub]:
+    state = Hub()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # /{org}/{name}/resolve/main/{file}
+            state.asked.append(self.path)
+            parts = self.path.lstrip("/").split("/")
+            files = state.models.get("/".join(parts[:2]), {})
+            data = files.get(parts[-1]) if parts[2:4] == ["resolve", "main"] else None
+            if data is None:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("X-Repo-Commit", "c0ffee" + "0" * 34)
+            self.send_header("ETag", f'"{hashlib.sha256(data).hexdigest()}"')
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_port}")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("KBASE_MODEL_PATH", raising=False)
+    yield state
+    server.shutdown()
+    thread.join()
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    return make_tiny_model(tmp_path / "models" / "tiny-static")
+
+
+def test_a_hub_model_is_downloaded_once_and_found_in_clones(
+        hub: Hub, tiny: Path, make_repo: Callable[..., Path], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    hub.serve(tiny)
+    src = make_repo(FILES)
+    proc = run_kbase("index", cwd=src)
+    assert proc.returncode == 0, proc.stderr
+    assert f"downloading {MODEL_ID} model.safetensors" in proc.stderr  # no terminal: a line
+    snap = tmp_path / "hub-cache" / "models--acme--tiny-static" / "snapshots"
+    assert [p.name for p in snap.iterdir()] == ["c0ffee" + "0" * 34]
+    manifest_emb = _embeddings(src)
+    assert (manifest_emb["model"], manifest_emb["kind"]) == (MODEL_ID, "model2vec")
+    asked = len(hub.asked)
+    publish_index(src)
+    cl = clone(src, tmp_path / "clone")
+    code, ans, err = query(cl, "search", "compost soil")
+    assert code == 0 and ans["notices"] == [], err
+    assert ans["results"][0]["evidence"]["cosine"] is not None  # vectors in use
+    assert len(hub.asked) == asked  # found in the cache: nothing downloaded again
+    # A machine with an empty cache downloads it once, then finds it.
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "other-cache"))
+    code, ans, err = query(cl, "search", "compost soil")
+    assert code == 0 and ans["notices"] == [] and "downloading" in err
+    code, ans, err = query(cl, "search", "compost soil")
+    assert ans["notices"] == [] and "downloading" not in err
+
+
+def test_offline_without_the_model_gives_one_notice_that_fixes_it(
+        hub: Hub, tiny: Path, make_repo: Callable[..., Path], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    hub.serve(tiny)
+    src = make_repo(FILES)
+    assert run_kbase("index", cwd=src).returncode == 0
+    publish_index(src)
+    cl = clone(src, tmp_path / "clone")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    asked = len(hub.asked)
+    code, ans, _ = query(cl, "search", "compost soil", "--offline")
+    assert code == 0 and len(hub.asked) == asked  # no network at all
+    assert len(ans["notices"]) == 1
+    notice = ans["notices"][0]
+    assert notice.startswith(f"the index's embedding model {MODEL_ID} (model2vec) is not "
+                             "available here")
+    assert "ranked by BM25 only" in notice and "export KBASE_MODEL_PATH=DIR" in notice
+    # The setting the notice names fixes it: a folder holding the model.
+    monkeypatch.setenv("KBASE_MODEL_PATH", str(tiny.parent))
+    code, ans, _ = query(cl, "search", "compost soil", "--offline")
+    assert code == 0 and ans["notices"] == []
+
+
+def test_other_weights_are_refused(hub: Hub, tiny: Path, make_repo: Callable[..., Path],
+                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hub.serve(tiny)
+    src = make_repo(FILES)
+    assert run_kbase("index", cwd=src).returncode == 0
+    other = make_tiny_model(tmp_path / "elsewhere" / "tiny-static", seed=11)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    monkeypatch.setenv("KBASE_MODEL_PATH", str(other.parent))
+    hub.serve(other)  # the hub moved on to other weights too
+    code, ans, _ = query(src, "search", "compost soil", "--index", ".kbase")
+    assert code == 0 and len(ans["notices"]) == 1
+    assert "other weights refused" in ans["notices"][0]
+    assert str(other) in ans["notices"][0]
+    proc = run_kbase("search", "compost soil", "--model", str(other), cwd=src)
+    assert proc.returncode == 2
+    assert "not the model this index was built with" in proc.stderr
+    assert "refused" in proc.stderr
+
+
+def test_a_model_folder_in_the_repository_travels_with_it(
+        make_repo: Callable[..., Path], tiny: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    src = make_repo({**FILES, ".kbase.yml": "embeddings:\n  model: models/tiny\n"})
+    shutil.copytree(tiny, src / "models" / "tiny")
+    git(src, "add", "-A")
+    git(src, "commit", "-q", "-m", "model")
+    publish_index(src)
+    cl = clone(src, tmp_path / "clone")
+    code, ans, _ = query(cl, "search", "compost soil")
+    assert code == 0 and ans["notices"] == []
+    write(cl, {"models/tiny/model.safetensors": b"not the weights"})
+    code, ans, _ = query(cl, "search", "compost soil")
+    assert code == 0 and "other weights refused" in ans["notices"][0]
+
+
+def _embeddings(root: Path) -> dict[str, object]:
+    import json
+
+    data: dict[str, object] = json.loads((root / ".kbase" / "manifest.json").read_text())[
+        "embeddings"]
+    return data

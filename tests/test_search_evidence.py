@@ -1,0 +1,112 @@
+"""Search answers say why a hit is a hit (the query words it holds, where, absolute
+scores) and how far to trust it; a query about something the vault does not hold exits 1
+with `not_found` (what was tried, the nearest misses); filters that name nothing are
+usage errors, not "no results"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from indexkit import make_tiny_model
+from querykit import paths, published_demo, query
+
+from kbase_ci.query.evidence import RULE, level
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return published_demo(tmp_path_factory.mktemp("evidence"))
+
+
+def test_each_hit_carries_its_evidence(demo: Path) -> None:
+    code, ans, err = query(demo, "search", "Package Manager", "--mode", "bm25")
+    assert code == 0, err
+    top = ans["results"][0]
+    assert top["path"] == "Getting Started.md" and top["confidence"] == "high"
+    ev = top["evidence"]
+    assert ev["matched"] == ["Package", "Manager"] and ev["missing"] == []  # as written
+    assert ev["fields"] == ["body"] and ev["bm25"] > 0 and ev["cosine"] is None
+    assert ev["coverage"] == 1.0 and ev["idf_coverage"] == 1.0 and ev["semantic"] is None
+    code, ans, _ = query(demo, "search", "resolution rules", "--mode", "bm25")
+    hit = next(r for r in ans["results"] if r["path"] == "Concepts/Linking.md")
+    assert hit["evidence"]["fields"] == ["heading"]  # "## Resolution: rules"
+
+
+def test_names_and_headings_are_confident_whatever_their_words(demo: Path) -> None:
+    _, ans, _ = query(demo, "search", "wikilinks", "--mode", "bm25", "--limit", "1")
+    hit = ans["results"][0]
+    assert (hit["path"], hit["confidence"]) == ("Concepts/Linking.md", "high")
+    assert "alias" in hit["evidence"]["fields"]
+    _, ans, _ = query(demo, "search", "Configure", "--mode", "bm25", "--limit", "1")
+    assert ans["results"][0]["path"] == "Getting Started.md"
+    assert ans["results"][0]["confidence"] == "high"
+
+
+def test_an_absent_topic_is_not_found(demo: Path) -> None:
+    code, ans, _ = query(demo, "search", "kubernetes horizontal pod autoscaling")
+    assert code == 1 and ans["results"] == []
+    nf = ans["not_found"]
+    assert nf["tried"]["terms"] == ["kubernetes", "horizontal", "pod", "autoscaling"]
+    assert nf["tried"]["unknown_terms"] == nf["tried"]["terms"]
+    assert nf["reason"] == "no note holds any of the query's words"
+    # Words shared with notes, but not enough of the question: the nearest misses.
+    code, ans, _ = query(demo, "search", "install the linux kernel headers")
+    assert code == 1
+    near = ans["not_found"]["near_misses"]
+    assert near and near[0]["path"] == "Getting Started.md"
+    assert near[0]["confidence"] is None
+    assert set(near[0]["evidence"]["matched"]) == {"install", "linux"}
+    assert {"kernel", "headers"} <= set(near[0]["evidence"]["missing"])
+    code, ans, _ = query(demo, "search", "install the linux kernel headers", "--concise")
+    assert set(ans["not_found"]["near_misses"][0]) == {"path", "title", "confidence",
+                                                        "matched"}
+
+
+def test_gibberish_is_not_found_even_with_vectors(tmp_path: Path) -> None:
+    model = make_tiny_model(tmp_path / "model")
+    cl = published_demo(tmp_path, "--model", str(model))
+    code, ans, err = query(cl, "search", "zzqx vlorp", "--model", str(model))
+    assert code == 1, err
+    assert ans["notices"] == [] and ans["not_found"]["tried"]["rankers"] == ["bm25",
+                                                                             "semantic"]
+    code, ans, _ = query(cl, "search", "package manager", "--model", str(model))
+    assert code == 0 and ans["results"][0]["evidence"]["cosine"] is not None
+
+
+def test_filters_match_any_case_and_name_close_ones(demo: Path) -> None:
+    code, ans, _ = query(demo, "search", "links", "--mode", "bm25", "--domain", "concepts")
+    assert code == 0 and ans["results"]
+    assert {r["domain"] for r in ans["results"]} == {"Concepts"}
+    code, _, err = query(demo, "search", "links", "--domain", "Concept")
+    assert code == 2 and "no domain 'Concept'; did you mean Concepts" in err
+    code, _, err = query(demo, "notes", "--domain", "projectz")
+    assert code == 2 and "did you mean Projects" in err
+    code, ans, _ = query(demo, "notes", "--tag", "HOWTO")
+    assert code == 0 and paths(ans["notes"]) == ["Getting Started.md"]
+    code, _, err = query(demo, "notes", "--tag", "howtoo")
+    assert code == 2 and "did you mean howto" in err
+    for bad in ("0", "-3"):
+        code, _, err = query(demo, "search", "links", "--limit", bad)
+        assert code == 2 and "--limit must be at least 1" in err
+    code, _, err = query(demo, "gaps", "--domain", "archiv")
+    assert code == 2 and "did you mean Archive" in err
+
+
+@pytest.mark.parametrize(("idf", "coverage", "semantic", "want"), [
+    (1.0, 1.0, None, "high"),
+    (0.72, 0.5, None, "medium"),
+    (0.62, 0.5, None, "low"),
+    (0.57, 0.5, None, None),           # lexical evidence alone needs `alone`
+    (0.57, 0.5, 0.95, "low"),          # ...less with vectors that agree
+    (0.62, 0.5, 0.5, None),            # shared words without the meaning: vetoed
+    (0.8, 0.6, 0.2, "medium"),         # unless the words are sure enough
+    (0.35, 0.3, 0.995, "low"),         # a paraphrase: few words, close meaning
+    (0.6, 0.3, 0.995, "medium"),
+    (0.1, 0.2, 1.0, None),             # meaning alone is no evidence
+    (0.9, 0.2, None, None),            # one rare word of a long query
+])
+def test_confidence_levels(idf: float, coverage: float, semantic: float | None,
+                           want: str | None) -> None:
+    assert level(idf, coverage, semantic, False, RULE) == want
+    assert level(0.0, 0.0, None, True, RULE) == "high"  # the query names the note
