@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import UsageError
-from kbase_ci.index import bm25 as bm25mod
+from kbase_ci.index import idf as idfmod
 from kbase_ci.index import tokens
 from kbase_ci.index.bm25 import indexed_text
 from kbase_ci.index.chunks import chunk_note, embed_text
@@ -106,7 +106,7 @@ class Searcher:
                                            stem_with=self.stemmer)
             terms = [t for _, t in written]
             extra = self._extra(terms)
-            _, idf = bm25mod.global_idf(list(self.models.values()), terms,
+            _, idf = idfmod.global_idf(list(self.models.values()), terms,
                                         extra_docs=extra[0], extra_df=extra[1])
             self._terms[query] = ev.QueryTerms(tuple(written), idf,
                                                frozenset(self.unknown(terms)))
@@ -136,7 +136,7 @@ class Searcher:
         reader = self.view.source.reader
         models = list(self.models.items())
         extra_docs, extra_df = self._extra(terms)
-        weights = bm25mod.idf_weights([m for _, m in models], terms, extra_docs=extra_docs,
+        weights = idfmod.idf_weights([m for _, m in models], terms, extra_docs=extra_docs,
                                       extra_df=extra_df)
         changed = self.skip or self.view.fresh.added
         moved = self.overlay().moved() if changed else set()
