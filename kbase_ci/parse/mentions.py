@@ -8,8 +8,10 @@ Frequent lower-case noun phrases are not taken: without a tagger they are mostly
 
 Skipped: frontmatter, fenced code blocks, HTML and `%%` comments, heading lines (a
 heading is structure, and a concept some heading names counts as documented), link
-text and targets (wiki and Markdown), URLs, tags and other inline code. A name at the
-start of a sentence loses a leading function word ("The", "Using", ...).
+text and targets (wiki and Markdown), URLs, tags and other inline code. Which
+candidates are terms is `kbase_ci.parse.termrules`: literals and one-word code values
+go, a name at the start of a sentence loses a leading function word ("The", "Using",
+...), and one that still starts a sentence is marked `initial`.
 
 The result depends on the text alone (not the path), so it can be cached by blob id.
 Bump VERSION whenever the output for some text changes: it keys caches and concepts.json.
@@ -23,13 +25,17 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Literal
 
-VERSION = 1
-TermKind = Literal["code", "name"]
+from kbase_ci.parse import termrules
+
+VERSION = 2
+TermKind = Literal["code", "name", "initial"]
+"""`initial`: a name this note writes only at the start of sentences (table cells, list
+items), where a capital proves nothing; it counts only where another note gives evidence."""
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.MULTILINE)
 _COMMENT = re.compile(r"%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)", re.DOTALL)
-_CODE_SPAN = re.compile(r"(`+)([^`\n](?:.*?[^`\n])?)\1(?!`)")
+_CODE_SPAN = re.compile(r"(`+)([^`\n](?:.*?[^`\n])??)\1(?!`)")  # `??`: `!` is a span too
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::|->|-)[A-Za-z_]\w*)*(?:\(\))?")
 # Blanked before names are looked for, each only when its first character occurs (one
 # pattern per kind with a literal start is several times faster than one alternation).
@@ -47,18 +53,7 @@ _NAME = re.compile(rf"\b{_WORD}(?:[ \t]+(?:(?:of|and|for|the|de|du|van|von|&)[ \
                    rf"{_WORD})+\b")
 _CAMEL_HUMP = re.compile(r"[a-z][A-Z]")
 _CAMEL = re.compile(r"[A-Za-z]?[a-z]+[A-Z][A-Za-z0-9]*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|^\s*(?:[-*+>]|\d+[.)])\s+)$")
 _GLUED = frozenset(".@/-_")  # "os.Path", "a/B", "x-Y": part of a bigger token
-# Words that start a sentence without being part of a name that follows them.
-_OPENER_WORDS = """a an the this that these those it its we you they i he she our
-your their my his her in on at for to with by from as if when while whenever use using
-used see also and but or so then thus hence each every all some many most any no how
-what why where which who whose both after before during here there note unlike like
-because since although though once unless until upon via per into onto over under
-about against between without within across along around behind beyond instead
-consider read try set add run make keep avoid prefer choose let get given is are was
-were be do does can could should would will may might must"""
-_OPENERS = frozenset(_OPENER_WORDS.split())
 MAX_TERM = 80
 
 
@@ -77,8 +72,6 @@ class Mention:
     """1-based, code points."""
 
 
-_DETERMINER_WORDS = "the a an this that these those our your their its my"
-_DETERMINERS = frozenset(_DETERMINER_WORDS.split())
 _NOT_PLURAL = ("ss", "us", "is")
 
 
@@ -147,7 +140,8 @@ def extract(text: str) -> list[Mention]:
     if "`" in text:
         for m in _CODE_SPAN.finditer(text):
             body = m.group(2).strip().removesuffix("()")
-            if 3 <= len(body) <= MAX_TERM and _IDENTIFIER.fullmatch(body):
+            if 3 <= len(body) <= MAX_TERM and _IDENTIFIER.fullmatch(body) \
+                    and termrules.code_term(body):
                 found.append((m.start(2) + m.group(2).index(body[0]), term_key(body), body,
                               "code"))
         text = _CODE_SPAN.sub(_spaces, text)
@@ -157,17 +151,14 @@ def extract(text: str) -> list[Mention]:
     for m in _NAME.finditer(text):
         if _glued(text, m.start()):
             continue
-        words = m.group(0).split()
-        start = m.start()
-        line_start = text.rfind("\n", 0, start) + 1
-        opener = words[0].casefold()
-        if opener in _DETERMINERS or (
-                opener in _OPENERS and _SENTENCE_START.search(text, line_start, start)):
-            start = text.index(words[1], start + len(words[0]))
-            words = words[1:]
-        if len(words) >= 2 and m.end() - start <= MAX_TERM:
-            name = " ".join(words)
-            found.append((start, term_key(name), name, "name"))
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        span = termrules.name_span(text, line_start, m.start(), m.end(), m.group(0).split())
+        if span is not None and m.end() - span[0] <= MAX_TERM:
+            name = " ".join(span[1])
+            found.append((span[0], term_key(name), name, "initial" if span[2] else "name"))
+    # Before CamelCase words, whose shape is their evidence.
+    if any(kind == "name" for *_, kind in found) and termrules.capitalises_nouns(text):
+        found = [(o, k, n, "initial" if kind == "name" else kind) for o, k, n, kind in found]
     seen = -1
     for hump in _CAMEL_HUMP.finditer(text):  # rare: find humps, then their words
         if hump.start() < seen:
@@ -181,8 +172,10 @@ def extract(text: str) -> list[Mention]:
                 and not (seen < len(text) and (text[seen].isalnum() or text[seen] in "@/"))):
             found.append((start, term_key(word.group(0)), word.group(0), "name"))
     first: dict[str, tuple[int, str, TermKind]] = {}
+    evident = {key for _, key, _, kind in found if kind != "initial"}
     for offset, key, name, kind in sorted(found):
-        first.setdefault(key, (offset, name, kind))
+        first.setdefault(key, (offset, name, "name" if key in evident and kind == "initial"
+                                              else kind))
     if not first:
         return []
     starts = [0, *(m.end() for m in re.finditer("\n", text))]
