@@ -44,7 +44,7 @@ def judgements(vault: str) -> dict[str, tuple[str, str, str]]:
     if path.is_file():
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.startswith("#"):
-                key, name, verdict, why = (line.split("\t") + ["", "", ""])[:4]
+                key, name, verdict, why = [*line.split("\t"), "", "", ""][:4]
                 out[key] = (name, verdict, why)
     return out
 

@@ -1,4 +1,5 @@
 """Bytes of one note -> `ParsedNote` (kbase_ci.model): tree-sitter blocks (`grammar`,
 `parser`), links and tags in inline text (`inline`, `linksyntax`), YAML frontmatter,
-sections (`outline`), heading and block anchors (`anchors`) and concept `mentions`.
+sections (`outline`), heading and block anchors (`anchors`) and concept `mentions` (which
+candidates are terms: `termrules`).
 Knows nothing of other notes, the vault or git."""

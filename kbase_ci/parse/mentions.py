@@ -32,7 +32,7 @@ TermKind = Literal["code", "name", "initial"]
 """`initial`: a name this note writes only at the start of sentences (table cells, list
 items), where a capital proves nothing; it counts only where another note gives evidence."""
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
+_FENCE = re.compile(r"^(?: {0,3}> ?)* {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)  # in quotes too
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.MULTILINE)
 _COMMENT = re.compile(r"%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)", re.DOTALL)
 _CODE_SPAN = re.compile(r"(`+)([^`\n](?:.*?[^`\n])??)\1(?!`)")  # `??`: `!` is a span too
@@ -43,7 +43,7 @@ _MASKS = (
     ("[[", re.compile(r"\[\[.*?\]\]")),  # wikilinks and embeds, alias included
     ("](", re.compile(r"\[[^\]\n]*\]\([^)\n]*\)")),  # Markdown links: text and target
     ("][", re.compile(r"\[[^\]\n]*\]\[[^\]\n]*\]")),  # reference links
-    ("<", re.compile(r"<[^>\n]*>")),  # HTML tags and autolinks
+    ("<", re.compile(r"<[^>\n]*>|<[A-Za-z][^<>]*>")),  # HTML tags (also over lines), autolinks
     ("://", re.compile(r"[A-Za-z]+://[^\s)>\]]+")),  # bare URLs
     ("www.", re.compile(r"www\.[^\s)>\]]+")),
     ("#", re.compile(r"#[^\s#]+")),  # tags (and `&#123;`, `C#`, blanked the same)
@@ -152,10 +152,11 @@ def extract(text: str) -> list[Mention]:
         if _glued(text, m.start()):
             continue
         line_start = text.rfind("\n", 0, m.start()) + 1
-        span = termrules.name_span(text, line_start, m.start(), m.end(), m.group(0).split())
-        if span is not None and m.end() - span[0] <= MAX_TERM:
-            name = " ".join(span[1])
-            found.append((span[0], term_key(name), name, "initial" if span[2] else "name"))
+        for at, words, initial in termrules.name_spans(text, line_start, m.start(), m.end(),
+                                                       m.group(0).split()):
+            if m.end() - at <= MAX_TERM:
+                name = " ".join(words)
+                found.append((at, term_key(name), name, "initial" if initial else "name"))
     # Before CamelCase words, whose shape is their evidence.
     if any(kind == "name" for *_, kind in found) and termrules.capitalises_nouns(text):
         found = [(o, k, n, "initial" if kind == "name" else kind) for o, k, n, kind in found]
@@ -169,7 +170,8 @@ def extract(text: str) -> list[Mention]:
         word = _CAMEL.match(text, start)
         seen = word.end() if word else hump.end()
         if (word and not _glued(text, start) and len(word.group(0)) <= MAX_TERM
-                and not (seen < len(text) and (text[seen].isalnum() or text[seen] in "@/"))):
+                and not (seen < len(text) and (text[seen].isalnum() or text[seen] in "@/"))
+                and termrules.camel_term(text, start, seen)):
             found.append((start, term_key(word.group(0)), word.group(0), "name"))
     first: dict[str, tuple[int, str, TermKind]] = {}
     evident = {key for _, key, _, kind in found if kind != "initial"}

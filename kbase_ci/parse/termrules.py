@@ -18,7 +18,8 @@ judged samples in bench/data/), the candidates the scan alone kept were mostly:
 - in a note that capitalises common nouns (German) a capitalised run proves nothing:
   its names count as sentence starts do, only where other notes give evidence;
 - stock phrases of documentation ("See Also", "For Example", "Table of Contents");
-- a name cut out of a dotted token ("Tasks X" of "Tasks X.Y.Z").
+- a name cut out of a dotted token ("Tasks X" of "Tasks X.Y.Z");
+- CamelCase that is code: a property or call (`borderStyle: "none"`), a quoted value.
 
 A run of words wrapped in emphasis or quotes (`***Keen Smell.***`, 'In Progress') is a
 label someone chose as a name, so its first word is kept even when it is an opener.
@@ -28,14 +29,16 @@ from __future__ import annotations
 
 import re
 
-LITERALS = frozenset("""true false null none nil undefined nan inf infinity yes no on off
-ok n/a tbd todo""".split())
+_LITERAL_WORDS = """true false null none nil undefined nan inf infinity yes no on off ok
+n/a tbd todo"""
+LITERALS = frozenset(_LITERAL_WORDS.split())
 """Values, never concepts, however they are spelled or quoted."""
 
 _CODE_STRUCTURE = re.compile(r"[._:>\-0-9]|[a-z][A-Z]")
 _PLACEHOLDER = re.compile(r"(?i)(?:^|[._:>\-])(?:foo|bar|baz|qux|quux|my|your|some|example)"
-                          r"(?:$|[._:>\-])|_$")
-"""`foo.txt`, `my_date`, `your-app`, `TQ_`: stand-ins for the reader's own names."""
+                          r"(?:$|[._:>\-])|^(?:file|path|dir)\.|_$|^[a-z]{4,}[0-2]$|\d{5}")
+"""`foo.txt`, `my_date`, `file.bak`, `TQ_`, `user1`: stand-ins for the reader's own names
+(a numbered one: `user1`, `datei2`; not `ext4`, `sha1` or `ipv6`), and ids (`hftw84745`)."""
 
 _OPENER_WORDS = """a an the this that these those it its we you they i he she our
 your their my his her in on at for to with by from as if when while whenever use using
@@ -54,7 +57,8 @@ learn understand imagine suppose assume remember notice note"""
 OPENERS = frozenset(_OPENER_WORDS.split())
 """Words that start a sentence without being part of the name that follows them."""
 
-DETERMINERS = frozenset("the a an this that these those our your their its my".split())
+_DETERMINER_WORDS = "the a an this that these those our your their its my"
+DETERMINERS = frozenset(_DETERMINER_WORDS.split())
 
 _STOP_PHRASE_TEXT = """see also|for example|for instance|note that|table of contents|read more|
 click here|learn more|related notes|next steps|last updated|getting started|thank you|
@@ -63,11 +67,12 @@ in this case|by default|at least|of course"""
 STOP_PHRASES = frozenset(p.strip() for p in _STOP_PHRASE_TEXT.replace("\n", "").split("|"))
 """Keys of stock documentation phrases that recur everywhere and name nothing."""
 
-_CONNECTORS = frozenset("and &".split())
-_FOREIGN_JOINS = frozenset("de du van von".split())
+_CONNECTORS = frozenset(("and", "&"))
+_FOREIGN_JOINS = frozenset(("de", "du", "van", "von"))
 # A word after a lower-case word: which of these are capitalised tells whether a
 # language capitalises its nouns ("eine Datei") or not ("a file").
-_INNER_WORD = re.compile(r"\b[a-z\u00df-\u00ff]+[ \t]+(?=([A-Za-z\u00c0-\u00ff])[a-z\u00df-\u00ff]+\b)")
+_INNER_WORD = re.compile(r"\b[a-z\u00df-\u00ff]+[ \t]+"
+                         r"(?=([A-Za-z\u00c0-\u00ff])[a-z\u00df-\u00ff]+\b)")
 NOUN_CAPITALS = 0.3
 """Share of capitalised words after a lower-case word above which a note capitalises
 nouns: 0.47 over tldr-pages' German pages (874 of 926 pages pass), 0.00-0.06 over every
@@ -112,10 +117,10 @@ def sentence_start(text: str, line_start: int, start: int) -> bool:
 def capitalises_nouns(text: str) -> bool:
     """Whether `text` (code and links blanked) capitalises common nouns, as German does:
     there a run of capitals ("HTTP GET Anfragen") is no evidence of a name."""
-    words = _INNER_WORD.findall(text)
-    if len(words) < _MIN_INNER_WORDS:
+    initials: list[str] = _INNER_WORD.findall(text)  # each word's first letter
+    if len(initials) < _MIN_INNER_WORDS:
         return False
-    return sum(w[0].isupper() for w in words) > NOUN_CAPITALS * len(words)
+    return sum(c.isupper() for c in initials) > NOUN_CAPITALS * len(initials)
 
 
 def _label(text: str, start: int, end: int) -> bool:
@@ -128,12 +133,13 @@ def _label(text: str, start: int, end: int) -> bool:
     return rest[:1] == closer or (rest[:1] in ".:" and rest[1:2] == closer)
 
 
-def name_span(text: str, line_start: int, start: int, end: int,
-              words: list[str]) -> tuple[int, list[str], bool] | None:
-    """The part of the capitalised run `text[start:end]` (its `words`) that is a name, as
-    (offset, words, initial), or None when no part of it is one. `initial`: the name
-    starts a sentence, so its first capital may be grammar alone; a query keeps such a
-    name only if some note also capitalises it elsewhere (`query.undocumented`)."""
+def name_spans(text: str, line_start: int, start: int, end: int,
+               words: list[str]) -> list[tuple[int, list[str], bool]]:
+    """The parts of the capitalised run `text[start:end]` (its `words`) that are names,
+    as (offset, words, initial): none, the run trimmed, or two names joined by "and".
+    `initial`: the name starts a sentence, so its first capital may be grammar alone; a
+    query keeps such a name only if some note also capitalises it elsewhere
+    (`query.undocumented`)."""
     if end < len(text) - 1 and text[end] == "." and text[end + 1].isalnum():
         words = words[:-1]  # "Tasks X" of "Tasks X.Y.Z": part of a dotted token
     if words and words[-1][-2:] in ("'s", "\u2019s"):
@@ -146,12 +152,41 @@ def name_span(text: str, line_start: int, start: int, end: int,
         start = text.index(words[1], start + len(words[0]))
         words = words[1:]
         trimmed = True
+    initial = initial and not trimmed
+    quoted = next((i for i, w in enumerate(words[:-1]) if w[-1] in "'\u2019"), None)
+    if quoted is not None:  # "'Create or edit Task' Modal": a quote ends the name
+        words = words[:quoted + 1]
+        words[-1] = words[-1][:-1]
+    joins = [i for i, w in enumerate(words) if w in _CONNECTORS]
+    if len(joins) == 1 and len(words) - joins[0] > 2:
+        # "Data Vault and Activity Schema": two names; "Keen Hearing and Smell": one;
+        # "Source and Live Preview": the one-word side is not a name on its own
+        i = joins[0]
+        second = text.index(words[i + 1], start + len(" ".join(words[:i + 1])))
+        first = _checked(start, words[:i], initial) if i >= 2 else []
+        return [*first, *name_spans(text, line_start, second, end, words[i + 1:])]
+    if len(words) == 3 and joins == [1]:
+        return []  # "Strength and Dexterity": two one-word names, not one
+    return _checked(start, words, initial)
+
+
+def _checked(start: int, words: list[str], initial: bool) -> list[tuple[int, list[str], bool]]:
     if len(words) < 2 or " ".join(words).casefold() in STOP_PHRASES:
-        return None
-    if len(words) == 3 and words[1].casefold() in _CONNECTORS:
-        return None  # "Strength and Dexterity": two one-word names, not one
+        return []
     if any(len(w) == 1 and w != "&" for w in words):
-        return None  # "Task A", "Y W H": a variable of an example, not a name
+        return []  # "Task A", "Y W H": a variable of an example, not a name
     if _FOREIGN_JOINS.intersection(words):
-        return None  # "Gestor de Paquetes", "Alias von GNU": a sentence, not a name
-    return start, words, initial and not trimmed
+        return []  # "Gestor de Paquetes", "Alias von GNU": a sentence, not a name
+    return [(start, words, initial)]
+
+
+def camel_term(text: str, start: int, end: int) -> bool:
+    """Whether the CamelCase word `text[start:end]` is a name: not two letters ("aN" of
+    "[n]aN"), not a property, keyword argument or call of code (`borderStyle: "none"`,
+    `maxRetries=3`, `getValue(`), not a quoted example value (`"PaymentSucceeded"`)."""
+    if end - start < 3:
+        return False
+    after = text[end:end + 2]
+    if after[:1] in ("=", "(") or (after in (": ", ":\t") and text[end + 2:end + 3] in "\"'{["):
+        return False
+    return not (start > 0 and text[start - 1] in "\"'" and after[:1] == text[start - 1])

@@ -84,14 +84,14 @@ def _targets(view: QueryView, keep: dict[str, bool] | None, limit: int
              ) -> dict[str, tuple[int, list[tuple[int, int, str, list[Any]]]]]:
     """Per gap kind (`note`, `file`): the number of target groups, and the first `limit`
     groups ranked by referring notes, then links, then key."""
-    grouped: dict[str, dict[str, list[tuple[str, GapSource, GapKind]]]] = {
+    grouped: dict[GapKind, dict[str, list[tuple[str, GapSource, GapKind]]]] = {
         "note": {}, "file": {}}
     for target, src, kind in unresolved_links(view):
         if keep is None or keep.get(src.path, False):
             grouped[kind].setdefault(target_key(target), []).append((target, src, kind))
-    out = {}
+    out: dict[str, tuple[int, list[tuple[int, int, str, list[Any]]]]] = {}
     for kind, groups in grouped.items():
-        ranked = []
+        ranked: list[tuple[int, int, str, list[Any]]] = []
         for key, rows in groups.items():
             rows.sort(key=lambda r: (r[1].path, r[1].line, r[1].col))
             ranked.append((-len({r[1].path for r in rows}), -len(rows), key, rows))

@@ -20,9 +20,10 @@ from kbase_ci.vault.resolver import ResolvedLink, Resolver
 
 GapKind = Literal["note", "file"]
 
-ATTACHMENT_EXTENSIONS = frozenset("""avif bmp gif heic ico jpeg jpg png svg tif tiff webp
-flac m4a mp3 ogg wav 3gp mkv mov mp4 ogv webm pdf canvas base excalidraw csv tsv json
-xml yaml yml txt html htm zip gz tar docx xlsx pptx odt ods epub drawio""".split())
+_ATTACHMENT_EXTENSION_LIST = """avif bmp gif heic ico jpeg jpg png svg tif tiff webp flac m4a
+mp3 ogg wav 3gp mkv mov mp4 ogv webm pdf canvas base excalidraw csv tsv json xml yaml yml
+txt html htm zip gz tar docx xlsx pptx odt ods epub drawio"""
+ATTACHMENT_EXTENSIONS = frozenset(_ATTACHMENT_EXTENSION_LIST.split())
 """File types a link names as an attachment (Obsidian's own formats and the documents,
 data and archives vaults keep beside notes). Any other dot is part of a note's name:
 `[[Node.js]]` is a note to write, as Obsidian creates `Node.js.md` for it."""

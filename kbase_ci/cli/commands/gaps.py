@@ -58,10 +58,15 @@ def text_lines(answer: dict[str, Any]) -> list[str]:
         lines.append(f"{title}: {answer['counts'][key]}")
         for g in answer[key]:
             if kind == "concept":
-                lines.append(f"  {g['name']}  ({g['notes']} notes)")
+                lines.append(f"  {g['name']}  ({_count(g['notes'], 'note')})")
                 places = g["places"]
             else:
-                lines.append(f"  {g['target']}  ({g['notes']} notes, {g['references']} links)")
+                lines.append(f"  {g['target']}  ({_count(g['notes'], 'note')}, "
+                             f"{_count(g['references'], 'link')})")
                 places = g["referrers"]
             lines += [f"    {p['path']}:{p['line']}: {p['sentence']}" for p in places]
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
