@@ -244,3 +244,18 @@ def test_open_questions_and_orphan_answers(repo: Path) -> None:
     found = {(f["path"], f["code"], f["severity"]) for f in json.loads(proc.stdout)["findings"]}
     assert found == {("handovers/h.md", "KB408", "warning"),
                      ("answers/lost.md", "KB409", "error")}
+
+
+def test_paths_with_spaces_are_not_split(repo: Path) -> None:
+    """`docs/My Note.md` in a code span or a `<...>` link is one path (no false KB406);
+    a path with spaces that is really missing is still reported whole."""
+    write(repo, {"docs/My Note.md": "# My Note\n", "docs/Road Map.md": "# Road Map\n"})
+    commit(repo, "notes with spaces")
+    text = handover(["docs/My Note.md"]).replace(
+        "## Build Verification", "- [the plan](<docs/Road Map.md>) - updated\n"
+        "- `docs/Gone Note.md` - added\n\n## Build Verification")
+    write(repo, {"handovers/h.md": text})
+    proc = run_kbase("handover", "check", "handovers/h.md", "--format", "json", cwd=repo)
+    found = [(m["code"], m.get("subject")) for n in json.loads(proc.stdout)["notes"]
+             for m in n["missing"]]
+    assert found == [("KB406", "docs/Gone Note.md")], proc.stdout
