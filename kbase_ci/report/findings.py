@@ -69,11 +69,19 @@ def _source_line(root: Path, f: Finding, cache: dict[str, list[str]]) -> str | N
 
 def summary_line(report: CheckReport) -> str:
     walk = " (not a git repository: directory walk)" if report.mode == "walk" else ""
+    fixed = ""
+    if report.fixed:
+        files = sorted({f.path for f in report.fixed})
+        fixed = (f"\nkbase: {len(report.fixed)} broken link(s) not repeated: `kbase fix` "
+                 f"rewrote them in the work tree in this run ({', '.join(files[:5])}"
+                 f"{' ...' if len(files) > 5 else ''}); stage the fix (`git add`) and "
+                 "commit again")
     if not report.findings:
-        return f"kbase: {report.checked} of {report.notes} notes checked, no problems{walk}"
+        clean = "no other problems" if report.fixed else "no problems"
+        return f"kbase: {report.checked} of {report.notes} notes checked, {clean}{walk}{fixed}"
     return (f"kbase: {report.errors} error(s), {report.warnings} warning(s) in "
             f"{len({f.path for f in report.findings})} file(s); {report.checked} of "
-            f"{report.notes} notes checked{walk}")
+            f"{report.notes} notes checked{walk}{fixed}")
 
 
 def to_json(report: CheckReport) -> dict[str, Any]:
@@ -89,6 +97,7 @@ def to_json(report: CheckReport) -> dict[str, Any]:
         },
         "ignored_args": list(report.ignored_args),
         "findings": [f.to_json() for f in report.findings],
+        "fixed": [f.to_json() for f in report.fixed],
     }
 
 
