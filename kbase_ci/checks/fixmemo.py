@@ -90,7 +90,8 @@ def sort_out(vault: Vault, findings: Sequence[Finding]) -> Sorted:
     if not isinstance(data, dict) or data.get("version") != VERSION:
         return Sorted(tuple(findings), ())
     fixed_at = _valid(vault, data.get("files") or {})
-    kept, fixed = [], []
+    kept: list[Finding] = []
+    fixed: list[Finding] = []
     for f in findings:
         done = f.code in LINK_CODES and (f.line, f.col) in fixed_at.get(f.path, ())
         (fixed if done else kept).append(f)
