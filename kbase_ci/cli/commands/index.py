@@ -37,6 +37,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--jobs", type=int, default=None,
                    help="worker processes (default: one per core for large builds)")
     p.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
+    p.add_argument("--no-scopes", action="store_true",
+                   help="do not rebuild the scopes .kbase.yml declares (they are then "
+                        "reported stale)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,10 +76,30 @@ def run(args: argparse.Namespace) -> int:
         print(f"kbase: note: no vectors: {result.embeddings_reason}", file=sys.stderr)
     print(summary(result.manifest, result.out_dir, len(result.shards_built),
                   len(result.shards_reused), result.seconds.get("total", 0.0)))
+    if shard is None:
+        for line in _scopes(vault, result.out_dir, rebuild=not args.no_scopes):
+            print(f"kbase index: {line}")
     if shard is None and args.out is None and not _ignored(vault.root, out):
         print("kbase: hint: .kbase/ is not ignored by git; add `.kbase/` to .gitignore "
               "(`kbase publish` commits it to its own branch)", file=sys.stderr)
     return EXIT_OK
+
+
+def _scopes(vault: Any, out: Path, *, rebuild: bool) -> tuple[str, ...]:
+    """A rebuilt main index leaves every scope built from the old one stale: rebuild the
+    declared ones (`scope.build.build_declared`), and name the stale ones left."""
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.index.scopes import states
+
+    declared = vault.config.scopes.named
+    if not declared and not (out / "scopes").is_dir():
+        return ()
+    if rebuild:
+        from kbase_ci.scope.build import build_declared  # builds only: scope code is big
+
+        return build_declared(vault.root, out, declared)
+    return tuple(f"scope {s['name']}: stale (built from the previous index): rebuild it "
+                 f"with `kbase scope build {s['name']}`" for s in states(out) if s["stale"])
 
 
 def summary(manifest: dict[str, Any], out: Path, built: int, reused: int,
