@@ -29,7 +29,7 @@ def _command(name: str) -> ModuleType:
     return importlib.import_module(f"kbase_ci.cli.commands.{name}")
 
 
-_VALUE_OPTIONS = {"--root", "--config"}
+_VALUE_OPTIONS = {"--root", "--config", "--color"}
 
 
 def _command_word(argv: Sequence[str]) -> str | None:
@@ -85,6 +85,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                              "directory, else the current directory)")
     parser.add_argument("--config", type=Path, default=None, metavar="FILE",
                         help="config file (default: ROOT/.kbase.yml)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the output: auto (a terminal, unless NO_COLOR is set), "
+                             "always, never (default: auto)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                 parser_class=_Parser)
     for name in COMMANDS:
@@ -138,7 +141,10 @@ def _main(args_list: list[str], word: str | None) -> int:
     try:
         return int(_command(args.command.replace("-", "_")).run(args))
     except KbaseError as exc:
-        print(f"kbase: error: {exc}", file=sys.stderr)
+        from kbase_ci.report.terminal import color_wanted, paint  # only when it failed
+
+        red = color_wanted(sys.stderr, args.color)
+        print(f"{paint('kbase: error:', 'error', red)} {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("kbase: interrupted", file=sys.stderr)

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from kbase_ci.checks.checker import CheckReport
 from kbase_ci.model import Finding
 from kbase_ci.parse.outline import split_lines
+from kbase_ci.report.terminal import paint, severity_style
 
 JSON_VERSION = 1
 
@@ -44,8 +45,9 @@ def write_text(report: CheckReport, root: Path, out: TextIO, *, color: bool = Fa
         where = safe_text(f"{display_path(root, f.path)}:{f.line}:{f.col}:")
         sev = "" if f.severity == "error" else " (warning)"
         msg = safe_text(f.message)
-        if color:
-            out.write(f"\x1b[1m{where}\x1b[0m \x1b[31m{f.code}\x1b[0m{sev} {msg}\n")
+        if color:  # warnings yellow: they must not look like errors
+            out.write(f"{paint(where, 'bold', True)} "
+                      f"{paint(f.code + sev, severity_style(f.severity), True)} {msg}\n")
         else:
             out.write(f"{where} {f.code}{sev} {msg}\n")
         if source_lines:

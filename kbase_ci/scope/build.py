@@ -12,7 +12,7 @@ scope's chunks only.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,7 +161,9 @@ def build_scope(root: Path, name: str, spec: ScopeSpec, *, index_dir: Path | Non
 
 
 def build_declared(root: Path, index_dir: Path,
-                   declared: Mapping[str, ScopeSpec] | None = None) -> tuple[str, ...]:
+                   declared: Mapping[str, ScopeSpec] | None = None, *,
+                   progress: Callable[[str, int, int], None] | None = None
+                   ) -> tuple[str, ...]:
     """Build every scope `.kbase.yml` declares into `index_dir/scopes/` (after the main
     index there was rebuilt), one report line per scope; a scope that fails is reported,
     not raised. Scopes built there before that are not declared (ad hoc) are rebuilt by
@@ -169,13 +171,17 @@ def build_declared(root: Path, index_dir: Path,
     lines: list[str] = []
     if declared is None:
         declared = Vault(root).config.scopes.named
-    for name, spec in sorted(declared.items()):
+    for done, (name, spec) in enumerate(sorted(declared.items())):
+        if progress is not None:
+            progress("scopes", done, len(declared))
         try:
             res = build_scope(root, name, spec, index_dir=index_dir)
         except KbaseError as exc:
             lines.append(f"scope {name}: not built: {exc}")
             continue
         lines.append(f"scope {name}: {res.outcome}, {len(res.selection.paths)} notes")
+    if progress is not None and declared:
+        progress("scopes", len(declared), len(declared))
     for st in states(index_dir):
         if st["name"] not in declared and st["stale"]:
             lines.append(f"scope {st['name']}: stale (ad hoc, built from the previous "

@@ -55,8 +55,11 @@ def run(args: argparse.Namespace) -> int:
     shard = parse_slice(args.shard) if args.shard else None
     out: Path = args.out if args.out is not None else vault.root / (
         f".kbase-slice-{shard[0]}-of-{shard[1]}" if shard else ".kbase")
-    tty = sys.stderr.isatty()
-    with _Progress(tty) as report:
+    from kbase_ci.report.terminal import StageProgress, color_wanted, paint
+
+    color = color_wanted(sys.stderr, args.color)
+    with StageProgress(sys.stderr, tty=sys.stderr.isatty(), color=color,
+                       prefix="kbase index") as report:
         if args.merge:
             # Lazy: `kbase --help` builds every command's parser; the library loads on use.
             from kbase_ci.index.merge import merge_slices
@@ -68,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
             result = build_index(vault, out, model=args.model, shard=shard, jobs=args.jobs,
                                  progress=report, use_cache=not args.no_cache)
-    for w in result.warnings:
-        print(f"{w}", file=sys.stderr)
+    for w in result.warnings:  # notes that parsed with problems: yellow, not red
+        print(paint(w, "warning", color), file=sys.stderr)
     if result.previous:
         print(f"kbase: note: {result.previous}", file=sys.stderr)
     if result.embeddings_reason:
@@ -77,7 +80,11 @@ def run(args: argparse.Namespace) -> int:
     print(summary(result.manifest, result.out_dir, len(result.shards_built),
                   len(result.shards_reused), result.seconds.get("total", 0.0)))
     if shard is None:
-        for line in _scopes(vault, result.out_dir, rebuild=not args.no_scopes):
+        with StageProgress(sys.stderr, tty=sys.stderr.isatty(), color=color,
+                           prefix="kbase index") as report:
+            lines = _scopes(vault, result.out_dir, rebuild=not args.no_scopes,
+                            progress=report)
+        for line in lines:
             print(f"kbase index: {line}")
     if shard is None and args.out is None and not _ignored(vault.root, out):
         print("kbase: hint: .kbase/ is not ignored by git; add `.kbase/` to .gitignore "
@@ -85,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _scopes(vault: Any, out: Path, *, rebuild: bool) -> tuple[str, ...]:
+def _scopes(vault: Any, out: Path, *, rebuild: bool,
+            progress: Callable[[str, int, int], None]) -> tuple[str, ...]:
     """A rebuilt main index leaves every scope built from the old one stale: rebuild the
     declared ones (`scope.build.build_declared`), and name the stale ones left."""
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
@@ -97,7 +105,7 @@ def _scopes(vault: Any, out: Path, *, rebuild: bool) -> tuple[str, ...]:
     if rebuild:
         from kbase_ci.scope.build import build_declared  # builds only: scope code is big
 
-        return build_declared(vault.root, out, declared)
+        return build_declared(vault.root, out, declared, progress=progress)
     return tuple(f"scope {s['name']}: stale (built from the previous index): rebuild it "
                  f"with `kbase scope build {s['name']}`" for s in states(out) if s["stale"])
 
@@ -122,35 +130,3 @@ def _ignored(root: Path, out: Path) -> bool:
     # gitio always asks for.
     rel = out.relative_to(root).as_posix() if out.is_relative_to(root) else str(out)
     return is_ignored(root, rel)
-
-
-class _Progress:
-    """A rich progress bar on a terminal; nothing otherwise (CI logs get the summary)."""
-
-    def __init__(self, tty: bool) -> None:
-        self._tty = tty
-        self._bar: Any = None
-        self._tasks: dict[str, Any] = {}
-
-    def __enter__(self) -> Callable[[str, int, int], None]:
-        if self._tty:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), console=Console(stderr=True),
-                                 transient=True)
-            self._bar.start()
-        return self.update
-
-    def update(self, stage: str, done: int, total: int) -> None:
-        if self._bar is None:
-            return
-        task = self._tasks.get(stage)
-        if task is None:
-            task = self._tasks[stage] = self._bar.add_task(stage, total=max(total, 1))
-        self._bar.update(task, completed=done, total=max(total, 1))
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
