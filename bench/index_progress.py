@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 
 from bench.freshclone import KBASE, ROOT
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"load at start: {os.getloadavg()[0]:.2f}")
         changes, seconds, code = on_terminal(repo, args)
         marks = [0.0, *(t for t, _ in changes), seconds]
-        gaps = [(b - a, i) for i, (a, b) in enumerate(zip(marks, marks[1:], strict=False))]
+        gaps = [(b - a, i) for i, (a, b) in enumerate(pairwise(marks))]
         worst, at = max(gaps)
         where = ("before the first update" if at == 0 else
                  f"after `{changes[at - 1][1]}`" if at <= len(changes) else "")

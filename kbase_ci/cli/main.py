@@ -22,11 +22,11 @@ from kbase_ci.heap import collector_off
 # Order = order in `kbase --help`.
 COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci",
             "search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
-            "notes", "tags", "status", "scope", "mcp"]
+            "prerequisites", "reading-order", "notes", "tags", "status", "scope", "mcp"]
 
 
 def _command(name: str) -> ModuleType:
-    return importlib.import_module(f"kbase_ci.cli.commands.{name}")
+    return importlib.import_module(f"kbase_ci.cli.commands.{name.replace('-', '_')}")
 
 
 _VALUE_OPTIONS = {"--root", "--config", "--color"}
@@ -109,7 +109,7 @@ def _tolerant_streams() -> None:
 # Commands that answer and exit (a hook run, a query): no cyclic collection while they
 # run (`heap.collector_off`). Builds, publishing, CI runs and the MCP server keep it.
 _SHORT = {"check", "fix", "search", "read", "links", "backlinks", "explore", "context",
-          "graph", "gaps", "notes", "tags", "status"}
+          "graph", "gaps", "prerequisites", "reading-order", "notes", "tags", "status"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -138,6 +138,10 @@ def _main(args_list: list[str], word: str | None) -> int:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help
         return int(exc.code or 0)
+    if os.environ.get("KBASE_LOG"):
+        from kbase_ci.query.trace import enable_from_env  # only when tracing is asked for
+
+        enable_from_env()
     try:
         return int(_command(args.command.replace("-", "_")).run(args))
     except KbaseError as exc:

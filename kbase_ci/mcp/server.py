@@ -8,57 +8,33 @@ what to change.
 
 from __future__ import annotations
 
-import json
 import sys
-import traceback
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
+import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult
 from pydantic import Field
 
 from kbase_ci import __version__
-from kbase_ci.errors import KbaseError
 from kbase_ci.mcp import prompts, tools
+from kbase_ci.mcp.catalog import READ_ONLY, Note, register_navigation, result
+from kbase_ci.mcp.framing import serve_stdio
 from kbase_ci.mcp.warm import Warm
 
 INSTRUCTIONS = """\
 Tools over a Git repository of Markdown notes (Obsidian-style [[wikilinks]], #tags,
 YAML frontmatter), answered from its committed index with the work tree's current edits
-overlaid. Paths are relative to the repository root. Typical flow: `search` when you do
-not know note names, `read` a hit (or one section of it), `explore` to see what links to
-and from it, `context` for a token-budgeted bundle of related notes, `handover_latest` to
-resume someone's work. Every answer carries an `index` object saying which commit the
-index is from and which notes changed since (those are read from the work tree)."""
-
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                            idempotent_hint=True, open_world_hint=False)
-
-Note = Annotated[str, Field(description="A note path (`Concepts/Linking.md`), its title or "
-                                        "one of its aliases (case-insensitive).")]
-
-
-def _error(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
-
-
-def _result(run: Callable[[], dict[str, Any]], warm: Warm) -> CallToolResult:
-    """The answer as JSON text; a kbase error as a tool error with its message. A bug
-    becomes a tool error too (with the traceback on stderr, as the CLI prints it): the
-    server keeps serving the other tools."""
-    try:
-        with warm.lock:
-            answer = run()
-    except KbaseError as exc:
-        return _error(str(exc))
-    except Exception as exc:
-        print("kbase mcp: internal error in a tool call (please report this with the "
-              "traceback below)", file=sys.stderr)
-        traceback.print_exc()
-        return _error(f"kbase internal error: {type(exc).__name__}: {exc}")
-    text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
-    return CallToolResult(content=[TextContent(type="text", text=text)])
+overlaid; every tool returns the JSON `kbase` prints for the same question. Paths are
+relative to the repository root. Which tool when: `search` when you do not know note
+names; `read` a hit (or one section of it); `explore` to see what links to and from a
+note you found; `context` for the text of several related notes within a token budget;
+`graph` (action explore, summary) for a cheap map of a neighbourhood; `prerequisites`
+and `reading_order` for what to read first; `links`, `backlinks`, `notes`, `tags` for
+exact lists; `gaps` for what is missing; `handover_latest` to resume someone's work;
+`status` when answers look stale. Every answer carries an `index` object saying which
+commit the index is from and which notes changed since (those are read from the work
+tree)."""
 
 
 def build_server(warm: Warm) -> MCPServer[Any]:
@@ -71,7 +47,8 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         "about X'. Ranks whole notes by words and meaning and returns each hit's path, "
         "title, score and best-matching section with its line. Follow up with `read` (one "
         "section is enough) or `context`. Narrow with `domain` or `tags` (a tag also "
-        "matches its child tags). Errors when nothing matches, saying what to loosen."))
+        "matches its child tags). Not for a note you already know: use `explore` or "
+        "`read` then. Errors when nothing matches, saying what to loosen."))
     def search(
         query: Annotated[str, Field(description="What you are looking for, in a few words "
                                                 "or a question.")],
@@ -92,22 +69,23 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                           "words only; semantic = meaning only.")]
         = "hybrid",
     ) -> CallToolResult:
-        return _result(lambda: tools.search(warm, query, mode=mode, domain=domain, tags=tags,
+        return result(lambda: tools.search(warm, query, mode=mode, domain=domain, tags=tags,
                                             limit=limit, concise=concise, snippets=snippets),
                        warm)
 
     @server.tool(annotations=READ_ONLY, description=(
         "See what is around a note you already found: 'I found note Y, what is near it?'. "
         "Returns its outgoing links (a link with `path: null` names a note that is referenced "
-        "but not yet written), its backlinks with the sentence each sits in, and similar "
-        "notes that are not linked with it yet. Use it to navigate, to find related "
-        "material, or to spot missing links."))
+        "but not yet written; links to URLs are listed apart in `external`), its backlinks "
+        "with the sentence each sits in, and similar notes that are not linked with it yet. "
+        "Paths and sentences only, no note text: use it to navigate, to find related "
+        "material, or to spot missing links; use `context` when you need the text."))
     def explore(
         note: Note,
         concise: Annotated[bool, Field(description="Paths only: outlinks, unresolved link "
                                                    "texts, backlinks.")] = False,
     ) -> CallToolResult:
-        return _result(lambda: tools.explore(warm, note, concise=concise), warm)
+        return result(lambda: tools.explore(warm, note, concise=concise), warm)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Read a note you know the name of: the whole Markdown text, or only one section "
@@ -120,14 +98,15 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                                          "one), or `^id` for a block.")]
         = None,
     ) -> CallToolResult:
-        return _result(lambda: tools.read(warm, note, section=section), warm)
+        return result(lambda: tools.read(warm, note, section=section), warm)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Gather background for a task in one call: starting from a note, or from the "
         "best search hits for a query, follow links outwards and return the most "
         "relevant notes' text within a token budget, with how each note was reached "
         "(link traversal metadata). Prefer it over many `read` calls when you need "
-        "several related notes before writing or deciding."))
+        "several related notes before writing or deciding; use `search` first when you "
+        "know no note to start from, and `explore` when paths are enough."))
     def context(
         note: Annotated[str | None, Field(description="Start from this note (path, "
                                                       "title or alias).")] = None,
@@ -146,16 +125,20 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                                                    "tags whose notes join "
                                                                    "the bundle.")] = None,
     ) -> CallToolResult:
-        return _result(lambda: tools.context(
+        return result(lambda: tools.context(
             warm, note=note, query=query, strategy=strategy, depth=depth.strip(),
             max_tokens=max_tokens, follow_tags=follow_tags), warm)
 
     @server.tool(annotations=READ_ONLY, description=(
-        "Find what the notes are missing: link targets many notes reference that are "
-        "not written yet, and concepts mentioned across several notes that have no note "
-        "of their own, each with where it is mentioned. Use it when deciding what to "
-        "write next or checking how well a domain is covered."))
+        "Find what the notes are missing, ranked: notes many notes link to that are not "
+        "written yet (`unwritten`, listed first), concepts mentioned across several notes "
+        "that have no note of their own (`concepts`), and attachments links name that are "
+        "missing (`attachments`), each with where it is mentioned. Use it when deciding "
+        "what to write next or checking how well a domain is covered."))
     def gaps(
+        kinds: Annotated[list[Literal["note", "concept", "attachment"]] | None,
+                         Field(description="Only these kinds of gap (default: all three: "
+                                           "note, concept, attachment).")] = None,
         domain: Annotated[str | None, Field(description="Only this domain.")] = None,
         limit: Annotated[int, Field(description="How many of each kind to return.",
                                     ge=1, le=100)] = 20,
@@ -163,8 +146,8 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                                     "this many notes mention it.",
                                         ge=1)] = 3,
     ) -> CallToolResult:
-        return _result(lambda: tools.gaps(warm, domain=domain, limit=limit,
-                                          min_notes=min_notes), warm)
+        return result(lambda: tools.gaps(warm, kinds=list(kinds or []) or None, domain=domain,
+                                         limit=limit, min_notes=min_notes), warm)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Resume work someone handed over: the newest handover note (of a track), with its "
@@ -174,7 +157,9 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         track: Annotated[str | None, Field(description="Only handovers of this track "
                                                        "(frontmatter `track:`).")] = None,
     ) -> CallToolResult:
-        return _result(lambda: tools.handover_latest(warm, track=track), warm)
+        return result(lambda: tools.handover_latest(warm, track=track), warm)
+
+    register_navigation(server, warm)
 
     @server.prompt(name="write_handover", title="Write a handover that passes the checks",
                    description=(
@@ -199,5 +184,5 @@ def serve(warm: Warm) -> None:
         warm.view()
     server = build_server(warm)
     print(f"kbase mcp: serving {warm.root} over stdio", file=sys.stderr)
-    server.run("stdio")
+    anyio.run(serve_stdio, server)
 
