@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from kbase_ci.errors import UsageError
 from kbase_ci.query.graph import NoteGraph
 from kbase_ci.query.trace import Trace
 from kbase_ci.query.view import QueryView
@@ -31,8 +32,6 @@ def _covered(tag: str, have: set[str]) -> bool:
 
 def suggest_answer(view: QueryView, note: str, *, limit: int = 5) -> dict[str, Any]:
     if limit < 1:
-        from kbase_ci.errors import UsageError
-
         raise UsageError(f"--limit must be at least 1, not {limit}")
     trace = Trace("tags-suggest")
     path = view.lookup(note)

@@ -4,6 +4,7 @@ graph, as JSON, text, or a Mermaid/DOT picture."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from itertools import pairwise
 from typing import Any
@@ -101,8 +102,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _explore(args: argparse.Namespace) -> int:
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
-    import json
-
     from kbase_ci.errors import UsageError
     from kbase_ci.query.graphmap import explore_answer, explore_events
     from kbase_ci.query.trace import Deadline

@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     shard = parse_slice(args.shard) if args.shard else None
     out: Path = args.out if args.out is not None else vault.root / (
         f".kbase-slice-{shard[0]}-of-{shard[1]}" if shard else ".kbase")
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
     from kbase_ci.report.terminal import StageProgress, color_wanted, paint
 
     color = color_wanted(sys.stderr, args.color)
