@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
 
@@ -42,20 +43,16 @@ def _repo(name: str, work: Path) -> Path:
     return repo
 
 
-def on_terminal(repo: Path, args: list[str]) -> tuple[list[tuple[float, str]], float, int]:
-    """(time, state) of every change the progress bar showed, the run's seconds, its exit
-    code. The state is the last `stage done/total` drawn."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120", "TERM": "xterm"}
-    env.pop("NO_COLOR", None)
+def run_on_terminal(argv: list[str], cwd: Path, env: dict[str, str],
+                    seen: Callable[[float, bytes], None], timeout: float = 900) -> int:
+    """Run `argv` on a pseudo-terminal (stdin, stdout and stderr), telling `seen` each
+    piece of output with the seconds since the start; the exit code."""
     master, slave = pty.openpty()
     start = time.perf_counter()
-    proc = subprocess.Popen([*KBASE, "index", *args], cwd=repo, env=env, stdin=slave,
-                            stdout=slave, stderr=slave, close_fds=True)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave,
+                            stderr=slave, close_fds=True)
     os.close(slave)
-    changes: list[tuple[float, str]] = []
-    last = ""
-    buf = ""
-    while True:
+    while time.perf_counter() - start < timeout:
         ready, _, _ = select.select([master], [], [], 0.05)
         if ready:
             try:
@@ -64,19 +61,34 @@ def on_terminal(repo: Path, args: list[str]) -> tuple[list[tuple[float, str]], f
                 break
             if not data:
                 break
-            text = _ANSI.sub("", data.decode("utf-8", "replace")).replace("\r", "\n")
-            buf = (buf + text)[-4000:]
-            found = _STATE.findall(buf)
-            if found:
-                stage, done, total = found[-1]
-                state = f"{stage.strip()} {done}/{total}"
-                if state != last:
-                    changes.append((time.perf_counter() - start, state))
-                    last = state
+            seen(time.perf_counter() - start, data)
         elif proc.poll() is not None:
             break
-    code = proc.wait()
+    code = proc.wait(timeout=60)
     os.close(master)
+    return code
+
+
+def on_terminal(repo: Path, args: list[str]) -> tuple[list[tuple[float, str]], float, int]:
+    """(time, state) of every change the progress bar showed, the run's seconds, its exit
+    code. The state is the last `stage done/total` drawn."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "120", "TERM": "xterm"}
+    env.pop("NO_COLOR", None)
+    changes: list[tuple[float, str]] = []
+    buf = [""]
+
+    def seen(t: float, data: bytes) -> None:
+        text = _ANSI.sub("", data.decode("utf-8", "replace")).replace("\r", "\n")
+        buf[0] = (buf[0] + text)[-4000:]
+        found = _STATE.findall(buf[0])
+        if found:
+            stage, done, total = found[-1]
+            state = f"{stage.strip()} {done}/{total}"
+            if not changes or changes[-1][1] != state:
+                changes.append((t, state))
+
+    start = time.perf_counter()
+    code = run_on_terminal([*KBASE, "index", *args], repo, env, seen)
     return changes, time.perf_counter() - start, code
 
 

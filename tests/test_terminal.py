@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import io
 import os
-import pty
 import re
-import select
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,6 +16,7 @@ import pytest
 from conftest import GIT_ENV, REPO, git, run_kbase, write
 from indexkit import make_tiny_model, small_vault
 
+from bench.index_progress import run_on_terminal
 from kbase_ci.index.build import build_index
 from kbase_ci.report.terminal import color_wanted
 from kbase_ci.vault.files import Vault
@@ -30,26 +28,9 @@ STAGES = ["prepare", "build", "links", "similar", "notes", "concepts"]
 
 def _on_terminal(args: list[str], cwd: Path, env: dict[str, str]) -> str:
     """Run `kbase ARGS` on a pseudo-terminal; everything it drew."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "kbase_ci", *args], cwd=cwd, env=env,
-                            stdin=slave, stdout=slave, stderr=slave, close_fds=True)
-    os.close(slave)
-    out = b""
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.1)
-        if ready:
-            try:
-                data = os.read(master, 65536)
-            except OSError:
-                break
-            if not data:
-                break
-            out += data
-        elif proc.poll() is not None:
-            break
-    proc.wait(timeout=60)
-    os.close(master)
+    out = bytearray()
+    run_on_terminal([sys.executable, "-m", "kbase_ci", *args], cwd, env,
+                    lambda _t, data: out.extend(data), timeout=300)
     return out.decode("utf-8", "replace")
 
 
