@@ -35,6 +35,8 @@ _steps: Any = None
 """A shared counter (multiprocessing.Value, set before forking) of note steps done: a
 note is parsed, chunked, BM25-indexed and embedded, so a shard of 1,000 notes reports
 four times instead of once, and the parent shows progress within shards."""
+_echo: Callable[[], None] | None = None
+"""Shards built in this process (no workers): show each step as it is counted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +120,8 @@ def _step(n: int) -> None:
     if counter is not None:
         with counter.get_lock():
             counter.value += n
+    if _echo is not None:
+        _echo()
 
 
 def steps_per_note(task: Task) -> int:
@@ -130,16 +134,16 @@ def _run(task: Task) -> tuple[ShardResult, tuple[ParsedNote, ...]]:
     assert vault is not None  # set by run_tasks before any task runs
     t0 = time.perf_counter()
     notes = task.parsed
-    told = [0]  # notes parsed now (cache hits are told at once after)
+    if notes is None:  # parsed here: counted as it goes (cache hits at once after)
+        told = [0]
 
-    def parsed(n: int) -> None:
-        told[0] += n
-        _step(n)
+        def parsed(n: int) -> None:
+            told[0] += n
+            _step(n)
 
-    if notes is None:
         notes = tuple(parse_notes(vault, task.spec.notes, task.use_cache, parsed))
+        _step(len(task.spec.notes) - told[0])
     parse_s = time.perf_counter() - t0
-    _step(len(task.spec.notes) - told[0])
     contents = vault.read([nf for p in task.spec.notes if (nf := vault.note(p)) is not None])
     result = build_shard(ShardJob(task.spec.id, notes, contents, task.model, task.out,
                                   task.dim, task.stemmer, task.vectors), _step)
@@ -151,7 +155,7 @@ def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
               use_cache: bool) -> tuple[dict[str, ShardResult], dict[str, ParsedNote]]:
     """Build every task's shard; returns the results and the parsed notes of the tasks
     and of `also_parse` (the notes of reused shards, parsed here meanwhile)."""
-    global _vault, _steps
+    global _vault, _steps, _echo
     _vault = vault
     order = sorted(tasks, key=lambda t: (-t.spec.bytes, t.spec.id))  # largest first
     results: dict[str, ShardResult] = {}
@@ -171,6 +175,7 @@ def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
     def show() -> None:  # steps as notes: "build 12000/38404"
         report("build", _steps.value * notes // total if total else 0, notes)
 
+    _step(sum(len(t.spec.notes) for t in order if t.parsed is not None))  # parsed before
     show()
 
     def collect(r: ShardResult, got: tuple[ParsedNote, ...]) -> None:
@@ -183,11 +188,20 @@ def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
             # One scan for everything: each scan call reads the whole parse cache.
             t0 = time.perf_counter()
             todo = [p for t in order if t.parsed is None for p in t.spec.notes]
-            parsed.update((n.path, n) for n in parse_notes(vault, [*also_parse, *todo],
-                                                            use_cache))
+            told = [0]
+
+            def scanned(n: int) -> None:  # a miss among also_parse is not a step: clamp
+                n = min(n, len(todo) - told[0])
+                told[0] += n
+                _step(n)
+
+            _echo = show
+            parsed.update((n.path, n) for n in parse_notes(vault, [*todo, *also_parse],
+                                                            use_cache, scanned))
+            _step(len(todo) - told[0])
             share = (time.perf_counter() - t0) / max(1, len(order))
             with blas_single_threaded():
-                for task in order:
+                for task in order:  # parsed above, and counted: `_run` does not count again
                     if task.parsed is None:
                         task = replace(task, parsed=tuple(parsed[p] for p in task.spec.notes))
                     r, got = _run(task)
@@ -212,3 +226,4 @@ def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
     finally:
         _vault = None
         _steps = None
+        _echo = None
