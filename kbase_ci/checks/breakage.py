@@ -103,6 +103,8 @@ class NoteChanges:
         self._vault = vault
         self._old_shas = dict(old_shas or {})
         self._fresh: dict[str, frozenset[int] | None] = {}
+        self.scanned: frozenset[str] = frozenset()
+        """The notes `breakage` looked at: the focus and the notes linking to what moved."""
 
     # -- finding breakage ------------------------------------------------------------
 
@@ -120,6 +122,7 @@ class NoteChanges:
                 maybe = {*notes.linking_to(lost | anchor_keys), *anchor_notes, *moved}
                 wanted.update(p for p in maybe if p in known and p not in self.elsewhere)
             sources = notes.load(sorted(wanted))
+            self.scanned = frozenset(wanted)
             self._found = {b.key: b for b in self.find(notes, files, resolver, sources)}
         return self._found
 
