@@ -93,12 +93,15 @@ def header(source: Source, config_digest: str, domain_rule: str,
     }
 
 
-def link_inputs(notes: Sequence[ParsedNote], files: Sequence[str], aliases: bool) -> str:
+def link_inputs(notes: Sequence[ParsedNote], files: Sequence[str], aliases: bool,
+                include_dot: bool = False) -> str:
     """Digest of everything that decides where a link points besides its own text: note
     paths and aliases, other files, the alias setting, the resolver's rules. While it is
     unchanged, only notes whose text changed can link elsewhere than before."""
+    # `include_dot` joins the digest only when set, so indexes of the default keep their key.
     return sha256(dump_table([[n.path, list(n.aliases)] for n in notes]
-                             + [sorted(files), aliases, RULES_VERSION]))
+                             + [sorted(files), aliases, RULES_VERSION]
+                             + (["include_dot"] if include_dot else [])))
 
 
 def file_hashes(root: Path) -> dict[str, str]:
@@ -178,12 +181,13 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
             first, count = spans.get(p, (i, 0))
             spans[p] = (first, count + 1)
     report("links", 0, 2)
-    link_key = link_inputs(notes, vault.files, vault.config.links.resolve_aliases)
-    graph = (patched_links(previous, notes, vault.files, vault.config.links.resolve_aliases,
-                           link_key, blobs) if previous is not None and not outside else None)
+    aliases, dot = vault.config.links.resolve_aliases, vault.config.vault.include_dot_folders
+    link_key = link_inputs(notes, vault.files, aliases, dot)
+    graph = (patched_links(previous, notes, vault.files, aliases, link_key, blobs,
+                           include_dot=dot) if previous is not None and not outside else None)
     if graph is None:
-        graph = links_table(notes, vault.files,
-                           resolve_aliases=vault.config.links.resolve_aliases, outside=outside)
+        graph = links_table(notes, vault.files, resolve_aliases=aliases, include_dot=dot,
+                            outside=outside)
     linked = graph.linked()
     statuses = graph.status_names()
     report("links", 1, 2)

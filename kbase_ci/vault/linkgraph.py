@@ -124,14 +124,14 @@ class LinkGraph:
 
 
 def link_graph(notes: Sequence[ParsedNote] | NoteStore, files: Sequence[str] = (), *,
-               resolve_aliases: bool = True, ignore_targets: Sequence[str] = (),
-               markdown_links: bool = True) -> LinkGraph:
+               resolve_aliases: bool = True, include_dot: bool = False,
+               ignore_targets: Sequence[str] = (), markdown_links: bool = True) -> LinkGraph:
     """The graph of `notes`, resolved with Obsidian's rules against `files` (attachments).
 
     `ignore_targets` and `markdown_links` mean what they mean in `.kbase.yml` `links:`:
     a target the checks ignore is not a gap either.
     """
-    resolver = Resolver(notes, files, resolve_aliases=resolve_aliases)
+    resolver = Resolver(notes, files, resolve_aliases=resolve_aliases, include_dot=include_dot)
     all_notes = notes.all() if isinstance(notes, NoteStore) else list(notes)
     return graph_of([n.path for n in all_notes], (resolver.resolve_all(n) for n in all_notes),
                     ignore_targets=ignore_targets, markdown_links=markdown_links)
