@@ -8,6 +8,8 @@ source note, so link syntax, property links and block ids go through the real pa
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import Resolver
 from kbase_ci.vault.scanner import open_store
 from tests import tables
-from tests.conftest import FIXTURES, git
+from tests.conftest import FIXTURES, git, run_kbase
 
 TABLES = FIXTURES / "resolution"
 VERDICTS = ("resolves", "does not", "no link", "external")
@@ -136,3 +138,27 @@ def test_check_reports_nothing_in_dot_folders(vault_root: Path) -> None:
         "n/Todo.md:1: KB103 warning"]
     assert report.notes == len([p for p in _vault_files() if p.endswith(".md")
                                 and not any(s.startswith(".") for s in p.split("/"))])
+
+
+@pytest.mark.parametrize("include_dot", [False, True])
+def test_dot_folder_setting_reaches_index_and_queries(
+        make_repo: Callable[..., Path], include_dot: bool) -> None:
+    """The hook, the index's link table, `kbase links` and `kbase gaps` agree on whether a
+    file under a `.` folder is a link target (all four read `vault.include_dot_folders`)."""
+    repo = make_repo({
+        ".gitignore": ".kbase/\n",
+        ".kbase.yml": f"vault:\n  include_dot_folders: {str(include_dot).lower()}\n",
+        "Home.md": "# Home\n\n![[logo.png]] and [[Other]].\n",
+        "Other.md": "# Other\n\nBack to [[Home]].\n",
+        ".assets/logo.png": b"\x89PNG\r\n",
+    })
+    check = run_kbase("check", "--all", "--format", "json", cwd=repo)
+    assert check.returncode == (0 if include_dot else 1), check.stdout
+    assert ("logo.png" in check.stdout) is not include_dot
+    assert run_kbase("index", cwd=repo).returncode == 0
+    links = run_kbase("links", "Home", cwd=repo)
+    assert links.returncode == 0, links.stderr
+    logo = [x for x in json.loads(links.stdout)["links"] if "logo" in x["raw"]]
+    assert [x["path"] for x in logo] == ([".assets/logo.png"] if include_dot else [None])
+    gaps = run_kbase("gaps", "--kind", "attachment", cwd=repo)
+    assert gaps.returncode == (1 if include_dot else 0), gaps.stdout

@@ -165,3 +165,45 @@ def test_split_file_lists_rewrite_each_file_once(make_repo: Callable[..., Path],
     assert "U.md" not in outs[0] and "B.md:1:1" in outs[0]
     assert "U.md:1:1: [[Old]] -> [[New]]" in outs[1] and "A.md:1:1" in outs[1]
     assert all((root / p).read_text().startswith("[[New]]") for p in ("A.md", "B.md", "U.md"))
+
+
+def test_check_after_fix_reports_each_problem_once(make_repo: Callable[..., Path],
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """kbase-fix-links then kbase-check in one hook run: the check does not repeat the
+    links the fixer just rewrote (but still fails until the fix is staged), keeps the
+    problems the fixer did not touch, and reports everything again once the memo is
+    stale (the work-tree copy edited again)."""
+    root = make_repo({"notes/Old.md": OLD_NOTE, "U.md": "see [[Old]] and [[Nowhere]]\n",
+                      "V.md": "# V\n"})
+    git(root, "mv", "notes/Old.md", "notes/New.md")
+    write(root, {"V.md": "# V\n[[Gone]]\n"})
+    git(root, "add", "V.md")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        assert main(["fix", "--staged"]) == 1
+        capsys.readouterr()
+        assert main(["check", "--staged"]) == 1
+        out, err = capsys.readouterr()
+        assert "[[Old]]" not in out and "V.md:2:1: KB101 [[Gone]]" in out
+        assert "1 broken link(s) not repeated: `kbase fix` rewrote them in the work tree " \
+               "in this run (U.md)" in err
+        write(root, {"U.md": "see [[New]] and [[Nowhere]], edited\n"})
+        assert main(["check", "--staged"]) == 1
+        out, _ = capsys.readouterr()
+        assert "U.md:1:5: KB101 [[Old]]" in out
+        git(root, "add", "U.md")
+        assert main(["check", "--staged", "--select", "links"]) == 1  # [[Gone]], [[Nowhere]]
+        out, err = capsys.readouterr()
+        assert "[[Old]]" not in out and "not repeated" not in err
+
+
+def test_summary_counts_the_notes_a_deletion_breaks(make_repo: Callable[..., Path],
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_repo({"A.md": "# A\n", "B.md": "# B\nSee [[A]].\n", "C.md": "# C\n"})
+    git(root, "rm", "-q", "A.md")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        assert main(["check", "--staged"]) == 1
+    out, err = capsys.readouterr()
+    assert "B.md:2:5: KB101 [[A]]: `A.md` was deleted in this commit" in out
+    assert "1 of 2 notes checked" in err  # B.md was read for the broken link (was "0 of 2")

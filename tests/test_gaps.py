@@ -34,6 +34,21 @@ def test_extraction_positions_and_kinds() -> None:
     assert [m.key for m in got] == ["json.loads", "apache kafka"]
 
 
+def test_sentence_initial_names_are_marked() -> None:
+    """A capitalised run that starts a sentence (line, list item, table cell) is kept as
+    `initial`; the same key written mid-sentence in the note makes it a plain `name`."""
+    got = extract("Intro.\n- Reduces IO operations.\n| Off Target | x |\n"
+                  "Sentence Case starts here, and Sentence Case again.\n")
+    assert [(m.name, m.kind) for m in got] == [
+        ("Reduces IO", "initial"), ("Off Target", "initial"), ("Sentence Case", "name")]
+    # German capitalises nouns: a capitalised run there is no evidence of a name, but a
+    # CamelCase word still is
+    german = extract("Sende viele HTTP GET Anfragen an eine Adresse mit dem Programm und "
+                     "zeige die Daten eines JPEG Bildes im Fenster von PostgreSQL.\n")
+    assert [(m.name, m.kind) for m in german] == [
+        ("HTTP GET Anfragen", "initial"), ("JPEG Bildes", "initial"), ("PostgreSQL", "name")]
+
+
 @pytest.fixture
 def vault(make_repo: Callable[..., Path]) -> Path:
     repo = make_repo()
@@ -55,7 +70,8 @@ def _names(ans: dict[str, object], part: str, field: str) -> list[object]:
 def test_ranking_grouping_and_sentences(vault: Path) -> None:
     code, ans, err = query(vault, "gaps")
     assert code == 0, err
-    top = ans["unresolved"][0]
+    assert ans["kinds"] == ["note", "concept", "attachment"]
+    top = ans["unwritten"][0]
     # `[[apache kafka.md|...]]` groups with `[[Apache Kafka]]`; first spelling in path order
     assert (top["target"], top["key"], top["notes"], top["references"]) == (
         "Apache Kafka", "apache kafka", 3, 4)
@@ -65,9 +81,14 @@ def test_ranking_grouping_and_sentences(vault: Path) -> None:
     assert [r["sentence"] for r in top["referrers"][2:]] == [
         "The ingest job reads [[Apache Kafka]] topics.",
         "Retries go back to [[Apache Kafka]] too."]
-    # ties on notes and references: by key
-    assert _names(ans, "unresolved", "target") == ["Apache Kafka", "Delta Lake",
-                                                   "Stream Processing"]
+    # ties on notes and references: by key; `Node.js` is a note (`.js` is no attachment)
+    assert _names(ans, "unwritten", "target") == ["Apache Kafka", "Delta Lake", "Node.js",
+                                                  "Stream Processing"]
+    # the image four notes embed is listed apart, after the notes and concepts
+    assert [(g["target"], g["notes"]) for g in ans["attachments"]] == [
+        ("pipeline-diagram.png", 4)]
+    assert list(ans) == ["kinds", "domain", "min_notes", "limit", "counts", "unwritten",
+                         "concepts", "attachments", "index"]
     # "Data Vault" is a heading and "Slowly Changing Dimensions" an alias: documented
     assert [(c["name"], c["kind"], c["notes"]) for c in ans["concepts"]] == [
         ("Change Data Capture", "name", 4), ("dbt_project", "code", 3)]
@@ -75,21 +96,33 @@ def test_ranking_grouping_and_sentences(vault: Path) -> None:
     assert [p["path"] for p in cdc] == ["Home.md", "Pipelines/Batch.md", "Pipelines/Ingest.md",
                                         "Storage/Lakehouse.md"]
     assert cdc[0]["sentence"] == "We capture row changes with Change Data Capture before loading."
-    assert ans["counts"] == {"unresolved": 3, "concepts": 2}
+    assert ans["counts"] == {"unwritten": 4, "concepts": 2, "attachments": 1}
     assert ans["index"]["overlaid"] is False
 
 
 def test_min_notes_limit_and_domain(vault: Path) -> None:
     _, ans, _ = query(vault, "gaps", "--min-notes", "4", "--limit", "1")
     assert _names(ans, "concepts", "name") == ["Change Data Capture"]
-    assert _names(ans, "unresolved", "target") == ["Apache Kafka"]
-    assert ans["counts"]["unresolved"] == 3
+    assert _names(ans, "unwritten", "target") == ["Apache Kafka"]
+    assert ans["counts"]["unwritten"] == 4
     code, ans, _ = query(vault, "gaps", "--domain", "Pipelines")
     assert code == 0 and ans["concepts"] == []
-    assert [(g["target"], g["notes"], g["references"]) for g in ans["unresolved"]] == [
+    assert [(g["target"], g["notes"], g["references"]) for g in ans["unwritten"]] == [
         ("apache kafka.md", 2, 3)]
+    assert [(g["target"], g["notes"]) for g in ans["attachments"]] == [
+        ("pipeline-diagram.png", 2)]
     _, ans, _ = query(vault, "gaps", "--domain", "Pipelines", "--min-notes", "2")
     assert _names(ans, "concepts", "name") == ["Change Data Capture", "dbt_project"]
+
+
+def test_names_only_starting_sentences_are_not_concepts(vault: Path) -> None:
+    # "Compacted Files" starts a sentence in three notes and is written nowhere else
+    _, ans, _ = query(vault, "gaps", "--kind", "concept", "--min-notes", "1")
+    assert "compacted file" not in _names(ans, "concepts", "key")
+    write(vault, {"Home.md": (vault / "Home.md").read_text(encoding="utf-8")
+                  + "Home keeps Compacted Files too.\n"})
+    _, ans, _ = query(vault, "gaps", "--kind", "concept")
+    assert ("Compacted Files", 4) in [(c["name"], c["notes"]) for c in ans["concepts"]]
 
 
 def test_exit_codes_and_text(vault: Path) -> None:
@@ -105,6 +138,23 @@ def test_exit_codes_and_text(vault: Path) -> None:
     assert "  Apache Kafka  (3 notes, 4 links)" in proc.stdout
     assert "    Home.md:4: We capture row changes with Change Data Capture before loading." \
         in proc.stdout
+    titles = [ln for ln in proc.stdout.splitlines() if not ln.startswith(" ")]
+    assert titles == ["notes to write (unresolved link targets): 4",
+                      "undocumented concepts (in >= 3 notes): 2", "missing attachments: 1"]
+
+
+def test_kind_selects_lists(vault: Path) -> None:
+    code, ans, _ = query(vault, "gaps", "--kind", "attachment")
+    assert code == 0 and ans["kinds"] == ["attachment"]
+    assert "unwritten" not in ans and "concepts" not in ans
+    assert ans["counts"] == {"attachments": 1}
+    code, ans, _ = query(vault, "gaps", "--kind", "concept", "--kind", "note")
+    assert ans["kinds"] == ["note", "concept"] and "attachments" not in ans
+    code, ans, _ = query(vault, "gaps", "--kind", "concept", "--min-notes", "99")
+    assert code == 1 and ans["concepts"] == []  # the asked kind has nothing: no gaps
+    code, ans, _ = query(vault, "gaps", "--kind", "attachment", "--domain", "Nowhere")
+    assert code == 2  # an unknown domain is a usage error, whatever the kind
+    assert run_kbase("gaps", "--kind", "image", cwd=vault).returncode == 2
 
 
 def test_overlay_without_rebuild(vault: Path) -> None:
@@ -120,7 +170,7 @@ def test_overlay_without_rebuild(vault: Path) -> None:
     assert [p["path"] for p in dbt["places"]] == ["Home.md", "Pipelines/Batch.md",
                                                   "Pipelines/Ingest.md"]
     assert dbt["places"][0]["line"] == 5
-    delta = next(g for g in ans["unresolved"] if g["key"] == "delta lake")
+    delta = next(g for g in ans["unwritten"] if g["key"] == "delta lake")
     assert [r["path"] for r in delta["referrers"]] == ["Home.md", "Storage/Lakehouse.md"]
     # a note added since the index documents the concept: it is no longer a gap
     write(vault, {"Pipelines/Change Data Capture.md": "# CDC\n\nRow-level change feeds.\n"})
@@ -131,7 +181,7 @@ def test_overlay_without_rebuild(vault: Path) -> None:
     git(vault, "rm", "-q", "Pipelines/Ingest.md")
     _, ans, _ = query(vault, "gaps")
     assert ans["concepts"] == []
-    assert ans["unresolved"][0]["notes"] == 2 and ans["unresolved"][0]["references"] == 2
+    assert ans["unwritten"][0]["notes"] == 2 and ans["unwritten"][0]["references"] == 2
 
 
 def test_incremental_build_matches_full_build(vault: Path, tmp_path: Path) -> None:
@@ -159,6 +209,6 @@ def test_data_engineering_wiki_top_gap(tmp_path: Path) -> None:
     assert run_kbase("index", cwd=repo).returncode == 0
     code, ans, _ = query(repo, "gaps")
     assert code == 0
-    top = ans["unresolved"][0]
+    top = ans["unwritten"][0]
     assert (top["target"], top["notes"]) == ("Apache Kafka", 3)  # per its MANIFEST.md
     assert all(r["sentence"] for r in top["referrers"])

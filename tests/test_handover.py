@@ -257,3 +257,18 @@ def test_untracked_handovers_count_until_the_setting_says_not(repo: Path) -> Non
     write(repo, {".kbase.yml": "vault:\n  untracked: false\n"})
     proc = run_kbase("handover", "latest", "--format", "json", cwd=repo)
     assert json.loads(proc.stdout)["handover"]["path"] != "handovers/zz-untracked.md"
+
+
+def test_paths_with_spaces_are_not_split(repo: Path) -> None:
+    """`docs/My Note.md` in a code span or a `<...>` link is one path (no false KB406);
+    a path with spaces that is really missing is still reported whole."""
+    write(repo, {"docs/My Note.md": "# My Note\n", "docs/Road Map.md": "# Road Map\n"})
+    commit(repo, "notes with spaces")
+    text = handover(["docs/My Note.md"]).replace(
+        "## Build Verification", "- [the plan](<docs/Road Map.md>) - updated\n"
+        "- `docs/Gone Note.md` - added\n\n## Build Verification")
+    write(repo, {"handovers/h.md": text})
+    proc = run_kbase("handover", "check", "handovers/h.md", "--format", "json", cwd=repo)
+    found = [(m["code"], m.get("subject")) for n in json.loads(proc.stdout)["notes"]
+             for m in n["missing"]]
+    assert found == [("KB406", "docs/Gone Note.md")], proc.stdout

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from kbase_ci.handover.handovers import Handovers
-from kbase_ci.handover.placeholders import classify
+from kbase_ci.handover.placeholders import classify, read_body
 from kbase_ci.handover.scoring import NoteScore
+from kbase_ci.handover.sectionitems import listed_paths
 from kbase_ci.vault.files import Vault
 from tests import tables
 from tests.conftest import FIXTURES, git
@@ -134,3 +135,13 @@ def test_one_line_handover_scores_near_0_and_names_every_missing_section(
     assert "Check the code" in deflect[0].message
     # every lost point is accounted for by a named item
     assert round(sum(m.points for m in s.missing)) == 100 - s.score
+
+
+LISTED = tables.arrows(HERE / "paths.txt")
+
+
+@pytest.mark.parametrize(("no", "line", "expected"), LISTED,
+                         ids=[f"line{n}" for n, _, _ in LISTED])
+def test_changes_made_paths_table(no: int, line: str, expected: str) -> None:
+    body = read_body(["## Changes Made", line], 2, 2, "Changes Made")
+    assert [p.path for p in listed_paths(body)] == tables.items(expected), line

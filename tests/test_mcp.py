@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -18,6 +19,10 @@ from conftest import FIXTURES, GIT_ENV, REPO, git, run_kbase
 from indexkit import make_tiny_model
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
+
+from kbase_ci.cli.main import _SHORT
+
+QUERY_COMMANDS = _SHORT - {"check", "fix"}
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +90,7 @@ async def answer(session: ClientSession, tool: str, **arguments: Any) -> dict[st
 
 def cli(repo: Path, *args: str) -> dict[str, Any]:
     proc = run_kbase(*args, cwd=repo)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode in (0, 1) and proc.stdout, (args, proc.stderr)
     data: dict[str, Any] = json.loads(proc.stdout)
     return data
 
@@ -94,7 +99,11 @@ def test_lists_every_tool_with_a_description_and_schema(demo: Path) -> None:
     async def body(session: ClientSession) -> None:
         listed = (await session.list_tools()).tools
         names = {t.name for t in listed}
-        assert names == {"search", "explore", "read", "context", "gaps", "handover_latest"}
+        # One tool per query command of the CLI (`tags suggest` -> tags_suggest)
+        queries = {c.replace("-", "_") for c in QUERY_COMMANDS}
+        assert names == queries | {"tags_suggest", "handover_latest"}
+        for t in listed:  # the CLI's flags never appear; a tool says when to use it
+            assert "--" not in (t.description or ""), t.name
         for t in listed:
             assert t.description and len(t.description) > 80, t.name
             assert t.annotations is not None and t.annotations.read_only_hint
@@ -135,6 +144,30 @@ def test_answers_equal_the_cli_json(demo: Path, model: Path) -> None:
         ("context", {"query": "install", "depth": "1", "strategy": "importance"},
          ["context", "--query", "install", "--depth", "1", "--strategy", "importance"]),
         ("gaps", {"min_notes": 1}, ["gaps", "--min-notes", "1"]),
+        ("gaps", {"kinds": ["note", "attachment"], "limit": 3},
+         ["gaps", "--kind", "note", "--kind", "attachment", "--limit", "3"]),
+        ("links", {"note": "Home"}, ["links", "Home"]),
+        ("backlinks", {"note": "Home"}, ["backlinks", "Home"]),
+        ("graph", {"action": "explore", "note": "Home"}, ["graph", "explore", "Home"]),
+        ("graph", {"action": "explore", "note": "Home", "summary": True, "depth": 1},
+         ["graph", "explore", "Home", "--summary", "--depth", "1"]),
+        ("graph", {"action": "path", "source": "Home", "target": "Wikilinks"},
+         ["graph", "path", "Home", "Wikilinks"]),
+        ("graph", {"action": "neighborhood", "note": "Home", "depth": 2},
+         ["graph", "neighborhood", "Home", "--depth", "2"]),
+        ("graph", {"action": "hubs", "min_links": 1}, ["graph", "hubs", "--min-links", "1"]),
+        ("graph", {"action": "clusters", "min_size": 2},
+         ["graph", "clusters", "--min-size", "2"]),
+        ("graph", {"action": "orphans", "no_backlinks": True},
+         ["graph", "orphans", "--no-backlinks"]),
+        ("notes", {"tags": ["howto"]}, ["notes", "--tag", "howto"]),
+        ("tags", {"tree": True}, ["tags", "--tree"]),
+        ("tags_suggest", {"note": "Getting Started"}, ["tags", "suggest", "Getting Started"]),
+        ("status", {}, ["status"]),
+        ("prerequisites", {"note": "Wikilinks"}, ["prerequisites", "Wikilinks"]),
+        ("reading_order", {"start": "Home", "depth": 1},
+         ["reading-order", "--from", "Home", "--depth", "1"]),
+        ("reading_order", {"tags": ["howto"]}, ["reading-order", "--tag", "howto"]),
     ]
     expected = [cli(demo, *c[2]) for c in cases]  # in-process: one at a time
 
@@ -173,6 +206,22 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(demo: Path) 
         assert bad.is_error and text_of(bad).startswith("no handover for track nope")
         bad = await call(session, "read")
         assert bad.is_error and "note" in text_of(bad)
+        # the CLI's messages in the tools' words: parameters, not flags
+        bad = await call(session, "context", note="Home", depth="weird")
+        assert bad.is_error and text_of(bad).startswith("depth must be quick, standard")
+        bad = await call(session, "context", note="Home", query="install")
+        assert bad.is_error and "--" not in text_of(bad) and "query" in text_of(bad)
+        bad = await call(session, "graph", action="neighborhood", note="Home", depth=-1)
+        assert bad.is_error and "depth" in text_of(bad)
+        bad = await call(session, "graph", action="path", source="Home")
+        assert bad.is_error and text_of(bad).startswith("action path needs source and target")
+        bad = await call(session, "graph", action="hubs", depth=2)
+        assert bad.is_error and text_of(bad) == "action hubs takes no depth"
+        bad = await call(session, "gaps", kinds=["image"])
+        assert bad.is_error and "kinds" in text_of(bad)
+        bad = await call(session, "search", query="install", mode="semantic")
+        assert bad.is_error and "use --mode" not in text_of(bad) and "use mode bm25" in text_of(bad)
+        assert "start the server with `kbase mcp --model PATH/TO/tiny`" in text_of(bad)
         good = await answer(session, "read", note="Home")
         assert good["path"] == "Home.md"
 
@@ -275,3 +324,33 @@ def test_write_handover_prompt_carries_the_skeleton_kbase_new_writes(demo: Path)
         assert "kbase handover check" in block.text and "80/100" in block.text
 
     serve(demo, body)
+
+
+def test_unreadable_input_gets_json_rpc_errors(demo: Path) -> None:
+    """Input that is not JSON is answered with -32700, JSON that is not a message with
+    -32600 (the id kept when there is one), and the server goes on serving."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}}
+    lines = [json.dumps(init), '{"jsonrpc": "2.0", "method": "notifications/initialized"}',
+             "this is not json {", '{"jsonrpc": "2.0", "id": 7}', "[1, 2]",
+             json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                         "params": {"name": "status", "arguments": {}}})]
+    proc = subprocess.Popen([sys.executable, "-m", "kbase_ci", "mcp"], cwd=demo, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("\n".join(lines) + "\n")
+    proc.stdin.flush()
+    got = [json.loads(proc.stdout.readline()) for _ in range(5)]
+    proc.stdin.close()
+    proc.wait(timeout=60)
+    assert got[0]["id"] == 1 and "result" in got[0]
+    assert got[1] == {"jsonrpc": "2.0", "id": None, "error": {
+        "code": -32700, "message": got[1]["error"]["message"]}}
+    assert got[1]["error"]["message"].startswith("Parse error: the line is not JSON")
+    assert (got[2]["id"], got[2]["error"]["code"]) == (7, -32600)
+    assert (got[3]["id"], got[3]["error"]["code"]) == (None, -32600)
+    assert "batch" in got[3]["error"]["message"]
+    assert got[4]["id"] == 2 and not got[4]["result"].get("isError")

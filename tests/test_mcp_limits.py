@@ -27,6 +27,10 @@ def _text(result: CallToolResult) -> str:
 def _vault(root: Path, links: int) -> None:
     notes: dict[str, str | bytes] = {f"N{i}.md": f"# N{i}\n\nA small note.\n" for i in range(30)}
     notes["Big.md"] = "# Big\n\n" + " ".join(f"see [[N{i % 30}]]." for i in range(links)) + "\n"
+    # A pair apart from Big: exploring them never touches Big's line, so the call after the
+    # timeout is quick even while the abandoned slow call still holds a core (and the GIL).
+    notes["Lone.md"] = "# Lone\n\nSee [[Pair]].\n"
+    notes["Pair.md"] = "# Pair\n\nSee [[Lone]].\n"
     notes[".gitignore"] = ".kbase/\n"
     write(root, notes)
     git(root, "init", "-q", "-b", "main")
@@ -63,7 +67,7 @@ def test_slow_call_times_out_and_never_blocks_the_others(tmp_path: Path) -> None
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(lambda: call(session, "slow", "explore", 0, note="Big"))
                     tg.start_soon(lambda: call(session, "quick", "read", 0.05, note="N3"))
-                after = await session.call_tool("explore", {"note": "N3"})
+                after = await session.call_tool("explore", {"note": "Lone"})
                 done.append(("after", time.monotonic(), after))
 
     anyio.run(main)

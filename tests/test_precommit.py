@@ -161,6 +161,9 @@ def test_fix_links_repairs_a_rename_and_the_second_commit_passes(
     assert first.returncode != 0
     assert "U.md:1:5: [[Old]] -> [[New]]" in first.stdout
     assert "files were modified by this hook" in first.stdout
+    # kbase-check in the same run does not report the link the fixer just rewrote again
+    assert "KB101" not in first.stdout, first.stdout
+    assert "1 broken link(s) not repeated: `kbase fix` rewrote them" in first.stdout
     assert (root / "U.md").read_text() == "see [[New]] and [[A#Usage]]\n"
     _git(root, env, "add", "-A")
     second = commit(root, hooks, "rename, links fixed")

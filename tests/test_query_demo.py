@@ -110,6 +110,12 @@ def test_links_with_sentence_and_unresolved_null(demo: Path) -> None:
     assert missing[0]["sentence"] == "[[Missing Note]] does not exist."
     first = ans["links"][0]
     assert first["path"] == "Reference.md" and first["line"] == 4
+    # a URL is not a note to write: listed apart, never with `path: null`
+    assert all(lk["status"] != "external" for lk in ans["links"])
+    assert ans["external"] == [{"url": "https://example.com/#not-a-tag", "line": 20, "col": 29,
+                                "raw": "[site](https://example.com/#not-a-tag)",
+                                "embed": False, "sentence": ans["external"][0]["sentence"]}]
+    assert "[site](https://example.com/#not-a-tag)" in ans["external"][0]["sentence"]
 
 
 def test_backlinks_with_line_and_sentence(demo: Path) -> None:
@@ -125,6 +131,12 @@ def test_explore_lists_neighbours(demo: Path) -> None:
     assert code == 0
     assert "Home.md" in ans["outlinks"] and "Home.md" in ans["backlinks"]
     assert ans["similar"] == []  # no model when the demo index was built: no vectors
+    _, home, _ = query(demo, "explore", "Home", "--concise")
+    assert home["external"] == ["https://example.com/#not-a-tag"]
+    assert "[site](https://example.com/#not-a-tag)" not in home["unresolved"]
+    _, full, _ = query(demo, "explore", "Home")
+    assert [e["url"] for e in full["external"]] == ["https://example.com/#not-a-tag"]
+    assert all(lk["status"] != "external" for lk in full["outlinks"])
 
 
 def test_text_format(demo: Path) -> None:
@@ -137,7 +149,7 @@ def test_links_text_says_why_a_link_has_no_path(demo: Path) -> None:
     proc = run_kbase("links", "Home", "--format", "text", cwd=demo)
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()
-    assert any(ln.startswith("20: (external) [site](https://example.com/#not-a-tag)")
+    assert any(ln.startswith("20: (external) https://example.com/#not-a-tag")
                for ln in lines), lines
     assert any("(not yet written) [[Missing Note]]" in ln for ln in lines), lines
     assert not any("(not yet written) [site]" in ln for ln in lines)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import GIT_ENV, REPO, write
+from conftest import GIT_ENV, REPO, git, write
 from indexkit import snapshot
 from scopekit import RUST, SCOPES, answer, kbase, scope_repo
 
@@ -129,8 +129,9 @@ def test_two_concurrent_builds_equal_one(repo: Path, tmp_path: Path) -> None:
 def test_main_index_still_opens_and_rebuild_keeps_scopes(repo: Path) -> None:
     answer(repo, "scope", "build", "search")
     open_index(repo / ".kbase")  # scopes/ is not "a file the manifest does not list"
-    kbase(repo, "index")  # no --model: another main index
+    _, out = kbase(repo, "index", "--no-scopes")  # no --model: another main index
     assert (repo / ".kbase" / "scopes" / "search" / "manifest.json").is_file()
+    assert "kbase index: scope search: stale (built from the previous index)" in out
     listed = {s["name"]: s for s in answer(repo, "scope", "list")["scopes"]}
     assert listed["search"]["stale"] is True and listed["search"]["declared"] is True
     got = answer(repo, "scope", "build", "search")
@@ -191,3 +192,43 @@ def test_no_main_index_is_a_clear_error(make_repo: Callable[..., Path]) -> None:
     write(root, {".gitignore": ".kbase/\n"})
     _, out = kbase(root, "scope", "build", "s", "--tag", "t", ok=(2,))
     assert "kbase index" in out
+
+
+def test_index_rebuilds_declared_scopes_and_names_stale_ones(repo: Path) -> None:
+    """A local `kbase index` leaves no scope stale without saying so: declared scopes are
+    rebuilt, an ad-hoc one built before is reported with how to rebuild it."""
+    answer(repo, "scope", "build", "rust")
+    answer(repo, "scope", "build", "adhoc", "--domain", "python")
+    home = repo / "Home.md"
+    write(repo, {"Home.md": home.read_text(encoding="utf-8") + "\nEdited once more.\n"})
+    git(repo, "commit", "-qam", "edit")
+    _, out = kbase(repo, "index")  # another main index
+    assert "kbase index: scope rust: built, 3 notes" in out
+    assert "kbase index: scope adhoc: stale (ad hoc, built from the previous index)" in out
+    listed = {s["name"]: s for s in answer(repo, "scope", "list")["scopes"]}
+    assert listed["rust"]["stale"] is False and listed["mixed"]["stale"] is False
+    assert listed["adhoc"]["stale"] is True
+    code, got, = kbase(repo, "search", "quokkaown", "--mode", "bm25", "--scope", "rust")[:2]
+    assert code == 0 and "rust/Ownership.md" in got
+
+
+def test_scope_builds_from_the_published_index_in_a_fresh_clone(repo: Path,
+                                                                 tmp_path: Path) -> None:
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
+    git(repo, "remote", "add", "origin", str(bare))
+    git(repo, "push", "-q", "origin", "main")
+    kbase(repo, "publish", "--push")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(bare), str(clone))
+    git(clone, "fetch", "-q", "origin", "kbase-index")
+    assert not (clone / ".kbase").exists()
+    got = answer(clone, "scope", "build", "py", "--domain", "python")  # not published
+    assert got["outcome"] == "built"
+    assert set(got["notes"]) == {"python/Python GIL.md", "python/Asyncio.md"}
+    assert "/.git/kbase/index/" in got["folder"]  # beside the published index it was cut from
+    assert not (clone / ".kbase").exists()
+    code, out = kbase(clone, "search", "okapiasyncio", "--mode", "bm25", "--scope", "py")
+    assert code == 0 and "python/Asyncio.md" in out and '"remote-branch"' in out
+    built = {s["name"] for s in answer(clone, "scope", "list")["scopes"] if s["built"]}
+    assert "py" in built and "rust" in built  # rust came with the published index

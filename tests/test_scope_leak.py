@@ -41,11 +41,17 @@ QUERIES: dict[str, Argvs] = {
     + [["context", "--query", "tasks futures terms segments"]],
     "graph": lambda inside: [["graph", "hubs", "--min-links", "0"], ["graph", "orphans"],
                              ["graph", "clusters", "--min-size", "1"]]
-    + [["graph", "neighborhood", title(p), "--depth", "3"] for p in ALL],
+    + [["graph", "neighborhood", title(p), "--depth", "3"] for p in ALL]
+    + [["graph", "explore", title(p), "--depth", "3"] for p in ALL]
+    + [["graph", "explore", title(p), "--summary"] for p in sorted(inside)],
+    "prerequisites": _per_note("prerequisites"),
+    "reading-order": lambda inside: [["reading-order"], ["reading-order", "--tag", "python"]]
+    + [["reading-order", "--from", title(p), "--depth", "3"] for p in ALL],
     "gaps": lambda inside: [["gaps", "--min-notes", "1"]],
     "notes": lambda inside: [["notes"], ["notes", "--tag", "python"],
                              ["notes", "--tag", "search"]],
-    "tags": lambda inside: [["tags"], ["tags", "--tree", "--stats"]],
+    "tags": lambda inside: [["tags"], ["tags", "--tree", "--stats"]]
+    + [["tags", "suggest", title(p)] for p in sorted(inside)],
 }
 
 
@@ -102,7 +108,8 @@ def test_no_leak(repo: Path, scope: str, command: str) -> None:
         leaks = [b for b in bad if b in echoed]
         assert not leaks, f"{argv} on scope {scope} shows {leaks}:\n{out}"
         seen_inside |= any(MARKERS[p] in out or p in out for p in inside)
-    assert seen_inside or command in ("gaps", "status", "tags", "notes", "graph")
+    assert seen_inside or command in ("gaps", "status", "tags", "notes", "graph",
+                                      "prerequisites")
 
 
 @pytest.mark.parametrize("command", ["search", "read", "explore", "context", "graph",
@@ -169,7 +176,7 @@ def test_stale_scope_is_refused_and_reported(repo: Path, tmp_path: Path) -> None
     write(work, {"rust/New.md": "# New\n\nnewword [[Ownership]]\n"})
     git(work, "add", "-A")
     git(work, "commit", "-q", "-m", "more")
-    kbase(work, "index")  # the main index moves
+    kbase(work, "index", "--no-scopes")  # the main index moves, its scopes stay behind
     _, out = kbase(work, "search", "tasks", "--scope", "rust", ok=(2,))
     assert "scope rust was built from another index; rebuild with " \
            "`kbase scope build rust`" in out
@@ -205,6 +212,14 @@ def test_mcp_server_on_a_scope_leaks_nothing(repo: Path, scope: str) -> None:
         calls += [("read", {"note": title(p)}), ("explore", {"note": title(p)}),
                   ("context", {"note": title(p), "depth": "deep"})]
     calls += [("gaps", {"min_notes": 1}), ("context", {"query": "tasks terms segments"})]
+    for p in sorted(inside):
+        calls += [("links", {"note": title(p)}), ("backlinks", {"note": title(p)}),
+                  ("graph", {"action": "explore", "note": title(p), "depth": 3}),
+                  ("prerequisites", {"note": title(p)}),
+                  ("reading_order", {"start": title(p), "depth": 3}),
+                  ("tags_suggest", {"note": title(p)})]
+    calls += [("graph", {"action": "hubs", "min_links": 0}), ("notes", {}), ("tags", {}),
+              ("status", {})]
     texts: list[str] = []
 
     async def main() -> None:

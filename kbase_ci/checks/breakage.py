@@ -85,7 +85,8 @@ class NoteChanges:
                  added: Collection[str], modified: Collection[str],
                  old_notes: Mapping[str, ParsedNote], *, inbound: bool = True,
                  elsewhere: Collection[str] = (), resolve_aliases: bool = True,
-                 vault: Vault | None = None, old_shas: Mapping[str, str] | None = None) -> None:
+                 include_dot: bool = False, vault: Vault | None = None,
+                 old_shas: Mapping[str, str] | None = None) -> None:
         self.renames = dict(renames)
         """Old path -> new path, for every file moved in this commit."""
         self.deleted = frozenset(deleted)
@@ -96,6 +97,7 @@ class NoteChanges:
         self.inbound = inbound
         self.elsewhere = frozenset(elsewhere)
         self.resolve_aliases = resolve_aliases
+        self.include_dot = include_dot
         self._moved_from = {new: old for old, new in self.renames.items()}
         self._old_resolver: Resolver | None = None
         self._found: dict[LinkKey, Breakage] | None = None
@@ -103,6 +105,8 @@ class NoteChanges:
         self._vault = vault
         self._old_shas = dict(old_shas or {})
         self._fresh: dict[str, frozenset[int] | None] = {}
+        self.scanned: frozenset[str] = frozenset()
+        """The notes `breakage` looked at: the focus and the notes linking to what moved."""
 
     # -- finding breakage ------------------------------------------------------------
 
@@ -120,6 +124,7 @@ class NoteChanges:
                 maybe = {*notes.linking_to(lost | anchor_keys), *anchor_notes, *moved}
                 wanted.update(p for p in maybe if p in known and p not in self.elsewhere)
             sources = notes.load(sorted(wanted))
+            self.scanned = frozenset(wanted)
             self._found = {b.key: b for b in self.find(notes, files, resolver, sources)}
         return self._found
 
@@ -185,7 +190,8 @@ class NoteChanges:
             old_files += [*self.renames, *self.deleted]
             self._old_resolver = Resolver(overlay(notes, new_only | self.modified,
                                                   self.old_notes),
-                                          old_files, resolve_aliases=self.resolve_aliases)
+                                          old_files, resolve_aliases=self.resolve_aliases,
+                                          include_dot=self.include_dot)
         return self._old_resolver
 
     def _judge(self, note: ParsedNote, link: Link, hit: bool, notes: NoteStore,

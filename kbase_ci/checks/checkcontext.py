@@ -84,6 +84,14 @@ class CheckContext:
             return {}
         return self.change.breakage(self.store, self.files, self.resolver, self.focus)
 
+    @property
+    def checked(self) -> frozenset[str]:
+        """The notes reported on: the focus, and the notes read for links this commit
+        breaks (after a deletion those may be the only ones)."""
+        if self.change is None or "breakage" not in self.__dict__:
+            return self.focus
+        return self.focus | self.change.scanned
+
     def resolved(self, note: ParsedNote) -> list[ResolvedLink]:
         got = self._resolved.get(note.path)
         if got is None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from kbase_ci.checks import registry as checks
 from kbase_ci.checks.breakage import NoteChanges
+from kbase_ci.checks.fixmemo import sort_out
 from kbase_ci.checks.hookshare import staged_share
 from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.git.diff import FileChange
@@ -28,6 +29,9 @@ class CheckReport:
     ignored_args: tuple[str, ...]
     """File arguments that are not notes of this vault (outside it, excluded, untracked)."""
     scan: ScanStats
+    fixed: tuple[Finding, ...] = ()
+    """Link findings of staged notes that `kbase fix` already rewrote in the work tree in
+    this hook run (`fixmemo`): not repeated, but the commit still fails until staged."""
 
     @property
     def errors(self) -> int:
@@ -67,7 +71,11 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
                               change=change)
     wanted = focus is None or focus or (change is not None and change.inbound)
     found = checks.run_checks(ctx, selected) if wanted else []
+    fixed: tuple[Finding, ...] = ()
+    if changes is not None and found:
+        parts = sort_out(vault, found)
+        found, fixed = list(parts.kept), parts.fixed
     return CheckReport(
-        findings=tuple(found), notes=len(notes), checked=len(ctx.focus), mode=vault.mode,
-        ignored_args=tuple(ignored), scan=stats,
+        findings=tuple(found), notes=len(notes), checked=len(ctx.checked), mode=vault.mode,
+        ignored_args=tuple(ignored), scan=stats, fixed=fixed,
     )

@@ -48,7 +48,8 @@ registry (kbase_ci/checks/registry.py); do not edit by hand. -->
 `checks.select` / `checks.ignore` in `.kbase.yml`) take a check name, a code, or a code
 prefix (`KB2` = every tag code). The pre-commit hook `kbase-check` runs them all; the
 hook id column is the id of the hook that runs one check alone (`kbase check --staged
---select NAME`), for the checks `.pre-commit-hooks.yaml` gives a hook of their own.
+--select NAME`). `.pre-commit-hooks.yaml` is generated from the same registry
+(`python -m kbase_ci.checks.hookfile`), with `kbase-fix-links` besides.
 Findings print as `path:line:col: CODE message`; exit 0 clean, 1 findings, 2 usage or
 config error (a bad `.kbase.yml` is reported as `file:line:col: KB900 ...`).
 """

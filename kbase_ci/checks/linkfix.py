@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kbase_ci.checks.breakage import Breakage, NoteChanges, overlay
+from kbase_ci.checks.fixmemo import remember
 from kbase_ci.checks.hookshare import staged_share
 from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.errors import ChangedError, UnsafePathError, UsageError
@@ -59,7 +60,10 @@ def fix_staged_moves(vault: Vault, changes: Sequence[FileChange],
     resolver = Resolver(store, vault.files, resolve_aliases=vault.config.links.resolve_aliases,
                         include_dot=vault.config.vault.include_dot_folders)
     broken = change.breakage(store, vault.files, resolver, focus)
-    return apply_fixes(vault, list(broken.values()), dry_run=dry_run)
+    report = apply_fixes(vault, list(broken.values()), dry_run=dry_run)
+    if report.changed and not dry_run and vault.mode == "git-index":
+        remember(vault, report.edits, report.changed)  # for `kbase check` in this run
+    return report
 
 
 def plan_move(vault: Vault, old: str, new: str) -> list[Breakage]:

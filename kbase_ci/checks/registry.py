@@ -27,6 +27,8 @@ class Check:
     codes: dict[str, str]
     """Stable code -> one-line meaning."""
     func: Callable[[CheckContext], Iterable[Finding]]
+    rejects: str
+    """What its pre-commit hook rejects (the hook's description in .pre-commit-hooks.yaml)."""
 
     @property
     def hook_id(self) -> str:
@@ -39,17 +41,27 @@ def _registry() -> list[Check]:
 
     return [
         Check("input", "notes that cannot be read or parsed as Markdown",
-              readable.CODES, readable.check),
+              readable.CODES, readable.check,
+              "Reject notes that are not UTF-8, binary files named .md, and notes over "
+              "vault.max_note_bytes."),
         Check("links", "wikilinks, embeds and Markdown links whose target does not exist",
-              links.CODES, links.check),
+              links.CODES, links.check,
+              "Reject unresolved links and embeds, ambiguous names, links leaving the "
+              "repository."),
         Check("sections", "links to a heading or block id the target note lacks",
-              sections.CODES, sections.check),
+              sections.CODES, sections.check,
+              "Reject links to headings or block ids that do not exist."),
         Check("tags", "tags outside the configured policy, or spelled in several cases",
-              tags.CODES, tags.check),
+              tags.CODES, tags.check,
+              "Reject tags outside the .kbase.yml tag policy and tags spelled in several "
+              "cases."),
         Check("frontmatter", "YAML frontmatter that is invalid or breaks the configured rules",
-              frontmatter.CODES, frontmatter.check),
+              frontmatter.CODES, frontmatter.check,
+              "Reject invalid YAML frontmatter and frontmatter that breaks .kbase.yml rules."),
         Check("handover", "handovers and other typed notes missing what their type requires",
-              handover.CODES, handover.check),
+              handover.CODES, handover.check,
+              "Reject handovers, questions, answers, discoveries and decisions missing what "
+              "their type requires."),
     ]
 
 

@@ -40,6 +40,7 @@ def load_change(vault: Vault, changes: Sequence[FileChange], *, inbound: bool = 
     old_notes = _old_versions(vault, shas) if shas else {}
     return NoteChanges(renames, deleted, added, modified, old_notes, inbound=inbound,
                   elsewhere=elsewhere, resolve_aliases=vault.config.links.resolve_aliases,
+                  include_dot=vault.config.vault.include_dot_folders,
                   vault=vault, old_shas=shas)
 
 

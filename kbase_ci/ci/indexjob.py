@@ -15,13 +15,13 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbase_ci.errors import KbaseError, UsageError
+from kbase_ci.errors import UsageError
 from kbase_ci.git import indexbranch
 from kbase_ci.git.repo import toplevel
 from kbase_ci.index.build import BuildResult, build_index
 from kbase_ci.index.manifest import manifest_at
 from kbase_ci.index.publish import PublishResult, publish
-from kbase_ci.scope.build import build_scope
+from kbase_ci.scope.build import build_declared
 from kbase_ci.vault.files import Vault
 
 
@@ -62,25 +62,12 @@ def build_and_publish(root: Path, out_dir: Path, *, branch: str, remote: str = "
 
     def rebuild() -> None:  # after a lost push race: the index of the current commit
         build_index(Vault(root), out_dir, model=model)
-        build_scopes(root, out_dir)
+        build_declared(root, out_dir)
 
     built = build_index(Vault(root), out_dir, model=model)
-    scopes = build_scopes(root, out_dir)
+    scopes = build_declared(root, out_dir)
     result = publish(repo, out_dir, branch=branch, remote=remote, push=True,
                      max_retries=max_retries, rebuild=rebuild)
     return IndexOutcome(built, result, seeded, scopes)
 
 
-def build_scopes(root: Path, out_dir: Path) -> tuple[str, ...]:
-    """Build the scopes `.kbase.yml` declares into `out_dir/scopes/` (published with the
-    index); a scope that fails is reported and left out, the index is still published."""
-
-    lines: list[str] = []
-    for name, spec in sorted(Vault(root).config.scopes.named.items()):
-        try:
-            res = build_scope(root, name, spec, index_dir=out_dir)
-        except KbaseError as exc:
-            lines.append(f"scope {name}: not built: {exc}")
-            continue
-        lines.append(f"scope {name}: {res.outcome}, {len(res.selection.paths)} notes")
-    return tuple(lines)

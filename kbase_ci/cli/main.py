@@ -25,14 +25,14 @@ OFFLINE_ENV = "KBASE_OFFLINE"
 # Order = order in `kbase --help`.
 COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci",
             "search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
-            "notes", "tags", "status", "scope", "mcp"]
+            "prerequisites", "reading-order", "notes", "tags", "status", "scope", "mcp"]
 
 
 def _command(name: str) -> ModuleType:
-    return importlib.import_module(f"kbase_ci.cli.commands.{name}")
+    return importlib.import_module(f"kbase_ci.cli.commands.{name.replace('-', '_')}")
 
 
-_VALUE_OPTIONS = {"--root", "--config"}
+_VALUE_OPTIONS = {"--root", "--config", "--color"}
 
 
 def _command_word(argv: Sequence[str]) -> str | None:
@@ -88,6 +88,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                              "directory, else the current directory)")
     parser.add_argument("--config", type=Path, default=None, metavar="FILE",
                         help="config file (default: ROOT/.kbase.yml)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the output: auto (a terminal, unless NO_COLOR is set), "
+                             "always, never (default: auto)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                 parser_class=_Parser)
     for name in COMMANDS:
@@ -109,7 +112,7 @@ def _tolerant_streams() -> None:
 # Commands that answer and exit (a hook run, a query): no cyclic collection while they
 # run (`heap.collector_off`). Builds, publishing, CI runs and the MCP server keep it.
 _SHORT = {"check", "fix", "search", "read", "links", "backlinks", "explore", "context",
-          "graph", "gaps", "notes", "tags", "status"}
+          "graph", "gaps", "prerequisites", "reading-order", "notes", "tags", "status"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -160,14 +163,22 @@ def _run(args_list: list[str], word: str | None) -> int:
     saved = os.environ.get(OFFLINE_ENV)
     if getattr(args, "offline", False):  # read by the index fetch and model downloads
         os.environ[OFFLINE_ENV] = "1"
+    if os.environ.get("KBASE_LOG"):
+        from kbase_ci.query.trace import enable_from_env  # only when tracing is asked for
+
+        enable_from_env()
     try:
         return int(_command(args.command.replace("-", "_")).run(args))
     except KbaseError as exc:
-        # Lazy: only a failing run loads the escaping. A message may quote a `.kbase.yml`
-        # key or a note name: on one line, it can never become a workflow command.
+        # Lazy: only a failing run loads the escaping and colours. A message may quote a
+        # `.kbase.yml` key or a note name: on one line, it can never become a workflow
+        # command.
         from kbase_ci.report.escape import terminal_text
+        from kbase_ci.report.terminal import color_wanted, paint
 
-        print(f"kbase: error: {terminal_text(str(exc))}", file=sys.stderr)
+        red = color_wanted(sys.stderr, args.color)
+        print(f"{paint('kbase: error:', 'error', red)} {terminal_text(str(exc))}",
+              file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("kbase: interrupted", file=sys.stderr)

@@ -2,7 +2,8 @@
 Verification), read from the judged lines of `placeholders.read_body`.
 
 Both are read leniently, the way people write them: a path is a code span, a link
-destination, or the first word of a bullet when it looks like a path; a command is a
+destination, or the first word of a bullet when it looks like a path (a code span or a
+`<...>` destination keeps its spaces: `notes/My Note.md` is one path); a command is a
 code span, a `$ cmd` line, or a fenced block, and its outcome is a word like
 "passed", "3 failed", "exit 0" or "OK" on the same line, in the block's output, or
 on the line right after.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from kbase_ci.handover.placeholders import Body, BodyLine, read_body, strip_marker
 from kbase_ci.model import ParsedNote
@@ -21,7 +23,8 @@ from kbase_ci.parse.outline import sections, split_lines
 from kbase_ci.vault.globs import match as glob_match
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-_MD_DEST = re.compile(r"\]\(\s*<?([^)\s>]+)")
+# `[t](<a b.md>)` keeps its spaces; `[t](a.md "title")` ends at the space.
+_MD_DEST = re.compile(r"\]\(\s*(?:<([^>\n]+)>|([^)\s>]+))")
 _WIKI = re.compile(r"\[\[([^\]|#]+)")
 _SEPARATOR = re.compile(r"\s+(?:-|–|—|:|=>|->)\s+")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
@@ -52,8 +55,27 @@ class Command:
     """The words that say how it went; None when nothing does."""
 
 
-def looks_like_path(s: str) -> bool:
-    if not s or any(c.isspace() for c in s) or s.startswith("-") or is_external(s):
+# First words of a command, which a code span in Changes Made may hold instead of a path.
+_COMMAND_WORDS = frozenset(("git", "python", "python3", "pytest", "pip", "uv", "make", "npm",
+                            "npx", "yarn", "pnpm", "node", "cargo", "go", "bash", "sh",
+                            "kbase", "ruff", "mypy", "docker", "just", "rm", "mv", "cp"))
+
+
+def _spaced_path(s: str) -> bool:
+    """A delimited text with spaces (a code span, a `<...>` link destination) that names
+    a file or folder ("notes/My Note.md", "Daily Notes/"), not a command ("pytest a.py")."""
+    words = s.split()
+    return (s == s.strip() and (bool(_EXT.search(s)) or s.endswith("/"))
+            and not any(w.startswith("-") for w in words) and not set(s) & set("|&;$=<>")
+            and words[0].lower() not in _COMMAND_WORDS)
+
+
+def looks_like_path(s: str, *, delimited: bool = False) -> bool:
+    """`delimited`: `s` was written between delimiters (backticks, `<...>`), so it may hold
+    spaces as a file name does."""
+    if not s or s.startswith("-") or is_external(s):
+        return False
+    if any(c.isspace() for c in s) and not (delimited and _spaced_path(s)):
         return False
     if s.endswith(")") or s.startswith(("$", "#", "@")):
         return False
@@ -77,11 +99,14 @@ def listed_paths(body: Body) -> list[ListedPath]:
             continue
         found: list[tuple[int, str]] = []
         for m in _CODE_SPAN.finditer(ln.text):
-            if looks_like_path(m.group(2).strip()):
+            if looks_like_path(m.group(2).strip(), delimited=True):
                 found.append((m.start(2), m.group(2)))
         for m in _MD_DEST.finditer(ln.text):
-            if looks_like_path(m.group(1)):
-                found.append((m.start(1), m.group(1)))
+            group = 1 if m.group(1) is not None else 2
+            raw = m.group(group).strip().partition("#")[0]
+            dest = unquote(raw)  # a%20b.md: the spaces were escaped, so they belong to it
+            if looks_like_path(dest, delimited=group == 1 or dest != raw):
+                found.append((m.start(group), dest))
         for m in _WIKI.finditer(ln.text):
             if looks_like_path(m.group(1).strip()):
                 found.append((m.start(1), m.group(1).strip()))

@@ -1,10 +1,11 @@
 """`kbase index`: deterministic, verifiable index artifacts in `.kbase/`: planned into
 shards (`shards`, `sizes`), built per shard (`shardbuild`: paragraph `chunks`, `tokens`,
-`bm25`, vectors from the model a `modelfolder` holds, static `embedder` or `transformer`,
-stored by `vectors`, with an `ann` graph for large shards, and the semantic
-`background`), assembled (`assemble`: `tables`, `notetable`, `similar`, `mentions`, the
-fusion weights of `ranking`) and swapped in (`swap`), every file named once in `layout`;
-read back with `reader` after its listing, sizes and hashes (`integrity`) and every table
+`bm25` (made comparable across shards by `idf`), vectors from the model a `modelfolder`
+holds, static `embedder` or `transformer`, stored by `vectors`, with an `ann` graph for
+large shards, and the semantic `background`), assembled (`assemble`: `tables`,
+`notetable`, `similar`, `mentions`, the fusion weights of `ranking`) and swapped in
+(`swap`), every file named once in `layout`; read back with `reader` (its files through
+`indexfolder`) after its listing, sizes and hashes (`integrity`) and every table
 (`schema`) are checked, published with `publish`. The embedding model is found and
 verified by `modelchoice` (downloads: `modelhub`).
 

@@ -96,12 +96,15 @@ def header(source: Source, config_digest: str, domain_rule: str,
     }
 
 
-def link_inputs(notes: Sequence[ParsedNote], files: Sequence[str], aliases: bool) -> str:
+def link_inputs(notes: Sequence[ParsedNote], files: Sequence[str], aliases: bool,
+                include_dot: bool = False) -> str:
     """Digest of everything that decides where a link points besides its own text: note
     paths and aliases, other files, the alias setting, the resolver's rules. While it is
     unchanged, only notes whose text changed can link elsewhere than before."""
+    # `include_dot` joins the digest only when set, so indexes of the default keep their key.
     return sha256(dump_table([[n.path, list(n.aliases)] for n in notes]
-                             + [sorted(files), aliases, RULES_VERSION]))
+                             + [sorted(files), aliases, RULES_VERSION]
+                             + (["include_dot"] if include_dot else [])))
 
 
 def file_hashes(root: Path) -> dict[str, str]:
@@ -153,13 +156,17 @@ def _background(root: Path, plan: Sequence[ShardSpec]) -> dict[str, Any] | None:
 def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequence[ShardSpec],
              shards: dict[str, ShardMeta], head: dict[str, Any], warnings: Sequence[str],
              similar_k: int, previous: PreviousIndex | None = None,
-             rebuilt: Collection[str] = (), outside: Sequence[ParsedNote] = ()
+             rebuilt: Collection[str] = (), outside: Sequence[ParsedNote] = (),
+             progress: Callable[[str, int, int], None] | None = None
              ) -> tuple[dict[str, Any], dict[str, float], int]:
     """Write notes.json, links.json and the manifest into `root`, where the shard folders
     of `plan` already are. With the `previous` index and the notes of the shards built
     this time (`rebuilt`), similar lists are updated rather than recomputed. `outside`:
     for a scoped index, the vault's other notes (`tables.links_table`). Returns the
-    manifest, stage seconds, and how many similar lists were computed in full."""
+    manifest, stage seconds, and how many similar lists were computed in full.
+    `progress(stage, done, total)` hears of each step: `links`, `similar`, `notes`,
+    `concepts`."""
+    report = progress or (lambda stage, done, total: None)
     seconds: dict[str, float] = {}
     counts: dict[str, int] = {}
     t0 = time.perf_counter()
@@ -176,16 +183,20 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
         for i, p in enumerate(chunk_notes):
             first, count = spans.get(p, (i, 0))
             spans[p] = (first, count + 1)
-    link_key = link_inputs(notes, vault.files, vault.config.links.resolve_aliases)
-    graph = (patched_links(previous, notes, vault.files, vault.config.links.resolve_aliases,
-                           link_key, blobs) if previous is not None and not outside else None)
+    report("links", 0, 2)
+    aliases, dot = vault.config.links.resolve_aliases, vault.config.vault.include_dot_folders
+    link_key = link_inputs(notes, vault.files, aliases, dot)
+    graph = (patched_links(previous, notes, vault.files, aliases, link_key, blobs,
+                           include_dot=dot) if previous is not None and not outside else None)
     if graph is None:
-        graph = links_table(notes, vault.files,
-                           resolve_aliases=vault.config.links.resolve_aliases, outside=outside)
+        graph = links_table(notes, vault.files, resolve_aliases=aliases, include_dot=dot,
+                            outside=outside)
     linked = graph.linked()
     statuses = graph.status_names()
+    report("links", 1, 2)
     write_links(root, graph, statuses)
     seconds["links"] = time.perf_counter() - t0
+    report("links", 2, 2)
 
     t0 = time.perf_counter()
     dim = head["embeddings"]["dim"]
@@ -204,14 +215,20 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
             [n.path for n in notes], [blobs.get(n.path, "") for n in notes], linked, vecs,
             similar_k, head["embeddings"], set(rebuilt), link_key) if previous else None
         similar = similar_notes(vecs, linked, similar_k, changed=known and known[0],
-                                old=known and known[1], stats=counts)
+                                old=known and known[1], stats=counts,
+                                progress=lambda done, total: report("similar", done, total))
     seconds["similar"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    write_notes(root, notes_table(notes, blobs, domain_of, shard_of, spans, similar,
-                                  similar_k if dim else 0), statuses,
+    report("notes", 0, 2)
+    table = notes_table(notes, blobs, domain_of, shard_of, spans, similar,
+                        similar_k if dim else 0)
+    report("notes", 1, 2)
+    write_notes(root, table, statuses,
                 _row_reuse(previous, notes, blobs) if previous is not None else None)
     seconds["links"] += time.perf_counter() - t0
-    write_concepts(root, vault, notes, previous)
+    report("notes", 2, 2)
+    write_concepts(root, vault, notes, previous,
+                   progress=lambda done, total: report("concepts", done, total))
 
     similar_rows = counts.get("similar_rows", 0)
     n_links = len(graph.lines)

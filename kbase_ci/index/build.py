@@ -102,6 +102,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
            use_cache: bool, scope: ScopeInputs | None) -> BuildResult:
     t_start = time.perf_counter()
     report = progress or (lambda stage, done, total: None)
+    report("prepare", 0, 4)  # model, previous index, note sizes, plan; then each shard
     cfg = vault.config
     rule = DomainRule.parse(cfg.index.domain)
     choice = scope.model if scope is not None else choose_model(
@@ -112,6 +113,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     swap.recover(out_dir)
     previous, why = _previous(out_dir)
     dim = _dim_of(choice, cfg, previous)
+    report("prepare", 1, 4)
     model_key = f"{choice.sha256}/{dim}" if choice.sha256 else None
     vectors_key = vectors_digest(model_key, cfg.vault.max_note_bytes) if dim else None
     head = header(scope.source if scope is not None else source_of(vault), cfg.digest,
@@ -130,10 +132,12 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
         seconds["parse"] = time.perf_counter() - t0
     prev_index = PreviousIndex(out_dir, previous) if previous else None
     sizes = note_sizes(vault, prev_index.blob_sizes() if prev_index is not None else None)
+    report("prepare", 2, 4)
     plan = plan_shards([(nf.path, sizes[nf.path], rule.domain(
         nf.path, parsed[nf.path].frontmatter if parsed else None)) for nf in vault.notes],
         rule, cfg.index.shard_max_bytes)
     selected = plan if shard is None else slice_shards(plan, *shard)
+    report("prepare", 3, 3 + len(selected))
 
     tmp = swap.temp_dir_for(out_dir)
     try:
@@ -142,7 +146,8 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
         tasks: list[Task] = []
         digests: dict[str, str] = {}
         reused: list[ShardSpec] = []
-        for spec in selected:
+        for done, spec in enumerate(selected):
+            report("prepare", 3 + done, 3 + len(selected))  # copying unchanged shards
             digest = digests[spec.id] = inputs_digest(
                 spec.id, [(p, blobs[p]) for p in spec.notes], model_key,
                 cfg.vault.max_note_bytes, cfg.index.stemmer)
@@ -157,6 +162,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
                     if prev_index is not None else {}
                 tasks.append(Task(spec, known, choice.path, tmp / "shards" / spec.id,
                                   use_cache, cfg.embeddings.dim, cfg.index.stemmer, kept))
+        report("prepare", 3 + len(selected), 3 + len(selected))
 
         results, fresh = run_tasks(
             vault, tasks, jobs, report,
@@ -172,12 +178,11 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
         warnings = parse_warnings(chosen)
         similar_rows = 0
         if shard is None:
-            report("assemble", 0, 1)
             manifest, more, similar_rows = assemble(
                 tmp, vault, chosen, plan, metas, head, warnings, cfg.index.similar,
                 prev_index,
                 {p for t in tasks for p in t.spec.notes},
-                scope.outside if scope is not None else ())
+                scope.outside if scope is not None else (), progress=report)
             seconds.update(more)
         else:
             manifest = _write_slice(tmp, head, plan, metas, chosen, warnings, shard)

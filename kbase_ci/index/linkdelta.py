@@ -37,8 +37,8 @@ _MAX_CHANGED = 0.25
 
 
 def patched_links(previous: PreviousIndex, notes: Sequence[ParsedNote], files: Sequence[str],
-                  resolve_aliases: bool, link_key: str, blobs: Mapping[str, str]
-                  ) -> LinkTable | None:
+                  resolve_aliases: bool, link_key: str, blobs: Mapping[str, str], *,
+                  include_dot: bool = False) -> LinkTable | None:
     """The links table of `notes` (sorted by path) from the previous index's, or None when
     it cannot be reused (other link inputs, other notes, another kbase, a file that does
     not match the previous manifest, or most notes changed)."""
@@ -65,7 +65,8 @@ def patched_links(previous: PreviousIndex, notes: Sequence[ParsedNote], files: S
         first.append(len(table.lines))
         if i in dirty:
             if rows is None:
-                rows = NoteRows(Resolver(notes, files, resolve_aliases=resolve_aliases),
+                rows = NoteRows(Resolver(notes, files, resolve_aliases=resolve_aliases,
+                                         include_dot=include_dot),
                                 {p: k for k, p in enumerate(paths)})
             rows.add(table, i, note)
             continue

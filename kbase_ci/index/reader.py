@@ -1,9 +1,6 @@
 """Open a built index: check the format version, then the sha256 of every file against
-the manifest before trusting a byte of it.
-
-An index may come from a branch anyone can push to, so nothing here executes or
-unpickles anything: JSON, JSON lines and `.npy` arrays of numbers (never objects). A
-file that is missing, extra, or differs from the manifest is refused.
+the manifest before trusting a byte of it (`indexfolder.IndexFolder`), and validate its
+tables once (`schema.validate`); then read notes, links, chunks, BM25 and vectors.
 
 Hashing a whole 10k-note index costs more than answering a query, so opening checks the
 listing (no file missing, none extra) and the hashes of the small core files every query
@@ -13,24 +10,16 @@ tables stay on the reader, so a long-lived process reuses them across queries.
 
 from __future__ import annotations
 
-import json
-import mmap
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.ann import FILE as GRAPH_FILE
 from kbase_ci.index.ann import SAME_FILE
 from kbase_ci.index.bm25 import FILES, Postings
-from kbase_ci.index.integrity import (
-    check_listing,
-    manifest_digest,
-    mismatch,
-    remember,
-    trusted,
-)
+from kbase_ci.index.indexfolder import IndexFolder
+from kbase_ci.index.integrity import manifest_digest, remember, trusted
 from kbase_ci.index.layout import (
     BACKLINK_IDS_FILE,
     BACKLINKS_FILE,
@@ -38,7 +27,6 @@ from kbase_ci.index.layout import (
     CHUNK_FIELDS,
     CHUNK_LINES_FILE,
     CHUNKS_FILE,
-    CORE_FILES,
     LINK_FIELDS,
     LINK_ROWS_FILE,
     NAMES_FILE,
@@ -50,7 +38,6 @@ from kbase_ci.index.layout import (
     SIMILAR_SCORES_FILE,
     UNRESOLVED_FILE,
 )
-from kbase_ci.index.manifest import MANIFEST_NAME, read_manifest, sha256, sha256_file
 from kbase_ci.index.notetable import (
     blob_list,
     chunk_notes,
@@ -60,181 +47,14 @@ from kbase_ci.index.notetable import (
     shard_notes,
     similar_list,
 )
-from kbase_ci.index.rowfile import all_rows, int_view, npy_layout, offsets_name, row_at
+from kbase_ci.index.rowfile import int_view
 from kbase_ci.index.schema import validate
 from kbase_ci.index.vectors import FILE, Vectors
-from kbase_ci.vault.generations import Pinned
-
-if TYPE_CHECKING:
-    import numpy.typing as npt
 
 
-
-class IndexReader:
-    """A verified index directory (state: the manifest, the files hashed so far, and the
+class IndexReader(IndexFolder):
+    """A verified index directory and its tables (state: those of `IndexFolder`, and the
     tables decoded so far)."""
-
-    def __init__(self, root: Path, *, verify: bool = True) -> None:
-        self.root = Path(root)
-        """The folder, as named in messages."""
-        try:  # this generation, even if a build swaps another one in meanwhile
-            self._pin: Pinned | None = Pinned(self.root, MANIFEST_NAME)
-        except FileNotFoundError:
-            raise IndexFormatError(f"{self.root / MANIFEST_NAME}: no index here "
-                                   "(manifest.json is missing)") from None
-        except NotADirectoryError:
-            raise IndexFormatError(f"{self.root}: not an index folder") from None
-        self.base = self._pin.path
-        """Where its files are read: the pinned generation."""
-        self.manifest = read_manifest(self.base, shown=self.root)
-        if "slice" in self.manifest:
-            sl = self.manifest["slice"]
-            raise IndexFormatError(
-                f"{self.root}: this is slice {sl.get('k')}/{sl.get('n')} of an index, not an "
-                "index: combine the slices with `kbase index --merge`")
-        self._verify = verify
-        self._checked: set[str] = set()
-        self._cache: dict[str, Any] = {}
-        if verify:
-            check_listing(self.base, self.manifest, shown=self.root)
-            for rel in CORE_FILES:
-                if rel in self.manifest["files"]:
-                    self.path(rel)
-
-    # -- files ---------------------------------------------------------------------------
-    def verify_all(self) -> None:
-        """Hash every file now (a branch is checked whole when it is materialised)."""
-        for rel in sorted(self.manifest["files"]):
-            self.path(rel)
-
-    def has(self, rel: str) -> bool:
-        return rel in self.manifest["files"]
-
-    def path(self, rel: str) -> Path:
-        """`root/rel`, hashed against the manifest the first time it is asked for."""
-        want = self.manifest["files"].get(rel)
-        if want is None:
-            raise IndexFormatError(f"{self.root}: the index has no {rel}")
-        path = self.base / rel
-        if self._verify and rel not in self._checked:
-            if sha256_file(path) != want:
-                raise mismatch(self.root, rel)
-            self._checked.add(rel)
-        return path
-
-    def data(self, rel: str) -> bytes:
-        """A file's bytes (kept), hashed as read."""
-        key = f"bytes:{rel}"
-        if key not in self._cache:
-            want = self.manifest["files"].get(rel)
-            if want is None:
-                raise IndexFormatError(f"{self.root}: the index has no {rel}")
-            data = (self.base / rel).read_bytes()
-            if self._verify and rel not in self._checked:
-                if sha256(data) != want:
-                    raise mismatch(self.root, rel)
-                self._checked.add(rel)
-            self._cache[key] = data
-        blob: bytes = self._cache[key]
-        return blob
-
-    def buffer(self, rel: str) -> bytes | mmap.mmap:
-        """A file's bytes for random access: memory-mapped once its hash is trusted (a
-        query reads a few hundred postings of a shard, not its whole file), else read and
-        hashed like `data`."""
-        key = f"buf:{rel}"
-        if key not in self._cache:
-            if self._verify and rel not in self._checked:
-                return self.data(rel)
-            if rel not in self.manifest["files"]:
-                raise IndexFormatError(f"{self.root}: the index has no {rel}")
-            with (self.base / rel).open("rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                self._cache[key] = (mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-                                    if size else b"")
-        out: bytes | mmap.mmap = self._cache[key]
-        return out
-
-    def close(self) -> None:
-        """Let a build delete this generation (also done when the reader is collected)."""
-        if self._pin is not None:
-            self._pin.close()
-
-    def _decoded(self, rel: str, decode: Callable[[], Any]) -> Any:
-        """`decode()`, with any failure to decode `rel` (bad JSON, nesting, a shifted
-        offset, a truncated array) an IndexFormatError naming it: never a crash."""
-        try:
-            return decode()
-        except (ValueError, TypeError, IndexError, KeyError, RecursionError,
-                OverflowError, MemoryError) as exc:
-            what = "nested too deeply" if isinstance(exc, RecursionError) else \
-                f"{type(exc).__name__}: {exc}"[:200]
-            raise IndexFormatError(f"{self.root}: {rel} cannot be read ({what}): the index "
-                                   "is damaged or forged") from None
-
-    def json(self, rel: str) -> Any:
-        key = f"json:{rel}"
-        if key not in self._cache:
-            data = self.data(rel)
-            self._cache[key] = self._decoded(rel, lambda: json.loads(data))
-        return self._cache[key]
-
-    def npy(self, rel: str) -> npt.NDArray[Any]:
-        """A `.npy` array of numbers, memory-mapped (read-only), never unpickled."""
-        key = f"npy:{rel}"
-        if key not in self._cache:
-            import mmap
-
-            import numpy as np
-
-            path = self.path(rel)
-            with path.open("rb") as fh:
-                layout = npy_layout(fh.read(256))
-                if layout is None:
-                    raise IndexFormatError(f"{self.root}: {rel} is not an array of numbers "
-                                           "as kbase writes them")
-                descr, shape, start = layout
-                count = 1
-                for n in shape:
-                    count *= n
-                buf: Any = (mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-                            if count else b"")
-            try:
-                arr = np.frombuffer(buf, dtype=np.dtype(descr), count=count,
-                                    offset=start if count else 0).reshape(shape)
-            except ValueError as exc:
-                raise IndexFormatError(f"{self.root}: {rel}: {exc}") from None
-            self._cache[key] = arr
-        out: npt.NDArray[Any] = self._cache[key]
-        return out
-
-    def ints(self, rel: str) -> Sequence[int]:
-        """A one-dimensional integer `.npy` (offsets, pointers, ids) as a sequence;
-        without numpy when the file allows (see `rowfile.int_view`)."""
-        key = f"ints:{rel}"
-        if key not in self._cache:
-            buf = self.buffer(rel)
-            got = self._decoded(rel, lambda: int_view(buf))
-            if got is None:
-                got = self.npy(rel)
-                if got.ndim != 1 or got.dtype.kind not in "iu":
-                    raise IndexFormatError(f"{self.root}: {rel} is not a list of integers")
-            self._cache[key] = got
-        out: Sequence[int] = self._cache[key]
-        return out
-
-    def row(self, rel: str, i: int) -> Any:
-        """Row `i` of the row file `rel` (a `.jsonl` with its offsets)."""
-        data, offsets = self.data(rel), self.ints(offsets_name(rel))
-        return self._decoded(rel, lambda: row_at(data, offsets, i))
-
-    def rows(self, rel: str) -> list[Any]:
-        key = f"rows:{rel}"
-        if key not in self._cache:
-            data = self.data(rel)
-            self._cache[key] = self._decoded(rel, lambda: all_rows(data))
-        out: list[Any] = self._cache[key]
-        return out
 
     # -- tables --------------------------------------------------------------------------
     @property

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,7 +103,10 @@ def use_embedder(model: Path, dim: int | None, embedder: Any | None) -> None:
         _embedders[(model, dim)] = embedder
 
 
-def build_shard(job: ShardJob) -> ShardResult:
+def build_shard(job: ShardJob, progress: Callable[[int], None] | None = None) -> ShardResult:
+    """Build one shard's files; `progress(n)` is told when a step (chunking, BM25,
+    embedding) is done for the shard's n notes, so a long build keeps reporting."""
+    tick = progress or (lambda n: None)
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
     all_chunks: list[chunks.Chunk] = []
@@ -120,13 +123,16 @@ def build_shard(job: ShardJob) -> ShardResult:
     job.out.mkdir(parents=True, exist_ok=True)
     write_chunks(job.out, all_chunks, counts)
     seconds["chunk"] = time.perf_counter() - t0
+    tick(len(job.notes))
     if not all_chunks:
+        tick(len(job.notes) * (2 if job.model is not None else 1))
         return ShardResult(job.id, 0, 0, seconds)
 
     t0 = time.perf_counter()
     texts = [bm25.indexed_text(*meta[c.note], c.heading_path, c.text) for c in all_chunks]
     bm25.build_bm25(texts, job.out / "bm25", job.stemmer)
     seconds["bm25"] = time.perf_counter() - t0
+    tick(len(job.notes))
 
     n_vectors = embedded = 0
     if job.model is not None:
@@ -136,7 +142,8 @@ def build_shard(job: ShardJob) -> ShardResult:
         kept = _kept_rows(job.vectors, all_chunks, width)
         todo = [c for c in all_chunks if c.note not in kept]
         embedded = len(todo)
-        matrix = model.encode([embed_text(meta[c.note][0], c) for c in todo])
+        matrix = _encode(model, [embed_text(meta[c.note][0], c) for c in todo],
+                         len(job.notes), tick)
         seconds["embeddings"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         packed = vectors.merge_rows([c.note for c in all_chunks], kept,
@@ -152,6 +159,28 @@ def build_shard(job: ShardJob) -> ShardResult:
                 vectors.unpack(packed, model.dim), nulls))
         seconds["vectors"] = time.perf_counter() - t0
     return ShardResult(job.id, len(all_chunks), n_vectors, seconds, embedded)
+
+
+_ENCODE_STEP = 256
+"""Texts embedded between two progress reports (rows are embedded independently, so
+the pieces give the same matrix as one call)."""
+
+
+def _encode(model: TextEmbedder, texts: list[str], notes: int,
+            tick: Callable[[int], None]) -> Any:
+    """`model.encode(texts)` in pieces, telling `tick` the notes' share of each piece."""
+    import numpy as np
+
+    if len(texts) <= _ENCODE_STEP:
+        tick(notes)
+        return model.encode(texts)
+    parts, told = [], 0
+    for start in range(0, len(texts), _ENCODE_STEP):
+        parts.append(model.encode(texts[start:start + _ENCODE_STEP]))
+        share = notes * min(len(texts), start + _ENCODE_STEP) // len(texts)
+        tick(share - told)
+        told = share
+    return np.concatenate(parts)
 
 
 def _kept_rows(stored: dict[str, bytes], all_chunks: Sequence[chunks.Chunk],

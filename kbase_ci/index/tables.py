@@ -92,8 +92,8 @@ class LinkTable:
 
 
 def links_table(notes: Sequence[ParsedNote], files: Sequence[str], *,
-               resolve_aliases: bool = True, outside: Sequence[ParsedNote] = ()
-               ) -> LinkTable:
+               resolve_aliases: bool = True, include_dot: bool = False,
+               outside: Sequence[ParsedNote] = ()) -> LinkTable:
     """The links table of `notes` (sorted by path).
 
     `outside` (a scoped index, kbase_ci/scope): the other notes of the vault, so a link
@@ -101,7 +101,8 @@ def links_table(notes: Sequence[ParsedNote], files: Sequence[str], *,
     `out_of_scope` and no target (the scope names nothing outside itself)."""
 
     resolver = Resolver(sorted([*notes, *outside], key=lambda n: n.path) if outside
-                        else notes, files, resolve_aliases=resolve_aliases)
+                        else notes, files, resolve_aliases=resolve_aliases,
+                        include_dot=include_dot)
     rows = NoteRows(resolver, {n.path: i for i, n in enumerate(notes)},
                     {n.path for n in outside})
     table = LinkTable([], [], [], [], {}, len(notes))

@@ -13,9 +13,10 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from kbase_ci.index import tokens
 from kbase_ci.index.blas import blas_single_threaded, one_blas_thread
@@ -30,6 +31,12 @@ OVERLAP_MIN_NOTES = 2000
 """Notes of reused shards past which their decoding overlaps the shard builds."""
 PARALLEL_MIN_BYTES = 2_000_000
 _vault: Vault | None = None  # set before forking; read by tasks in the workers
+_steps: Any = None
+"""A shared counter (multiprocessing.Value, set before forking) of note steps done: a
+note is parsed, chunked, BM25-indexed and embedded, so a shard of 1,000 notes reports
+four times instead of once, and the parent shows progress within shards."""
+_echo: Callable[[], None] | None = None
+"""Shards built in this process (no workers): show each step as it is counted."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,12 +54,27 @@ class Task:
     """`ShardJob.vectors`: the previous build's rows of unchanged notes."""
 
 
-def parse_notes(vault: Vault, paths: Sequence[str], use_cache: bool) -> list[ParsedNote]:
+def parse_notes(vault: Vault, paths: Sequence[str], use_cache: bool,
+                progress: Callable[[int], None] | None = None) -> list[ParsedNote]:
     files = [nf for p in paths if (nf := vault.note(p)) is not None]
     if not files:
         return []
-    got, _ = scan(vault, files, jobs=1, use_cache=use_cache)
+    got, _ = scan(vault, files, jobs=1, use_cache=use_cache, progress=progress)
     return got
+
+
+def _step(n: int) -> None:
+    counter = _steps
+    if counter is not None:
+        with counter.get_lock():
+            counter.value += n
+    if _echo is not None:
+        _echo()
+
+
+def steps_per_note(task: Task) -> int:
+    """Parse, chunk, BM25, and with a model embed: `_step` calls per note of a task."""
+    return 4 if task.model is not None else 3
 
 
 def _run(task: Task) -> tuple[ShardResult, tuple[ParsedNote, ...]]:
@@ -60,12 +82,19 @@ def _run(task: Task) -> tuple[ShardResult, tuple[ParsedNote, ...]]:
     assert vault is not None  # set by run_tasks before any task runs
     t0 = time.perf_counter()
     notes = task.parsed
-    if notes is None:
-        notes = tuple(parse_notes(vault, task.spec.notes, task.use_cache))
+    if notes is None:  # parsed here: counted as it goes (cache hits at once after)
+        told = [0]
+
+        def parsed(n: int) -> None:
+            told[0] += n
+            _step(n)
+
+        notes = tuple(parse_notes(vault, task.spec.notes, task.use_cache, parsed))
+        _step(len(task.spec.notes) - told[0])
     parse_s = time.perf_counter() - t0
     contents = vault.read([nf for p in task.spec.notes if (nf := vault.note(p)) is not None])
     result = build_shard(ShardJob(task.spec.id, notes, contents, task.model, task.out,
-                                  task.dim, task.stemmer, task.vectors))
+                                  task.dim, task.stemmer, task.vectors), _step)
     return replace(result, seconds={"parse": parse_s, **result.seconds}), notes
 
 
@@ -74,7 +103,7 @@ def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
               use_cache: bool) -> tuple[dict[str, ShardResult], dict[str, ParsedNote]]:
     """Build every task's shard; returns the results and the parsed notes of the tasks
     and of `also_parse` (the notes of reused shards, parsed here meanwhile)."""
-    global _vault
+    global _vault, _steps, _echo
     _vault = vault
     order = sorted(tasks, key=lambda t: (-t.spec.bytes, t.spec.id))  # largest first
     results: dict[str, ShardResult] = {}
@@ -86,37 +115,57 @@ def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
     # parse cache (~0.5 s at 10k notes): a worker builds the shards meanwhile.
     overlap = bool(order) and len(also_parse) >= OVERLAP_MIN_NOTES and jobs != 1 and \
         (os.cpu_count() or 1) > 1
-    report("shards", 0, len(order))
+    ctx = multiprocessing.get_context("fork")
+    _steps = ctx.Value("q", 0)
+    total = sum(len(t.spec.notes) * steps_per_note(t) for t in order)
+    notes = sum(len(t.spec.notes) for t in order)
 
-    def collect(i: int, r: ShardResult, notes: tuple[ParsedNote, ...]) -> None:
+    def show() -> None:  # steps as notes: "build 12000/38404"
+        report("build", _steps.value * notes // total if total else 0, notes)
+
+    _step(sum(len(t.spec.notes) for t in order if t.parsed is not None))  # parsed before
+    show()
+
+    def collect(r: ShardResult, got: tuple[ParsedNote, ...]) -> None:
         results[r.id] = r
-        parsed.update((n.path, n) for n in notes)
-        report("shards", i + 1, len(order))
+        parsed.update((n.path, n) for n in got)
+        show()
 
     try:
         if workers == 1 and not overlap:
             # One scan for everything: each scan call reads the whole parse cache.
             t0 = time.perf_counter()
             todo = [p for t in order if t.parsed is None for p in t.spec.notes]
-            parsed.update((n.path, n) for n in parse_notes(vault, [*also_parse, *todo],
-                                                            use_cache))
+            told = [0]
+
+            def scanned(n: int) -> None:  # a miss among also_parse is not a step: clamp
+                n = min(n, len(todo) - told[0])
+                told[0] += n
+                _step(n)
+
+            _echo = show
+            parsed.update((n.path, n) for n in parse_notes(vault, [*todo, *also_parse],
+                                                            use_cache, scanned))
+            _step(len(todo) - told[0])
             share = (time.perf_counter() - t0) / max(1, len(order))
             with blas_single_threaded():
-                for i, task in enumerate(order):
+                for task in order:  # parsed above, and counted: `_run` does not count again
                     if task.parsed is None:
                         task = replace(task, parsed=tuple(parsed[p] for p in task.spec.notes))
-                    r, notes = _run(task)
-                    collect(i, replace(r, seconds={**r.seconds, "parse": share}), notes)
+                    r, got = _run(task)
+                    collect(replace(r, seconds={**r.seconds, "parse": share}), got)
             return results, parsed
         with ProcessPoolExecutor(max_workers=workers, initializer=one_blas_thread,
-                                 mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = [pool.submit(_run, task) for task in order]
+                                 mp_context=ctx) as pool:
+            pending = {pool.submit(_run, task) for task in order}
             t0 = time.perf_counter()
             parsed.update((n.path, n) for n in parse_notes(vault, also_parse, use_cache))
             here = time.perf_counter() - t0
-            for i, fut in enumerate(as_completed(futures)):
-                r, notes = fut.result()
-                collect(i, r, notes)
+            while pending:  # wake up often: the shared counter moves within shards
+                done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    collect(*fut.result())
+                show()
         if order:
             first = order[0].spec.id
             results[first] = replace(results[first], seconds={
@@ -124,3 +173,5 @@ def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
         return results, parsed
     finally:
         _vault = None
+        _steps = None
+        _echo = None

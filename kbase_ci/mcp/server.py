@@ -9,77 +9,39 @@ what to change.
 from __future__ import annotations
 
 import sys
-import traceback
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import anyio
-import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult
 from pydantic import Field
 
 from kbase_ci import __version__
-from kbase_ci.errors import KbaseError
 from kbase_ci.mcp import prompts, tools
+from kbase_ci.mcp.catalog import (
+    MAX_TOKENS,
+    READ_ONLY,
+    Budget,
+    Note,
+    register_navigation,
+    result,
+)
+from kbase_ci.mcp.framing import serve_stdio
 from kbase_ci.mcp.warm import Warm
-from kbase_ci.query.payload import render
 
 INSTRUCTIONS = """\
 Tools over a Git repository of Markdown notes (Obsidian-style [[wikilinks]], #tags,
 YAML frontmatter), answered from its committed index with the work tree's current edits
-overlaid. Paths are relative to the repository root. Typical flow: `search` when you do
-not know note names, `read` a hit (or one section of it), `explore` to see what links to
-and from it, `context` for a token-budgeted bundle of related notes, `handover_latest` to
-resume someone's work. Every answer carries an `index` object saying which commit the
-index is from and which notes changed since (those are read from the work tree)."""
-
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                            idempotent_hint=True, open_world_hint=False)
-
-Note = Annotated[str, Field(description="A note path (`Concepts/Linking.md`), its title or "
-                                        "one of its aliases (case-insensitive).")]
-MAX_TOKENS = 8000
-"""A tool's answer stays within this many tokens unless the call asks for another budget."""
-Budget = Annotated[int, Field(description="The answer (its JSON) stays within this many "
-                                          "tokens: lists are cut from their least relevant "
-                                          "end and `truncated` says what went.", ge=1)]
-
-
-def _error(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
-
-
-async def _result(run: Callable[[], dict[str, Any]], warm: Warm,
-                  max_tokens: int | None = None) -> CallToolResult:
-    """The answer as compact JSON within `max_tokens` (as the CLI prints it); a kbase
-    error as a tool error with its message. A bug becomes a tool error too (with the
-    traceback on stderr, as the CLI prints it): the server keeps serving the other
-    tools.
-
-    The answer is computed on a worker thread, without the server's lock (the warm state
-    takes it only while it changes), so a slow call never makes the others wait; a call
-    that takes longer than `warm.time_limit` gets a tool error at that moment (its thread
-    finishes in the background, its answer unused)."""
-    try:
-        with anyio.fail_after(warm.time_limit):
-            answer = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
-    except TimeoutError:
-        return _error(f"no answer within {warm.time_limit:g} s (the server's --timeout): "
-                      "ask a narrower question (a smaller limit, depth or max_tokens, or "
-                      "one note); the other tools keep answering")
-    except KbaseError as exc:
-        return _error(str(exc))
-    except Exception as exc:
-        print("kbase mcp: internal error in a tool call (please report this with the "
-              "traceback below)", file=sys.stderr)
-        traceback.print_exc()
-        return _error(f"kbase internal error: {type(exc).__name__}: {exc}")
-    try:
-        text = render(answer, max_tokens=max_tokens)
-    except KbaseError as exc:
-        return _error(str(exc))
-    return CallToolResult(content=[TextContent(type="text", text=text)])
+overlaid; every tool returns the JSON `kbase` prints for the same question. Paths are
+relative to the repository root. Which tool when: `search` when you do not know note
+names; `read` a hit (or one section of it); `explore` to see what links to and from a
+note you found; `context` for the text of several related notes within a token budget;
+`graph` (action explore, summary) for a cheap map of a neighbourhood; `prerequisites`
+and `reading_order` for what to read first; `links`, `backlinks`, `notes`, `tags` for
+exact lists; `gaps` for what is missing; `handover_latest` to resume someone's work;
+`status` when answers look stale. Every answer carries an `index` object saying which
+commit the index is from and which notes changed since (those are read from the work
+tree)."""
 
 
 def build_server(warm: Warm) -> MCPServer[Any]:
@@ -92,7 +54,8 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         "about X'. Ranks whole notes by words and meaning and returns each hit's path, "
         "title, score and best-matching section with its line. Follow up with `read` (one "
         "section is enough) or `context`. Narrow with `domain` or `tags` (a tag also "
-        "matches its child tags). Errors when nothing matches, saying what to loosen."))
+        "matches its child tags). Not for a note you already know: use `explore` or "
+        "`read` then. Errors when nothing matches, saying what to loosen."))
     async def search(
         query: Annotated[str, Field(description="What you are looking for, in a few words "
                                                 "or a question.")],
@@ -114,23 +77,25 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         = "hybrid",
         max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return await _result(lambda: tools.search(warm, query, mode=mode, domain=domain, tags=tags,
-                                            limit=limit, concise=concise, snippets=snippets),
-                       warm, max_tokens)
+        return await result(lambda: tools.search(warm, query, mode=mode, domain=domain,
+                                                 tags=tags, limit=limit, concise=concise,
+                                                 snippets=snippets), warm, max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "See what is around a note you already found: 'I found note Y, what is near it?'. "
         "Returns its outgoing links (a link with `path: null` names a note that is referenced "
-        "but not yet written), its backlinks with the sentence each sits in, and similar "
-        "notes that are not linked with it yet. Use it to navigate, to find related "
-        "material, or to spot missing links."))
+        "but not yet written; links to URLs are listed apart in `external`), its backlinks "
+        "with the sentence each sits in, and similar notes that are not linked with it yet. "
+        "Paths and sentences only, no note text: use it to navigate, to find related "
+        "material, or to spot missing links; use `context` when you need the text."))
     async def explore(
         note: Note,
         concise: Annotated[bool, Field(description="Paths only: outlinks, unresolved link "
                                                    "texts, backlinks.")] = False,
         max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return await _result(lambda: tools.explore(warm, note, concise=concise), warm, max_tokens)
+        return await result(lambda: tools.explore(warm, note, concise=concise), warm,
+                            max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Read a note you know the name of: the whole Markdown text, or only one section "
@@ -144,14 +109,15 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         = None,
         max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return await _result(lambda: tools.read(warm, note, section=section), warm, max_tokens)
+        return await result(lambda: tools.read(warm, note, section=section), warm, max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Gather background for a task in one call: starting from a note, or from the "
         "best search hits for a query, follow links outwards and return the most "
         "relevant notes' text within a token budget, with how each note was reached "
         "(link traversal metadata). Prefer it over many `read` calls when you need "
-        "several related notes before writing or deciding."))
+        "several related notes before writing or deciding; use `search` first when you "
+        "know no note to start from, and `explore` when paths are enough."))
     async def context(
         note: Annotated[str | None, Field(description="Start from this note (path, "
                                                       "title or alias).")] = None,
@@ -172,17 +138,21 @@ def build_server(warm: Warm) -> MCPServer[Any]:
         concise: Annotated[bool, Field(description="Which notes and sections to read, "
                                                    "without their text.")] = False,
     ) -> CallToolResult:
-        return await _result(lambda: tools.context(
+        return await result(lambda: tools.context(
             warm, note=note, query=query, strategy=strategy, depth=depth.strip(),
             max_tokens=max_tokens, follow_tags=follow_tags, concise=concise), warm,
             max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
-        "Find what the notes are missing: link targets many notes reference that are "
-        "not written yet, and concepts mentioned across several notes that have no note "
-        "of their own, each with where it is mentioned. Use it when deciding what to "
-        "write next or checking how well a domain is covered."))
+        "Find what the notes are missing, ranked: notes many notes link to that are not "
+        "written yet (`unwritten`, listed first), concepts mentioned across several notes "
+        "that have no note of their own (`concepts`), and attachments links name that are "
+        "missing (`attachments`), each with where it is mentioned. Use it when deciding "
+        "what to write next or checking how well a domain is covered."))
     async def gaps(
+        kinds: Annotated[list[Literal["note", "concept", "attachment"]] | None,
+                         Field(description="Only these kinds of gap (default: all three: "
+                                           "note, concept, attachment).")] = None,
         domain: Annotated[str | None, Field(description="Only this domain.")] = None,
         limit: Annotated[int, Field(description="How many of each kind to return.",
                                     ge=1, le=100)] = 20,
@@ -193,9 +163,10 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                                    "counts, not where they are.")] = False,
         max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return await _result(lambda: tools.gaps(warm, domain=domain, limit=limit,
-                                                min_notes=min_notes, concise=concise), warm,
-                             max_tokens)
+        return await result(lambda: tools.gaps(warm, kinds=list(kinds or []) or None,
+                                               domain=domain, limit=limit,
+                                               min_notes=min_notes, concise=concise),
+                            warm, max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Resume work someone handed over: the newest handover note (of a track), with its "
@@ -206,7 +177,10 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                                        "(frontmatter `track:`).")] = None,
         max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return await _result(lambda: tools.handover_latest(warm, track=track), warm, max_tokens)
+        return await result(lambda: tools.handover_latest(warm, track=track), warm,
+                            max_tokens)
+
+    register_navigation(server, warm)
 
     @server.prompt(name="write_handover", title="Write a handover that passes the checks",
                    description=(
@@ -226,8 +200,8 @@ def build_server(warm: Warm) -> MCPServer[Any]:
 def serve(warm: Warm) -> None:
     """Open the index now (so a broken `--index` fails before the client connects), then
     answer over stdin/stdout until the client closes them."""
-    warm.view()
+    warm.view()  # takes the warm state's lock itself
     server = build_server(warm)
     print(f"kbase mcp: serving {warm.root} over stdio", file=sys.stderr)
-    server.run("stdio")
+    anyio.run(serve_stdio, server)
 

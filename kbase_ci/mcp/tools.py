@@ -8,6 +8,7 @@ unknown note, or an empty answer; the server turns that into a tool error.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kbase_ci.errors import UsageError
@@ -15,10 +16,17 @@ from kbase_ci.handover.latest import latest
 from kbase_ci.mcp.warm import Warm
 from kbase_ci.query.context import context_answer
 from kbase_ci.query.explore import explore_answer
-from kbase_ci.query.gaps import gaps_answer
+from kbase_ci.query.gaps import KINDS, gaps_answer
+from kbase_ci.query.graphanswer import graph_answer
+from kbase_ci.query.links import backlinks_answer, links_answer
 from kbase_ci.query.payload import dumps
 from kbase_ci.query.read import read_answer
+from kbase_ci.query.readingorder import prerequisites_answer, reading_order_answer
 from kbase_ci.query.search import search_answer
+from kbase_ci.query.status import status_answer
+from kbase_ci.query.tagsuggest import suggest_answer
+from kbase_ci.query.tagtree import notes_answer, tags_answer
+from kbase_ci.query.trace import Deadline
 
 SEARCH_MODES = ("hybrid", "bm25", "semantic")
 
@@ -81,11 +89,14 @@ def context(warm: Warm, *, note: str | None = None, query: str | None = None,
     return answer
 
 
-def gaps(warm: Warm, *, domain: str | None = None, limit: int = 20,
-         min_notes: int = 3, concise: bool = False) -> dict[str, Any]:
-    answer: dict[str, Any] = gaps_answer(warm.view(), domain=domain or None,
-                                         limit=_limit(limit), min_notes=min_notes,
-                                         concise=concise)
+def gaps(warm: Warm, *, kinds: list[str] | None = None, domain: str | None = None,
+         limit: int = 20, min_notes: int = 3, concise: bool = False) -> dict[str, Any]:
+    bad = sorted(set(kinds or ()) - set(KINDS))
+    if bad:
+        raise UsageError(f"kinds may hold {', '.join(KINDS)}, not {', '.join(bad)}")
+    answer: dict[str, Any] = gaps_answer(warm.view(), kinds=kinds or KINDS,
+                                         domain=domain or None, limit=_limit(limit),
+                                         min_notes=min_notes, concise=concise)
     return answer
 
 
@@ -98,3 +109,106 @@ def handover_latest(warm: Warm, *, track: str | None = None) -> dict[str, Any]:
                          "(or tag #handover, or under handovers/); "
                          + ("try without a track" if track else "none is written yet"))
     return found.to_json()
+
+
+def links(warm: Warm, note: str) -> dict[str, Any]:
+    view = warm.view()
+    return links_answer(view, view.lookup(note))
+
+
+def backlinks(warm: Warm, note: str) -> dict[str, Any]:
+    view = warm.view()
+    return backlinks_answer(view, view.lookup(note))
+
+
+GRAPH_DEFAULTS = {"path": {"limit": 20}, "neighborhood": {"depth": 1, "limit": 200},
+                  "hubs": {"min_links": 3, "limit": 20}, "clusters": {"min_size": 3, "limit": 20},
+                  "orphans": {}, "explore": {"depth": 2, "limit": 200}}
+"""The CLI's defaults per `kbase graph` action (a parameter left out means these)."""
+
+
+def graph(warm: Warm, action: str, *, note: str | None = None, source: str | None = None,
+          target: str | None = None, depth: int | None = None, limit: int | None = None,
+          directed: bool = False, all_paths: bool = False, min_links: int | None = None,
+          min_size: int | None = None, no_backlinks: bool = False, summary: bool = False,
+          timeout: float | None = None, concise: bool = False) -> dict[str, Any]:
+    if action not in GRAPH_DEFAULTS:
+        raise UsageError(f"action must be one of {', '.join(GRAPH_DEFAULTS)}, not {action!r}")
+    given = {"depth": depth, "limit": limit, "min_links": min_links, "min_size": min_size}
+    params: dict[str, Any] = {**GRAPH_DEFAULTS[action],
+                              **{k: v for k, v in given.items()
+                                 if v is not None and k in GRAPH_DEFAULTS[action]}}
+    unused = sorted(k for k, v in given.items() if v is not None and k not in params)
+    if unused:
+        raise UsageError(f"action {action} takes no {', '.join(unused)}")
+    if action in ("neighborhood", "explore") and not (note or "").strip():
+        raise UsageError(f"action {action} needs note: the note to start from")
+    if action == "path":
+        if not (source or "").strip() or not (target or "").strip():
+            raise UsageError("action path needs source and target: the two notes to join")
+        params.update(source=source, target=target, directed=directed, all_paths=all_paths)
+    elif action == "neighborhood":
+        params.update(note=note, directed=directed)
+    elif action == "orphans":
+        params.update(no_backlinks=no_backlinks)
+    elif action == "explore":
+        params.update(note=note, summary=summary, deadline=Deadline(timeout))
+    return graph_answer(warm.view(), action, concise=concise, **params)
+
+
+def notes(warm: Warm, *, tags: list[str] | None = None, any_tag: bool = False,
+          domain: str | None = None) -> dict[str, Any]:
+    return notes_answer(warm.view(), tags=list(tags or []), any_tag=any_tag,
+                        domain=domain or None)
+
+
+def tags(warm: Warm, *, tree: bool = False, stats: bool = False,
+         limit: int = 50) -> dict[str, Any]:
+    if limit < 0:
+        raise UsageError(f"limit must be at least 0, not {limit}")
+    return tags_answer(warm.view(), tree=tree, stats=stats, limit=limit)
+
+
+def tags_suggest(warm: Warm, note: str, *, limit: int = 5) -> dict[str, Any]:
+    return suggest_answer(warm.view(), note, limit=_limit(limit))
+
+
+def status(warm: Warm) -> dict[str, Any]:
+    return status_answer(warm.view())
+
+
+def prerequisites(warm: Warm, note: str, *, depth: int = 2, limit: int = 20,
+                  timeout: float | None = None) -> dict[str, Any]:
+    return prerequisites_answer(warm.view(), note, depth=depth, limit=limit,
+                                deadline=Deadline(timeout))
+
+
+def reading_order(warm: Warm, *, start: str | None = None, tags: list[str] | None = None,
+                  domain: str | None = None, depth: int = 2, limit: int = 50,
+                  timeout: float | None = None) -> dict[str, Any]:
+    return reading_order_answer(warm.view(), tags=list(tags or []), domain=domain or None,
+                                start=(start or "").strip() or None, depth=depth,
+                                limit=limit, deadline=Deadline(timeout))
+
+
+_FLAG = re.compile(r"(?<![\w`-])--([a-z][a-z0-9-]*)(?: PATH| DIR| NAME)?")
+_SERVER_OPTIONS = {"model": "`kbase mcp --model PATH`", "index": "`kbase mcp --index DIR`",
+                   "scope": "`kbase mcp --scope NAME`"}
+
+
+def in_parameters(message: str) -> str:
+    """A CLI message in the words of the tools: `--max-tokens` is the parameter
+    `max_tokens`, `NOTE` is `note`, and `--model` an option to start the server with."""
+    def name(m: re.Match[str]) -> str:
+        flag = m.group(1)
+        if flag in _SERVER_OPTIONS:
+            return f"start the server with {_SERVER_OPTIONS[flag]}"
+        return {"query": "query", "from": "start", "tag": "tags", "any": "any_tag",
+                "all": "all_paths"}.get(flag, flag.replace("-", "_"))
+
+    message = re.sub(r"\bpass (?=--model)", "", message)
+    # A quoted option with its value (`--model PATH/TO/name`) keeps the value the hint names.
+    message = _FLAG.sub(name, message)
+    message = re.sub(r"(?:\bpass )?`--(model|index|scope) ([^`\s]+)`",
+                     r"start the server with `kbase mcp --\1 \2`", message)
+    return re.sub(r"\bNOTE\b", "note", message)

@@ -8,8 +8,13 @@ Frequent lower-case noun phrases are not taken: without a tagger they are mostly
 
 Skipped: frontmatter, fenced code blocks, HTML and `%%` comments, heading lines (a
 heading is structure, and a concept some heading names counts as documented), link
-text and targets (wiki and Markdown), URLs, tags and other inline code. A name at the
-start of a sentence loses a leading function word ("The", "Using", ...).
+text and targets (wiki and Markdown), URLs, tags and other inline code. Which
+candidates are terms is `kbase_ci.parse.termrules`: literals and one-word code values
+go, a name at the start of a sentence loses a leading function word ("The", "Using",
+...), and one that still starts a sentence is marked `initial`.
+
+Every scan is linear in the text (a 1 MB line is a test case): masks are `find()` walks,
+not `.*?` regexes started from every opener, and sentence starts look back a bounded way.
 
 The result depends on the text alone (not the path), so it can be cached by blob id.
 Bump VERSION whenever the output for some text changes: it keys caches and concepts.json.
@@ -24,13 +29,19 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-VERSION = 2
-TermKind = Literal["code", "name"]
+from kbase_ci.parse import termrules
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
+VERSION = 3
+TermKind = Literal["code", "name", "initial"]
+"""`initial`: a name this note writes only at the start of sentences (table cells, list
+items), where a capital proves nothing; it counts only where another note gives evidence."""
+
+# In quotes too; `*+` (possessive): the space after `>` and the indent of the next
+# marker overlap, and backtracking through them was exponential in the quote depth.
+_FENCE = re.compile(r"^(?: {0,3}> ?)*+ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t].*)?$", re.MULTILINE)
 _COMMENT = re.compile(r"%%.*?(?:%%|\Z)|<!--.*?(?:-->|\Z)", re.DOTALL)
-_CODE_SPAN = re.compile(r"(`+)([^`\n](?:.*?[^`\n])?)\1(?!`)")
+_CODE_SPAN = re.compile(r"(`+)([^`\n](?:.*?[^`\n])??)\1(?!`)")  # `??`: `!` is a span too
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::|->|-)[A-Za-z_]\w*)*(?:\(\))?")
 _URL = re.compile(r"(?<![A-Za-z])[A-Za-z]+://[^\s)>\]]+")
 _WWW = re.compile(r"www\.[^\s)>\]]+")
@@ -83,6 +94,29 @@ def _links(text: str, middle: str, closer: str) -> Iterator[tuple[int, int]]:
         pos = j + 1
 
 
+def _tags(text: str) -> Iterator[tuple[int, int]]:
+    """Spans `<...>` on one line (tags, autolinks) and `<Tag ...>` over lines (a tag whose
+    attributes are wrapped): what `<[^>\n]*>|<[A-Za-z][^<>]*>` finds, in linear time (the
+    next `>` is found once and reused while it lies ahead; a `<` before it ends the
+    search from this opener there)."""
+    pos, end, gt = 0, -1, -1
+    while (i := text.find("<", pos)) >= 0:
+        if gt <= i:
+            gt = text.find(">", i + 1)
+            if gt < 0:
+                return
+        end = _line_end(text, i, end)
+        if gt < end or (text[i + 1:i + 2] in _ASCII_LETTERS
+                        and text.find("<", i + 1, gt) < 0):
+            yield i, gt + 1
+            pos = gt + 1
+        else:
+            pos = i + 1
+
+
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
 def _found(pattern: re.Pattern[str]) -> Callable[[str], Iterator[tuple[int, int]]]:
     return lambda text: (m.span() for m in pattern.finditer(text))
 
@@ -95,7 +129,7 @@ _MASKS: tuple[tuple[str, Callable[[str], Iterator[tuple[int, int]]]], ...] = (
     ("[[", lambda t: _pairs(t, "[[", "]]")),  # wikilinks and embeds, alias included
     ("](", lambda t: _links(t, "(", ")")),  # Markdown links: text and target
     ("][", lambda t: _links(t, "[", "]")),  # reference links
-    ("<", lambda t: _pairs(t, "<", ">")),  # HTML tags and autolinks
+    ("<", _tags),  # HTML tags (also over lines) and autolinks
     ("://", _found(_URL)),  # bare URLs
     ("www.", _found(_WWW)),
     ("#", _found(_TAG_LIKE)),  # tags (and `&#123;`, `C#`, blanked the same)
@@ -107,18 +141,7 @@ _NAME = re.compile(rf"\b(?<!\w[-'’]){_WORD}(?:[ \t]+(?:(?:of|and|for|the|de|du
                    rf"[ \t]+)*{_WORD})+\b")
 _CAMEL_HUMP = re.compile(r"[a-z][A-Z]")
 _CAMEL = re.compile(r"[A-Za-z]?[a-z]+[A-Z][A-Za-z0-9]*")
-_BULLET = re.compile(r"\s*(?:[-*+>]|\d+[.)])")
 _GLUED = frozenset(".@/-_")  # "os.Path", "a/B", "x-Y": part of a bigger token
-# Words that start a sentence without being part of a name that follows them.
-_OPENER_WORDS = """a an the this that these those it its we you they i he she our
-your their my his her in on at for to with by from as if when while whenever use using
-used see also and but or so then thus hence each every all some many most any no how
-what why where which who whose both after before during here there note unlike like
-because since although though once unless until upon via per into onto over under
-about against between without within across along around behind beyond instead
-consider read try set add run make keep avoid prefer choose let get given is are was
-were be do does can could should would will may might must"""
-_OPENERS = frozenset(_OPENER_WORDS.split())
 MAX_TERM = 80
 
 
@@ -137,8 +160,6 @@ class Mention:
     """1-based, code points."""
 
 
-_DETERMINER_WORDS = "the a an this that these those our your their its my"
-_DETERMINERS = frozenset(_DETERMINER_WORDS.split())
 _NOT_PLURAL = ("ss", "us", "is")
 
 
@@ -160,10 +181,11 @@ def _spaces(m: re.Match[str]) -> str:
 
 
 def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
-    """`text` with each span (on one line, in order) turned into spaces."""
+    """`text` with each span (in order) turned into spaces, newlines kept."""
     parts, pos = [], 0
     for a, b in spans:
-        parts += [text[pos:a], " " * (b - a)]
+        parts += [text[pos:a], " " * (b - a) if text.find("\n", a, b) < 0
+                  else re.sub(r"[^\n]", " ", text[a:b])]
         pos = b
     return "".join([*parts, text[pos:]]) if parts else text
 
@@ -224,21 +246,6 @@ def _glued(text: str, start: int) -> bool:
     return start > 0 and text[start - 1] in _GLUED
 
 
-def _sentence_start(text: str, start: int, line_start: int, lead: re.Match[str] | None
-                    ) -> bool:
-    """Whether a name at `start` opens a sentence: at the text's start, after `.!?:;` and
-    spaces on its line, or after a list marker opening the text's first line. Walks back
-    over the spaces before the name only (a regex search from the line's start, once per
-    name, was quadratic on a long line)."""
-    k = start
-    while k > line_start and text[k - 1].isspace():
-        k -= 1
-    if k == start:
-        return start == 0
-    return (k > line_start and text[k - 1] in ".!?:;") or (
-        line_start == 0 and lead is not None and lead.end() == k)
-
-
 def extract(text: str) -> list[Mention]:
     """The first mention of every term in `text`, in order of position."""
     text = _visible(text)
@@ -246,7 +253,8 @@ def extract(text: str) -> list[Mention]:
     if "`" in text:
         for m in _CODE_SPAN.finditer(text):
             body = m.group(2).strip().removesuffix("()")
-            if 3 <= len(body) <= MAX_TERM and _IDENTIFIER.fullmatch(body):
+            if 3 <= len(body) <= MAX_TERM and _IDENTIFIER.fullmatch(body) \
+                    and termrules.code_term(body):
                 found.append((m.start(2) + m.group(2).index(body[0]), term_key(body), body,
                               "code"))
         text = _CODE_SPAN.sub(_spaces, text)
@@ -254,21 +262,18 @@ def extract(text: str) -> list[Mention]:
         if trigger in text:
             text = _blanked(text, spans(text))
     starts = [0, *(m.end() for m in re.finditer("\n", text))]
-    lead = _BULLET.match(text)
     for m in _NAME.finditer(text):
         if _glued(text, m.start()):
             continue
-        words = m.group(0).split()
-        start = m.start()
-        line_start = starts[bisect_right(starts, start) - 1]
-        opener = words[0].casefold()
-        if opener in _DETERMINERS or (
-                opener in _OPENERS and _sentence_start(text, start, line_start, lead)):
-            start = text.index(words[1], start + len(words[0]))
-            words = words[1:]
-        if len(words) >= 2 and m.end() - start <= MAX_TERM:
-            name = " ".join(words)
-            found.append((start, term_key(name), name, "name"))
+        line_start = starts[bisect_right(starts, m.start()) - 1]
+        for at, words, initial in termrules.name_spans(text, line_start, m.start(), m.end(),
+                                                       m.group(0).split()):
+            if m.end() - at <= MAX_TERM:
+                name = " ".join(words)
+                found.append((at, term_key(name), name, "initial" if initial else "name"))
+    # Before CamelCase words, whose shape is their evidence.
+    if any(kind == "name" for *_, kind in found) and termrules.capitalises_nouns(text):
+        found = [(o, k, n, "initial" if kind == "name" else kind) for o, k, n, kind in found]
     seen = -1
     for hump in _CAMEL_HUMP.finditer(text):  # rare: find humps, then their words
         if hump.start() < seen:
@@ -279,15 +284,18 @@ def extract(text: str) -> list[Mention]:
         word = _CAMEL.match(text, start)
         seen = word.end() if word else hump.end()
         if (word and not _glued(text, start) and len(word.group(0)) <= MAX_TERM
-                and not (seen < len(text) and (text[seen].isalnum() or text[seen] in "@/"))):
+                and not (seen < len(text) and (text[seen].isalnum() or text[seen] in "@/"))
+                and termrules.camel_term(text, start, seen)):
             found.append((start, term_key(word.group(0)), word.group(0), "name"))
         # Every later hump of this run of letters walks back to the same start and finds
         # the same word: skip them (walking back once per hump was quadratic).
         while seen < len(text) and text[seen].isalnum():
             seen += 1
     first: dict[str, tuple[int, str, TermKind]] = {}
+    evident = {key for _, key, _, kind in found if kind != "initial"}
     for offset, key, name, kind in sorted(found):
-        first.setdefault(key, (offset, name, kind))
+        first.setdefault(key, (offset, name, "name" if key in evident and kind == "initial"
+                                              else kind))
     if not first:
         return []
     out = []

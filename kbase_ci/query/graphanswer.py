@@ -10,9 +10,10 @@ from typing import Any
 from kbase_ci.errors import UsageError
 from kbase_ci.query.clusters import clusters
 from kbase_ci.query.graph import NoteGraph
+from kbase_ci.query.graphmap import explore_answer
 from kbase_ci.query.view import QueryView
 
-ACTIONS = ("path", "neighborhood", "hubs", "clusters", "orphans")
+ACTIONS = ("path", "neighborhood", "hubs", "clusters", "orphans", "explore")
 
 
 def note_graph(view: QueryView) -> NoteGraph:
@@ -28,9 +29,9 @@ def graph_answer(view: QueryView, action: str, *, concise: bool = False,
         raise UsageError(f"unknown graph action {action}; use one of {', '.join(ACTIONS)}")
     answers: dict[str, Callable[..., dict[str, Any]]] = {
         "path": path_answer, "neighborhood": neighborhood_answer, "hubs": hubs_answer,
-        "clusters": clusters_answer, "orphans": orphans_answer}
+        "clusters": clusters_answer, "orphans": orphans_answer, "explore": explore_answer}
     answer = answers[action](view, **params)
-    if concise:
+    if concise and isinstance(answer.get("nodes"), list):
         answer.pop("edges", None)
         answer["nodes"] = [{k: v for k, v in n.items() if k != "title"}
                            for n in answer["nodes"]]

@@ -1,4 +1,6 @@
-"""Links and backlinks of one note, each with its line and the sentence it sits in."""
+"""Links and backlinks of one note, each with its line and the sentence it sits in; links
+to URLs apart (`external`), so `path: null` always means a note not written yet (or a
+target outside the vault or the scope, as `status` says)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ import re
 from bisect import bisect_right
 from typing import Any
 
+from kbase_ci.errors import UsageError
+from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.parse.outline import split_lines
 from kbase_ci.query.view import LinkInfo, QueryView
 
@@ -81,9 +85,31 @@ def link_records(view: QueryView, links: list[LinkInfo], *, side: str) -> list[d
     return out
 
 
+def split_external(links: list[LinkInfo]) -> tuple[list[LinkInfo], list[LinkInfo]]:
+    """(links into the vault or meant to be, links to URLs): a URL is no note, so it never
+    sits among the links with `path: null` (which are notes not written yet)."""
+    inside = [lk for lk in links if lk.status != "external"]
+    return inside, [lk for lk in links if lk.status == "external"]
+
+
+def external_records(view: QueryView, links: list[LinkInfo]) -> list[dict[str, Any]]:
+    """JSON-ready links to URLs (`scheme:` destinations): `{url, line, col, raw, embed,
+    sentence}`, in the order written."""
+    out = []
+    for rec, lk in zip(link_records(view, links, side="target"), links, strict=True):
+        try:
+            url = link_from_raw(lk.raw).target
+        except UsageError:  # a stored raw link always parses; keep the answer if not
+            url = lk.raw
+        out.append({"url": url, "line": rec["line"], "col": rec["col"], "raw": rec["raw"],
+                    "embed": rec["embed"], "sentence": rec["sentence"]})
+    return out
+
+
 def links_answer(view: QueryView, path: str) -> dict[str, Any]:
-    return {"note": path, "links": link_records(view, view.outgoing(path), side="target"),
-            "index": view.index_info()}
+    inside, external = split_external(view.outgoing(path))
+    return {"note": path, "links": link_records(view, inside, side="target"),
+            "external": external_records(view, external), "index": view.index_info()}
 
 
 def backlinks_answer(view: QueryView, path: str, *, concise: bool = False) -> dict[str, Any]:

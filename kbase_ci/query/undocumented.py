@@ -1,5 +1,9 @@
 """Concepts that recur across notes but no note documents, for the current work tree.
 
+A name that every counting note writes only at the start of a sentence (mention kind
+`initial`) is left out: its capitals may be grammar alone ("Reduces IO", a table's
+column names), and no note gives evidence that it is a name.
+
 Counts come from the index's `concepts.json` (every note's mentions, precomputed), with
 the freshness overlay applied: mentions of notes changed or deleted since the index are
 dropped, and changed and added notes are extracted again from the work tree. A concept
@@ -91,13 +95,18 @@ def undocumented(view: QueryView, *, min_notes: int = 3, max_places: int = 10,
     fresh = fresh_mentions(view, [p for p in (*view.fresh.changed, *view.fresh.added)
                                   if keep is None or keep.get(p, False)])
     total: dict[str, int] = {}  # a key has a row per spelling; a note mentions one of them
+    evident: set[str] = set()  # keys some note writes other than at a sentence start
     for i, c in enumerate(counts):
         if c:
             total[terms[i][0]] = total.get(terms[i][0], 0) + c
+            if terms[i][2] != "initial":
+                evident.add(terms[i][0])
     for mentions in fresh.values():
         for m in mentions:
             total[m.key] = total.get(m.key, 0) + 1
-    wanted = {k for k, c in total.items() if c >= min_notes}
+            if m.kind != "initial":
+                evident.add(m.key)
+    wanted = {k for k, c in total.items() if c >= min_notes and k in evident}
     if not wanted:
         return []
     wanted -= _documented(view, table, wanted, skip)

@@ -190,7 +190,9 @@ class QueryView:
                 info.path, info.title, info.aliases,
                 headings=tuple(Heading(lv, tx, ln) for lv, tx, ln in info.headings),
                 block_ids=tuple(BlockId(i, ln) for i, ln in info.block_ids)))
-        return Resolver(light, self.vault.files)
+        config = self.vault.config
+        return Resolver(light, self.vault.files, resolve_aliases=config.links.resolve_aliases,
+                        include_dot=config.vault.include_dot_folders)
 
     def lookup(self, name: str) -> str:
         """A note path for a path, name or alias; UsageError with a suggestion otherwise."""

@@ -13,6 +13,7 @@ from kbase_ci.checks.checker import CheckReport
 from kbase_ci.model import Finding
 from kbase_ci.parse.outline import split_lines
 from kbase_ci.report.escape import command_data, command_property, terminal_text
+from kbase_ci.report.terminal import paint, severity_style
 
 JSON_VERSION = 1
 
@@ -33,8 +34,9 @@ def write_text(report: CheckReport, root: Path, out: TextIO, *, color: bool = Fa
         where = terminal_text(f"{display_path(root, f.path)}:{f.line}:{f.col}:")
         sev = "" if f.severity == "error" else " (warning)"
         msg = terminal_text(f.message)
-        if color:
-            out.write(f"\x1b[1m{where}\x1b[0m \x1b[31m{f.code}\x1b[0m{sev} {msg}\n")
+        if color:  # warnings yellow: they must not look like errors
+            out.write(f"{paint(where, 'bold', True)} "
+                      f"{paint(f.code + sev, severity_style(f.severity), True)} {msg}\n")
         else:
             out.write(f"{where} {f.code}{sev} {msg}\n")
         if source_lines:
@@ -60,11 +62,19 @@ def _source_line(root: Path, f: Finding, cache: dict[str, list[str]]) -> str | N
 
 def summary_line(report: CheckReport) -> str:
     walk = " (not a git repository: directory walk)" if report.mode == "walk" else ""
+    fixed = ""
+    if report.fixed:
+        files = sorted({f.path for f in report.fixed})
+        fixed = (f"\nkbase: {len(report.fixed)} broken link(s) not repeated: `kbase fix` "
+                 f"rewrote them in the work tree in this run ({', '.join(files[:5])}"
+                 f"{' ...' if len(files) > 5 else ''}); stage the fix (`git add`) and "
+                 "commit again")
     if not report.findings:
-        return f"kbase: {report.checked} of {report.notes} notes checked, no problems{walk}"
+        clean = "no other problems" if report.fixed else "no problems"
+        return f"kbase: {report.checked} of {report.notes} notes checked, {clean}{walk}{fixed}"
     return (f"kbase: {report.errors} error(s), {report.warnings} warning(s) in "
             f"{len({f.path for f in report.findings})} file(s); {report.checked} of "
-            f"{report.notes} notes checked{walk}")
+            f"{report.notes} notes checked{walk}{fixed}")
 
 
 def to_json(report: CheckReport) -> dict[str, Any]:
@@ -80,6 +90,7 @@ def to_json(report: CheckReport) -> dict[str, Any]:
         },
         "ignored_args": list(report.ignored_args),
         "findings": [f.to_json() for f in report.findings],
+        "fixed": [f.to_json() for f in report.fixed],
     }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from kbase_ci.index.modelchoice import ModelChoice
 from kbase_ci.index.modelfolder import STATIC
 from kbase_ci.index.provenance import NO_DATE, Source
 from kbase_ci.index.reader import IndexReader, open_index
-from kbase_ci.index.scopes import ScopeInputs, main_digest, scope_dir
+from kbase_ci.index.scopes import ScopeInputs, main_digest, scope_dir, states
 from kbase_ci.index.swap import check_target
 from kbase_ci.model import BlockId, Heading, ParsedNote
 from kbase_ci.scope import donor as donors
@@ -166,6 +166,36 @@ def build_scope(root: Path, name: str, spec: ScopeSpec, *, index_dir: Path | Non
             comps = tuple(Component(c, "ok", "up to date") for c in COMPONENTS)
             return ScopeResult(name, out, False, "up-to-date", selection, comps, block)
         return _build(root, main, table, f, selection, block, out)
+
+
+def build_declared(root: Path, index_dir: Path,
+                   declared: Mapping[str, ScopeSpec] | None = None, *,
+                   progress: Callable[[str, int, int], None] | None = None
+                   ) -> tuple[str, ...]:
+    """Build every scope `.kbase.yml` declares into `index_dir/scopes/` (after the main
+    index there was rebuilt), one report line per scope; a scope that fails is reported,
+    not raised. Scopes built there before that are not declared (ad hoc) are rebuilt by
+    nobody: their lines say they are stale and how to rebuild them."""
+    lines: list[str] = []
+    if declared is None:
+        declared = Vault(root).config.scopes.named
+    for done, (name, spec) in enumerate(sorted(declared.items())):
+        if progress is not None:
+            progress("scopes", done, len(declared))
+        try:
+            res = build_scope(root, name, spec, index_dir=index_dir)
+        except KbaseError as exc:
+            lines.append(f"scope {name}: not built: {exc}")
+            continue
+        lines.append(f"scope {name}: {res.outcome}, {len(res.selection.paths)} notes")
+    if progress is not None and declared:
+        progress("scopes", len(declared), len(declared))
+    for st in states(index_dir):
+        if st["name"] not in declared and st["stale"]:
+            lines.append(f"scope {st['name']}: stale (ad hoc, built from the previous "
+                         f"index): rebuild it with `kbase scope build {st['name']} ...` "
+                         "and its selectors")
+    return tuple(lines)
 
 
 def _current(out: Path, block: dict[str, Any]) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import IndexFormatError, UsageError
-from kbase_ci.git.indexbranch import index_refs
+from kbase_ci.git.indexbranch import BRANCH, index_refs
 from kbase_ci.index.manifest import MANIFEST_NAME
 from kbase_ci.index.reader import open_index
 from kbase_ci.index.scopes import scope_dir, state
@@ -83,6 +83,28 @@ def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
     extra = f"; {'; '.join(problems)}" if problems else ""
     raise UsageError(f"no scope named {name} has been built{hint}: build it with "
                      f"`kbase scope build {name}`{extra}")
+
+
+def main_index_dir(vault: Vault, index_dir: Path | None = None) -> Path:
+    """The main index folder a scope is cut from (and built into): `--index DIR`, else
+    `.kbase/`, else the published index (the local `kbase-index` branch, then a remote's),
+    as queries find it, in its folder under the git dir. A fresh clone that fetched the
+    branch builds its scopes there without a local `kbase index`."""
+    if index_dir is not None:
+        return index_dir
+    local = vault.root / ".kbase"
+    if (local / MANIFEST_NAME).is_file() or vault.repo_root is None:
+        return local
+    problems = []
+    for ref, tree in index_refs(vault.repo_root):
+        try:
+            return materialise(vault.repo_root, ref, tree)
+        except IndexFormatError as exc:
+            problems.append(str(exc))
+    extra = f" ({'; '.join(problems)})" if problems else ""
+    raise UsageError(f"no index to cut a scope from: no {local}, no {BRANCH} branch"
+                     f"{extra}; build one with `kbase index`, or fetch the published one "
+                     f"with `git fetch origin {BRANCH}`")
 
 
 def open_index_source(vault: Vault, index_dir: Path | None = None, scope: str | None = None,

@@ -20,6 +20,21 @@ from kbase_ci.vault.resolver import ResolvedLink, Resolver
 
 GapKind = Literal["note", "file"]
 
+_ATTACHMENT_EXTENSION_LIST = """avif bmp gif heic ico jpeg jpg png svg tif tiff webp flac m4a
+mp3 ogg wav 3gp mkv mov mp4 ogv webm pdf canvas base excalidraw csv tsv json xml yaml yml
+txt html htm zip gz tar docx xlsx pptx odt ods epub drawio"""
+ATTACHMENT_EXTENSIONS = frozenset(_ATTACHMENT_EXTENSION_LIST.split())
+"""File types a link names as an attachment (Obsidian's own formats and the documents,
+data and archives vaults keep beside notes). Any other dot is part of a note's name:
+`[[Node.js]]` is a note to write, as Obsidian creates `Node.js.md` for it."""
+
+
+def gap_kind(target: str) -> GapKind:
+    """`file` when an unresolved target names an attachment, else `note`."""
+    name = target.rsplit("/", 1)[-1]
+    ext = name.rpartition(".")[2].lower() if "." in name else ""
+    return "file" if ext in ATTACHMENT_EXTENSIONS else "note"
+
 
 @dataclass(frozen=True, slots=True)
 class Orphan:
@@ -109,14 +124,14 @@ class LinkGraph:
 
 
 def link_graph(notes: Sequence[ParsedNote] | NoteStore, files: Sequence[str] = (), *,
-               resolve_aliases: bool = True, ignore_targets: Sequence[str] = (),
-               markdown_links: bool = True) -> LinkGraph:
+               resolve_aliases: bool = True, include_dot: bool = False,
+               ignore_targets: Sequence[str] = (), markdown_links: bool = True) -> LinkGraph:
     """The graph of `notes`, resolved with Obsidian's rules against `files` (attachments).
 
     `ignore_targets` and `markdown_links` mean what they mean in `.kbase.yml` `links:`:
     a target the checks ignore is not a gap either.
     """
-    resolver = Resolver(notes, files, resolve_aliases=resolve_aliases)
+    resolver = Resolver(notes, files, resolve_aliases=resolve_aliases, include_dot=include_dot)
     all_notes = notes.all() if isinstance(notes, NoteStore) else list(notes)
     return graph_of([n.path for n in all_notes], (resolver.resolve_all(n) for n in all_notes),
                     ignore_targets=ignore_targets, markdown_links=markdown_links)
@@ -138,9 +153,6 @@ def graph_of(paths: Sequence[str], resolved: Iterable[Sequence[ResolvedLink]], *
                     continue
                 if ignore_targets and any_match(ignore_targets, link.target):
                     continue
-                name = link.target.rsplit("/", 1)[-1]
-                kind: GapKind = "file" if "." in name and not name.lower().endswith(
-                    ".md") else "note"
                 unresolved.append((link.target, GapSource(r.source, link.line, link.col,
-                                                          link.raw), kind))
+                                                          link.raw), gap_kind(link.target)))
     return LinkGraph(paths, edges, unresolved)

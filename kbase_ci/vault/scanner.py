@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,8 +40,11 @@ class ScanStats:
 
 
 def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
-               jobs: int | None = None, use_cache: bool = True) -> tuple[NoteStore, ScanStats]:
-    """Every note (or `subset`) as a NoteStore; only cache misses are parsed now."""
+               jobs: int | None = None, use_cache: bool = True,
+               progress: Callable[[int], None] | None = None
+               ) -> tuple[NoteStore, ScanStats]:
+    """Every note (or `subset`) as a NoteStore; only cache misses are parsed now.
+    `progress(n)`: n more notes parsed (in this process; an index build reports it)."""
     t0 = time.perf_counter()
     notes = list(vault.notes if subset is None else subset)
     salt = str(vault.config.vault.max_note_bytes)
@@ -64,7 +67,7 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
     else:
         # Only when something is parsed: the memo's module comes with the parser's.
         memo = yaml_memo(cache) if items else None
-        fresh = {p.path: p for p in parse_many(items, max_bytes, n_jobs, memo)}
+        fresh = {p.path: p for p in parse_many(items, max_bytes, n_jobs, memo, progress)}
         fresh_summaries = {p: summarize(n) for p, n in fresh.items()}
         if fresh:
             cache.put_many([(key_of[p], note) for p, note in fresh.items()], live,
@@ -130,9 +133,11 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
 
 
 def scan(vault: Vault, subset: Sequence[NoteFile] | None = None, *, jobs: int | None = None,
-         use_cache: bool = True) -> tuple[list[ParsedNote], ScanStats]:
+         use_cache: bool = True, progress: Callable[[int], None] | None = None
+         ) -> tuple[list[ParsedNote], ScanStats]:
     """Parsed notes for `subset` (default: every note), in vault path order."""
-    store, stats = open_store(vault, subset, jobs=jobs, use_cache=use_cache)
+    store, stats = open_store(vault, subset, jobs=jobs, use_cache=use_cache,
+                              progress=progress)
     return store.all(), stats
 
 
@@ -164,13 +169,14 @@ def yaml_memo(cache: ParseCache) -> YamlMemo:
 
 
 def parse_many(items: Sequence[tuple[str, bytes]], max_bytes: int, jobs: int = 1,
-               memo: YamlMemo | None = None) -> list[ParsedNote]:
+               memo: YamlMemo | None = None,
+               progress: Callable[[int], None] | None = None) -> list[ParsedNote]:
     """Parse `items` (path, bytes); `memo` is used when they are parsed in this process
     (a few notes: a hook), where skipping a YAML load saves importing ruamel."""
     if not items:  # a warm run must not even import the parser (tree-sitter)
         return []
     if jobs <= 1 or len(items) < 2 * jobs:
-        return _parse_batch(items, max_bytes, memo)
+        return _parse_batch(items, max_bytes, memo, progress)
     from concurrent.futures import ProcessPoolExecutor  # only cold scans pay this import
 
     # Interleave so each worker gets a similar mix of large and small notes.
@@ -228,10 +234,24 @@ def _parse_store_rows(batch: Sequence[tuple[tuple[str, bytes], str]], max_bytes:
 
 
 def _parse_batch(items: Sequence[tuple[str, bytes]], max_bytes: int,
-                 memo: YamlMemo | None = None) -> list[ParsedNote]:
+                 memo: YamlMemo | None = None,
+                 progress: Callable[[int], None] | None = None) -> list[ParsedNote]:
     from kbase_ci.parse.parser import parse_note  # lazy: see yaml_memo
 
-    return [parse_note(path, data, max_bytes=max_bytes, yaml_memo=memo) for path, data in items]
+    if progress is None:
+        return [parse_note(path, data, max_bytes=max_bytes, yaml_memo=memo)
+                for path, data in items]
+    out = []
+    for i, (path, data) in enumerate(items, 1):
+        out.append(parse_note(path, data, max_bytes=max_bytes, yaml_memo=memo))
+        if i % _TICK == 0:
+            progress(_TICK)
+    progress(len(items) % _TICK)
+    return out
+
+
+_TICK = 100
+"""Notes parsed between two progress reports."""
 
 
 def _parse_rows(items: Sequence[tuple[str, bytes]], max_bytes: int) -> list[list[Any]]:

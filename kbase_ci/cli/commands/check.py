@@ -85,7 +85,11 @@ def run(args: argparse.Namespace) -> int:
         write_github(report.findings, vault.root, vault.repo_root, out)
         print(summary_line(report), file=sys.stderr)
     else:
+        from kbase_ci.report.terminal import color_wanted  # text output only
+
         tty = out.isatty()
-        write_text(report, vault.root, out, color=tty, source_lines=tty)
+        write_text(report, vault.root, out, color=color_wanted(out, args.color),
+                   source_lines=tty)
         print(summary_line(report), file=sys.stderr)
-    return EXIT_FINDINGS if report.findings else EXIT_OK
+    # Links `kbase fix` rewrote but nobody staged are still broken in the commit.
+    return EXIT_FINDINGS if report.findings or report.fixed else EXIT_OK

@@ -32,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
 
     emit(args, answer, [f"note: {answer['note']}",
                         f"outlinks: {paths(answer['outlinks'])}",
+                        "external: " + (", ".join(e if isinstance(e, str) else e["url"]
+                                                  for e in answer["external"]) or "-"),
                         f"backlinks: {paths(answer['backlinks'])}",
                         f"similar: {paths(answer['similar'])}"])
     return EXIT_OK

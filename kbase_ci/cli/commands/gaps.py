@@ -1,4 +1,4 @@
-"""`kbase gaps`: unwritten link targets and undocumented recurring concepts."""
+"""`kbase gaps`: notes to write, undocumented recurring concepts, missing attachments."""
 
 from __future__ import annotations
 
@@ -8,14 +8,24 @@ from typing import Any
 from kbase_ci.cli.commands.queryargs import add_common, emit, open_view
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 
+KINDS = ("note", "concept", "attachment")  # as kbase_ci.query.gaps.KINDS, without importing it
+_TITLES = {"note": ("unwritten", "notes to write (unresolved link targets)"),
+           "concept": ("concepts", "undocumented concepts"),
+           "attachment": ("attachments", "missing attachments")}
+
 
 def add_parser(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
-        "gaps", help="notes worth writing: unresolved link targets and undocumented concepts",
-        description="Unresolved link targets ranked by how many notes link there, and "
-                    "terms (backticked identifiers, capitalised names) that recur across "
-                    "notes but match no title, alias or heading, ranked by spread. "
-                    "Exit 0 gaps found, 1 none, 2 usage error.")
+        "gaps", help="notes worth writing: unwritten link targets, undocumented concepts, "
+                     "missing attachments",
+        description="Three ranked lists: notes that links point to but nobody wrote "
+                    "(most referring notes first, then most links), terms (backticked "
+                    "identifiers, capitalised names) that recur across notes but match no "
+                    "title, alias or heading (widest spread first), and attachments links "
+                    "name that are missing. Exit 0 gaps found, 1 none, 2 usage error.")
+    p.add_argument("--kind", action="append", choices=KINDS, default=None,
+                   help="only this kind of gap; repeatable (default: all three, in this "
+                        "order: note, concept, attachment)")
     p.add_argument("--domain", default=None, metavar="D",
                    help="only notes of this domain (top-level folder, or the index.domain "
                         "frontmatter value)")
@@ -35,17 +45,31 @@ def run(args: argparse.Namespace) -> int:
     if args.limit < 1 or args.min_notes < 1:
         raise UsageError("--limit and --min-notes must be at least 1")
     view = open_view(args)
-    answer = gaps_answer(view, domain=args.domain, limit=args.limit,
-                         min_notes=args.min_notes, concise=args.concise)
-    lines = [f"unresolved targets: {answer['counts']['unresolved']}"]
-    for g in answer["unresolved"]:
-        lines.append(f"  {g['target']}  ({g['notes']} notes, {g['references']} links)")
-        lines += [f"    {r['path']}:{r['line']}: {r['sentence']}"
-                  for r in g.get("referrers", ())]
-    lines.append(f"undocumented concepts (in >= {args.min_notes} notes): "
-                 f"{answer['counts']['concepts']}")
-    for c in answer["concepts"]:
-        lines.append(f"  {c['name']}  ({c['notes']} notes)")
-        lines += [f"    {p['path']}:{p['line']}: {p['sentence']}" for p in c.get("places", ())]
-    emit(args, answer, lines)
-    return EXIT_OK if answer["unresolved"] or answer["concepts"] else EXIT_FINDINGS
+    answer = gaps_answer(view, kinds=args.kind or KINDS, domain=args.domain,
+                         limit=args.limit, min_notes=args.min_notes,
+                         concise=args.concise)
+    emit(args, answer, text_lines(answer))
+    return EXIT_OK if any(answer[_TITLES[k][0]] for k in answer["kinds"]) else EXIT_FINDINGS
+
+
+def text_lines(answer: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for kind in answer["kinds"]:
+        key, title = _TITLES[kind]
+        if kind == "concept":
+            title += f" (in >= {answer['min_notes']} notes)"
+        lines.append(f"{title}: {answer['counts'][key]}")
+        for g in answer[key]:
+            if kind == "concept":
+                lines.append(f"  {g['name']}  ({_count(g['notes'], 'note')})")
+                places = g.get("places", ())
+            else:
+                lines.append(f"  {g['target']}  ({_count(g['notes'], 'note')}, "
+                             f"{_count(g['references'], 'link')})")
+                places = g.get("referrers", ())
+            lines += [f"    {p['path']}:{p['line']}: {p['sentence']}" for p in places]
+    return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")

@@ -4,11 +4,12 @@ graph, as JSON, text, or a Mermaid/DOT picture."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from itertools import pairwise
 from typing import Any
 
-from kbase_ci.cli.commands.queryargs import add_common, emit, open_view
+from kbase_ci.cli.commands.queryargs import add_common, add_timeout, emit, open_view
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK
 
 FORMATS = ("json", "text", "mermaid", "dot")
@@ -52,6 +53,18 @@ def add_parser(sub: Any) -> None:
     a.add_argument("--limit", type=int, default=20,
                    help="most clusters, 0 = all (default: 20)")
     _common(a)
+    a = acts.add_parser("explore", help="a map around a note: neighbours, clusters, hubs "
+                                       "and a reading path (--summary: ~500 tokens)")
+    a.add_argument("note", metavar="NOTE")
+    a.add_argument("--depth", type=int, default=2, help="hops (default: 2)")
+    a.add_argument("--limit", type=int, default=200, help="most notes (default: 200)")
+    a.add_argument("--summary", action="store_true",
+                   help="a condensed map of about 500 tokens: counts, first ring, clusters, "
+                        "hubs, reading path")
+    a.add_argument("--stream", action="store_true",
+                   help="JSON lines: one per note as it is reached, then the result")
+    add_timeout(a)
+    add_common(a, FORMATS)
     a = acts.add_parser("orphans", help="notes with no links in or out")
     a.add_argument("--no-backlinks", action="store_true",
                    help="every note nobody links to (it may link out)")
@@ -62,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
     from kbase_ci.query import graphanswer as ga
 
-    view = open_view(args)
     action = "neighborhood" if args.action == "neighbourhood" else args.action
+    if action == "explore":
+        return _explore(args)
+    view = open_view(args)
     params: dict[str, Any] = {
         "path": lambda: {"source": args.source, "target": args.target,
                          "directed": args.directed, "all_paths": args.all_paths,
@@ -89,6 +104,51 @@ def run(args: argparse.Namespace) -> int:
     else:
         emit(args, answer, text_lines(answer))
     return EXIT_OK if found else EXIT_FINDINGS
+
+
+def _explore(args: argparse.Namespace) -> int:
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.errors import UsageError
+    from kbase_ci.query.graphmap import explore_answer, explore_events
+    from kbase_ci.query.trace import Deadline
+
+    if (args.stream or args.summary) and args.format in ("mermaid", "dot"):
+        raise UsageError("--stream and --summary print JSON or text, not a picture")
+    if args.stream and args.format != "json":
+        raise UsageError("--stream prints JSON lines; leave out --format text")
+    deadline = Deadline(args.timeout)
+    view = open_view(args)
+    params = {"depth": args.depth, "limit": args.limit, "summary": args.summary,
+              "deadline": deadline}
+    if args.stream:
+        found = False
+        for event in explore_events(view, args.note, **params):
+            found = found or (event["type"] == "node" and event["depth"] > 0)
+            sys.stdout.write(json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+                             + "\n")
+            sys.stdout.flush()  # each note as it is reached
+        return EXIT_OK if found else EXIT_FINDINGS
+    answer = explore_answer(view, args.note, **params)
+    if args.format in ("mermaid", "dot"):
+        # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+        from kbase_ci.query.graphdraw import dot, mermaid
+
+        sys.stdout.write(mermaid(answer) if args.format == "mermaid" else dot(answer))
+    else:
+        emit(args, answer, explore_lines(answer))
+    return EXIT_OK if (answer["notes"] if args.summary else answer["found"]) > (
+        1 if args.summary else 0) else EXIT_FINDINGS
+
+
+def explore_lines(answer: dict[str, Any]) -> list[str]:
+    out = [f"{answer['note']}: {answer.get('notes', answer.get('found', 0) + 1)} notes "
+           f"within {answer['depth']} hops" + (" (partial: " + answer["partial_reason"] + ")"
+                                               if answer["partial"] else "")]
+    out += [f"  cluster of {c['size']}, central {c['central']}: {', '.join(c['terms'])}"
+            for c in answer["clusters"]]
+    out.append("  hubs: " + ", ".join(f"{h['path']} ({h['degree']})" for h in answer["hubs"]))
+    out.append("  read in this order: " + " -> ".join(answer["reading_path"]))
+    return out
 
 
 def _arrow(answer: dict[str, Any], a: str, b: str) -> str:

@@ -43,6 +43,9 @@ def add_parser(sub: Any) -> None:
                    help="worker processes (default: one per core for large builds)")
     p.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
     add_offline(p)
+    p.add_argument("--no-scopes", action="store_true",
+                   help="do not rebuild the scopes .kbase.yml declares (they are then "
+                        "reported stale)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,8 +61,12 @@ def run(args: argparse.Namespace) -> int:
     shard = parse_slice(args.shard) if args.shard else None
     out: Path = args.out if args.out is not None else vault.root / (
         f".kbase-slice-{shard[0]}-of-{shard[1]}" if shard else ".kbase")
-    tty = sys.stderr.isatty()
-    with _Progress(tty) as report:
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.report.terminal import StageProgress, color_wanted, paint
+
+    color = color_wanted(sys.stderr, args.color)
+    with StageProgress(sys.stderr, tty=sys.stderr.isatty(), color=color,
+                       prefix="kbase index") as report:
         if args.merge:
             # Lazy: `kbase --help` builds every command's parser; the library loads on use.
             from kbase_ci.index.merge import merge_slices
@@ -71,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
 
             result = build_index(vault, out, model=args.model, shard=shard, jobs=args.jobs,
                                  progress=report, use_cache=not args.no_cache)
-    for w in result.warnings:
-        print(terminal_text(w), file=sys.stderr)
+    for w in result.warnings:  # notes that parsed with problems: yellow, not red
+        print(paint(terminal_text(w), "warning", color), file=sys.stderr)
     if result.previous:
         print(f"kbase: note: {terminal_text(result.previous)}", file=sys.stderr)
     if result.embeddings_reason:
@@ -80,10 +87,35 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     print(summary(result.manifest, result.out_dir, len(result.shards_built),
                   len(result.shards_reused), result.seconds.get("total", 0.0)))
+    if shard is None:
+        with StageProgress(sys.stderr, tty=sys.stderr.isatty(), color=color,
+                           prefix="kbase index") as report:
+            lines = _scopes(vault, result.out_dir, rebuild=not args.no_scopes,
+                            progress=report)
+        for line in lines:
+            print(f"kbase index: {line}")
     if shard is None and args.out is None and not _ignored(vault.root, out):
         print("kbase: hint: .kbase/ is not ignored by git; add `.kbase/` to .gitignore "
               "(`kbase publish` commits it to its own branch)", file=sys.stderr)
     return EXIT_OK
+
+
+def _scopes(vault: Any, out: Path, *, rebuild: bool,
+            progress: Callable[[str, int, int], None]) -> tuple[str, ...]:
+    """A rebuilt main index leaves every scope built from the old one stale: rebuild the
+    declared ones (`scope.build.build_declared`), and name the stale ones left."""
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.index.scopes import states
+
+    declared = vault.config.scopes.named
+    if not declared and not (out / "scopes").is_dir():
+        return ()
+    if rebuild:
+        from kbase_ci.scope.build import build_declared  # builds only: scope code is big
+
+        return build_declared(vault.root, out, declared, progress=progress)
+    return tuple(f"scope {s['name']}: stale (built from the previous index): rebuild it "
+                 f"with `kbase scope build {s['name']}`" for s in states(out) if s["stale"])
 
 
 def summary(manifest: dict[str, Any], out: Path, built: int, reused: int,
@@ -106,35 +138,3 @@ def _ignored(root: Path, out: Path) -> bool:
     # gitio always asks for.
     rel = out.relative_to(root).as_posix() if out.is_relative_to(root) else str(out)
     return is_ignored(root, rel)
-
-
-class _Progress:
-    """A rich progress bar on a terminal; nothing otherwise (CI logs get the summary)."""
-
-    def __init__(self, tty: bool) -> None:
-        self._tty = tty
-        self._bar: Any = None
-        self._tasks: dict[str, Any] = {}
-
-    def __enter__(self) -> Callable[[str, int, int], None]:
-        if self._tty:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), console=Console(stderr=True),
-                                 transient=True)
-            self._bar.start()
-        return self.update
-
-    def update(self, stage: str, done: int, total: int) -> None:
-        if self._bar is None:
-            return
-        task = self._tasks.get(stage)
-        if task is None:
-            task = self._tasks[stage] = self._bar.add_task(stage, total=max(total, 1))
-        self._bar.update(task, completed=done, total=max(total, 1))
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()

@@ -11,8 +11,11 @@ from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK
 
 def add_parser(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
-        "links", help="links from a note (path null: referenced, not yet written)",
-        description="Exit 0 links found, 1 none, 2 no such note.")
+        "links", help="links from a note (path null: referenced, not yet written; URLs "
+                      "apart, in external)",
+        description="The note's links with line and sentence: `links` for notes and "
+                    "attachments (path null: not written yet, or outside the vault), "
+                    "`external` for URLs. Exit 0 links found, 1 none, 2 no such note.")
     p.add_argument("note", metavar="NOTE")
     add_common(p)
 
@@ -23,12 +26,15 @@ def run(args: argparse.Namespace) -> int:
 
     view = open_view(args)
     answer = links_answer(view, view.lookup(args.note))
-    emit(args, answer, [f"{lk['line']}: {link_label(lk)}  {lk['sentence']}"
-                        for lk in answer["links"]])
-    return EXIT_OK if answer["links"] else EXIT_FINDINGS
+    rows = [(lk["line"], lk["col"], f"{link_label(lk)}  {lk['sentence']}")
+            for lk in answer["links"]]
+    rows += [(e["line"], e["col"], f"(external) {e['url']}  {e['sentence']}")
+             for e in answer["external"]]
+    emit(args, answer, [f"{line}: {text}" for line, _col, text in sorted(rows)])
+    return EXIT_OK if answer["links"] or answer["external"] else EXIT_FINDINGS
 
 
-_WHY = {"unresolved": "not yet written", "external": "external", "escapes": "outside the vault",
+_WHY = {"unresolved": "not yet written", "escapes": "outside the vault",
         "out_of_scope": "outside this scope"}
 
 

@@ -1,4 +1,4 @@
-"""`kbase mcp`: serve search, read, explore, context, gaps and handover tools over MCP."""
+"""`kbase mcp`: serve a tool per query command, and handover_latest, over MCP."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from kbase_ci.errors import EXIT_OK, UsageError
 def add_parser(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "mcp", help="serve the query tools to agents over the Model Context Protocol (stdio)",
-        description="A Model Context Protocol server on stdin/stdout: search, read, explore, "
-                    "context, gaps and handover_latest over the committed index, with the "
-                    "work tree's edits overlaid. Register it with your MCP client "
-                    "(docs/mcp.md).")
+        description="A Model Context Protocol server on stdin/stdout: a tool for every "
+                    "query command (search, read, links, backlinks, explore, context, graph, "
+                    "gaps, prerequisites, reading_order, notes, tags, tags_suggest, status) "
+                    "and handover_latest, over the committed index with the work tree's "
+                    "edits overlaid. Register it with your MCP client (docs/mcp.md).")
     p.add_argument("--repo", type=Path, default=None, metavar="DIR",
                    help="the repository to serve (default: --root, else the git work tree "
                         "around the current directory)")

@@ -44,19 +44,31 @@ def add_common(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("json", "
                    help="indented JSON (the default on a terminal; compact otherwise)")
 
 
+def add_timeout(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                   help="stop after this many seconds and answer with what was found so "
+                        "far, marked `partial: true` with the reason")
+
+
 def open_view(args: argparse.Namespace) -> QueryView:
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
     from kbase_ci.cli.common import open_vault
+    from kbase_ci.query.trace import Trace
     from kbase_ci.query.view import QueryView
     from kbase_ci.scope.source import open_index_source
 
+    trace = Trace("view")
     vault = open_vault(args, untracked=True)  # its `git status` refreshes git's stat data too
+    trace("vault", root=vault.root, mode=vault.mode, notes=len(vault.notes))
     scope = getattr(args, "scope", None)
     # `status` reports a stale scope; every other query refuses it (exit 2).
     source = open_index_source(vault, args.index, scope, stale_ok=args.command == "status")
+    trace("index", origin=source.origin, location=source.location)
     if source.notice:
         print(terminal_text(source.notice), file=sys.stderr)
-    return QueryView(vault, source)
+    view = QueryView(vault, source)
+    trace("freshness", stale=len(view.fresh.stale), overlaid=view.fresh.overlaid)
+    return view
 
 
 def emit(args: argparse.Namespace, answer: dict[str, Any], text_lines: list[str]) -> None:

@@ -40,7 +40,8 @@ def add_parser(sub: Any) -> None:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--index", type=Path, default=None, metavar="DIR",
-                   help="the main index folder (default: .kbase/)")
+                   help="the main index folder (default: .kbase/, else the published "
+                        "kbase-index branch, as queries find it)")
     p.add_argument("--format", choices=("json", "text"), default="json",
                    help="output format (default: %(default)s)")
 
@@ -74,19 +75,24 @@ def _spec(args: argparse.Namespace, declared: dict[str, Any]) -> Any:
 def run(args: argparse.Namespace) -> int:
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
     from kbase_ci.cli.common import open_vault, vault_root
+    from kbase_ci.scope.source import main_index_dir
 
-    root = vault_root(args)
     vault = open_vault(args)
-    main_dir = args.index if args.index is not None else root / ".kbase"
     if args.action == "list":
+        local = args.index if args.index is not None else vault_root(args) / ".kbase"
+        try:
+            main_dir = main_index_dir(vault, args.index)
+        except UsageError:  # nothing built or published: only declarations to list
+            main_dir = local
         return _list(args, vault.config.scopes.named, main_dir)
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
     from kbase_ci.scope.build import build_scope
     from kbase_ci.vault.scopeconfig import check_name
 
     check_name(args.name)
-    result = build_scope(vault.root, args.name, _spec(args, vault.config.scopes.named),
-                         index_dir=args.index, plan=args.plan)
+    spec = _spec(args, vault.config.scopes.named)
+    result = build_scope(vault.root, args.name, spec, index_dir=main_index_dir(vault, args.index),
+                         plan=args.plan)
     answer = result.to_json()
     if args.format == "json":
         sys.stdout.write(json.dumps(answer, ensure_ascii=False, indent=2) + "\n")

@@ -19,6 +19,16 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--limit", type=int, default=50,
                    help="pairs with --stats, 0 = all (default: 50)")
     add_common(p)
+    acts = p.add_subparsers(dest="action", metavar="ACTION")
+    s = acts.add_parser("suggest", help="tags a note probably lacks, from similar notes",
+                        description="Tags of the notes most like NOTE (similar notes from "
+                                    "the index's vectors, and the notes it links with) that "
+                                    "NOTE lacks, scored by how many of them carry the tag "
+                                    "and how rare it is. Exit 0 suggestions, 1 none, 2 no "
+                                    "such note.")
+    s.add_argument("note", metavar="NOTE")
+    s.add_argument("--limit", type=int, default=5, help="most tags (default: 5)")
+    add_common(s)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,12 +36,24 @@ def run(args: argparse.Namespace) -> int:
     from kbase_ci.errors import UsageError
     from kbase_ci.query.tagtree import tags_answer
 
+    if getattr(args, "action", None) == "suggest":
+        return _suggest(args)
     if args.limit < 0:
         raise UsageError(f"--limit must be at least 0, not {args.limit}")
     view = open_view(args)
     answer = tags_answer(view, tree=args.tree, stats=args.stats, limit=args.limit)
     emit(args, answer, text_lines(answer))
     return EXIT_OK if answer["tags"] else EXIT_FINDINGS
+
+
+def _suggest(args: argparse.Namespace) -> int:
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.query.tagsuggest import suggest_answer
+
+    answer = suggest_answer(open_view(args), args.note, limit=args.limit)
+    emit(args, answer, [f"#{s['tag']}  {s['score']}  (from {', '.join(s['from'])})"
+                        for s in answer["suggestions"]])
+    return EXIT_OK if answer["suggestions"] else EXIT_FINDINGS
 
 
 def text_lines(answer: dict[str, Any]) -> list[str]:

@@ -1,0 +1,177 @@
+"""`kbase graph explore NOTE`: a map of the notes around one note, for an agent deciding
+where to go: who is near (a walk over links either way, nearest first), how they group
+(clusters), which of them are hubs, and in what order to read them (the reading order
+of `query.readingorder`: foundations first).
+
+The walk is a generator of events, so `--stream` can print each note as it is reached
+(JSON lines) and a `--timeout` can stop it with what it has: the answer then says
+`partial: true` and why. `--summary` condenses the map to about 500 tokens: counts, the
+first ring of neighbours, a few clusters and hubs, and the reading path.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+from kbase_ci.errors import UsageError
+from kbase_ci.query.clusters import clusters
+from kbase_ci.query.graph import NoteGraph
+from kbase_ci.query.readingorder import Relations, order_nodes, relations, walk_needs
+from kbase_ci.query.trace import NO_DEADLINE, Deadline, Trace
+from kbase_ci.query.view import NoteEdges, QueryView
+
+SUMMARY_TOKENS = 500
+"""What `--summary` aims at (tokens estimated as characters / 4, the index block aside)."""
+HUBS = 5
+PATH_STEPS = 12
+
+
+def explore_events(view: QueryView, note: str, *, depth: int = 2, limit: int = 200,
+                   summary: bool = False, deadline: Deadline = NO_DEADLINE
+                   ) -> Iterator[dict[str, Any]]:
+    """`{"type": "node", ...}` for each note reached, in walk order (the note itself
+    first), then `{"type": "result", ...}`: the answer without its `nodes`."""
+    if depth < 0 or limit < 1:
+        raise UsageError("--depth must be at least 0 and --limit at least 1")
+    trace = Trace("explore")
+    path = view.lookup(note)
+    rel = relations(view)
+    graph = rel.graph
+    start = graph.node[path]
+    seen = {start: 0}
+    order = [start]
+    queue = deque([start])
+    truncated = False
+    partial = None
+    yield _node(view, graph, start, 0, None)
+    while queue:
+        if deadline.expired():
+            partial = deadline.reason(f"{len(order)} notes reached")
+            trace("stop", reason="timeout", reached=len(order))
+            break
+        u = queue.popleft()
+        if seen[u] >= depth:
+            continue
+        for v in graph.neighbours[u]:
+            if v in seen:
+                continue
+            if len(order) >= limit:
+                truncated = True
+                trace("stop", reason="limit", limit=limit)
+                break
+            seen[v] = seen[u] + 1
+            order.append(v)
+            queue.append(v)
+            trace("visit", path=graph.paths[v], depth=seen[v], via=graph.paths[u])
+            yield _node(view, graph, v, seen[v], u)
+        if truncated:
+            break
+    yield {"type": "result", **_result(view, rel, path, order, seen, depth, limit, truncated,
+                                        partial, summary, deadline, trace)}
+
+
+def _node(view: QueryView, graph: NoteGraph, n: int, depth: int, via: int | None
+          ) -> dict[str, Any]:
+    p = graph.paths[n]
+    rel = None
+    if via is not None:
+        out, back = n in graph.outgoing[via], via in graph.outgoing[n]
+        rel = "mutual" if out and back else "outlink" if out else "backlink"
+    return {"type": "node", "path": p, "title": view.notes[p].title, "depth": depth,
+            "via": graph.paths[via] if via is not None else None, "relation": rel,
+            "degree": graph.degree(n).total}
+
+
+def _result(view: QueryView, rel: Relations, path: str, order: list[int],
+            seen: dict[int, int], depth: int, limit: int, truncated: bool,
+            partial: str | None, summary: bool, deadline: Deadline,
+            trace: Trace) -> dict[str, Any]:
+    graph = rel.graph
+    local = {n: i for i, n in enumerate(sorted(order))}
+    sub_paths = tuple(graph.paths[n] for n in sorted(order))
+    pairs = tuple(sorted((local[a], local[b]) for a, b in graph.edges_among(order)))
+    sub = NoteGraph(NoteEdges(sub_paths, pairs))
+    texts = [" ".join((view.notes[p].title, *(h[1] for h in view.notes[p].headings)))
+             for p in sub_paths]
+    groups = [] if deadline.expired() else clusters(sub, texts, min_size=2, terms=3)
+    hubs = sorted(order, key=lambda n: (-graph.degree(n).total, n))[:HUBS]
+    # Read what the note builds on (within the map), the note, then its first ring.
+    start = order[0]
+    needs, stopped = walk_needs(view, rel, start, depth, deadline, trace)
+    first = order_nodes(rel, [n for n in needs if n in seen], deadline=deadline)
+    ring = order_nodes(rel, [n for n in order if seen[n] == 1 and n not in needs],
+                       deadline=deadline)
+    reading_nodes = [*first.nodes, start, *ring.nodes]
+    partial = partial or stopped or first.partial or ring.partial
+    trace("map", notes=len(order), clusters=len(groups), reading_path=len(reading_nodes))
+    answer: dict[str, Any] = {
+        "action": "explore", "note": path, "title": view.notes[path].title, "depth": depth,
+        "limit": limit, "found": len(order) - 1, "truncated": truncated,
+        "partial": partial is not None, "partial_reason": partial,
+        "clusters": [{"id": i, "size": len(c.members), "central": sub_paths[c.central],
+                      "terms": list(c.terms), "members": [sub_paths[m] for m in c.members]}
+                     for i, c in enumerate(groups, 1)],
+        "hubs": [{"path": graph.paths[n], "title": view.notes[graph.paths[n]].title,
+                  "degree": graph.degree(n).total} for n in hubs],
+        "reading_path": [graph.paths[n] for n in reading_nodes],
+    }
+    if summary:
+        return _condensed(answer, [graph.paths[n] for n in order if seen[n] == 1],
+                          view.index_info())
+    answer["edges"] = [{"source": sub_paths[a], "target": sub_paths[b]} for a, b in pairs]
+    answer["index"] = view.index_info()
+    return answer
+
+
+def _condensed(full: dict[str, Any], ring: list[str], index: dict[str, Any]
+               ) -> dict[str, Any]:
+    """The map in about SUMMARY_TOKENS tokens: lists are cut, longest first, until the
+    estimate fits; `omitted` says how much was left out."""
+    out: dict[str, Any] = {
+        "action": "explore", "summary": True, "note": full["note"], "title": full["title"],
+        "depth": full["depth"], "notes": full["found"] + 1,
+        "partial": full["partial"], "partial_reason": full["partial_reason"],
+        "truncated": full["truncated"], "neighbours": ring,
+        "clusters": [{k: c[k] for k in ("size", "central", "terms")} for c in full["clusters"]],
+        "hubs": [{"path": h["path"], "degree": h["degree"]} for h in full["hubs"]],
+        "reading_path": full["reading_path"][:PATH_STEPS],
+        "omitted": {"neighbours": 0, "clusters": 0, "reading_path": max(
+            0, len(full["reading_path"]) - PATH_STEPS)},
+    }
+    while _tokens(out) > SUMMARY_TOKENS:
+        name = max(("neighbours", "clusters", "reading_path", "hubs"),
+                   key=lambda k: len(json.dumps(out[k])))
+        if not out[name]:
+            break
+        out[name] = out[name][:-1]
+        if name in out["omitted"]:
+            out["omitted"][name] += 1
+    out["tokens"] = _tokens(out)
+    out["index"] = index
+    return out
+
+
+def _tokens(answer: dict[str, Any]) -> int:
+    return -(-len(json.dumps(answer, ensure_ascii=False, separators=(",", ":"))) // 4)
+
+
+def explore_answer(view: QueryView, note: str, **params: Any) -> dict[str, Any]:
+    """The whole map as one JSON answer (nodes in walk order)."""
+    nodes: list[dict[str, Any]] = []
+    result: dict[str, Any] = {}
+    for event in explore_events(view, note, **params):
+        kind = event.pop("type")
+        if kind == "node":
+            nodes.append(event)
+        else:
+            result = event
+    if result.get("summary"):
+        return result
+    cluster_of = {m: c["id"] for c in result["clusters"] for m in c["members"]}
+    for n in nodes:
+        n["cluster"] = cluster_of.get(n["path"])
+    index = result.pop("index")
+    return {**result, "nodes": nodes, "index": index}

@@ -1,0 +1,244 @@
+"""What to read first: `kbase prerequisites NOTE` and `kbase reading-order`, from links
+and folder structure alone (no model).
+
+Two signals, both visible in any vault:
+- **Links, oriented by how widely a note is referenced.** When A links to B and B is
+  linked from more notes than A (or as many, and B does not link back), B is the more
+  basic of the two: the note everyone points at is the one to know first ("Data
+  Warehouse" before "Kimball Method"). A link between two notes the other way round is a
+  pointer to a detail, not a prerequisite.
+- **Folder overviews.** A folder's index note (`README.md`, `index.md`, `_index.md`, or a
+  note named like the folder, inside or beside it) introduces the notes in the folder.
+
+`prerequisites` follows those relations backwards from one note, up to `depth` steps
+(the prerequisites of its prerequisites), and lists them foundations first.
+`reading_order` orders a set of notes so that each comes after the notes it builds on
+(Kahn's algorithm; ties: most referenced first, then path). A cycle is cut at the note
+with the fewest unmet prerequisites, and counted (`cycles_broken`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from kbase_ci.errors import UsageError
+from kbase_ci.query.graph import NoteGraph
+from kbase_ci.query.trace import NO_DEADLINE, Deadline, Trace
+from kbase_ci.query.view import QueryView
+
+OVERVIEW_NAMES = ("readme", "index", "_index")
+EARLY_LINES = 0.25
+"""A link in the first quarter of a note's links is part of what the note starts from."""
+
+
+@dataclass
+class Relations:
+    """Which note comes before which (state: built once per view and graph)."""
+
+    graph: NoteGraph
+    overview: dict[int, int] = field(default_factory=dict)
+    """Note -> its folder's overview note."""
+
+    def backlinks(self, n: int) -> int:
+        return self.graph.degree(n).incoming
+
+    def before(self, a: int, b: int) -> bool:
+        """Whether `a` is to be read before `b`, given that b links to a."""
+        ia, ib = self.backlinks(a), self.backlinks(b)
+        return ia > ib or (ia == ib and b not in self.graph.outgoing[a])
+
+    def needs(self, n: int) -> list[tuple[int, str]]:
+        """The notes `n` builds on, each with why: its outlinks that come before it, and
+        its folder's overview. An overview's links into its own folder introduce those
+        notes; it does not build on them."""
+        out = [(m, "linked from it, and referenced by more notes")
+               for m in self.graph.outgoing[n]
+               if m != n and self.before(m, n) and self.overview.get(m) != n]
+        over = self.overview.get(n)
+        if over is not None and over != n and all(m != over for m, _ in out):
+            out.append((over, "the overview of its folder"))
+        return out
+
+
+def _overviews(paths: Sequence[str]) -> dict[int, int]:
+    node = {p: i for i, p in enumerate(paths)}
+    found: dict[str, int] = {}  # folder -> overview note
+    for p, i in node.items():
+        pp = PurePosixPath(p)
+        folder = str(pp.parent)
+        if pp.stem.casefold() in OVERVIEW_NAMES or pp.stem == pp.parent.name:
+            found.setdefault(folder, i)
+    for p, i in node.items():  # a note beside the folder, named like it: `Pipelines.md`
+        pp = PurePosixPath(p)
+        beside = str(pp.with_suffix(""))
+        found.setdefault(beside, i)
+    out: dict[int, int] = {}
+    for p, i in node.items():
+        folder = str(PurePosixPath(p).parent)
+        if folder in found and folder != ".":
+            out[i] = found[folder]
+    return out
+
+
+def relations(view: QueryView) -> Relations:
+    graph = NoteGraph(view.edges)
+    return Relations(graph, _overviews(graph.paths))
+
+
+def _why_early(view: QueryView, source: str, target: str) -> bool:
+    """Whether `source` links to `target` early (in the first quarter of its links)."""
+    links = [lk for lk in view.outgoing(source) if lk.status == "ok"]
+    first = next((i for i, lk in enumerate(links) if lk.target == target), None)
+    return first is not None and first < max(1, math.ceil(len(links) * EARLY_LINES))
+
+
+def prerequisites_answer(view: QueryView, note: str, *, depth: int = 2, limit: int = 20,
+                         deadline: Deadline = NO_DEADLINE) -> dict[str, Any]:
+    """What to read before `note`, foundations first."""
+    if depth < 1 or limit < 1:
+        raise UsageError("--depth and --limit must be at least 1")
+    trace = Trace("prerequisites")
+    path = view.lookup(note)
+    rel = relations(view)
+    found, partial = walk_needs(view, rel, rel.graph.node[path], depth, deadline, trace)
+    ordered = order_nodes(rel, list(found), deadline=deadline)
+    partial = partial or ordered.partial
+    rest = sorted(set(found) - set(ordered.nodes))  # not ordered before the time ran out
+    items = [{**found[n], "title": view.notes[found[n]["path"]].title}
+             for n in [*ordered.nodes, *rest]]
+    trace("done", found=len(items))
+    return {"note": path, "title": view.notes[path].title, "depth": depth,
+            "count": len(items), "prerequisites": items[:limit],
+            "truncated": len(items) > limit, "partial": partial is not None,
+            "partial_reason": partial, "index": view.index_info()}
+
+
+def walk_needs(view: QueryView, rel: Relations, start: int, depth: int,
+               deadline: Deadline = NO_DEADLINE, trace: Trace | None = None
+               ) -> tuple[dict[int, dict[str, Any]], str | None]:
+    """The notes `start` builds on, up to `depth` steps back, each with its record
+    (path, depth, via, backlinks, why); and why the walk stopped early, if it did."""
+    trace = trace or Trace("prerequisites")
+    found: dict[int, dict[str, Any]] = {}
+    frontier = [start]
+    for level in range(1, depth + 1):
+        nxt: list[int] = []
+        for n in frontier:
+            if deadline.expired():
+                return found, deadline.reason(f"{len(found)} prerequisites found, "
+                                              f"{level - 1} of {depth} levels done")
+            for m, why in rel.needs(n):
+                if m == start or m in found:
+                    trace("skip", path=rel.graph.paths[m], reason="already listed")
+                    continue
+                reasons = [why]
+                if why.startswith("linked") and _why_early(view, rel.graph.paths[n],
+                                                           rel.graph.paths[m]):
+                    reasons.append("linked near the start")
+                found[m] = {"path": rel.graph.paths[m], "depth": level,
+                            "via": rel.graph.paths[n], "backlinks": rel.backlinks(m),
+                            "why": reasons}
+                trace("keep", path=rel.graph.paths[m], depth=level,
+                      via=rel.graph.paths[n], backlinks=rel.backlinks(m), why=why)
+                nxt.append(m)
+        frontier = nxt
+    return found, None
+
+
+@dataclass(frozen=True)
+class Ordered:
+    nodes: list[int]
+    cycles_broken: int
+    partial: str | None
+
+
+def order_nodes(rel: Relations, nodes: Iterable[int], *,
+                deadline: Deadline = NO_DEADLINE, trace: Trace | None = None) -> Ordered:
+    """`nodes` so that each comes after those of them it builds on; ties and cycles as
+    the module says."""
+    chosen = set(nodes)
+    needs = {n: {m for m, _ in rel.needs(n) if m in chosen} for n in chosen}
+    users: dict[int, set[int]] = {n: set() for n in chosen}
+    for n, ms in needs.items():
+        for m in ms:
+            users[m].add(n)
+    waiting = {n: len(ms) for n, ms in needs.items()}
+
+    def key(n: int) -> tuple[int, int]:
+        return (-rel.backlinks(n), n)  # node numbers are in path order
+
+    ready = [key(n) for n, w in waiting.items() if w == 0]
+    heapq.heapify(ready)
+    out: list[int] = []
+    broken = 0
+    while len(out) < len(chosen):
+        if deadline.expired():
+            return Ordered(out, broken, deadline.reason(
+                f"{len(out)} of {len(chosen)} notes ordered"))
+        if not ready:  # a cycle: start it where the fewest prerequisites are unmet
+            rest = [n for n in chosen if waiting[n] > 0]
+            pick = min(rest, key=lambda n: (waiting[n], *key(n)))
+            broken += 1
+            if trace is not None:
+                trace("cycle", path=rel.graph.paths[pick], unmet=waiting[pick])
+            waiting[pick] = 0
+            ready = [key(pick)]
+        _, n = heapq.heappop(ready)
+        if waiting[n] < 0:
+            continue
+        waiting[n] = -1
+        out.append(n)
+        for u in sorted(users[n]):
+            if waiting[u] > 0:
+                waiting[u] -= 1
+                if waiting[u] == 0:
+                    heapq.heappush(ready, key(u))
+    return Ordered(out, broken, None)
+
+
+def reading_order_answer(view: QueryView, *, tags: Sequence[str] = (),
+                         domain: str | None = None, start: str | None = None,
+                         depth: int = 2, limit: int = 50,
+                         deadline: Deadline = NO_DEADLINE) -> dict[str, Any]:
+    """An order to read a set of notes in which each comes after the notes it builds on.
+    The set: the notes with every tag of `tags` and of `domain` (as `kbase notes` selects
+    them), or with `start`, the notes within `depth` links of it; default every note."""
+    if limit < 1 or depth < 0:
+        raise UsageError("--limit must be at least 1 and --depth at least 0")
+    paths: list[str] | None = None
+    if tags or domain is not None:
+        from kbase_ci.query.tagtree import notes_answer  # the one reading of tag filters
+
+        chosen_notes = notes_answer(view, tags=list(tags), domain=domain)["notes"]
+        paths = [n["path"] for n in chosen_notes]
+    trace = Trace("reading-order")
+    rel = relations(view)
+    node = rel.graph.node
+    if start is not None:
+        origin = view.lookup(start)
+        chosen = list(rel.graph.neighbourhood(node[origin], depth))
+    else:
+        chosen = [node[p] for p in (paths if paths is not None else rel.graph.paths)
+                  if p in node]
+    trace("set", notes=len(chosen))
+    got = order_nodes(rel, chosen, deadline=deadline, trace=trace)
+    place = {n: i for i, n in enumerate(got.nodes)}
+    steps = []
+    for i, n in enumerate(got.nodes[:limit], 1):
+        p = rel.graph.paths[n]
+        # What it builds on that this order puts before it (a broken cycle puts one after)
+        steps.append({"step": i, "path": p, "title": view.notes[p].title,
+                      "backlinks": rel.backlinks(n),
+                      "after": sorted(rel.graph.paths[m] for m, _ in rel.needs(n)
+                                      if place.get(m, len(place)) < i - 1)})
+    trace("done", ordered=len(got.nodes), cycles_broken=got.cycles_broken)
+    return {"start": view.lookup(start) if start is not None else None,
+            "tags": list(tags), "domain": domain, "count": len(chosen), "order": steps,
+            "truncated": len(got.nodes) > limit,
+            "cycles_broken": got.cycles_broken, "partial": got.partial is not None,
+            "partial_reason": got.partial, "index": view.index_info()}
