@@ -6,8 +6,10 @@ to be read and another model's index carries its own weights.
 Measured with bench/fusion.py on kbase's own rankings of every qa set of
 ../shared/corpora/qa and both paraphrase sets (MRR@10; hybrid minus the better single
 ranker, worst set): static minilm-static-256 at semantic weight 3.0, depth 5, its mean
-and spread over its top 30 notes: -0.002; the transformer minilm-l6-onnx at weight 1.5,
-depth 5 (docs/query.md has the grid). A weight is relative to BM25's 1.0.
+and spread over its top 30 notes: -0.002; the transformer minilm-l6-onnx at weight 3.0,
+depth 5, mean and spread over its top 100: +0.000 (weight 1.5 with the spread of its 5
+alone: -0.017 on our data-engineering-wiki paraphrases). docs/query.md has the figures.
+A weight is relative to BM25's 1.0.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class Ranker:
 
 WEIGHTS: dict[str, dict[str, Ranker]] = {
     "model2vec": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(3.0, 5, "last", 30)},
-    "onnx": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(1.5, 5, "last")},
+    "onnx": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(3.0, 5, "last", 100)},
 }
 """Per model kind (`modelfolder.STATIC`, `TRANSFORMER`), chosen by measurement."""
 

@@ -42,10 +42,10 @@ class Rule:
     percentile) makes a hit low, medium from `idf[2]` on: a paraphrase shares few words
     with its answer."""
 
-    idf: tuple[float, float, float] = (0.85, 0.7, 0.55)
+    idf: tuple[float, float, float] = (0.85, 0.7, 0.5)
     unknown_weight: float = 2.0
     terms: float = 0.25
-    alone: float = 0.6
+    alone: float = 0.55
     sure: float = 0.75
     veto: float = 0.9
     rescue: tuple[float, float] = (0.3, 0.99)
