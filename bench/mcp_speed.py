@@ -111,9 +111,13 @@ async def _bench(clone: Path, index: Path, runs: int, model: Path = MODEL) -> No
             for label, tool, variants in cases:
                 for v in variants:  # warm-up: first use of each shard, model, note
                     first = await session.call_tool(tool, v)
+                    text = first.content[0].text
                     if getattr(first, "is_error", False):
-                        raise SystemExit(f"{tool} {v}: {first}")
-                    notices = json.loads(first.content[0].text).get("notices")
+                        # "Not found" is an answer (search's exit 1), anything else is not.
+                        if '"not_found"' not in text:
+                            raise SystemExit(f"{tool} {v}: {first}")
+                        continue
+                    notices = json.loads(text).get("notices")
                     if notices:
                         print(f"{label}: {notices}")
                 times: list[float] = []

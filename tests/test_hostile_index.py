@@ -57,6 +57,10 @@ FORGERIES: dict[str, tuple[str, Callable[[bytes], bytes]]] = {
                                                            b'"../../../../etc/passwd"')),
     "bm25 garbage": ("shards/_root/bm25/terms.npy",
                      lambda d: d[:128] + bytes(255 - b for b in d[128:])),
+    "chunk ending before it starts": ("shards/_root/chunks.lines.npy",
+                                      lambda d: _npy(d, lambda a: a + (np.arange(len(a)) == 0))),
+    "unknown model kind": ("manifest.json", lambda d: d.replace(b'"kind": null',
+                                                                b'"kind": "pickle"')),
 }
 
 

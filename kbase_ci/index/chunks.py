@@ -7,9 +7,9 @@ longer than `MAX_CHARS` is cut between lines. A heading is a chunk of its own (i
 its line): a section's title sums the section up, and questions often name it. A first
 heading that only repeats the note's title is not (every chunk already says the title).
 
-Why paragraphs (measured, bench/grain.py, docs/index-format.md): format 4 packed heading
-sections into chunks of up to 1,500 characters, so a tldr page (eight examples) was one
-averaged vector and every example drowned. With ../shared/models/minilm-static-256,
+Why paragraphs (measured, bench/query_quality.py, docs/index-format.md): formats 4-5
+packed heading sections into chunks of up to 1,500 characters, so a tldr page (eight
+examples) was one averaged vector and every example drowned. With ../shared/models/minilm-static-256,
 semantic MRR@10 on 1,000 hard tldr queries went 0.436 -> 0.948, on obsidian-tasks-docs
 0.500 -> 0.670, on data-engineering-wiki 0.488 -> 0.621; BM25 over paragraphs also beat
 BM25 over sections (tldr 0.897 -> 0.952, obsidian-tasks-docs 0.703 -> 0.725). Packing

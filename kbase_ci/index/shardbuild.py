@@ -202,8 +202,8 @@ def write_chunks(out: Path, all_chunks: Sequence[chunks.Chunk], counts: Sequence
     has}: chunks are numbered note after note, so this maps chunks to notes without
     repeating a path (the reader knows the shard's notes from `notes.json`).
     `chunks.lines.npy` = each chunk's first and last line, two numbers per chunk. The
-    heading path is not stored: the note's headings give it (format 4 wrote it per chunk,
-    which at paragraph grain would have been a tenth of the index)."""
+    heading path is not stored: the note's headings give it (formats 4 and 5 wrote it per
+    chunk, which at paragraph grain would have been a tenth of the index)."""
 
     (out / CHUNKS_FILE).write_bytes(dump_table({"counts": list(counts)}))
     lines = [n for c in all_chunks for n in (c.start_line, c.end_line)]

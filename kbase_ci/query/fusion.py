@@ -6,7 +6,7 @@ it would have had there: 0 for BM25 (no query word), the list's lowest for the v
 whose list takes part only down to `depth` notes (below that, similarity ranks noise:
 cutting there was what kept the cross-language tldr set from losing to BM25 alone).
 
-Why z-scores, not reciprocal ranks or raw scores (measured, bench/grain.py, every qa set
+Why z-scores, not reciprocal ranks or raw scores (measured, bench/fusion.py, every qa set
 and both paraphrase sets): a ranker that is sure of its first note gives it a score far
 above the rest, and one that is not gives a flat list; ranks lose that, raw scores are not
 comparable (BM25 0..30, cosines 0..1). Plain RRF (k = 60) lost up to 0.03 MRR@10 to the
