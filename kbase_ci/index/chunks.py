@@ -9,11 +9,12 @@ heading that only repeats the note's title is not (every chunk already says the 
 
 Why paragraphs (measured, bench/query_quality.py, docs/index-format.md): formats 4-5
 packed heading sections into chunks of up to 1,500 characters, so a tldr page (eight
-examples) was one averaged vector and every example drowned. With ../shared/models/minilm-static-256,
-semantic MRR@10 on 1,000 hard tldr queries went 0.436 -> 0.948, on obsidian-tasks-docs
-0.500 -> 0.670, on data-engineering-wiki 0.488 -> 0.621; BM25 over paragraphs also beat
-BM25 over sections (tldr 0.897 -> 0.952, obsidian-tasks-docs 0.703 -> 0.725). Packing
-paragraphs up to 150 or 300 characters, or windows of three sentences, ranked lower.
+examples) was one averaged vector and every example drowned. With
+../shared/models/minilm-static-256, semantic MRR@10 on 1,000 hard tldr queries went
+0.436 -> 0.948, on obsidian-tasks-docs 0.500 -> 0.670, on data-engineering-wiki 0.488 ->
+0.621; BM25 over paragraphs also beat BM25 over sections (tldr 0.897 -> 0.952,
+obsidian-tasks-docs 0.703 -> 0.725). Packing paragraphs up to 150 or 300 characters, or
+windows of three sentences, ranked lower.
 
 What the model reads (`embed_text`) is the chunk's heading path (less a first heading
 that repeats the note's title), then its prose: code lines say little to a sentence
