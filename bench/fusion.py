@@ -102,7 +102,7 @@ def main() -> None:
         for corpus, label, rows in plan:
             if corpus not in views:
                 views[corpus] = query_quality._view(corpus, args.work, model)
-            cache = args.work / f"lists-{tier}-{label.replace(' ', '_')}.json"
+            cache = args.work / f"lists-{tier}-{label.replace(' ', '_').replace('/', '-')}.json"
             data.append((label, views[corpus], rows, collect(views[corpus], rows, model,
                                                               cache)))
         singles = {label: (mrr(v, rows, lists, None, "bm25"),

@@ -123,7 +123,8 @@ def plan(args: argparse.Namespace) -> list[tuple[str, str, list[dict[str, Any]]]
         for extra in args.extra:
             rows = _load(extra)
             if rows and rows[0]["corpus"] == name:
-                out.append((name, extra.stem, rows))
+                # fixtures/query/ and bench/data/ both hold paraphrases-<corpus>.jsonl
+                out.append((name, f"{extra.parent.name}/{extra.stem}", rows))
     if args.tldr:
         hard = tldr_hard(args.tldr)
         out.append(("tldr-pages", f"tldr-en hard ({len(hard)})", hard))

@@ -46,7 +46,8 @@ def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Hub]:
             state.asked.append(self.path)
             parts = self.path.lstrip("/").split("/")
             files = state.models.get("/".join(parts[:2]), {})
-            data = files.get(parts[-1]) if parts[2:4] == ["resolve", "main"] else None
+            data = files.get("/".join(parts[4:])) if parts[2:4] == ["resolve", "main"] \
+                else None
             if data is None:
                 self.send_error(404)
                 return
@@ -161,6 +162,36 @@ def test_a_model_folder_in_the_repository_travels_with_it(
     write(cl, {"models/tiny/model.safetensors": b"not the weights"})
     code, ans, _ = query(cl, "search", "compost soil")
     assert code == 0 and "other weights refused" in ans["notices"][0]
+
+
+ONNX = Path(__file__).resolve().parents[2] / "shared" / "models" / "minilm-l6-onnx"
+
+
+@pytest.mark.skipif(not ONNX.is_dir(), reason="../shared/models/minilm-l6-onnx is absent")
+def test_an_onnx_hub_model_is_typed_by_its_config_and_found_in_clones(
+        hub: Hub, make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    """A hub id of a transformer: its config.json names a BERT, so kbase fetches the ONNX
+    export (`onnx/model.onnx`, as sentence-transformers publishes it), not the PyTorch
+    weights; the index records kind `onnx`, and a clone finds it in the cache."""
+    files = {p.name: p.read_bytes() for p in ONNX.iterdir() if p.suffix == ".json"}
+    files["onnx/model.onnx"] = (ONNX / "model_quantized.onnx").read_bytes()
+    files["model.safetensors"] = b"PyTorch weights kbase must not fetch"
+    hub.models["acme/tiny-onnx"] = files
+    src = make_repo({**FILES, ".kbase.yml": "embeddings:\n  model: acme/tiny-onnx\n"})
+    proc = run_kbase("index", cwd=src)
+    assert proc.returncode == 0, proc.stderr
+    snap = next((tmp_path / "hub-cache" / "models--acme--tiny-onnx" / "snapshots").iterdir())
+    assert (snap / "onnx" / "model.onnx").is_file()
+    assert not (snap / "model.safetensors").exists()
+    emb = _embeddings(src)
+    assert (emb["model"], emb["kind"], emb["library"], emb["dim"]) == (
+        "acme/tiny-onnx", "onnx", "onnxruntime", 384)
+    asked = len(hub.asked)
+    publish_index(src)
+    cl = clone(src, tmp_path / "clone")
+    code, ans, _ = query(cl, "search", "compost for the garden soil")
+    assert code == 0 and ans["notices"] == [] and ans["results"][0]["path"] == "Soil.md"
+    assert len(hub.asked) == asked  # the cache answered
 
 
 def _embeddings(root: Path) -> dict[str, object]:
