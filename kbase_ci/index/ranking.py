@@ -8,8 +8,9 @@ Measured with bench/fusion.py on kbase's own rankings of every qa set of
 docs paraphrases (bench/data/), by MRR@10 of hybrid minus the better single ranker on the
 worst set: both tiers are best at semantic weight 3.0, depth 5, the list's mean and spread
 taken over its top 100 notes (a sure first note stands out): static minilm-static-256
--0.002, transformer minilm-l6-onnx +0.000. The spread of its top 30 lost 0.025 on the
-bench/data set (static); weight 1.5 over the 5 alone lost 0.017 (transformer). A weight is
+-0.002, transformer minilm-l6-onnx -0.003 (bench/query_quality.py, by question kind: at
+worst -0.003 and -0.005). The spread of its top 30 lost 0.025 on the bench/data set
+(static); weight 1.5 over the 5 alone lost 0.017 (transformer). A weight is
 relative to BM25's 1.0; docs/query.md has the figures.
 """
 
