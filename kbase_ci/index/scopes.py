@@ -9,6 +9,7 @@ is rebuilt the digests differ and the scope is stale.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index.manifest import MANIFEST_NAME, read_manifest, sha256
 from kbase_ci.index.modelchoice import ModelChoice
 from kbase_ci.index.provenance import Source
-from kbase_ci.model import ParsedNote
+from kbase_ci.model import BlockId, Heading, ParsedNote
 from kbase_ci.vault.scopeconfig import check_name
 
 SCOPES = "scopes"
@@ -63,6 +64,14 @@ def states(main_dir: Path) -> list[dict[str, Any]]:
             out.append({"name": entry.name, "stale": True, "reason": str(exc),
                         "main_index": None, "notes": None})
     return out
+
+
+def light_note(row: Sequence[Any], f: dict[str, int]) -> ParsedNote:
+    """A main-index notes-table row as the names and anchors a link resolves against
+    (a note outside a scope: `ScopeInputs.outside`, and the overlay of a scoped query)."""
+    return ParsedNote(row[f["path"]], row[f["title"]], tuple(row[f["aliases"]]),
+                      headings=tuple(Heading(lv, tx, ln) for lv, tx, ln in row[f["headings"]]),
+                      block_ids=tuple(BlockId(i, ln) for i, ln in row[f["block_ids"]]))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.git.indexbranch import BRANCH, index_refs
 from kbase_ci.index.manifest import MANIFEST_NAME
 from kbase_ci.index.reader import open_index
-from kbase_ci.index.scopes import scope_dir, state
+from kbase_ci.index.scopes import light_note, scope_dir, state
 from kbase_ci.index.shards import DomainRule
 from kbase_ci.query.location import IndexSource, materialise, open_source
 from kbase_ci.scope.select import NoteFacts, selected
@@ -26,8 +26,8 @@ class ScopeMember:
     without parsing; any other note is judged by the selectors on its fresh parse."""
 
     def __init__(self, vault: Vault, main_dir: Path, manifest: dict[str, Any]) -> None:
-        main = open_index(main_dir, git_dir=vault.git_dir)
-        self._main = dict(zip(main.core()["paths"], main.blobs(), strict=True))
+        self._reader = main = open_index(main_dir, git_dir=vault.git_dir)
+        self.main: dict[str, str] = dict(zip(main.core()["paths"], main.blobs(), strict=True))
         sel = manifest["scope"]["selectors"]
         self._spec = ScopeSpec.from_pairs(
             [(k, v) for k, vs in sel.get("include", {}).items() for v in vs],
@@ -35,7 +35,14 @@ class ScopeMember:
         self._rule = DomainRule.parse(vault.config.index.domain)
 
     def known_outside(self, path: str, sha: str) -> bool:
-        return self._main.get(path) == sha
+        return self.main.get(path) == sha
+
+    def light(self, paths: list[str]) -> list[ParsedNote]:
+        # The rows the scope's build resolved its links against (`ScopeInputs.outside`).
+        number = self._reader.note_numbers()
+        table = self._reader.notes()
+        f = {k: i for i, k in enumerate(table["fields"])}
+        return [light_note(table["rows"][number[p]], f) for p in paths]
 
     def __call__(self, note: ParsedNote) -> bool:
         return selected(self._spec, NoteFacts.from_parsed(
