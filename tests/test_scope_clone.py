@@ -75,3 +75,28 @@ def test_scope_build_with_nothing_published_names_the_fetch(tmp_path: Path,
     monkeypatch.setenv("KBASE_OFFLINE", "1")
     _, out = kbase(repo, "scope", "build", "x", "--domain", "y", ok=(2,))
     assert "git fetch origin +kbase-index:refs/remotes/origin/kbase-index" in out
+
+
+def test_a_changed_declaration_makes_the_scope_stale(bare: Path, tmp_path: Path) -> None:
+    clone = _clone(bare, tmp_path / "sb")
+    got = answer(clone, "search", "quokkaown", "--mode", "bm25", "--scope", "rust")
+    assert got["results"] and got["index"]["scope"]["stale"] is False
+    config = clone / ".kbase.yml"
+    text = config.read_text(encoding="utf-8")
+    assert "  rust:\n    include: {domain: rust}\n" in text
+    config.write_text(text.replace("  rust:\n    include: {domain: rust}\n",
+                                   "  rust:\n    include: {domain: python}\n"),
+                      encoding="utf-8")
+    _, out = kbase(clone, "search", "quokkaown", "--scope", "rust", ok=(2,))
+    assert "scope rust was built for another declaration (include domain: rust; " \
+           ".kbase.yml now declares include domain: python); rebuild with " \
+           "`kbase scope build rust`" in out
+    st = answer(clone, "status", "--scope", "rust")["index"]["scope"]
+    assert st["stale"] is True and "another declaration" in st["reason"]
+    listed = {s["name"]: s for s in answer(clone, "scope", "list")["scopes"]}
+    assert listed["rust"]["stale"] is True
+    assert answer(clone, "scope", "build", "rust")["outcome"] == "built"
+    got = answer(clone, "search", "okapiasyncio", "--mode", "bm25", "--scope", "rust")
+    assert [r["path"] for r in got["results"]] == ["python/Asyncio.md"]
+    assert got["index"]["scope"]["stale"] is False
+    kbase(clone, "search", "quokkaown", "--mode", "bm25", "--scope", "rust", ok=(1,))

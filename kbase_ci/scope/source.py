@@ -64,7 +64,7 @@ def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
         folder = main.reader.root
         if not (scope_dir(folder, name) / MANIFEST_NAME).is_file():
             continue
-        info = state(folder, name)
+        info = state(folder, name, vault.config.scopes.named)
         if info["stale"] and not stale_ok:
             raise UsageError(str(info["reason"]))
         reader = open_index(scope_dir(folder, name), git_dir=vault.git_dir)
