@@ -13,7 +13,8 @@ that pointed at a removed note, and those whose text names an added note. Their 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -37,6 +38,10 @@ class Freshness:
     """Unchanged notes whose links must be resolved again."""
     parsed: dict[str, ParsedNote]
     """Fresh parses of changed, added and relinked notes."""
+    outside: dict[str, ParsedNote] = field(default_factory=dict)
+    """A scope: fresh parses of the work-tree notes outside it that differ from the main
+    index's (added, changed, or moved out of the scope). Links resolve against them, so a
+    link landing there is `out_of_scope`, as in a scope rebuilt from this work tree."""
 
     @property
     def stale(self) -> tuple[str, ...]:
@@ -62,8 +67,18 @@ def _key(text: str) -> str:
 
 
 class Member(Protocol):
-    """A scoped index's membership test (kbase_ci/scope/store.py): work-tree notes
-    outside the scope must stay invisible, added or changed."""
+    """A scoped index's membership test (kbase_ci/scope/source.py): work-tree notes
+    outside the scope must stay invisible, added or changed; links still resolve against
+    them, as the scope's build resolved them against the whole vault."""
+
+    @property
+    def main(self) -> Mapping[str, str]:
+        """The main index's blob id per note path (every note of the vault it saw)."""
+        ...
+
+    def light(self, paths: list[str]) -> list[ParsedNote]:
+        """These main-index notes as names and anchors (what a link resolves against)."""
+        ...
 
     def known_outside(self, path: str, sha: str) -> bool:
         """This exact note was outside the scope when it was built (no parse needed)."""
@@ -87,7 +102,9 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
         return Freshness((), (), (), (), {})
     number = reader.note_numbers()
     current = {n.path: n.sha for n in vault.notes}
+    gone_away: list[str] = []  # main-index notes outside the scope, deleted since
     if member is not None:
+        gone_away = [p for p in member.main if p not in number and p not in current]
         current = {p: s for p, s in current.items()
                    if p in number or not member.known_outside(p, s)}
     changed = sorted(p for p, sha in current.items()
@@ -99,29 +116,33 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
     parsed_list, _ = scan(vault, [by_path[p] for p in [*changed, *added]]) \
         if changed or added else ([], None)
     parsed = {n.path: n for n in parsed_list}
+    outside: dict[str, ParsedNote] = {}
     if member is not None:  # out of the scope now: a changed note leaves it, an added one
         gone = {p for p in [*changed, *added] if not member(parsed[p])}
         changed = [p for p in changed if p not in gone]
         added = [p for p in added if p not in gone]
         deleted = sorted({*deleted, *(p for p in gone if p in number)})
-        for p in gone:
-            del parsed[p]
+        outside = {p: parsed.pop(p) for p in sorted(gone)}
 
     ititle, ialiases = NOTE_FIELDS.index("title"), NOTE_FIELDS.index("aliases")
     old_names = {}
     for p in changed:
         row = reader.note_row(number[p])
         old_names[p] = {_key(row[ititle]), *(_key(a) for a in row[ialiases])}
-    names_moved = bool(added or deleted) or any(
+    # A note outside the scope that is new, changed or deleted may take or free a name
+    # that a scope link resolves to (out_of_scope <-> unresolved or inside).
+    names_moved = bool(added or deleted or outside or gone_away) or any(
         old_names[p] != {_key(parsed[p].title), *(_key(a) for a in parsed[p].aliases)}
         for p in changed)
     relinked: list[str] = []
     if names_moved:
-        relinked = _relinked(reader, set(changed) | set(added), set(deleted), parsed)
+        relinked = _relinked(reader, set(changed) | set(added), set(deleted),
+                             [*parsed.values(), *outside.values()], gone_away)
         by_path = by_path or {n.path: n for n in vault.notes}
         more, _ = scan(vault, [by_path[p] for p in relinked])
         parsed.update({n.path: n for n in more})
-    return Freshness(tuple(changed), tuple(added), tuple(deleted), tuple(relinked), parsed)
+    return Freshness(tuple(changed), tuple(added), tuple(deleted), tuple(relinked), parsed,
+                     outside)
 
 
 def _built_from(vault: Vault, manifest: dict[str, Any]) -> bool:
@@ -143,7 +164,7 @@ def scan(vault: Vault, notes: list[NoteFile]) -> tuple[list[ParsedNote], object]
 
 
 def _relinked(reader: IndexReader, fresh: set[str], deleted: set[str],
-              parsed: dict[str, ParsedNote]) -> list[str]:
+              parsed: list[ParsedNote], gone_away: list[str]) -> list[str]:
     paths: list[str] = reader.core()["paths"]
     statuses: list[str] = reader.core()["link_statuses"]
     unresolved = statuses.index("unresolved") if "unresolved" in statuses else -1
@@ -151,9 +172,10 @@ def _relinked(reader: IndexReader, fresh: set[str], deleted: set[str],
     raws = reader.rows(LINK_ROWS_FILE)
     iraw = LINK_FIELDS.index("raw")
     gone_numbers = {i for i, p in enumerate(paths) if p in deleted or p in fresh}
-    new_names = {_key(n.title) for n in parsed.values()}
-    new_names |= {_key(a) for n in parsed.values() for a in n.aliases}
-    new_names |= {_key(p.rsplit("/", 1)[-1].removesuffix(".md")) for p in deleted}
+    new_names = {_key(n.title) for n in parsed}
+    new_names |= {_key(a) for n in parsed for a in n.aliases}
+    new_names |= {_key(p.rsplit("/", 1)[-1].removesuffix(".md"))
+                  for p in [*deleted, *gone_away]}
     out: set[str] = set()
     for (source, target, status), row in zip(numbers, raws, strict=True):
         src = paths[source]

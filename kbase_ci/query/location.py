@@ -19,7 +19,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -116,27 +118,44 @@ def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
         return IndexSource(open_index(index_dir, git_dir=vault.git_dir), "dir",
                            str(index_dir))
     problems: list[str] = []
+    for found in committed(vault, problems):
+        return found
+    return _build(vault, problems)
+
+
+def committed(vault: Vault, problems: list[str]) -> Iterator[IndexSource]:
+    """The committed indexes, in the order a query tries them: `.kbase/`, the index
+    branches (local, remote-tracking), FETCH_HEAD, and -- only when none of those was
+    found -- the branch fetched from a remote. Lazy: a consumer that takes the first
+    (`open_source`) never fetches; one that looks further (a scope missing from the
+    first) reads the next. Each failure is appended to `problems` and skipped."""
     local = vault.root / ".kbase"
+    found = False
     if local.is_symlink():  # committed `.kbase -> elsewhere`: may lead out of the repository
         problems.append(f"{local} is a symbolic link; kbase does not read an index "
                         "through one")
     elif (local / "manifest.json").is_file():
         try:
-            return IndexSource(open_index(local, git_dir=vault.git_dir), "worktree",
-                               str(local))
+            source = IndexSource(open_index(local, git_dir=vault.git_dir), "worktree",
+                                 str(local))
         except IndexFormatError as exc:
             problems.append(str(exc))
+        else:
+            found = True
+            yield source
     repo = vault.repo_root
-    if repo is not None:
-        found = _from_refs(repo, index_refs(repo), problems) or \
-            _from_fetch_head(repo, problems) or _fetched(repo, problems)
-        if found is not None:
-            return found
-    return _build(vault, problems)
+    if repo is None:
+        return
+    for source in chain(_from_refs(repo, index_refs(repo), problems),
+                        _from_fetch_head(repo, problems)):  # lazily: the first may do
+        found = True
+        yield source
+    if not found:
+        yield from _fetched(repo, problems)
 
 
 def _from_refs(repo: Path, refs: list[tuple[str, str]], problems: list[str]
-               ) -> IndexSource | None:
+               ) -> Iterator[IndexSource]:
     for ref, tree in refs:
         try:
             folder = materialise(repo, ref, tree)
@@ -147,11 +166,10 @@ def _from_refs(repo: Path, refs: list[tuple[str, str]], problems: list[str]
             continue
         short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
         kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
-        return IndexSource(reader, kind, short)
-    return None
+        yield IndexSource(reader, kind, short)
 
 
-def _from_fetch_head(repo: Path, problems: list[str]) -> IndexSource | None:
+def _from_fetch_head(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
     for commit, what in fetch_head(git_dir(repo)):
         if manifest_at(repo, commit) is None:
             continue  # something else was fetched last
@@ -160,18 +178,17 @@ def _from_fetch_head(repo: Path, problems: list[str]) -> IndexSource | None:
         except IndexFormatError as exc:
             problems.append(str(exc))
             continue
-        return IndexSource(reader, "fetch-head", f"FETCH_HEAD {commit[:12]} ({what})")
-    return None
+        yield IndexSource(reader, "fetch-head", f"FETCH_HEAD {commit[:12]} ({what})")
 
 
 MISS_RETRY = 3600.0
 """Seconds before a remote without an index branch (or out of reach) is asked again."""
 
 
-def _fetched(repo: Path, problems: list[str]) -> IndexSource | None:
+def _fetched(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
     """The index branch fetched from the first remote that has it (no local ref yet)."""
     if offline():
-        return None
+        return
     memo = git_dir(repo) / "kbase" / "remote-index.json"
     try:
         misses: dict[str, float] = json.loads(memo.read_text(encoding="utf-8"))
@@ -191,11 +208,12 @@ def _fetched(repo: Path, problems: list[str]) -> IndexSource | None:
         if commit is not None:
             print(f"kbase: fetched the index branch from {remote} "
                   f"(refs/remotes/{remote}/{BRANCH})", file=sys.stderr)
-            return _from_refs(repo, [(f"refs/remotes/{remote}/{BRANCH}", "")], problems)
+            yield from _from_refs(repo, [(f"refs/remotes/{remote}/{BRANCH}", "")],
+                                  problems)
+            return
         misses[remote] = now
     if tried:
         _write_memo(memo, misses)
-    return None
 
 
 def _write_memo(path: Path, data: dict[str, float]) -> None:
