@@ -9,16 +9,23 @@ When the set of note names changes (a note added, deleted or renamed, or aliases
 links in *unchanged* notes may now point elsewhere: those that were unresolved, those
 that pointed at a removed note, and those whose text names an added note. Their notes are
 "relinked": re-parsed for links only (their indexed text is still right).
+
+Attachments count too: a file added since the index (untracked, staged or committed) may
+resolve a link that was unresolved, and a deleted one breaks links that reached it. The
+notes whose links name such a file (by its file name) or reach a file that is gone are
+relinked; nothing else is re-read.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import quote
 
-from kbase_ci.git.listing import refresh_index
+from kbase_ci.git.listing import added_or_deleted_since, refresh_index
 from kbase_ci.index.layout import LINK_FIELDS, LINK_ROWS_FILE, LINKS_FILE, NOTE_FIELDS
 from kbase_ci.index.reader import IndexReader
 from kbase_ci.vault.files import NoteFile, Vault
@@ -26,6 +33,8 @@ from kbase_ci.vault.scanner import scan as scan_notes
 
 if TYPE_CHECKING:
     from kbase_ci.model import ParsedNote
+
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -99,7 +108,14 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
         # settings. Its notes are the vault's notes, so nothing is listed or compared.
         new = tuple.__new__
         vault.adopt_notes([new(NoteFile, pair) for pair in zip(paths, blobs, strict=True)])
-        return Freshness((), (), (), (), {})
+        # Same commit, no tracked change: only untracked attachments can be new.
+        moved = {p for p in vault.worktree_moves()[0] if not vault.is_note_path(p)}
+        relinks = _attachment_relinks(reader, moved, None, set()) if moved else []
+        if not relinks:
+            return Freshness((), (), (), (), {})
+        by_path = {n.path: n for n in vault.notes}
+        parsed_list, _ = scan(vault, [by_path[p] for p in relinks])
+        return Freshness((), (), (), tuple(relinks), {n.path: n for n in parsed_list})
     number = reader.note_numbers()
     current = {n.path: n.sha for n in vault.notes}
     gone_away: list[str] = []  # main-index notes outside the scope, deleted since
@@ -138,11 +154,38 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
     if names_moved:
         relinked = _relinked(reader, set(changed) | set(added), set(deleted),
                              [*parsed.values(), *outside.values()], gone_away)
+    moved, known = _attachments_moved(vault, reader.manifest)
+    if moved or not known:
+        done = {*changed, *added, *deleted, *relinked}
+        relinked = sorted({*relinked, *_attachment_relinks(reader, moved, set(vault.files),
+                                                           done)})
+    if relinked:
         by_path = by_path or {n.path: n for n in vault.notes}
-        more, _ = scan(vault, [by_path[p] for p in relinked])
+        more, _ = scan(vault, [by_path[p] for p in relinked if p not in parsed])
         parsed.update({n.path: n for n in more})
     return Freshness(tuple(changed), tuple(added), tuple(deleted), tuple(relinked), parsed,
                      outside)
+
+
+def _attachments_moved(vault: Vault, manifest: dict[str, Any]) -> tuple[set[str], bool]:
+    """Attachments (files that are not notes) added or deleted since the index, and
+    whether that is all of them: untracked ones, those git's index adds or drops against
+    the index's source commit (`diff --cached`: no work-tree stat), those deleted in the
+    work tree only, and those the build saw uncommitted. Not all when the source commit
+    is not in this clone (a shallow one): committed additions are then unknown."""
+    source = manifest.get("source")
+    source = source if isinstance(source, dict) else {}
+    commit = source.get("commit")
+    # A full object id only: the value comes from an index branch anyone could push.
+    since = added_or_deleted_since(vault.root, commit) \
+        if isinstance(commit, str) and _OBJECT_ID.fullmatch(commit) else None
+    untracked, modified = vault.worktree_moves()
+    files = set(vault.files)
+    moved = {*untracked, *(since or ()), *(p for p in modified if p not in files)}
+    dirty = source.get("dirty_paths")
+    if isinstance(dirty, list):
+        moved |= {p for p in dirty if isinstance(p, str)}
+    return {p for p in moved if not vault.is_note_path(p)}, since is not None
 
 
 def _built_from(vault: Vault, manifest: dict[str, Any]) -> bool:
@@ -161,6 +204,32 @@ def scan(vault: Vault, notes: list[NoteFile]) -> tuple[list[ParsedNote], object]
     """`scanner.scan`, imported only when notes changed (sqlite3 and the parser)."""
 
     return scan_notes(vault, notes)
+
+
+def _attachment_relinks(reader: IndexReader, moved: set[str], files: set[str] | None,
+                        skip: set[str]) -> list[str]:
+    """Indexed notes (not in `skip`) with a link whose resolution an added or deleted
+    attachment (`moved`) can change: it names such a file (its name, case-insensitive,
+    also %-encoded), or reached a file that `files` (the work tree's, when known) lacks."""
+    names = {p.rsplit("/", 1)[-1].casefold() for p in moved}
+    names |= {quote(n) for n in names}
+    paths: list[str] = reader.core()["paths"]
+    numbers = reader.npy(LINKS_FILE).tolist()
+    raws = reader.rows(LINK_ROWS_FILE)
+    iraw, itarget = LINK_FIELDS.index("raw"), LINK_FIELDS.index("target")
+    out: set[str] = set()
+    for (source, _target, _status), row in zip(numbers, raws, strict=True):
+        src = paths[source]
+        if src in skip or src in out:
+            continue
+        target = row[itarget]
+        if files is not None and isinstance(target, str) and target not in files:
+            out.add(src)
+            continue
+        raw = row[iraw].casefold()
+        if any(name in raw for name in names):
+            out.add(src)
+    return sorted(out)
 
 
 def _relinked(reader: IndexReader, fresh: set[str], deleted: set[str],

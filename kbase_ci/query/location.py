@@ -26,10 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import GitError, IndexFormatError
-from kbase_ci.git.indexbranch import BRANCH, fetch_head, fetch_index, index_refs
+from kbase_ci.git.indexbranch import (
+    BRANCH,
+    fetch_head,
+    fetch_index,
+    index_commits,
+    index_ref_tips,
+)
 from kbase_ci.git.listing import ls_tree
 from kbase_ci.git.objects import blob_sizes, write_blobs
-from kbase_ci.git.repo import git_dir, remotes, tree_of
+from kbase_ci.git.repo import git_dir, has_commit, is_ancestor, remotes, tree_of
 from kbase_ci.index.integrity import check_sizes
 from kbase_ci.index.manifest import manifest_at
 from kbase_ci.index.modelhub import offline
@@ -119,6 +125,9 @@ def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
                            str(index_dir))
     problems: list[str] = []
     for found in committed(vault, problems):
+        if problems and found.notice is None:  # a refused index must not pass unmentioned
+            found.notice = (f"kbase: {'; '.join(problems)}: refused; answering from "
+                            f"{found.location}")
         return found
     return _build(vault, problems)
 
@@ -146,7 +155,7 @@ def committed(vault: Vault, problems: list[str]) -> Iterator[IndexSource]:
     repo = vault.repo_root
     if repo is None:
         return
-    for source in chain(_from_refs(repo, index_refs(repo), problems),
+    for source in chain(_from_refs(repo, problems),
                         _from_fetch_head(repo, problems)):  # lazily: the first may do
         found = True
         yield source
@@ -154,9 +163,11 @@ def committed(vault: Vault, problems: list[str]) -> Iterator[IndexSource]:
         yield from _fetched(repo, problems)
 
 
-def _from_refs(repo: Path, refs: list[tuple[str, str]], problems: list[str]
-               ) -> Iterator[IndexSource]:
-    for ref, tree in refs:
+def _from_refs(repo: Path, problems: list[str],
+               refs: list[tuple[str, str, str]] | None = None) -> Iterator[IndexSource]:
+    """The index branches that validate (`refs`, else all of them), each replaced by
+    FETCH_HEAD's index when that is newer than the branch."""
+    for ref, tree, commit in index_ref_tips(repo) if refs is None else refs:
         try:
             folder = materialise(repo, ref, tree)
             # verified and validated when materialised (under the git dir)
@@ -166,19 +177,58 @@ def _from_refs(repo: Path, refs: list[tuple[str, str]], problems: list[str]
             continue
         short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
         kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
-        yield IndexSource(reader, kind, short)
+        newer = _newer_fetch_head(repo, commit, reader.manifest, problems)
+        if newer is not None:
+            reader.close()
+            yield newer
+        else:
+            yield IndexSource(reader, kind, short)
+
+
+def _newer_fetch_head(repo: Path, tip: str, manifest: dict[str, Any], problems: list[str]
+                      ) -> IndexSource | None:
+    """FETCH_HEAD's index when it is newer than the branch at `tip`: `git fetch origin
+    kbase-index` refreshes only FETCH_HEAD, not origin/kbase-index. Newer: it descends
+    from `tip`, or was built from a commit that descends from `tip`'s source commit."""
+    fetched = [(c, what) for c, what in fetch_head(git_dir(repo)) if c != tip]
+    if not fetched:
+        return None
+    indexes = index_commits(repo, [c for c, _ in fetched])  # one git process
+    for commit, what in fetched:
+        if commit not in indexes:
+            continue
+        if not is_ancestor(repo, tip, commit):
+            from kbase_ci.index.publish import source_of  # rare: only a rival index
+
+            ours = source_of(repo, tip, manifest)
+            theirs = source_of(repo, commit, manifest_at(repo, commit))
+            if ours is None or theirs is None or ours == theirs \
+                    or not (has_commit(repo, ours) and has_commit(repo, theirs)) \
+                    or not is_ancestor(repo, ours, theirs):
+                continue
+        found = _open_fetched(repo, commit, what, problems)
+        if found is not None:
+            return found
+    return None
 
 
 def _from_fetch_head(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
     for commit, what in fetch_head(git_dir(repo)):
         if manifest_at(repo, commit) is None:
             continue  # something else was fetched last
-        try:
-            reader = open_index(materialise(repo, commit), verify=False, validated=True)
-        except IndexFormatError as exc:
-            problems.append(str(exc))
-            continue
-        yield IndexSource(reader, "fetch-head", f"FETCH_HEAD {commit[:12]} ({what})")
+        found = _open_fetched(repo, commit, what, problems)
+        if found is not None:
+            yield found
+
+
+def _open_fetched(repo: Path, commit: str, what: str, problems: list[str]
+                  ) -> IndexSource | None:
+    try:
+        reader = open_index(materialise(repo, commit), verify=False, validated=True)
+    except IndexFormatError as exc:
+        problems.append(str(exc))
+        return None
+    return IndexSource(reader, "fetch-head", f"FETCH_HEAD {commit[:12]} ({what})")
 
 
 MISS_RETRY = 3600.0
@@ -208,8 +258,8 @@ def _fetched(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
         if commit is not None:
             print(f"kbase: fetched the index branch from {remote} "
                   f"(refs/remotes/{remote}/{BRANCH})", file=sys.stderr)
-            yield from _from_refs(repo, [(f"refs/remotes/{remote}/{BRANCH}", "")],
-                                  problems)
+            yield from _from_refs(repo, problems,
+                                  [(f"refs/remotes/{remote}/{BRANCH}", "", commit)])
             return
         misses[remote] = now
     if tried:
