@@ -288,3 +288,29 @@ def test_an_index_of_a_commit_answers_for_a_folder_outside_git(fresh: Path,
     code, ans, err = query(plain, "backlinks", "Alpha", "--index", str(index))
     assert code == 0, err
     assert paths(ans["backlinks"]) == ["Beta.md", "Hub.md"]
+
+
+def test_many_changed_notes_never_break_a_budget(fresh: Path) -> None:
+    # 150 edits since the index: the list of them alone is over the budget, and it was
+    # kept whole (a kept key), so every budgeted answer failed with exit 2.
+    write(fresh, {f"Logs/Sprint log number {i:03d} with a long descriptive name.md":
+                  f"# Log {i}\n\nCompost heaps and tomato seedlings, see [[Hub]].\n"
+                  for i in range(150)})
+    for args, budget in ((("search", "compost", "--concise", "--mode", "bm25"), 1500),
+                         (("status",), 2000), (("backlinks", "Hub"), 1500),
+                         (("context", "Hub", "--concise"), 1500)):
+        proc = run_kbase(*args, "--max-tokens", str(budget), cwd=fresh)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert len(proc.stdout.rstrip("\n")) / 4 <= budget, args
+        ans = json.loads(proc.stdout)
+        index = ans["index"]
+        assert index["stale_count"] == 150 and len(index["stale_notes"]) < 150, args
+        assert ans["truncated"]["dropped"]["index.stale_notes"] == \
+            150 - len(index["stale_notes"]), args
+        assert index["stale_notes"] == sorted(index["stale_notes"])
+    _, ans, _ = query(fresh, "search", "compost", "--concise", "--mode", "bm25",
+                      "--max-tokens", "1500")
+    assert ans["results"]
+    assert ans["index"]["stale_notes"][0].startswith("Logs/Sprint log number 000")
+    proc = run_kbase("backlinks", "Hub", "--format", "text", cwd=fresh)
+    assert "150 note(s) changed since" in proc.stdout

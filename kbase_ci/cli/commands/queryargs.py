@@ -83,9 +83,9 @@ def emit(args: argparse.Namespace, answer: dict[str, Any], text_lines: list[str]
     info = answer.get("index", {})
     for line in text_lines:  # note text: no escape sequence reaches the terminal
         print(terminal_text(line, lines=True))
-    if info.get("stale_notes"):
+    if info.get("stale_count"):
         print(f"(index from {str(info.get('source_commit'))[:10]}; "
-              f"{len(info['stale_notes'])} note(s) changed since, overlaid)")
+              f"{info['stale_count']} note(s) changed since, overlaid)")
     scope = info.get("scope") or {}
     if scope.get("stale"):
         print(f"(stale: {terminal_text(str(scope.get('reason')))})")
