@@ -17,12 +17,12 @@ either way.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from kbase_ci.errors import UsageError
 
-KEEP = ("index", "query", "mode", "note", "notices", "truncated", "action")
+KEEP = ("index", "query", "mode", "note", "notices", "truncated", "action", "kinds")
 """Keys never trimmed: what the answer is about, and where it came from (but see
 `STALE`)."""
 STALE = "index.stale_notes"
@@ -64,6 +64,61 @@ def render(answer: dict[str, Any], *, max_tokens: int | None = None,
     if max_tokens is None or cost(text) <= max_tokens:
         return text
     return dumps(fit(answer, max_tokens, pretty=pretty), pretty=pretty)
+
+
+def fit_text(answer: dict[str, Any], draw: Callable[[dict[str, Any]], str],
+             max_tokens: int | None, note: Callable[[dict[str, Any]], str]) -> str:
+    """`draw(answer)` (a text form: plain text, Mermaid, DOT) within `max_tokens`: over
+    it, the answer is trimmed as its JSON would be (`fit`, the least relevant items
+    first) under the largest JSON budget whose drawing fits, and ends with
+    `note(truncated)`, a last line saying what went."""
+    check_budget(max_tokens)
+    text = draw(answer)
+    if max_tokens is None or cost(text) <= max_tokens:
+        return text
+
+    def drawn(budget: int) -> str | bool:
+        """The drawing under this JSON budget; False: the JSON cannot be cut that far,
+        True: its drawing is over `max_tokens`."""
+        try:
+            trimmed = fit(answer, budget)
+        except UsageError:
+            return False
+        record = trimmed.pop("truncated")
+        record["max_tokens"] = max_tokens
+        if "truncated" in answer:  # the answer's own flag (more than --limit), not ours
+            trimmed["truncated"] = answer["truncated"]
+        out = draw(trimmed) + note(record)
+        return out if cost(out) <= max_tokens else True
+
+    # A text form is not its JSON (the index's bookkeeping, say, is in one only): search
+    # the JSON budgets for the largest whose drawing fits (a larger one draws more).
+    lo, hi, best = 1, cost(dumps(answer)) - 1, None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        got = drawn(mid)
+        if got is True:
+            hi = mid - 1
+        else:
+            lo = mid + 1
+            best = got or best
+    if best is None:
+        raise UsageError(f"--max-tokens {max_tokens} is less than this answer's text "
+                         "needs without any of its items: raise it")
+    return best
+
+
+def cut_note(record: dict[str, Any], prefix: str = "") -> str:
+    """The last line of a trimmed text form: how much `fit` cut (`prefix` makes it a
+    comment of the format). Counts, not names: the line must be cheap, and a text form
+    shows only some of the JSON's lists."""
+    # The index's list of changed notes is in the JSON only: no text form shows it.
+    items = sum(n for name, n in record["dropped"].items() if name != STALE)
+    what = [f"{items} item(s) cut"] if items else []
+    if record["shortened"]:
+        what.append(f"{len(record['shortened'])} text(s) shortened")
+    return (f"{prefix}(truncated to --max-tokens {record['max_tokens']}: "
+            f"{', '.join(what) or 'nothing shown cut'}; raise it for more)\n")
 
 
 def _lists(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
