@@ -202,7 +202,8 @@ def register_navigation(server: MCPServer[Any], warm: Warm) -> None:
 
     @server.tool(annotations=READ_ONLY, description=(
         "An order to read a set of notes in, each after the notes it builds on: the notes "
-        "near `start`, or those with `tags` and `domain`, or all. Use it to plan reading "
+        "near `start`, or those with `tags` and `domain` (both: those near `start` with "
+        "them), or all. Use it to plan reading "
         "a topic or onboarding onto a part of the vault."))
     async def reading_order(
         start: Annotated[str | None, Field(description="The notes within `depth` links of "
