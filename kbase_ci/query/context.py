@@ -15,6 +15,7 @@ from typing import Any
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.budget import Piece, estimate_tokens, fill
+from kbase_ci.query.filters import check_tags
 from kbase_ci.query.payload import cost, cut_stale, dumps
 from kbase_ci.query.payload import fit as fit_payload
 from kbase_ci.query.pieces import JOIN_TOKENS, NoteSections, load_sections
@@ -138,7 +139,8 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     preset = parse_depth(depth)
     seeds, seed_why, relevance = _seeds(view, note, query, preset)
     graph = view_graph(view)
-    follow = sorted({t.strip().lstrip("#").casefold() for t in follow_tags if t.strip("# ")})
+    # An unknown tag exits 2 as every tag filter does (not an answer without its notes).
+    follow = sorted(set(check_tags(view, follow_tags)))
     if strategy == "tags" and not follow:
         follow = sorted({t.casefold() for s in seeds for t in view.notes[s].tags})
     groups, tags_of = _tag_groups(view, follow, graph.node) if follow else ({}, {})
