@@ -333,3 +333,29 @@ def test_an_attachment_added_or_deleted_after_the_index_reaches_the_queries(
     code, ans, _ = query(cl, "status")
     assert code == 0 and ans["freshness"]["relinked"] == ["Gallery.md"]  # Plain.md is not re-read
     assert ans["freshness"]["changed"] == [] and ans["index"]["overlaid"] is True
+
+
+def test_many_changed_notes_never_break_a_budget(fresh: Path) -> None:
+    # 150 edits since the index: the list of them alone is over the budget, and it was
+    # kept whole (a kept key), so every budgeted answer failed with exit 2.
+    write(fresh, {f"Logs/Sprint log number {i:03d} with a long descriptive name.md":
+                  f"# Log {i}\n\nCompost heaps and tomato seedlings, see [[Hub]].\n"
+                  for i in range(150)})
+    for args, budget in ((("search", "compost", "--concise", "--mode", "bm25"), 1500),
+                         (("status",), 2000), (("backlinks", "Hub"), 1500),
+                         (("context", "Hub", "--concise"), 1500)):
+        proc = run_kbase(*args, "--max-tokens", str(budget), cwd=fresh)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert len(proc.stdout.rstrip("\n")) / 4 <= budget, args
+        ans = json.loads(proc.stdout)
+        index = ans["index"]
+        assert index["stale_count"] == 150 and len(index["stale_notes"]) < 150, args
+        assert ans["truncated"]["dropped"]["index.stale_notes"] == \
+            150 - len(index["stale_notes"]), args
+        assert index["stale_notes"] == sorted(index["stale_notes"])
+    _, ans, _ = query(fresh, "search", "compost", "--concise", "--mode", "bm25",
+                      "--max-tokens", "1500")
+    assert ans["results"]
+    assert ans["index"]["stale_notes"][0].startswith("Logs/Sprint log number 000")
+    proc = run_kbase("backlinks", "Hub", "--format", "text", cwd=fresh)
+    assert "150 note(s) changed since" in proc.stdout

@@ -173,6 +173,8 @@ class QueryView:
     def index_info(self) -> dict[str, Any]:
         src = self.manifest.get("source", {})
         return {"source_commit": src.get("commit"), "built_at": self.manifest.get("built_at"),
+                # The count survives a budget; the list is cut first (query/payload.py).
+                "stale_count": len(self.fresh.stale),
                 "stale_notes": list(self.fresh.stale), "overlaid": self.fresh.overlaid,
                 "origin": self.source.origin,
                 **({"scope": self.source.scope} if self.source.scope is not None else {})}
