@@ -34,9 +34,17 @@ def questions(note: str, title: str) -> list[tuple[str, dict[str, Any], list[str
     """(tool, arguments, CLI argv) asking the same thing."""
     return [
         ("search", {"query": title, "mode": "bm25"}, ["search", title, "--mode", "bm25"]),
+        ("search", {"query": title, "mode": "bm25", "explain": True},
+         ["search", title, "--mode", "bm25", "--explain"]),
+        # no hit: a tool error whose JSON (after the message) is the CLI's answer
+        ("search", {"query": "qzxv wvkpj", "mode": "bm25"},
+         ["search", "qzxv wvkpj", "--mode", "bm25"]),
         ("read", {"note": note}, ["read", note]),
+        ("read", {"note": note, "expand_links": True, "max_tokens": 8000},
+         ["read", note, "--expand-links", "--max-tokens", "8000"]),
         ("links", {"note": note}, ["links", note]),
         ("backlinks", {"note": note}, ["backlinks", note]),
+        ("backlinks", {"note": note, "concise": True}, ["backlinks", note, "--concise"]),
         ("explore", {"note": note}, ["explore", note]),
         ("context", {"note": note, "max_tokens": 2000},
          ["context", note, "--max-tokens", "2000"]),
@@ -86,7 +94,10 @@ def check(vault: str, work: Path) -> tuple[int, int, list[str]]:
     same = 0
     for (tool, arguments, argv), (is_error, text) in zip(asks, answers, strict=True):
         proc = kbase(*argv, cwd=clone, check=False)
-        if is_error:
+        if is_error and proc.returncode == 1 and proc.stdout.strip():
+            # nothing found: the message, then the CLI's answer
+            ok = json.loads(proc.stdout) == json.loads(text.partition("\n")[2] or "null")
+        elif is_error:
             ok = proc.returncode != 0 and not proc.stdout.strip().startswith("{")
         else:
             ok = proc.stdout.strip() != "" and json.loads(proc.stdout) == json.loads(text)

@@ -212,6 +212,17 @@ def test_follow_tags_brings_in_unlinked_notes(view: QueryView) -> None:
     assert ans["link_traversal"]["followed_tags"] == ["deep"]
 
 
+def test_unknown_follow_tag_is_a_usage_error(repo: Path) -> None:
+    # it exited 0 with a bundle that silently followed nothing
+    proc = run_kbase("context", "Gamma", "--strategy", "tags", "--follow-tags", "deeep",
+                     cwd=repo)
+    assert proc.returncode == 2 and "no note has the tag #deeep" in proc.stderr
+    assert "did you mean deep" in proc.stderr
+    proc = run_kbase("context", "Gamma", "--follow-tags", "#Deep", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["link_traversal"]["followed_tags"] == ["deep"]
+
+
 def test_query_seeds_are_search_hits(view: QueryView) -> None:
     ans = bundle(view, query="lighthouse keepers", depth="quick")
     first = ans["notes"][0]

@@ -207,3 +207,24 @@ def test_summary_counts_the_notes_a_deletion_breaks(make_repo: Callable[..., Pat
     out, err = capsys.readouterr()
     assert "B.md:2:5: KB101 [[A]]: `A.md` was deleted in this commit" in out
     assert "1 of 2 notes checked" in err  # B.md was read for the broken link (was "0 of 2")
+
+
+def test_check_after_fix_reports_a_rewrite_that_is_still_broken(
+        make_repo: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
+    """The commit renames a note and removes the heading a link names: the fixer rewrites
+    `[[Old#Setup]]` to `[[New#Setup]]`, which still finds no heading, so the check in the
+    same run reports that link instead of "no other problems"."""
+    root = make_repo({"notes/Old.md": OLD_NOTE, "U.md": "see [[Old#Setup]] and [[Old]]\n"})
+    git(root, "mv", "notes/Old.md", "notes/New.md")
+    write(root, {"notes/New.md": "# Title\n\nSome words ^blk\n"})
+    git(root, "add", "notes/New.md")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        assert main(["fix", "--staged"]) == 1
+        capsys.readouterr()
+        assert (root / "U.md").read_text() == "see [[New#Setup]] and [[New]]\n"
+        assert main(["check", "--staged"]) == 1
+        out, err = capsys.readouterr()
+        assert "U.md:1:5: KB101 [[Old#Setup]]" in out  # its rewrite still finds no heading
+        assert "U.md:1:23" not in out  # [[Old]] -> [[New]] is whole: not repeated
+        assert "no other problems" not in err and "1 broken link(s) not repeated" in err

@@ -15,6 +15,7 @@ import pytest
 from kbase_ci.checks.registry import REGISTRY
 from kbase_ci.handover.handovers import check_notes, pr_report
 from kbase_ci.handover.latest import latest
+from kbase_ci.query.payload import cost
 from kbase_ci.vault.files import Vault
 from tests.conftest import FIXTURES, GIT_ENV, git, run_kbase, write
 
@@ -221,6 +222,17 @@ def test_latest_by_frontmatter_date_then_commit_date(repo: Path) -> None:
     assert data["handover"]["path"] == "handovers/b-second.md"
     assert data["handover"]["status"] == "partial" and data["handover"]["date"] == "2025-03-20"
     assert data["unanswered_questions"][0]["urgency"] == "medium"
+    assert "\n" not in proc.stdout.rstrip("\n")  # compact when piped, as query commands
+    pretty = run_kbase("handover", "latest", "--track", "3", "--format", "json", "--pretty",
+                       cwd=repo)
+    assert pretty.stdout.startswith("{\n  ") and json.loads(pretty.stdout) == data
+    budget = cost(proc.stdout.rstrip("\n")) - 10  # a little less than it all
+    small = run_kbase("handover", "latest", "--track", "3", "--format", "json",
+                      "--max-tokens", str(budget), cwd=repo)
+    assert small.returncode == 0, small.stderr
+    assert cost(small.stdout.rstrip("\n")) <= budget
+    assert json.loads(small.stdout)["truncated"]["max_tokens"] == budget
+    assert run_kbase("handover", "latest", "--max-tokens", "150", cwd=repo).returncode == 2
     text = run_kbase("handover", "latest", "--track", "3", cwd=repo).stdout
     assert "Blockers:\n  - API keys from ops (#57)\n" in text
     none = run_kbase("handover", "latest", "--track", "42", cwd=repo)

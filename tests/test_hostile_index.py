@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kbase_ci.index import swap
 from kbase_ci.index.layout import LINK_ROWS_FILE, NOTE_ROWS_FILE
 from kbase_ci.index.reader import open_index
 from tests.conftest import GIT_ENV, REPO, git, kbase_process, run_kbase, write
@@ -161,10 +163,25 @@ def test_a_reader_keeps_its_generation_while_a_build_swaps(make_repo: Repo) -> N
     # Every table the old reader had not read yet is still its own generation's.
     assert len(reader.rows(LINK_ROWS_FILE)) == 5 and reader.core()["paths"] == paths
     assert [p.name for p in root.iterdir() if p.name.startswith(".kbase.retired-")]
+    # ...and git never sees it (`.kbase/` in .gitignore does not match that name)
+    assert git(root, "status", "--porcelain", "--untracked-files=all") == ""
     reader.close()
     assert run_kbase("index", cwd=root).returncode == 0  # no reader: retired ones go
     assert [p.name for p in root.iterdir() if p.name.startswith(".kbase")] == [".kbase"]
     assert len(open_index(root / ".kbase").rows(LINK_ROWS_FILE)) == 7
+
+
+def test_a_build_temp_folder_is_hidden_from_git_and_never_in_the_index(make_repo: Repo
+                                                                       ) -> None:
+    root = make_repo(NOTES)
+    tmp = swap.temp_dir_for(root / ".kbase")  # what `kbase index` builds into
+    write(tmp, {"notes.json": "{}", "shards/a/b.npy": "x"})
+    assert git(root, "status", "--porcelain", "--untracked-files=all") == ""
+    shutil.rmtree(tmp)
+    assert run_kbase("index", cwd=root).returncode == 0
+    index = root / ".kbase"
+    assert not (index / ".gitignore").exists()
+    assert ".gitignore" not in json.loads((index / "manifest.json").read_text())["files"]
 
 
 _REBUILD = """

@@ -5,14 +5,16 @@ bounded wait."""
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import git, run_kbase
+from conftest import GIT_ENV, git, run_kbase, write
 from querykit import publish_index, query
 
 FILES: dict[str, str | bytes] = {
@@ -128,3 +130,54 @@ def test_a_silent_remote_costs_a_bounded_wait(make_repo: Callable[..., Path],
     assert proc.returncode == 0, proc.stderr
     assert time.monotonic() - t0 < 30
     assert "gave no answer within 2 s" in proc.stderr and "built in memory" in proc.stderr
+
+
+def test_a_newer_index_in_fetch_head_beats_the_remote_tracking_branch(
+        make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    src = make_repo(FILES)
+    publish_index(src)
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(src), str(bare))
+    cl = _single(bare, tmp_path / "clone")
+    code, ans, _ = query(cl, "status")  # the auto-fetch makes origin/kbase-index
+    assert code == 0 and ans["index"]["origin"] == "remote-branch"
+    for name, squash in (("Gamma", ()), ("Delta", ("--squash",))):
+        write(src, {f"{name}.md": f"# {name}\n\n{name} prunes the roses. [[Alpha]]\n"})
+        git(src, "add", "-A")
+        git(src, "commit", "-q", "-m", name)
+        for cmd in (("index",), ("publish", *squash)):
+            assert run_kbase(*cmd, cwd=src).returncode == 0
+        git(src, "push", "-q", "--force", str(bare), "main", "kbase-index")
+        git(cl, "pull", "-q")  # FETCH_HEAD names main: not an index, the branch stays
+        assert query(cl, "status")[1]["index"]["origin"] == "remote-branch"
+        git(cl, "fetch", "-q", "origin", "kbase-index")  # only FETCH_HEAD moves
+        code, ans, err = query(cl, "status")
+        assert code == 0, err
+        # a descendant commit, then (squashed) an orphan built from a later source
+        assert ans["index"]["origin"] == "fetch-head", name
+        assert ans["index"]["source_commit"] == git(src, "rev-parse", "HEAD").strip()
+        assert ans["freshness"] == {"changed": [], "added": [], "deleted": [],
+                                    "relinked": []}
+        assert ans["source"]["location"].startswith("FETCH_HEAD ")
+
+
+def test_a_refused_branch_is_still_reported_when_fetch_head_answers(remote: Path,
+                                                                   tmp_path: Path) -> None:
+    cl = _single(remote, tmp_path / "clone")
+    git(cl, "fetch", "-q", "origin", "kbase-index")
+    good = git(cl, "rev-parse", "FETCH_HEAD").strip()
+    # origin/kbase-index: the same index with one blob swapped (its manifest now lies)
+    lines = git(cl, "ls-tree", good).splitlines()
+    (tmp_path / "names.json").write_text('{"a":[999999]}\n')
+    bad = git(cl, "hash-object", "-w", str(tmp_path / "names.json")).strip()
+    lines = [ln if not ln.endswith("\tnames.json") else f"100644 blob {bad}\tnames.json"
+             for ln in lines]
+    tree = subprocess.run(["git", "mktree"], cwd=cl, env={**os.environ, **GIT_ENV},
+                          input="\n".join(lines) + "\n", text=True, check=True,
+                          capture_output=True).stdout.strip()
+    forged = git(cl, "commit-tree", tree, "-p", good, "-m", "forged").strip()
+    git(cl, "update-ref", "refs/remotes/origin/kbase-index", forged)
+    code, ans, err = query(cl, "search", "tomato", "--mode", "bm25", "--offline")
+    assert code == 0, err
+    assert ans["index"]["origin"] == "fetch-head"
+    assert "origin/kbase-index" in err and "names.json" in err and "refused" in err

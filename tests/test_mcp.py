@@ -168,6 +168,14 @@ def test_answers_equal_the_cli_json(demo: Path, model: Path) -> None:
         ("reading_order", {"start": "Home", "depth": 1},
          ["reading-order", "--from", "Home", "--depth", "1"]),
         ("reading_order", {"tags": ["howto"]}, ["reading-order", "--tag", "howto"]),
+        # what the CLI offers the tools offer too
+        ("reading_order", {"start": "Home", "tags": ["demo"]},
+         ["reading-order", "--from", "Home", "--tag", "demo"]),
+        ("backlinks", {"note": "Home", "concise": True}, ["backlinks", "Home", "--concise"]),
+        ("read", {"note": "Home", "expand_links": True, "depth": 2},
+         ["read", "Home", "--expand-links", "--depth", "2"]),
+        ("search", {"query": "install", "mode": "bm25", "explain": True},
+         ["search", "install", "--mode", "bm25", "--explain"]),
     ]
     expected = [cli(demo, *c[2]) for c in cases]  # in-process: one at a time
 
@@ -198,6 +206,10 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(demo: Path) 
         tried = json.loads(rest)["not_found"]["tried"]
         assert tried["terms"] == ["zebra", "xylophone"] and tried["filters"]["tags"] == [
             "howto"]
+        # the CLI's whole answer, its notices and index included, not only `not_found`
+        assert json.loads(rest) == cli(demo, "search", "zebra xylophone", "--mode", "bm25",
+                                       "--tag", "howto")
+        assert {"notices", "index", "results"} <= set(json.loads(rest))
         bad = await call(session, "search", query="install", limit=0)
         assert bad.is_error and "limit" in text_of(bad)
         bad = await call(session, "search", query="install", mode="fuzzy")
@@ -254,6 +266,8 @@ def test_answers_follow_note_edits_between_calls(tmp_path: Path, model: Path) ->
         assert [r["path"] for r in hits["results"]] == ["Concepts/Linking.md"]
         gone = await call(session, "search", query="quokka", mode="bm25")
         assert gone.is_error
+        missed = json.loads(text_of(gone).partition("\n")[2])
+        assert missed["index"]["stale_notes"] == ["Concepts/Linking.md"]
 
         # Added (tracked, not committed) and then deleted.
         (repo / "Wombat.md").write_text("# Wombat\n\nLinks to [[Home]].\n", encoding="utf-8")
@@ -278,6 +292,16 @@ def test_answers_follow_note_edits_between_calls(tmp_path: Path, model: Path) ->
         assert fresh["index"]["source_commit"] == head
         assert fresh["index"]["stale_notes"] == []
         assert "Getting Started.md" in fresh["outlinks"]
+
+        # Many notes changed since the index: the budget cuts their list, not the answer.
+        for i in range(150):
+            (repo / f"Sprint log number {i:03d} with a long descriptive name.md").write_text(
+                f"# Log {i}\n\nInstall notes, see [[Home]].\n", encoding="utf-8")
+        for tool, arguments in (("status", {}), ("search", {"query": "install",
+                                                            "mode": "bm25"})):
+            got = await answer(session, tool, max_tokens=2000, **arguments)
+            assert got["index"]["stale_count"] == 150, tool
+            assert got["truncated"]["dropped"]["index.stale_notes"] > 0, tool
 
     serve(repo, body, "--model", str(model))
 

@@ -61,6 +61,24 @@ def test_reading_order_by_hand(repo: Path) -> None:
     assert run_kbase("reading-order", "--limit", "0", cwd=repo).returncode == 2
 
 
+def test_reading_order_from_a_note_keeps_its_filters(repo: Path) -> None:
+    # --from with --tag/--domain: the filters were echoed back and never applied
+    _, near, _ = query(repo, "reading-order", "--from", "Compost", "--depth", "2")
+    assert "Garden/Garden.md" in [s["path"] for s in near["order"]]
+    code, ans, _ = query(repo, "reading-order", "--from", "Compost", "--depth", "2",
+                         "--tag", "coffee")
+    assert code == 0 and ans["tags"] == ["coffee"]
+    assert [s["path"] for s in ans["order"]] == ["Coffee/Roasting.md", "Coffee Grounds.md"]
+    assert ans["count"] == 2
+    _, ans, _ = query(repo, "reading-order", "--from", "Compost", "--domain", "Garden")
+    got = [s["path"] for s in ans["order"]]
+    assert got and all(p.startswith("Garden/") for p in got)
+    assert set(got) == {s["path"] for s in near["order"] if s["path"].startswith("Garden/")}
+    for bad in (("--tag", "nope"), ("--domain", "nope")):
+        proc = run_kbase("reading-order", "--from", "Compost", *bad, cwd=repo)
+        assert proc.returncode == 2 and "nope" in proc.stderr
+
+
 def test_graph_explore_map(repo: Path) -> None:
     code, ans, _ = query(repo, "graph", "explore", "Espresso", "--depth", "1")
     assert code == 0 and ans["action"] == "explore" and not ans["partial"]

@@ -23,7 +23,8 @@ def test_clone_materialises_the_remote_branch_once(demo: Path) -> None:
     folder = Path(ans["source"]["folder"])
     assert folder.parent == demo / ".git" / "kbase" / "index"
     assert ans["index"] == {"source_commit": git(demo, "rev-parse", "HEAD").strip(),
-                            "built_at": ans["index"]["built_at"], "stale_notes": [],
+                            "built_at": ans["index"]["built_at"], "stale_count": 0,
+                            "stale_notes": [],
                             "overlaid": False, "origin": "remote-branch"}
     assert not (demo / ".kbase").exists()  # nothing checked out into the work tree
     stamp = (folder / "manifest.json").stat().st_mtime_ns

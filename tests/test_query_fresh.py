@@ -288,3 +288,74 @@ def test_an_index_of_a_commit_answers_for_a_folder_outside_git(fresh: Path,
     code, ans, err = query(plain, "backlinks", "Alpha", "--index", str(index))
     assert code == 0, err
     assert paths(ans["backlinks"]) == ["Beta.md", "Hub.md"]
+
+
+ATTACHED: dict[str, str | bytes] = {
+    "Gallery.md": "# Gallery\n\n![[x.png]] and ![](images/y.png)\n",
+    "Plain.md": "# Plain\n\nNo pictures. See [[Gallery]].\n",
+    "images/y.png": b"PNG-y",
+}
+
+
+def _attachment_gaps(cl: Path) -> list[str]:
+    code, ans, err = query(cl, "gaps", "--kind", "attachment")
+    assert code in (0, 1), err
+    return sorted(a["target"] for a in ans["attachments"])
+
+
+def _gallery_links(cl: Path) -> dict[str, str]:
+    code, ans, err = query(cl, "links", "Gallery")
+    assert code in (0, 1), err
+    return {lk["raw"]: lk["status"] for lk in ans["links"]}
+
+
+@pytest.mark.parametrize("how", ["untracked", "staged", "committed"])
+def test_an_attachment_added_or_deleted_after_the_index_reaches_the_queries(
+        make_repo: Callable[..., Path], tmp_path: Path, how: str) -> None:
+    src = make_repo(ATTACHED)
+    publish_index(src)
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(src), str(bare))
+    cl = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--single-branch", "--branch", "main", str(bare), str(cl))
+    assert _attachment_gaps(cl) == ["x.png"]
+    assert _gallery_links(cl) == {"![[x.png]]": "unresolved",
+                                  "![](images/y.png)": "ok"}
+    write(cl, {"images/x.png": b"PNG"})  # untracked; nothing else moved (the fast path)
+    assert _attachment_gaps(cl) == []
+    (cl / "images" / "y.png").unlink()
+    if how != "untracked":
+        git(cl, "add", "-A")
+    if how == "committed":
+        git(cl, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "pics")
+    assert _attachment_gaps(cl) == ["images/y.png"]
+    assert _gallery_links(cl) == {"![[x.png]]": "ok", "![](images/y.png)": "unresolved"}
+    code, ans, _ = query(cl, "status")
+    assert code == 0 and ans["freshness"]["relinked"] == ["Gallery.md"]  # Plain.md is not re-read
+    assert ans["freshness"]["changed"] == [] and ans["index"]["overlaid"] is True
+
+
+def test_many_changed_notes_never_break_a_budget(fresh: Path) -> None:
+    # 150 edits since the index: the list of them alone is over the budget, and it was
+    # kept whole (a kept key), so every budgeted answer failed with exit 2.
+    write(fresh, {f"Logs/Sprint log number {i:03d} with a long descriptive name.md":
+                  f"# Log {i}\n\nCompost heaps and tomato seedlings, see [[Hub]].\n"
+                  for i in range(150)})
+    for args, budget in ((("search", "compost", "--concise", "--mode", "bm25"), 1500),
+                         (("status",), 2000), (("backlinks", "Hub"), 1500),
+                         (("context", "Hub", "--concise"), 1500)):
+        proc = run_kbase(*args, "--max-tokens", str(budget), cwd=fresh)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert len(proc.stdout.rstrip("\n")) / 4 <= budget, args
+        ans = json.loads(proc.stdout)
+        index = ans["index"]
+        assert index["stale_count"] == 150 and len(index["stale_notes"]) < 150, args
+        assert ans["truncated"]["dropped"]["index.stale_notes"] == \
+            150 - len(index["stale_notes"]), args
+        assert index["stale_notes"] == sorted(index["stale_notes"])
+    _, ans, _ = query(fresh, "search", "compost", "--concise", "--mode", "bm25",
+                      "--max-tokens", "1500")
+    assert ans["results"]
+    assert ans["index"]["stale_notes"][0].startswith("Logs/Sprint log number 000")
+    proc = run_kbase("backlinks", "Hub", "--format", "text", cwd=fresh)
+    assert "150 note(s) changed since" in proc.stdout

@@ -5,7 +5,8 @@ pre-commit runs `kbase-fix-links` and then `kbase-check` on the same staged chan
 fixer rewrites the work-tree copy (pre-commit has stashed any other unstaged edits), so
 the staged copy still holds the broken links, and the check would repeat every one of
 them. The fixer leaves a memo in `.git/kbase/fixed.json`: per rewritten note, its staged
-blob id, the blob id of what it wrote, and the positions of the links it rewrote. The
+blob id, the blob id of what it wrote, and the positions of the links it rewrote that now resolve
+whole (a rewrite whose heading the commit removed is still broken, so it is reported). The
 check leaves out a link finding only while all three still hold: the note is staged as
 it was and its work-tree copy is exactly what the fixer wrote. Staging the fix (or any
 other edit) makes the memo stale, and then every finding is reported again. The check

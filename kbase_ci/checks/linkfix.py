@@ -62,8 +62,21 @@ def fix_staged_moves(vault: Vault, changes: Sequence[FileChange],
     broken = change.breakage(store, vault.files, resolver, focus)
     report = apply_fixes(vault, list(broken.values()), dry_run=dry_run)
     if report.changed and not dry_run and vault.mode == "git-index":
-        remember(vault, report.edits, report.changed)  # for `kbase check` in this run
+        # For `kbase check` in this run: only rewrites that now resolve whole. One whose
+        # heading or block the commit also removed is still broken, so the check must
+        # keep reporting it rather than call the rest "no other problems".
+        remember(vault, [e for e in report.edits if _resolves(resolver, e)], report.changed)
     return report
+
+
+def _resolves(resolver: Resolver, edit: Edit) -> bool:
+    """Whether the rewritten link `edit.new`, written in `edit.path`, finds its target
+    and its heading or block id in the staged vault."""
+    links = parse_note(edit.path, edit.new.encode("utf-8")).links
+    if len(links) != 1:
+        return False
+    found = resolver.resolve(edit.path, links[0])
+    return found.status == "ok" and found.anchor_found is not False
 
 
 def plan_move(vault: Vault, old: str, new: str) -> list[Breakage]:

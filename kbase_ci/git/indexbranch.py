@@ -16,7 +16,7 @@ from typing import Any
 
 from kbase_ci.errors import GitError, UsageError
 from kbase_ci.git.process import git, git_text, run
-from kbase_ci.git.repo import has_commit, rev_commit
+from kbase_ci.git.repo import git_dir, has_commit, rev_commit
 
 # A fixed identity makes two publishers of the same tree on the same parent write the very
 # same commit id, whoever runs them; GIT_AUTHOR_* / GIT_COMMITTER_* in the environment win.
@@ -160,16 +160,33 @@ def push_with_lease(repo: Path, remote: str, branch: str, commit: str,
 def index_refs(repo: Path) -> list[tuple[str, str]]:
     """(ref, its tree id or "") of each index branch, the local one first; the tree
     comes with the listing so that materialising needs no further git process."""
-    out = git(["for-each-ref", "--format=%(refname)%00%(tree)",
+    return [(ref, tree) for ref, tree, _ in index_ref_tips(repo)]
+
+
+def index_ref_tips(repo: Path) -> list[tuple[str, str, str]]:
+    """(ref, tree id, commit id) of each index branch, in `index_refs` order."""
+    out = git(["for-each-ref", "--format=%(refname)%00%(tree)%00%(objectname)",
                      f"refs/heads/{BRANCH}", "refs/remotes/"], repo, check=False)
-    rows = [tuple(line.split("\0", 1)) for line in
-            out.decode("utf-8", "surrogateescape").splitlines() if "\0" in line]
-    local = [(r, t) for r, t in rows if r == f"refs/heads/{BRANCH}"]
-    remote = sorted((r, t) for r, t in rows if r.startswith("refs/remotes/")
-                    and r.endswith(f"/{BRANCH}"))
+    rows = [(parts[0], parts[1], parts[2]) for parts in
+            (line.split("\0", 2) for line in
+             out.decode("utf-8", "surrogateescape").splitlines()) if len(parts) == 3]
+    local = [row for row in rows if row[0] == f"refs/heads/{BRANCH}"]
+    remote = sorted(row for row in rows if row[0].startswith("refs/remotes/")
+                    and row[0].endswith(f"/{BRANCH}"))
     # origin first: it is what a fresh clone has.
-    remote.sort(key=lambda rt: rt[0] != f"refs/remotes/origin/{BRANCH}")
+    remote.sort(key=lambda row: row[0] != f"refs/remotes/origin/{BRANCH}")
     return local + remote
+
+
+def index_commits(repo: Path, commits: list[str]) -> list[str]:
+    """Those of `commits` whose tree holds a manifest.json, in one git process (a cheap
+    first sieve: FETCH_HEAD usually names a branch of notes, not an index)."""
+    if not commits:
+        return []
+    out = git(["cat-file", "--batch-check=%(objecttype)", "--buffer"], repo,
+              input="".join(f"{c}:manifest.json\n" for c in commits).encode(), check=False)
+    kinds = out.decode("utf-8", "replace").splitlines()
+    return [c for c, kind in zip(commits, kinds, strict=False) if kind == "blob"]
 
 
 FETCH_TIMEOUT = 20.0
@@ -217,8 +234,11 @@ def fetch_head(git_dir: Path) -> list[tuple[str, str]]:
 
 def ref_stamp(repo: Path) -> str:
     """HEAD and every ref ending in /BRANCH with their commit ids: a long-lived reader
-    compares two stamps to notice a moved or newly fetched index branch."""
-    return git(["show-ref", "--head", BRANCH], repo, check=False).decode("utf-8", "replace")
+    compares two stamps to notice a moved or newly fetched index branch. FETCH_HEAD too:
+    `git fetch origin kbase-index` may bring a newer index only there."""
+    refs = git(["show-ref", "--head", BRANCH], repo, check=False).decode("utf-8", "replace")
+    fetched = fetch_head(git_dir(repo))
+    return refs + "".join(f"{sha} FETCH_HEAD\n" for sha, _ in fetched)
 
 
 def trailer(repo: Path, commit: str, key: str) -> str | None:

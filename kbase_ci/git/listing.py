@@ -210,3 +210,15 @@ def changed_since(cwd: Path, commit: str) -> list[str]:
     out = git(["diff", "--no-ext-diff", "--no-renames", "--name-only", "-z", "--relative",
                commit, "--", "."], cwd)
     return sorted({p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p})
+
+
+def added_or_deleted_since(cwd: Path, commit: str) -> list[str] | None:
+    """Paths under `cwd` (relative to it) that git's index adds or drops against
+    `commit` (committed or staged since; compares trees only, no work-tree stat),
+    sorted; None when `commit` is not in this clone."""
+    proc = run(["diff", "--cached", "--no-ext-diff", "--no-renames", "--name-only", "-z",
+                "--diff-filter=AD", "--relative", commit, "--", "."], cwd)
+    if proc.returncode != 0:
+        return None
+    return sorted({p.decode("utf-8", "surrogateescape") for p in proc.stdout.split(b"\0")
+                   if p})

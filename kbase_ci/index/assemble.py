@@ -36,7 +36,7 @@ from kbase_ci.index.tables import links_table, notes_table, write_links, write_n
 from kbase_ci.model import ParsedNote
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import RULES_VERSION
-from kbase_ci.vault.safefs import TEMP_MARK
+from kbase_ci.vault.safefs import GIT_HIDE, TEMP_MARK
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +108,10 @@ def link_inputs(notes: Sequence[ParsedNote], files: Sequence[str], aliases: bool
 
 
 def file_hashes(root: Path) -> dict[str, str]:
-    # The temp folder's marker (kbase_ci.vault.safefs) is removed before the swap.
+    # The temp folder's marker and git-hiding file (kbase_ci.vault.safefs) go before the swap.
     return {p.relative_to(root).as_posix(): sha256_file(p)
             for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name not in (MANIFEST_NAME, TEMP_MARK)}
+            if p.is_file() and p.name not in (MANIFEST_NAME, TEMP_MARK, GIT_HIDE)}
 
 
 def write_manifest(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:

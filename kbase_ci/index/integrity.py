@@ -20,7 +20,7 @@ from typing import Any
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.layout import SCOPES_DIR
 from kbase_ci.index.manifest import MANIFEST_NAME, sha256_file
-from kbase_ci.vault.safefs import foreign_entry, unsafe_part
+from kbase_ci.vault.safefs import GIT_HIDE, foreign_entry, unsafe_part
 
 MAX_JSON_BYTES = 256 << 20
 """A JSON table is decoded whole: 256 MiB of JSON is ~2.5 GB of Python objects."""
@@ -54,7 +54,9 @@ def check_listing(root: Path, manifest: dict[str, Any], *, allow_extra: bool = F
             raise IndexFormatError(f"{where}: manifest names a file outside the index: {rel}")
         if not (root / rel).is_file():
             raise IndexFormatError(f"{where}: file {rel} is missing: the index is incomplete")
-    foreign = foreign_entry(root, lambda rel: allow_extra or rel == MANIFEST_NAME
+    # GIT_HIDE: a swap writes it into the generation it replaced, which a reader opening
+    # at that moment may still be checking.
+    foreign = foreign_entry(root, lambda rel: allow_extra or rel in (MANIFEST_NAME, GIT_HIDE)
                             or rel in files or rel.startswith(SCOPES_DIR))
     if foreign is not None:  # scoped indexes: each checked by its own manifest
         why = "is a symbolic link or not a file" if (root / foreign).is_symlink() or \

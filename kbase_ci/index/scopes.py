@@ -9,6 +9,7 @@ is rebuilt the digests differ and the scope is stale.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,8 @@ from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index.manifest import MANIFEST_NAME, read_manifest, sha256
 from kbase_ci.index.modelchoice import ModelChoice
 from kbase_ci.index.provenance import Source
-from kbase_ci.model import ParsedNote
-from kbase_ci.vault.scopeconfig import check_name
+from kbase_ci.model import BlockId, Heading, ParsedNote
+from kbase_ci.vault.scopeconfig import ScopeSpec, check_name
 
 SCOPES = "scopes"
 
@@ -35,21 +36,43 @@ def main_digest(main_dir: Path) -> str:
                                ) from None
 
 
-def state(main_dir: Path, name: str) -> dict[str, Any]:
-    """{name, stale, reason, main_index} of one built scope (manifest only, not hashes)."""
+def state(main_dir: Path, name: str,
+          declared: Mapping[str, ScopeSpec] | None = None) -> dict[str, Any]:
+    """{name, stale, reason, main_index} of one built scope (manifest only, not hashes).
+    Stale: built from another main index, or (`declared`: `.kbase.yml`'s scopes) for
+    other selectors than `.kbase.yml` declares for it now."""
     manifest = read_manifest(scope_dir(main_dir, name))
     block = manifest.get("scope") or {}
     want = (block.get("main_index") or {}).get("digest")
-    stale = want != main_digest(main_dir)
-    return {"name": name, "stale": stale,
-            "reason": (f"scope {name} was built from another index; rebuild with "
-                       f"`kbase scope build {name}`") if stale else None,
+    reason = why = None
+    if want != main_digest(main_dir):
+        reason, why = f"scope {name} was built from another index", "index"
+    elif declared is not None and name in declared and \
+            declared[name].to_json() != block.get("selectors"):
+        # Cutting the new selection means a build (links, BM25, vectors), not a filter:
+        # the old cut would answer for a scope nobody declares any more.
+        reason = (f"scope {name} was built for another declaration ("
+                  f"{describe(block.get('selectors') or {})}; .kbase.yml now declares "
+                  f"{describe(declared[name].to_json())})")
+        why = "declaration"
+    return {"name": name, "stale": reason is not None, "why": why,
+            "reason": f"{reason}; rebuild with `kbase scope build {name}`" if reason else None,
             "main_index": block.get("main_index"),
             "notes": manifest.get("counts", {}).get("notes")}
 
 
-def states(main_dir: Path) -> list[dict[str, Any]]:
-    """Every scope built inside `main_dir`, sorted by name; unreadable ones say why."""
+def describe(selectors: Mapping[str, Any]) -> str:
+    """`include domain: a, b; exclude tag: draft` for a manifest's selectors block."""
+    return "; ".join(f"{side} {kind}: {', '.join(values)}"
+                     for side in ("include", "exclude")
+                     for kind, values in sorted((selectors.get(side) or {}).items())) \
+        or "no selectors"
+
+
+def states(main_dir: Path, declared: Mapping[str, ScopeSpec] | None = None
+           ) -> list[dict[str, Any]]:
+    """Every scope built inside `main_dir`, sorted by name; unreadable ones say why
+    (`declared`: as for `state`)."""
     out: list[dict[str, Any]] = []
     base = main_dir / SCOPES
     if not base.is_dir():
@@ -58,11 +81,20 @@ def states(main_dir: Path) -> list[dict[str, Any]]:
         if not entry.is_dir() or not (entry / MANIFEST_NAME).is_file():
             continue
         try:
-            out.append(state(main_dir, entry.name))
+            out.append(state(main_dir, entry.name, declared))
         except (IndexFormatError, UsageError) as exc:
-            out.append({"name": entry.name, "stale": True, "reason": str(exc),
+            out.append({"name": entry.name, "stale": True, "why": "unreadable",
+                        "reason": str(exc),
                         "main_index": None, "notes": None})
     return out
+
+
+def light_note(row: Sequence[Any], f: dict[str, int]) -> ParsedNote:
+    """A main-index notes-table row as the names and anchors a link resolves against
+    (a note outside a scope: `ScopeInputs.outside`, and the overlay of a scoped query)."""
+    return ParsedNote(row[f["path"]], row[f["title"]], tuple(row[f["aliases"]]),
+                      headings=tuple(Heading(lv, tx, ln) for lv, tx, ln in row[f["headings"]]),
+                      block_ids=tuple(BlockId(i, ln) for i, ln in row[f["block_ids"]]))
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,10 @@ from kbase_ci.index.layout import SCOPES_DIR
 from kbase_ci.index.manifest import FORMAT, MANIFEST_NAME
 from kbase_ci.vault.generations import discard, in_use
 from kbase_ci.vault.safefs import (
+    GIT_HIDE,
     TEMP_MARK,
     foreign_entry,
+    hide_from_git,
     is_our_temp,
     links_between,
     make_temp_dir,
@@ -69,7 +71,7 @@ def index_foreign(folder: Path) -> str | None:
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, dict) or data.get("format") != FORMAT:
         return f"a {MANIFEST_NAME} that is not a kbase index's"
-    return foreign_entry(folder, lambda rel: rel == MANIFEST_NAME or rel in files
+    return foreign_entry(folder, lambda rel: rel in (MANIFEST_NAME, GIT_HIDE) or rel in files
                          or rel.startswith(SCOPES_DIR))
 
 
@@ -128,6 +130,8 @@ def recover(target: Path) -> None:
                     shutil.rmtree(entry, ignore_errors=True)
             elif index_foreign(entry) is None:
                 if not os.path.lexists(target):
+                    with contextlib.suppress(FileNotFoundError):
+                        (entry / GIT_HIDE).unlink()
                     entry.rename(target)  # the swap died between its two renames
                 else:
                     _discard(entry, target)
@@ -148,7 +152,9 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def _discard(old: Path, target: Path) -> None:
-    """Delete a replaced generation, or (a reader still holds it) retire it for later."""
+    """Delete a replaced generation, or (a reader still holds it) retire it for later:
+    hidden from git first, as it sits beside the index under another name."""
+    hide_from_git(old)
     n = 0
     while os.path.lexists(aside := target.parent / f"{target.name}{_RETIRED}"
                           f"{os.getpid()}-{n}"):
@@ -160,8 +166,9 @@ def swap_into(tmp: Path, target: Path, repo_root: Path | None = None) -> None:
     """Make `tmp` the new `target`; the old target (if any) is deleted afterwards, once no
     reader holds it. Checked again here: the build took a while."""
     check_target(target, repo_root)
-    with contextlib.suppress(FileNotFoundError):
-        (tmp / TEMP_MARK).unlink()
+    for rel in (TEMP_MARK, GIT_HIDE):  # the index is the manifest's files, nothing else
+        with contextlib.suppress(FileNotFoundError):
+            (tmp / rel).unlink()
     if not os.path.lexists(target):
         tmp.rename(target)
         return
@@ -174,5 +181,6 @@ def swap_into(tmp: Path, target: Path, repo_root: Path | None = None) -> None:
             raise UnsafePathError(f"{aside} is in the way and is not a kbase index")
         _discard(aside, target)
     target.rename(aside)
+    hide_from_git(aside)
     tmp.rename(target)
     _discard(aside, target)

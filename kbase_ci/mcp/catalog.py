@@ -64,6 +64,12 @@ async def result(run: Callable[[], dict[str, Any]], warm: Warm,
         return error(f"no answer within {warm.time_limit:g} s (the server's --timeout): "
                      "ask a narrower question (a smaller limit, depth or max_tokens, or "
                      "one note); the other tools keep answering")
+    except tools.Empty as exc:  # the CLI's answer too, as it prints it (exit 1)
+        try:
+            return error(tools.in_parameters(str(exc)) + "\n"
+                         + render(exc.answer, max_tokens=max_tokens))
+        except KbaseError as budget:
+            return error(tools.in_parameters(f"{exc}\n{budget}"))
     except KbaseError as exc:
         return error(tools.in_parameters(str(exc)))
     except Exception as exc:
@@ -95,8 +101,14 @@ def register_navigation(server: MCPServer[Any], warm: Warm) -> None:
         "Who links to a note, with the sentence each link sits in: 'where is X used or "
         "explained?'. Use it before changing or renaming a note, or to find the notes "
         "that give context to one."))
-    async def backlinks(note: Note, max_tokens: Budget = MAX_TOKENS) -> CallToolResult:
-        return await result(lambda: tools.backlinks(warm, note), warm, max_tokens)
+    async def backlinks(
+        note: Note,
+        concise: Annotated[bool, Field(description="Where only: path and line, no "
+                                                   "sentence.")] = False,
+        max_tokens: Budget = MAX_TOKENS,
+    ) -> CallToolResult:
+        return await result(lambda: tools.backlinks(warm, note, concise=concise), warm,
+                            max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Questions about the whole link graph. action `explore` (with `note`): a map of "
@@ -202,7 +214,8 @@ def register_navigation(server: MCPServer[Any], warm: Warm) -> None:
 
     @server.tool(annotations=READ_ONLY, description=(
         "An order to read a set of notes in, each after the notes it builds on: the notes "
-        "near `start`, or those with `tags` and `domain`, or all. Use it to plan reading "
+        "near `start`, or those with `tags` and `domain` (both: those near `start` with "
+        "them), or all. Use it to plan reading "
         "a topic or onboarding onto a part of the vault."))
     async def reading_order(
         start: Annotated[str | None, Field(description="The notes within `depth` links of "

@@ -71,6 +71,9 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                                    "(fewer tokens).")] = False,
         snippets: Annotated[bool, Field(description="Add a short text snippet around the "
                                                     "match to each hit.")] = False,
+        explain: Annotated[bool, Field(description="Add each ranker's rank and score to "
+                                                   "each hit (why it ranks there).")]
+        = False,
         mode: Annotated[Literal["hybrid", "bm25", "semantic"],
                         Field(description="hybrid = words + meaning (default); bm25 = exact "
                                           "words only; semantic = meaning only.")]
@@ -79,7 +82,8 @@ def build_server(warm: Warm) -> MCPServer[Any]:
     ) -> CallToolResult:
         return await result(lambda: tools.search(warm, query, mode=mode, domain=domain,
                                                  tags=tags, limit=limit, concise=concise,
-                                                 snippets=snippets), warm, max_tokens)
+                                                 snippets=snippets, explain=explain),
+                            warm, max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "See what is around a note you already found: 'I found note Y, what is near it?'. "
@@ -107,9 +111,15 @@ def build_server(warm: Warm) -> MCPServer[Any]:
                                                          "or `Install > Linux` for a nested "
                                                          "one), or `^id` for a block.")]
         = None,
+        expand_links: Annotated[bool, Field(description="Add the text of the notes it "
+                                                        "links to (`linked`).")] = False,
+        depth: Annotated[int, Field(description="With expand_links: links followed from "
+                                                "note to note.", ge=0)] = 1,
         max_tokens: Budget = MAX_TOKENS,
     ) -> CallToolResult:
-        return await result(lambda: tools.read(warm, note, section=section), warm, max_tokens)
+        return await result(lambda: tools.read(warm, note, section=section,
+                                               expand_links=expand_links, depth=depth),
+                            warm, max_tokens)
 
     @server.tool(annotations=READ_ONLY, description=(
         "Gather background for a task in one call: starting from a note, or from the "

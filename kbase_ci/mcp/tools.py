@@ -3,7 +3,8 @@ that is right for the work tree at the moment of the call, so a tool result is t
 JSON for the same question.
 
 Each function raises `UsageError` with an actionable message for a bad argument, an
-unknown note, or an empty answer; the server turns that into a tool error.
+unknown note, or an empty answer (`Empty`, which carries the CLI's answer too); the
+server turns that into a tool error.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from kbase_ci.query.explore import explore_answer
 from kbase_ci.query.gaps import KINDS, gaps_answer
 from kbase_ci.query.graphanswer import graph_answer
 from kbase_ci.query.links import backlinks_answer, links_answer
-from kbase_ci.query.payload import dumps
 from kbase_ci.query.read import read_answer
 from kbase_ci.query.readingorder import prerequisites_answer, reading_order_answer
 from kbase_ci.query.search import search_answer
@@ -31,6 +31,15 @@ from kbase_ci.query.trace import Deadline
 SEARCH_MODES = ("hybrid", "bm25", "semantic")
 
 
+class Empty(UsageError):
+    """Nothing found (the CLI exits 1): a tool error whose text is this message, then the
+    CLI's JSON answer (what was tried, the nearest misses, notices, the index)."""
+
+    def __init__(self, message: str, answer: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.answer = answer
+
+
 def _limit(value: int, name: str = "limit", top: int = 100) -> int:
     if not 1 <= value <= top:
         raise UsageError(f"{name} must be between 1 and {top}, not {value}")
@@ -39,7 +48,7 @@ def _limit(value: int, name: str = "limit", top: int = 100) -> int:
 
 def search(warm: Warm, query: str, *, mode: str = "hybrid", domain: str | None = None,
            tags: list[str] | None = None, limit: int = 5, concise: bool = False,
-           snippets: bool = False) -> dict[str, Any]:
+           snippets: bool = False, explain: bool = False) -> dict[str, Any]:
     if not query.strip():
         raise UsageError("query is empty: say what you are looking for in a few words")
     if mode not in SEARCH_MODES:
@@ -48,7 +57,8 @@ def search(warm: Warm, query: str, *, mode: str = "hybrid", domain: str | None =
     embedder, notice = (None, None) if mode == "bm25" else warm.embedder(view)
     answer = search_answer(view, query, mode=mode, limit=_limit(limit), tags=list(tags or []),
                            domain=domain or None, snippets=snippets, concise=concise,
-                           model=warm.model, embedder=embedder, model_notice=notice)
+                           explain=explain, model=warm.model, embedder=embedder,
+                           model_notice=notice)
     if not answer["results"]:
         hints = ["try fewer or different words"]
         if tags:
@@ -57,9 +67,7 @@ def search(warm: Warm, query: str, *, mode: str = "hybrid", domain: str | None =
             hints.append("drop the domain filter")
         if mode == "semantic":
             hints.append("use mode bm25")
-        # What was tried and the nearest misses, as the CLI's answer says them.
-        raise UsageError(f"no results for {query!r}: " + ", or ".join(hints) + "\n"
-                         + dumps({"not_found": answer["not_found"]}))
+        raise Empty(f"no results for {query!r}: " + ", or ".join(hints), answer)
     return answer
 
 
@@ -68,11 +76,12 @@ def explore(warm: Warm, note: str, *, concise: bool = False) -> dict[str, Any]:
     return explore_answer(view, view.lookup(note), concise=concise)
 
 
-def read(warm: Warm, note: str, *, section: str | None = None) -> dict[str, Any]:
+def read(warm: Warm, note: str, *, section: str | None = None, expand_links: bool = False,
+         depth: int = 1) -> dict[str, Any]:
     target = note.strip()
     if section and section.strip():
         target = f"{target}#{section.strip().lstrip('#')}"
-    return read_answer(warm.view(), target)
+    return read_answer(warm.view(), target, expand=expand_links, depth=depth)
 
 
 def context(warm: Warm, *, note: str | None = None, query: str | None = None,
@@ -116,9 +125,9 @@ def links(warm: Warm, note: str) -> dict[str, Any]:
     return links_answer(view, view.lookup(note))
 
 
-def backlinks(warm: Warm, note: str) -> dict[str, Any]:
+def backlinks(warm: Warm, note: str, *, concise: bool = False) -> dict[str, Any]:
     view = warm.view()
-    return backlinks_answer(view, view.lookup(note))
+    return backlinks_answer(view, view.lookup(note), concise=concise)
 
 
 GRAPH_DEFAULTS = {"path": {"limit": 20}, "neighborhood": {"depth": 1, "limit": 200},

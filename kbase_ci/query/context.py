@@ -15,7 +15,8 @@ from typing import Any
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.budget import Piece, estimate_tokens, fill
-from kbase_ci.query.payload import cost, dumps
+from kbase_ci.query.filters import check_tags
+from kbase_ci.query.payload import cost, cut_stale, dumps
 from kbase_ci.query.payload import fit as fit_payload
 from kbase_ci.query.pieces import JOIN_TOKENS, NoteSections, load_sections
 from kbase_ci.query.search import search_answer
@@ -138,7 +139,8 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     preset = parse_depth(depth)
     seeds, seed_why, relevance = _seeds(view, note, query, preset)
     graph = view_graph(view)
-    follow = sorted({t.strip().lstrip("#").casefold() for t in follow_tags if t.strip("# ")})
+    # An unknown tag exits 2 as every tag filter does (not an answer without its notes).
+    follow = sorted(set(check_tags(view, follow_tags)))
     if strategy == "tags" and not follow:
         follow = sorted({t.casefold() for s in seeds for t in view.notes[s].tags})
     groups, tags_of = _tag_groups(view, follow, graph.node) if follow else ({}, {})
@@ -174,13 +176,21 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
                     limitations.append(f"{path}: left out, no section fits the budget")
             notes = fit.notes
         answer = _answer(view, note, query, strategy, preset, max_tokens, follow, trav, fit,
-                         fit.used + reserve + JOIN_TOKENS, limitations)
-        return _concise(answer) if concise else answer
+                         fit.used + reserve + JOIN_TOKENS, limitations, index)
+        answer = _concise(answer) if concise else answer
+        if stale_cut is not None:
+            answer["truncated"] = stale_cut
+        return answer
 
+    index = view.index_info()  # one for every try below: its stale list is cut once
+    stale_cut: dict[str, Any] | None = None
     budget, most = max_tokens - reserve - JOIN_TOKENS, len(loaded)
     answer = bundle(budget, most)
     if not json_budget:
         return answer
+    # The list of notes changed since the index goes before any text (`stale_count`
+    # stays): many edits in a clone must not crowd the notes out.
+    stale_cut = cut_stale(answer, max_tokens)
     # The JSON around the text (records, traversal, metadata, escapes) costs too: give
     # the text what the envelope leaves, measured; when the envelopes alone are too
     # much, fewer notes; cut lists only as a last resort.
@@ -191,6 +201,8 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     for _ in range(len(loaded) + 8):
         over = cost(dumps(answer)) - max_tokens
         if over <= 0:
+            if stale_cut is not None:
+                stale_cut["tokens"] = cost(dumps(answer))
             return answer
         # From what the text used, not what it was given: sections are whole, so a
         # smaller budget that still holds them changes nothing.
@@ -277,7 +289,8 @@ def _fit(loaded: list[NoteSections], seed_why: dict[str, str], budget: int) -> _
 
 def _answer(view: QueryView, note: str | None, query: str | None, strategy: str,
             preset: Depth, max_tokens: int, follow: list[str], trav: Traversal,
-            fit: _Fit, used: int, limitations: list[str]) -> dict[str, Any]:
+            fit: _Fit, used: int, limitations: list[str],
+            index: dict[str, Any]) -> dict[str, Any]:
     notes: list[dict[str, Any]] = []
     path_steps: list[dict[str, Any]] = []
     why, linked = fit.why, fit.linked
@@ -305,7 +318,6 @@ def _answer(view: QueryView, note: str | None, query: str | None, strategy: str,
             parent, rel = linked[r.path][0]
             path_steps.append({"from": parent, "to": r.path, "relation": rel,
                                "depth": r.depth})
-    index = view.index_info()
     return {
         "note": note, "query": query,
         "notes": notes,

@@ -9,15 +9,23 @@ When the set of note names changes (a note added, deleted or renamed, or aliases
 links in *unchanged* notes may now point elsewhere: those that were unresolved, those
 that pointed at a removed note, and those whose text names an added note. Their notes are
 "relinked": re-parsed for links only (their indexed text is still right).
+
+Attachments count too: a file added since the index (untracked, staged or committed) may
+resolve a link that was unresolved, and a deleted one breaks links that reached it. The
+notes whose links name such a file (by its file name) or reach a file that is gone are
+relinked; nothing else is re-read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import quote
 
-from kbase_ci.git.listing import refresh_index
+from kbase_ci.git.listing import added_or_deleted_since, refresh_index
 from kbase_ci.index.layout import LINK_FIELDS, LINK_ROWS_FILE, LINKS_FILE, NOTE_FIELDS
 from kbase_ci.index.reader import IndexReader
 from kbase_ci.vault.files import NoteFile, Vault
@@ -25,6 +33,8 @@ from kbase_ci.vault.scanner import scan as scan_notes
 
 if TYPE_CHECKING:
     from kbase_ci.model import ParsedNote
+
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,10 @@ class Freshness:
     """Unchanged notes whose links must be resolved again."""
     parsed: dict[str, ParsedNote]
     """Fresh parses of changed, added and relinked notes."""
+    outside: dict[str, ParsedNote] = field(default_factory=dict)
+    """A scope: fresh parses of the work-tree notes outside it that differ from the main
+    index's (added, changed, or moved out of the scope). Links resolve against them, so a
+    link landing there is `out_of_scope`, as in a scope rebuilt from this work tree."""
 
     @property
     def stale(self) -> tuple[str, ...]:
@@ -62,8 +76,18 @@ def _key(text: str) -> str:
 
 
 class Member(Protocol):
-    """A scoped index's membership test (kbase_ci/scope/store.py): work-tree notes
-    outside the scope must stay invisible, added or changed."""
+    """A scoped index's membership test (kbase_ci/scope/source.py): work-tree notes
+    outside the scope must stay invisible, added or changed; links still resolve against
+    them, as the scope's build resolved them against the whole vault."""
+
+    @property
+    def main(self) -> Mapping[str, str]:
+        """The main index's blob id per note path (every note of the vault it saw)."""
+        ...
+
+    def light(self, paths: list[str]) -> list[ParsedNote]:
+        """These main-index notes as names and anchors (what a link resolves against)."""
+        ...
 
     def known_outside(self, path: str, sha: str) -> bool:
         """This exact note was outside the scope when it was built (no parse needed)."""
@@ -84,10 +108,19 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
         # settings. Its notes are the vault's notes, so nothing is listed or compared.
         new = tuple.__new__
         vault.adopt_notes([new(NoteFile, pair) for pair in zip(paths, blobs, strict=True)])
-        return Freshness((), (), (), (), {})
+        # Same commit, no tracked change: only untracked attachments can be new.
+        moved = {p for p in vault.worktree_moves()[0] if not vault.is_note_path(p)}
+        relinks = _attachment_relinks(reader, moved, None, set()) if moved else []
+        if not relinks:
+            return Freshness((), (), (), (), {})
+        by_path = {n.path: n for n in vault.notes}
+        parsed_list, _ = scan(vault, [by_path[p] for p in relinks])
+        return Freshness((), (), (), tuple(relinks), {n.path: n for n in parsed_list})
     number = reader.note_numbers()
     current = {n.path: n.sha for n in vault.notes}
+    gone_away: list[str] = []  # main-index notes outside the scope, deleted since
     if member is not None:
+        gone_away = [p for p in member.main if p not in number and p not in current]
         current = {p: s for p, s in current.items()
                    if p in number or not member.known_outside(p, s)}
     changed = sorted(p for p, sha in current.items()
@@ -99,29 +132,60 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
     parsed_list, _ = scan(vault, [by_path[p] for p in [*changed, *added]]) \
         if changed or added else ([], None)
     parsed = {n.path: n for n in parsed_list}
+    outside: dict[str, ParsedNote] = {}
     if member is not None:  # out of the scope now: a changed note leaves it, an added one
         gone = {p for p in [*changed, *added] if not member(parsed[p])}
         changed = [p for p in changed if p not in gone]
         added = [p for p in added if p not in gone]
         deleted = sorted({*deleted, *(p for p in gone if p in number)})
-        for p in gone:
-            del parsed[p]
+        outside = {p: parsed.pop(p) for p in sorted(gone)}
 
     ititle, ialiases = NOTE_FIELDS.index("title"), NOTE_FIELDS.index("aliases")
     old_names = {}
     for p in changed:
         row = reader.note_row(number[p])
         old_names[p] = {_key(row[ititle]), *(_key(a) for a in row[ialiases])}
-    names_moved = bool(added or deleted) or any(
+    # A note outside the scope that is new, changed or deleted may take or free a name
+    # that a scope link resolves to (out_of_scope <-> unresolved or inside).
+    names_moved = bool(added or deleted or outside or gone_away) or any(
         old_names[p] != {_key(parsed[p].title), *(_key(a) for a in parsed[p].aliases)}
         for p in changed)
     relinked: list[str] = []
     if names_moved:
-        relinked = _relinked(reader, set(changed) | set(added), set(deleted), parsed)
+        relinked = _relinked(reader, set(changed) | set(added), set(deleted),
+                             [*parsed.values(), *outside.values()], gone_away)
+    moved, known = _attachments_moved(vault, reader.manifest)
+    if moved or not known:
+        done = {*changed, *added, *deleted, *relinked}
+        relinked = sorted({*relinked, *_attachment_relinks(reader, moved, set(vault.files),
+                                                           done)})
+    if relinked:
         by_path = by_path or {n.path: n for n in vault.notes}
-        more, _ = scan(vault, [by_path[p] for p in relinked])
+        more, _ = scan(vault, [by_path[p] for p in relinked if p not in parsed])
         parsed.update({n.path: n for n in more})
-    return Freshness(tuple(changed), tuple(added), tuple(deleted), tuple(relinked), parsed)
+    return Freshness(tuple(changed), tuple(added), tuple(deleted), tuple(relinked), parsed,
+                     outside)
+
+
+def _attachments_moved(vault: Vault, manifest: dict[str, Any]) -> tuple[set[str], bool]:
+    """Attachments (files that are not notes) added or deleted since the index, and
+    whether that is all of them: untracked ones, those git's index adds or drops against
+    the index's source commit (`diff --cached`: no work-tree stat), those deleted in the
+    work tree only, and those the build saw uncommitted. Not all when the source commit
+    is not in this clone (a shallow one): committed additions are then unknown."""
+    source = manifest.get("source")
+    source = source if isinstance(source, dict) else {}
+    commit = source.get("commit")
+    # A full object id only: the value comes from an index branch anyone could push.
+    since = added_or_deleted_since(vault.root, commit) \
+        if isinstance(commit, str) and _OBJECT_ID.fullmatch(commit) else None
+    untracked, modified = vault.worktree_moves()
+    files = set(vault.files)
+    moved = {*untracked, *(since or ()), *(p for p in modified if p not in files)}
+    dirty = source.get("dirty_paths")
+    if isinstance(dirty, list):
+        moved |= {p for p in dirty if isinstance(p, str)}
+    return {p for p in moved if not vault.is_note_path(p)}, since is not None
 
 
 def _built_from(vault: Vault, manifest: dict[str, Any]) -> bool:
@@ -142,8 +206,34 @@ def scan(vault: Vault, notes: list[NoteFile]) -> tuple[list[ParsedNote], object]
     return scan_notes(vault, notes)
 
 
+def _attachment_relinks(reader: IndexReader, moved: set[str], files: set[str] | None,
+                        skip: set[str]) -> list[str]:
+    """Indexed notes (not in `skip`) with a link whose resolution an added or deleted
+    attachment (`moved`) can change: it names such a file (its name, case-insensitive,
+    also %-encoded), or reached a file that `files` (the work tree's, when known) lacks."""
+    names = {p.rsplit("/", 1)[-1].casefold() for p in moved}
+    names |= {quote(n) for n in names}
+    paths: list[str] = reader.core()["paths"]
+    numbers = reader.npy(LINKS_FILE).tolist()
+    raws = reader.rows(LINK_ROWS_FILE)
+    iraw, itarget = LINK_FIELDS.index("raw"), LINK_FIELDS.index("target")
+    out: set[str] = set()
+    for (source, _target, _status), row in zip(numbers, raws, strict=True):
+        src = paths[source]
+        if src in skip or src in out:
+            continue
+        target = row[itarget]
+        if files is not None and isinstance(target, str) and target not in files:
+            out.add(src)
+            continue
+        raw = row[iraw].casefold()
+        if any(name in raw for name in names):
+            out.add(src)
+    return sorted(out)
+
+
 def _relinked(reader: IndexReader, fresh: set[str], deleted: set[str],
-              parsed: dict[str, ParsedNote]) -> list[str]:
+              parsed: list[ParsedNote], gone_away: list[str]) -> list[str]:
     paths: list[str] = reader.core()["paths"]
     statuses: list[str] = reader.core()["link_statuses"]
     unresolved = statuses.index("unresolved") if "unresolved" in statuses else -1
@@ -151,9 +241,10 @@ def _relinked(reader: IndexReader, fresh: set[str], deleted: set[str],
     raws = reader.rows(LINK_ROWS_FILE)
     iraw = LINK_FIELDS.index("raw")
     gone_numbers = {i for i, p in enumerate(paths) if p in deleted or p in fresh}
-    new_names = {_key(n.title) for n in parsed.values()}
-    new_names |= {_key(a) for n in parsed.values() for a in n.aliases}
-    new_names |= {_key(p.rsplit("/", 1)[-1].removesuffix(".md")) for p in deleted}
+    new_names = {_key(n.title) for n in parsed}
+    new_names |= {_key(a) for n in parsed for a in n.aliases}
+    new_names |= {_key(p.rsplit("/", 1)[-1].removesuffix(".md"))
+                  for p in [*deleted, *gone_away]}
     out: set[str] = set()
     for (source, target, status), row in zip(numbers, raws, strict=True):
         src = paths[source]

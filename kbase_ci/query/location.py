@@ -19,15 +19,23 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import GitError, IndexFormatError
-from kbase_ci.git.indexbranch import BRANCH, fetch_head, fetch_index, index_refs
+from kbase_ci.git.indexbranch import (
+    BRANCH,
+    fetch_head,
+    fetch_index,
+    index_commits,
+    index_ref_tips,
+)
 from kbase_ci.git.listing import ls_tree
 from kbase_ci.git.objects import blob_sizes, write_blobs
-from kbase_ci.git.repo import git_dir, remotes, tree_of
+from kbase_ci.git.repo import git_dir, has_commit, is_ancestor, remotes, tree_of
 from kbase_ci.index.integrity import check_sizes
 from kbase_ci.index.manifest import manifest_at
 from kbase_ci.index.modelhub import offline
@@ -116,28 +124,50 @@ def open_source(vault: Vault, index_dir: Path | None = None) -> IndexSource:
         return IndexSource(open_index(index_dir, git_dir=vault.git_dir), "dir",
                            str(index_dir))
     problems: list[str] = []
+    for found in committed(vault, problems):
+        if problems and found.notice is None:  # a refused index must not pass unmentioned
+            found.notice = (f"kbase: {'; '.join(problems)}: refused; answering from "
+                            f"{found.location}")
+        return found
+    return _build(vault, problems)
+
+
+def committed(vault: Vault, problems: list[str]) -> Iterator[IndexSource]:
+    """The committed indexes, in the order a query tries them: `.kbase/`, the index
+    branches (local, remote-tracking), FETCH_HEAD, and -- only when none of those was
+    found -- the branch fetched from a remote. Lazy: a consumer that takes the first
+    (`open_source`) never fetches; one that looks further (a scope missing from the
+    first) reads the next. Each failure is appended to `problems` and skipped."""
     local = vault.root / ".kbase"
+    found = False
     if local.is_symlink():  # committed `.kbase -> elsewhere`: may lead out of the repository
         problems.append(f"{local} is a symbolic link; kbase does not read an index "
                         "through one")
     elif (local / "manifest.json").is_file():
         try:
-            return IndexSource(open_index(local, git_dir=vault.git_dir), "worktree",
-                               str(local))
+            source = IndexSource(open_index(local, git_dir=vault.git_dir), "worktree",
+                                 str(local))
         except IndexFormatError as exc:
             problems.append(str(exc))
+        else:
+            found = True
+            yield source
     repo = vault.repo_root
-    if repo is not None:
-        found = _from_refs(repo, index_refs(repo), problems) or \
-            _from_fetch_head(repo, problems) or _fetched(repo, problems)
-        if found is not None:
-            return found
-    return _build(vault, problems)
+    if repo is None:
+        return
+    for source in chain(_from_refs(repo, problems),
+                        _from_fetch_head(repo, problems)):  # lazily: the first may do
+        found = True
+        yield source
+    if not found:
+        yield from _fetched(repo, problems)
 
 
-def _from_refs(repo: Path, refs: list[tuple[str, str]], problems: list[str]
-               ) -> IndexSource | None:
-    for ref, tree in refs:
+def _from_refs(repo: Path, problems: list[str],
+               refs: list[tuple[str, str, str]] | None = None) -> Iterator[IndexSource]:
+    """The index branches that validate (`refs`, else all of them), each replaced by
+    FETCH_HEAD's index when that is newer than the branch."""
+    for ref, tree, commit in index_ref_tips(repo) if refs is None else refs:
         try:
             folder = materialise(repo, ref, tree)
             # verified and validated when materialised (under the git dir)
@@ -147,31 +177,68 @@ def _from_refs(repo: Path, refs: list[tuple[str, str]], problems: list[str]
             continue
         short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
         kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
-        return IndexSource(reader, kind, short)
+        newer = _newer_fetch_head(repo, commit, reader.manifest, problems)
+        if newer is not None:
+            reader.close()
+            yield newer
+        else:
+            yield IndexSource(reader, kind, short)
+
+
+def _newer_fetch_head(repo: Path, tip: str, manifest: dict[str, Any], problems: list[str]
+                      ) -> IndexSource | None:
+    """FETCH_HEAD's index when it is newer than the branch at `tip`: `git fetch origin
+    kbase-index` refreshes only FETCH_HEAD, not origin/kbase-index. Newer: it descends
+    from `tip`, or was built from a commit that descends from `tip`'s source commit."""
+    fetched = [(c, what) for c, what in fetch_head(git_dir(repo)) if c != tip]
+    if not fetched:
+        return None
+    indexes = index_commits(repo, [c for c, _ in fetched])  # one git process
+    for commit, what in fetched:
+        if commit not in indexes:
+            continue
+        if not is_ancestor(repo, tip, commit):
+            from kbase_ci.index.publish import source_of  # rare: only a rival index
+
+            ours = source_of(repo, tip, manifest)
+            theirs = source_of(repo, commit, manifest_at(repo, commit))
+            if ours is None or theirs is None or ours == theirs \
+                    or not (has_commit(repo, ours) and has_commit(repo, theirs)) \
+                    or not is_ancestor(repo, ours, theirs):
+                continue
+        found = _open_fetched(repo, commit, what, problems)
+        if found is not None:
+            return found
     return None
 
 
-def _from_fetch_head(repo: Path, problems: list[str]) -> IndexSource | None:
+def _from_fetch_head(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
     for commit, what in fetch_head(git_dir(repo)):
         if manifest_at(repo, commit) is None:
             continue  # something else was fetched last
-        try:
-            reader = open_index(materialise(repo, commit), verify=False, validated=True)
-        except IndexFormatError as exc:
-            problems.append(str(exc))
-            continue
-        return IndexSource(reader, "fetch-head", f"FETCH_HEAD {commit[:12]} ({what})")
-    return None
+        found = _open_fetched(repo, commit, what, problems)
+        if found is not None:
+            yield found
+
+
+def _open_fetched(repo: Path, commit: str, what: str, problems: list[str]
+                  ) -> IndexSource | None:
+    try:
+        reader = open_index(materialise(repo, commit), verify=False, validated=True)
+    except IndexFormatError as exc:
+        problems.append(str(exc))
+        return None
+    return IndexSource(reader, "fetch-head", f"FETCH_HEAD {commit[:12]} ({what})")
 
 
 MISS_RETRY = 3600.0
 """Seconds before a remote without an index branch (or out of reach) is asked again."""
 
 
-def _fetched(repo: Path, problems: list[str]) -> IndexSource | None:
+def _fetched(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
     """The index branch fetched from the first remote that has it (no local ref yet)."""
     if offline():
-        return None
+        return
     memo = git_dir(repo) / "kbase" / "remote-index.json"
     try:
         misses: dict[str, float] = json.loads(memo.read_text(encoding="utf-8"))
@@ -191,11 +258,12 @@ def _fetched(repo: Path, problems: list[str]) -> IndexSource | None:
         if commit is not None:
             print(f"kbase: fetched the index branch from {remote} "
                   f"(refs/remotes/{remote}/{BRANCH})", file=sys.stderr)
-            return _from_refs(repo, [(f"refs/remotes/{remote}/{BRANCH}", "")], problems)
+            yield from _from_refs(repo, problems,
+                                  [(f"refs/remotes/{remote}/{BRANCH}", "", commit)])
+            return
         misses[remote] = now
     if tried:
         _write_memo(memo, misses)
-    return None
 
 
 def _write_memo(path: Path, data: dict[str, float]) -> None:

@@ -207,7 +207,8 @@ def reading_order_answer(view: QueryView, *, tags: Sequence[str] = (),
                          deadline: Deadline = NO_DEADLINE) -> dict[str, Any]:
     """An order to read a set of notes in which each comes after the notes it builds on.
     The set: the notes with every tag of `tags` and of `domain` (as `kbase notes` selects
-    them), or with `start`, the notes within `depth` links of it; default every note."""
+    them), with `start` those of them within `depth` links of it (the walk goes through
+    any note); default every note."""
     if limit < 1 or depth < 0:
         raise UsageError("--limit must be at least 1 and --depth at least 0")
     paths: list[str] | None = None
@@ -222,6 +223,9 @@ def reading_order_answer(view: QueryView, *, tags: Sequence[str] = (),
     if start is not None:
         origin = view.lookup(start)
         chosen = list(rel.graph.neighbourhood(node[origin], depth))
+        if paths is not None:  # the filters narrow what the walk reached
+            keep = {node[p] for p in paths if p in node}
+            chosen = [n for n in chosen if n in keep]
     else:
         chosen = [node[p] for p in (paths if paths is not None else rel.graph.paths)
                   if p in node]

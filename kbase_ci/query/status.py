@@ -35,4 +35,4 @@ def _scopes(view: QueryView) -> list[dict[str, Any]]:
         return [view.source.scope]
     if view.source.origin == "memory":
         return []
-    return states(view.source.reader.root)
+    return states(view.source.reader.root, view.vault.config.scopes.named)

@@ -173,6 +173,8 @@ class QueryView:
     def index_info(self) -> dict[str, Any]:
         src = self.manifest.get("source", {})
         return {"source_commit": src.get("commit"), "built_at": self.manifest.get("built_at"),
+                # The count survives a budget; the list is cut first (query/payload.py).
+                "stale_count": len(self.fresh.stale),
                 "stale_notes": list(self.fresh.stale), "overlaid": self.fresh.overlaid,
                 "origin": self.source.origin,
                 **({"scope": self.source.scope} if self.source.scope is not None else {})}
@@ -180,6 +182,34 @@ class QueryView:
     # -- names ---------------------------------------------------------------------------
     @cached_property
     def resolver(self) -> Resolver:
+        """Names of the notes this index shows (a scope: its own notes only)."""
+        return self._resolver(())
+
+    @cached_property
+    def outside(self) -> frozenset[str]:
+        """A scope: the work tree's notes outside it, which its links resolve to as
+        `out_of_scope` (empty for the main index)."""
+        return frozenset(n.path for n in self._outside_notes)
+
+    @cached_property
+    def _outside_notes(self) -> list[ParsedNote]:
+        member = self.source.member
+        if member is None:
+            return []
+        current = {n.path: n.sha for n in self.vault.notes}
+        # Unchanged since the main index: its names and anchors; otherwise the fresh parse
+        unchanged = [p for p, sha in member.main.items() if p not in self.number
+                     and p not in self.fresh.outside and current.get(p) == sha]
+        return sorted([*member.light(unchanged), *self.fresh.outside.values()],
+                      key=lambda n: n.path)
+
+    @cached_property
+    def link_resolver(self) -> Resolver:
+        """What links are resolved against: a scope's links as its build resolves them,
+        against the whole vault (`index.tables.links_table(outside=)`)."""
+        return self._resolver(self._outside_notes) if self._outside_notes else self.resolver
+
+    def _resolver(self, outside: Sequence[ParsedNote]) -> Resolver:
         light: list[ParsedNote] = []
         for info in self.notes.values():
             parsed = self.fresh.parsed.get(info.path)
@@ -190,6 +220,8 @@ class QueryView:
                 info.path, info.title, info.aliases,
                 headings=tuple(Heading(lv, tx, ln) for lv, tx, ln in info.headings),
                 block_ids=tuple(BlockId(i, ln) for i, ln in info.block_ids)))
+        if outside:
+            light = sorted([*light, *outside], key=lambda n: n.path)
         config = self.vault.config
         return Resolver(light, self.vault.files, resolve_aliases=config.links.resolve_aliases,
                         include_dot=config.vault.include_dot_folders)
@@ -232,11 +264,15 @@ class QueryView:
     @cached_property
     def _overlay_links(self) -> dict[str, list[LinkInfo]]:
         out: dict[str, list[LinkInfo]] = {}
+        away = self.outside  # as in the scope's index: no path, no title, no anchor
         for path in sorted({*self.fresh.changed, *self.fresh.added, *self.fresh.relinked}):
             note = self.fresh.parsed[path]
             out[path] = [LinkInfo(path, r.link.line, r.link.col, r.link.raw, r.target,
                                   r.link.subpath, r.status, r.link.embed, r.anchor_found)
-                         for r in self.resolver.resolve_all(note)]
+                         if r.target not in away else
+                         LinkInfo(path, r.link.line, r.link.col, r.link.raw, None,
+                                  r.link.subpath, "out_of_scope", r.link.embed, None)
+                         for r in self.link_resolver.resolve_all(note)]
         return out
 
     def outgoing(self, path: str) -> list[LinkInfo]:

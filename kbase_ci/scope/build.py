@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,9 +27,8 @@ from kbase_ci.index.modelchoice import ModelChoice
 from kbase_ci.index.modelfolder import STATIC
 from kbase_ci.index.provenance import NO_DATE, Source
 from kbase_ci.index.reader import IndexReader, open_index
-from kbase_ci.index.scopes import ScopeInputs, main_digest, scope_dir, states
+from kbase_ci.index.scopes import ScopeInputs, light_note, main_digest, scope_dir, states
 from kbase_ci.index.swap import check_target
-from kbase_ci.model import BlockId, Heading, ParsedNote
 from kbase_ci.scope import donor as donors
 from kbase_ci.scope.lock import scope_lock
 from kbase_ci.scope.select import NoteFacts, Selection, select
@@ -117,12 +116,6 @@ def _planned(main: IndexReader, chosen: set[str]) -> tuple[Component, ...]:
         Component("similar", "skipped", f"similar notes recomputed for {len(rows)} notes"
                   if dim else "no similar notes without vectors", {"notes": len(rows)}),
     )
-
-
-def _light(row: Sequence[Any], f: dict[str, int]) -> ParsedNote:
-    return ParsedNote(row[f["path"]], row[f["title"]], tuple(row[f["aliases"]]),
-                      headings=tuple(Heading(lv, tx, ln) for lv, tx, ln in row[f["headings"]]),
-                      block_ids=tuple(BlockId(i, ln) for i, ln in row[f["block_ids"]]))
 
 
 def restrict(vault: Vault, paths: set[str]) -> Vault:
@@ -240,7 +233,7 @@ def _build(root: Path, main: IndexReader, table: dict[str, Any], f: dict[str, in
         Source(commit, src.get("tree"), bool(src.get("dirty")),
                tuple(src.get("dirty_paths", ())), m.get("built_at") or NO_DATE,
                src.get("path", "")),
-        tuple(_light(r, f) for r in table["rows"] if r[f["path"]] not in chosen), block)
+        tuple(light_note(r, f) for r in table["rows"] if r[f["path"]] not in chosen), block)
     try:
         result = build_index(sub, out, jobs=1, scope=inputs)
     except KbaseError as exc:

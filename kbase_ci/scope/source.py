@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import IndexFormatError, UsageError
-from kbase_ci.git.indexbranch import BRANCH, index_refs
+from kbase_ci.git.indexbranch import BRANCH
 from kbase_ci.index.manifest import MANIFEST_NAME
-from kbase_ci.index.reader import open_index
-from kbase_ci.index.scopes import scope_dir, state
+from kbase_ci.index.reader import IndexReader, open_index
+from kbase_ci.index.scopes import light_note, scope_dir, state
 from kbase_ci.index.shards import DomainRule
-from kbase_ci.query.location import IndexSource, materialise, open_source
+from kbase_ci.query.location import FETCH_COMMAND, IndexSource, committed, open_source
 from kbase_ci.scope.select import NoteFacts, selected
 from kbase_ci.vault.scopeconfig import ScopeSpec, check_name
 
@@ -25,9 +25,9 @@ class ScopeMember:
     selectors): a note unchanged since the main index and left out then is left out
     without parsing; any other note is judged by the selectors on its fresh parse."""
 
-    def __init__(self, vault: Vault, main_dir: Path, manifest: dict[str, Any]) -> None:
-        main = open_index(main_dir, git_dir=vault.git_dir)
-        self._main = dict(zip(main.core()["paths"], main.blobs(), strict=True))
+    def __init__(self, vault: Vault, main: IndexReader, manifest: dict[str, Any]) -> None:
+        self._reader = main
+        self.main: dict[str, str] = dict(zip(main.core()["paths"], main.blobs(), strict=True))
         sel = manifest["scope"]["selectors"]
         self._spec = ScopeSpec.from_pairs(
             [(k, v) for k, vs in sel.get("include", {}).items() for v in vs],
@@ -35,7 +35,14 @@ class ScopeMember:
         self._rule = DomainRule.parse(vault.config.index.domain)
 
     def known_outside(self, path: str, sha: str) -> bool:
-        return self._main.get(path) == sha
+        return self.main.get(path) == sha
+
+    def light(self, paths: list[str]) -> list[ParsedNote]:
+        # The rows the scope's build resolved its links against (`ScopeInputs.outside`).
+        number = self._reader.note_numbers()
+        table = self._reader.notes()
+        f = {k: i for i, k in enumerate(table["fields"])}
+        return [light_note(table["rows"][number[p]], f) for p in paths]
 
     def __call__(self, note: ParsedNote) -> bool:
         return selected(self._spec, NoteFacts.from_parsed(
@@ -44,40 +51,29 @@ class ScopeMember:
 
 def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
                       stale_ok: bool = False) -> IndexSource:
-    """The scope NAME of the index `open_source` would use: `--index DIR`, `.kbase/`, then
-    the index branches. Missing or stale (unless `stale_ok`): UsageError (exit 2)."""
+    """The scope NAME of an index found as `open_source` finds it (`--index DIR`, else
+    `.kbase/`, the index branches, FETCH_HEAD, a bounded fetch: `location.committed`):
+    the first of those that holds it. Missing or stale (unless `stale_ok`): UsageError
+    (exit 2)."""
     check_name(name)
-    # (folder, origin, location, (ref, tree) to materialise first or ())
-    places: list[tuple[Path, str, str, tuple[str, str] | tuple[()]]] = []
-    if index_dir is not None:
-        places.append((index_dir, "dir", str(index_dir), ()))
-    else:
-        places.append((vault.root / ".kbase", "worktree", str(vault.root / ".kbase"), ()))
-        repo = vault.repo_root
-        for ref, tree in index_refs(repo) if repo is not None else []:
-            short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
-            kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
-            places.append((Path(), kind, short, (ref, tree)))
     problems: list[str] = []
-    for folder, kind, where, at in places:
-        if at:
-            try:
-                folder = materialise(vault.repo_root or vault.root, *at)
-            except IndexFormatError as exc:
-                problems.append(str(exc))
-                continue
+    mains = [IndexSource(open_index(index_dir, git_dir=vault.git_dir), "dir",
+                         str(index_dir))] if index_dir is not None \
+        else committed(vault, problems)
+    for main in mains:
+        folder = main.reader.root
         if not (scope_dir(folder, name) / MANIFEST_NAME).is_file():
             continue
-        info = state(folder, name)
+        info = state(folder, name, vault.config.scopes.named)
         if info["stale"] and not stale_ok:
             raise UsageError(str(info["reason"]))
         reader = open_index(scope_dir(folder, name), git_dir=vault.git_dir)
         if "scope" not in reader.manifest:
             raise IndexFormatError(f"{scope_dir(folder, name)}: not a scoped index")
-        return IndexSource(reader, kind, f"{where} scope {name}",
+        return IndexSource(reader, main.origin, f"{main.location} scope {name}",
                            scope={"name": name, "stale": info["stale"],
                                   "reason": info["reason"]},
-                           member=ScopeMember(vault, folder, reader.manifest))
+                           member=ScopeMember(vault, main.reader, reader.manifest))
     declared = sorted(vault.config.scopes.named)
     hint = f" (declared in .kbase.yml: {', '.join(declared)})" if declared else ""
     extra = f"; {'; '.join(problems)}" if problems else ""
@@ -87,24 +83,21 @@ def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
 
 def main_index_dir(vault: Vault, index_dir: Path | None = None) -> Path:
     """The main index folder a scope is cut from (and built into): `--index DIR`, else
-    `.kbase/`, else the published index (the local `kbase-index` branch, then a remote's),
-    as queries find it, in its folder under the git dir. A fresh clone that fetched the
-    branch builds its scopes there without a local `kbase index`."""
+    `.kbase/`, else the published index as queries find it (`location.committed`: the
+    index branches, FETCH_HEAD, a bounded fetch), in its folder under the git dir. A
+    fresh clone builds its scopes there without a local `kbase index`."""
     if index_dir is not None:
         return index_dir
     local = vault.root / ".kbase"
     if (local / MANIFEST_NAME).is_file() or vault.repo_root is None:
-        return local
-    problems = []
-    for ref, tree in index_refs(vault.repo_root):
-        try:
-            return materialise(vault.repo_root, ref, tree)
-        except IndexFormatError as exc:
-            problems.append(str(exc))
+        return local  # a broken one is reported by the build, not passed over
+    problems: list[str] = []
+    for main in committed(vault, problems):
+        return main.reader.root
     extra = f" ({'; '.join(problems)})" if problems else ""
     raise UsageError(f"no index to cut a scope from: no {local}, no {BRANCH} branch"
                      f"{extra}; build one with `kbase index`, or fetch the published one "
-                     f"with `git fetch origin {BRANCH}`")
+                     f"with `{FETCH_COMMAND}`")
 
 
 def open_index_source(vault: Vault, index_dir: Path | None = None, scope: str | None = None,

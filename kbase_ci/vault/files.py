@@ -225,6 +225,10 @@ class Vault:
         return status.head == commit and not status.changed and not any(
             self.is_note_path(p) for p in status.untracked)
 
+    def worktree_moves(self) -> tuple[tuple[str, ...], frozenset[str]]:
+        """Untracked files (when counted) and tracked ones the work tree may differ on."""
+        return self._status_now().untracked, self._status_now().modified
+
     def adopt_notes(self, notes: Sequence[NoteFile]) -> None:
         """Take `notes` (sorted by path) as this vault's notes without listing them: the
         caller knows them (an index of the commit `unchanged_since` confirmed). The file

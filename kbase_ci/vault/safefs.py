@@ -207,10 +207,25 @@ TEMP_MARK = ".kbase-temp"
 from a commit or an archive cannot know in advance."""
 
 
+GIT_HIDE = ".gitignore"
+"""In every temp, old or retired folder kbase makes beside an index: `*` makes git ignore
+the folder, this file included, so `git add -A` never stages one (a `.kbase/` entry in
+the repository's .gitignore does not match `.kbase.retired-1-0/`). Taken out before a
+folder becomes the index; never in a manifest."""
+
+
+def hide_from_git(folder: Path) -> None:
+    """Make git ignore `folder` and everything in it (`GIT_HIDE`)."""
+    with contextlib.suppress(FileExistsError):
+        create_new(folder / GIT_HIDE, b"*\n")
+
+
 def make_temp_dir(path: Path) -> Path:
-    """Create the folder `path` (which must not exist) as this process's temp folder."""
+    """Create the folder `path` (which must not exist) as this process's temp folder,
+    hidden from git."""
     os.mkdir(path)
     create_new(path / TEMP_MARK, f"{os.lstat(path).st_ino}\n".encode())
+    hide_from_git(path)
     return path
 
 

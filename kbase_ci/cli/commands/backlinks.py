@@ -24,6 +24,6 @@ def run(args: argparse.Namespace) -> int:
 
     view = open_view(args)
     answer = backlinks_answer(view, view.lookup(args.note), concise=args.concise)
-    emit(args, answer, [f"{lk['path']}:{lk['line']}  {lk.get('sentence', '')}".rstrip()
-                        for lk in answer["backlinks"]])
+    emit(args, answer, lambda a: [f"{lk['path']}:{lk['line']}  {lk.get('sentence', '')}"
+                                  .rstrip() for lk in a["backlinks"]])
     return EXIT_OK if answer["backlinks"] else EXIT_FINDINGS

@@ -48,5 +48,5 @@ def run(args: argparse.Namespace) -> int:
                             depth=args.depth, max_tokens=args.max_tokens,
                             follow_tags=args.follow_tags, concise=args.concise,
                             json_budget=args.format == "json")
-    emit(args, answer, text_lines(answer))
+    emit(args, answer, text_lines, budgeted=True)  # the bundle keeps to the budget
     return EXIT_OK if answer["notes"] else EXIT_FINDINGS

@@ -30,10 +30,11 @@ def run(args: argparse.Namespace) -> int:
     def paths(items: list[Any]) -> str:
         return ", ".join(i if isinstance(i, str) else link_label(i) for i in items) or "-"
 
-    emit(args, answer, [f"note: {answer['note']}",
-                        f"outlinks: {paths(answer['outlinks'])}",
-                        "external: " + (", ".join(e if isinstance(e, str) else e["url"]
-                                                  for e in answer["external"]) or "-"),
-                        f"backlinks: {paths(answer['backlinks'])}",
-                        f"similar: {paths(answer['similar'])}"])
+    emit(args, answer, lambda a: [f"note: {a['note']}",
+                                  f"outlinks: {paths(a['outlinks'])}",
+                                  "external: " + (", ".join(e if isinstance(e, str)
+                                                            else e["url"]
+                                                            for e in a["external"]) or "-"),
+                                  f"backlinks: {paths(a['backlinks'])}",
+                                  f"similar: {paths(a['similar'])}"])
     return EXIT_OK

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     answer = gaps_answer(view, kinds=args.kind or KINDS, domain=args.domain,
                          limit=args.limit, min_notes=args.min_notes,
                          concise=args.concise)
-    emit(args, answer, text_lines(answer))
+    emit(args, answer, text_lines)
     return EXIT_OK if any(answer[_TITLES[k][0]] for k in answer["kinds"]) else EXIT_FINDINGS
 
 

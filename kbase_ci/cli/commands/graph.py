@@ -4,8 +4,8 @@ graph, as JSON, text, or a Mermaid/DOT picture."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from collections.abc import Iterator
 from itertools import pairwise
 from typing import Any
 
@@ -97,12 +97,9 @@ def run(args: argparse.Namespace) -> int:
     else:  # a neighbourhood always holds its own note
         found = len(answer["nodes"]) > (1 if action == "neighborhood" else 0)
     if args.format in ("mermaid", "dot"):
-        # Lazy: `kbase --help` builds every command's parser; the library loads on use.
-        from kbase_ci.query.graphdraw import dot, mermaid
-
-        sys.stdout.write(mermaid(answer) if args.format == "mermaid" else dot(answer))
+        _draw(args, answer)
     else:
-        emit(args, answer, text_lines(answer))
+        emit(args, answer, text_lines)
     return EXIT_OK if found else EXIT_FINDINGS
 
 
@@ -121,23 +118,67 @@ def _explore(args: argparse.Namespace) -> int:
     params = {"depth": args.depth, "limit": args.limit, "summary": args.summary,
               "deadline": deadline}
     if args.stream:
-        found = False
-        for event in explore_events(view, args.note, **params):
-            found = found or (event["type"] == "node" and event["depth"] > 0)
-            sys.stdout.write(json.dumps(event, ensure_ascii=False, separators=(",", ":"))
-                             + "\n")
-            sys.stdout.flush()  # each note as it is reached
-        return EXIT_OK if found else EXIT_FINDINGS
+        return _stream(explore_events(view, args.note, **params), args.max_tokens)
     answer = explore_answer(view, args.note, **params)
     if args.format in ("mermaid", "dot"):
-        # Lazy: `kbase --help` builds every command's parser; the library loads on use.
-        from kbase_ci.query.graphdraw import dot, mermaid
-
-        sys.stdout.write(mermaid(answer) if args.format == "mermaid" else dot(answer))
+        _draw(args, answer)
     else:
-        emit(args, answer, explore_lines(answer))
+        emit(args, answer, explore_lines)
     return EXIT_OK if (answer["notes"] if args.summary else answer["found"]) > (
         1 if args.summary else 0) else EXIT_FINDINGS
+
+
+STREAM_END = 60
+"""Tokens kept for the line that ends a stream cut by `--max-tokens`."""
+
+
+def _stream(events: Iterator[dict[str, Any]], max_tokens: int | None) -> int:
+    """JSON lines, each note as it is reached, then the result; with `--max-tokens`, the
+    walk stops at the first line that would not fit (the result trimmed to what is left,
+    when that is enough) and a last `{"type": "truncated", ...}` line says so."""
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.errors import UsageError
+    from kbase_ci.query.payload import check_budget, cost, dumps, fit
+
+    check_budget(max_tokens)
+    found, used, nodes = False, 0, 0
+    for event in events:
+        line = dumps(event) + "\n"
+        if max_tokens is not None and used + cost(line) > max_tokens - STREAM_END:
+            left = max_tokens - STREAM_END - used - 1  # - 1: its newline
+            if event["type"] == "result" and left > 0:
+                try:
+                    line = dumps(fit(event, left)) + "\n"
+                except UsageError:
+                    line = ""
+            if not line or event["type"] != "result":
+                if max_tokens <= STREAM_END:
+                    raise UsageError(f"--max-tokens {max_tokens} is less than a stream "
+                                     f"needs: raise it above {STREAM_END}")
+                end = {"type": "truncated", "max_tokens": max_tokens, "tokens": used,
+                       "nodes": nodes, "result": False,
+                       "reason": "stopped at --max-tokens: raise it, or leave out "
+                                 "--stream for an answer trimmed to it"}
+                sys.stdout.write(dumps(end) + "\n")
+                break
+        found = found or (event["type"] == "node" and event["depth"] > 0)
+        nodes += event["type"] == "node"
+        used += cost(line)
+        sys.stdout.write(line)
+        sys.stdout.flush()  # each note as it is reached
+    return EXIT_OK if found else EXIT_FINDINGS
+
+
+def _draw(args: argparse.Namespace, answer: dict[str, Any]) -> None:
+    """The answer as a Mermaid or DOT picture within `--max-tokens`: drawn from the answer
+    trimmed as its JSON would be, with a comment saying what went."""
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.query.graphdraw import dot, mermaid
+    from kbase_ci.query.payload import cut_note, fit_text
+
+    draw, comment = (mermaid, "%% ") if args.format == "mermaid" else (dot, "// ")
+    sys.stdout.write(fit_text(answer, draw, args.max_tokens,
+                              lambda record: cut_note(record, comment)))
 
 
 def explore_lines(answer: dict[str, Any]) -> list[str]:

@@ -42,6 +42,12 @@ def add_parser(sub: Any) -> None:
                     "Exit 1 when there is none.")
     lt.add_argument("--track", default=None)
     lt.add_argument("--format", choices=["text", "json"], default="text")
+    # As every query command prints its JSON (cli/commands/queryargs.py `add_common`).
+    lt.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                    help="with --format json: the JSON printed stays within N tokens "
+                         "(lists cut from their end, `truncated` says what went)")
+    lt.add_argument("--pretty", action="store_true",
+                    help="indented JSON (the default on a terminal; compact otherwise)")
     lt.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
 
 
@@ -49,13 +55,19 @@ def run(args: argparse.Namespace) -> int:
     vault = open_vault(args, untracked=True)  # a handover just written, not yet added
     out = sys.stdout
     if args.action == "latest":
+        if args.max_tokens is not None and args.format != "json":
+            raise UsageError("--max-tokens bounds the JSON answer: add --format json")
         found = latest(vault, args.track, use_cache=not args.no_cache)
         if found is None:
             which = f" for track {args.track}" if args.track else ""
             print(f"kbase: no handover{which}", file=sys.stderr)
             return EXIT_FINDINGS
         if args.format == "json":
-            _dump(found.to_json(), out)
+            from kbase_ci.query.payload import render  # as the query commands print
+
+            pretty = args.pretty or out.isatty()
+            out.write(render(found.to_json(), max_tokens=args.max_tokens, pretty=pretty)
+                      + "\n")
         else:
             _latest_text(found, vault.root, out)
         return EXIT_OK

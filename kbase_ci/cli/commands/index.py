@@ -115,7 +115,9 @@ def _scopes(vault: Any, out: Path, *, rebuild: bool,
 
         return build_declared(vault.root, out, declared, progress=progress)
     return tuple(f"scope {s['name']}: stale (built from the previous index): rebuild it "
-                 f"with `kbase scope build {s['name']}`" for s in states(out) if s["stale"])
+                 f"with `kbase scope build {s['name']}`" if s.get("why") == "index" else
+                 f"scope {s['name']}: stale ({s['reason']})"
+                 for s in states(out, declared) if s["stale"])
 
 
 def summary(manifest: dict[str, Any], out: Path, built: int, reused: int,

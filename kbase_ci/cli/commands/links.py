@@ -26,12 +26,16 @@ def run(args: argparse.Namespace) -> int:
 
     view = open_view(args)
     answer = links_answer(view, view.lookup(args.note))
+    emit(args, answer, _lines)
+    return EXIT_OK if answer["links"] or answer["external"] else EXIT_FINDINGS
+
+
+def _lines(answer: dict[str, Any]) -> list[str]:
     rows = [(lk["line"], lk["col"], f"{link_label(lk)}  {lk['sentence']}")
             for lk in answer["links"]]
     rows += [(e["line"], e["col"], f"(external) {e['url']}  {e['sentence']}")
              for e in answer["external"]]
-    emit(args, answer, [f"{line}: {text}" for line, _col, text in sorted(rows)])
-    return EXIT_OK if answer["links"] or answer["external"] else EXIT_FINDINGS
+    return [f"{line}: {text}" for line, _col, text in sorted(rows)]
 
 
 _WHY = {"unresolved": "not yet written", "escapes": "outside the vault",

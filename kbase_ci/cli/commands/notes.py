@@ -29,6 +29,6 @@ def run(args: argparse.Namespace) -> int:
 
     view = open_view(args)
     answer = notes_answer(view, tags=args.tag, any_tag=args.any_tag, domain=args.domain)
-    emit(args, answer, [f"{n['path']}  " + " ".join(f"#{t}" for t in n["tags"])
-                        for n in answer["notes"]])
+    emit(args, answer, lambda a: [f"{n['path']}  " + " ".join(f"#{t}" for t in n["tags"])
+                                  for n in a["notes"]])
     return EXIT_OK if answer["notes"] else EXIT_FINDINGS

@@ -33,10 +33,14 @@ def run(args: argparse.Namespace) -> int:
     view = open_view(args)
     answer = prerequisites_answer(view, args.note, depth=args.depth, limit=args.limit,
                                   deadline=deadline)
+    emit(args, answer, _lines)
+    return EXIT_OK if answer["prerequisites"] else EXIT_FINDINGS
+
+
+def _lines(answer: dict[str, Any]) -> list[str]:
     lines = [f"{p['path']}  ({'; '.join(p['why'])}; needed by {p['via']})"
              for p in answer["prerequisites"]]
     lines.append(f"then: {answer['note']}")
     if answer["partial"]:
         lines.append(f"(partial: {answer['partial_reason']})")
-    emit(args, answer, lines)
-    return EXIT_OK if answer["prerequisites"] else EXIT_FINDINGS
+    return lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +38,9 @@ def add_common(p: argparse.ArgumentParser, formats: tuple[str, ...] = ("json", "
     p.add_argument("--format", choices=formats, default="json",
                    help="output format (default: %(default)s)")
     p.add_argument("--max-tokens", type=int, default=max_tokens, metavar="N",
-                   help="the JSON printed stays within N tokens: lists are cut from their "
-                        "least relevant end and `truncated` says what went" +
+                   help="the answer printed (JSON, text or picture) stays within N tokens: "
+                        "lists are cut from their least relevant end and `truncated` (a "
+                        "last line in text) says what went" +
                         (" (default: %(default)s)" if max_tokens else " (default: no limit)"))
     p.add_argument("--pretty", action="store_true",
                    help="indented JSON (the default on a terminal; compact otherwise)")
@@ -71,21 +73,40 @@ def open_view(args: argparse.Namespace) -> QueryView:
     return view
 
 
-def emit(args: argparse.Namespace, answer: dict[str, Any], text_lines: list[str]) -> None:
-    if args.format == "json":
-        # Lazy: `kbase --help` builds every command's parser; the library loads on use.
-        from kbase_ci.query.payload import render
+TextForm = Callable[[dict[str, Any]], list[str]]
+"""An answer's text form, made from the answer (so it can be made again from the answer
+trimmed to `--max-tokens`)."""
 
+
+def emit(args: argparse.Namespace, answer: dict[str, Any], text_lines: TextForm, *,
+         budgeted: bool = False) -> None:
+    """Print the answer in `--format` (json or text) within `--max-tokens`: JSON as
+    kbase_ci.query.payload trims it, text made from the answer trimmed the same way
+    (`budgeted`: the text form already keeps to the budget, as `context`'s does)."""
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.query.payload import cut_note, fit_text, render
+
+    max_tokens = getattr(args, "max_tokens", None)
+    if args.format == "json":
         pretty = bool(getattr(args, "pretty", False)) or sys.stdout.isatty()
-        sys.stdout.write(render(answer, max_tokens=getattr(args, "max_tokens", None),
-                                pretty=pretty) + "\n")
+        sys.stdout.write(render(answer, max_tokens=max_tokens, pretty=pretty) + "\n")
         return
+
+    def draw(ans: dict[str, Any]) -> str:
+        return "".join(line + "\n" for line in _text(ans, text_lines(ans)))
+
+    sys.stdout.write(draw(answer) if budgeted else
+                     fit_text(answer, draw, max_tokens, cut_note))
+
+
+def _text(answer: dict[str, Any], text_lines: list[str]) -> list[str]:
     info = answer.get("index", {})
-    for line in text_lines:  # note text: no escape sequence reaches the terminal
-        print(terminal_text(line, lines=True))
-    if info.get("stale_notes"):
-        print(f"(index from {str(info.get('source_commit'))[:10]}; "
-              f"{len(info['stale_notes'])} note(s) changed since, overlaid)")
+    # note text: no escape sequence reaches the terminal
+    out = [terminal_text(line, lines=True) for line in text_lines]
+    if info.get("stale_count"):
+        out.append(f"(index from {str(info.get('source_commit'))[:10]}; "
+                   f"{info['stale_count']} note(s) changed since, overlaid)")
     scope = info.get("scope") or {}
     if scope.get("stale"):
-        print(f"(stale: {terminal_text(str(scope.get('reason')))})")
+        out.append(f"(stale: {terminal_text(str(scope.get('reason')))})")
+    return out

@@ -27,8 +27,12 @@ def run(args: argparse.Namespace) -> int:
 
     view = open_view(args)
     answer = read_answer(view, args.note, expand=args.expand_links, depth=args.depth)
+    emit(args, answer, _lines)
+    return EXIT_OK
+
+
+def _lines(answer: dict[str, Any]) -> list[str]:
     lines = [answer["text"]]
     for item in answer["linked"]:
         lines += ["", f"--- {item['path']} (depth {item['depth']})", item["text"]]
-    emit(args, answer, lines)
-    return EXIT_OK
+    return lines

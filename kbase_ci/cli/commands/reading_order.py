@@ -37,6 +37,11 @@ def run(args: argparse.Namespace) -> int:
     view = open_view(args)
     answer = reading_order_answer(view, tags=args.tag, domain=args.domain, start=args.start,
                                   depth=args.depth, limit=args.limit, deadline=deadline)
+    emit(args, answer, _lines)
+    return EXIT_OK if answer["order"] else EXIT_FINDINGS
+
+
+def _lines(answer: dict[str, Any]) -> list[str]:
     lines = [f"{s['step']:>4}  {s['path']}" + (f"  (after {', '.join(s['after'])})"
                                                  if s["after"] else "")
              for s in answer["order"]]
@@ -44,5 +49,4 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"({answer['count'] - len(answer['order'])} more; raise --limit)")
     if answer["partial"]:
         lines.append(f"(partial: {answer['partial_reason']})")
-    emit(args, answer, lines)
-    return EXIT_OK if answer["order"] else EXIT_FINDINGS
+    return lines

@@ -111,7 +111,7 @@ def _list(args: argparse.Namespace, declared: dict[str, Any], main_dir: Path) ->
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
     from kbase_ci.index.scopes import states
 
-    built = {s["name"]: s for s in (states(main_dir) if main_dir.is_dir() else [])}
+    built = {s["name"]: s for s in (states(main_dir, declared) if main_dir.is_dir() else [])}
     rows = [{"name": n, "declared": n in declared,
              "selectors": declared[n].to_json() if n in declared else None,
              "built": n in built, "stale": built[n]["stale"] if n in built else None,

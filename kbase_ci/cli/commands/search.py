@@ -36,11 +36,15 @@ def run(args: argparse.Namespace) -> int:
     answer = search_answer(view, args.query, mode=args.mode, limit=args.limit, tags=args.tag,
                            domain=args.domain, snippets=args.snippets, concise=args.concise,
                            explain=args.explain, model=args.model)
+    emit(args, answer, _lines)
+    return EXIT_OK if answer["results"] else EXIT_FINDINGS
+
+
+def _lines(answer: dict[str, Any]) -> list[str]:
     lines = []
     for r in answer["results"]:
         where = f"  [{r['section']}]" if r.get("section") else ""
         lines.append(f"{r['path']}{where}")
         if "snippet" in r:
             lines.append(f"    {r['snippet']}")
-    emit(args, answer, lines)
-    return EXIT_OK if answer["results"] else EXIT_FINDINGS
+    return lines

@@ -19,14 +19,17 @@ def run(args: argparse.Namespace) -> int:
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
     from kbase_ci.query.status import status_answer
 
-    answer = status_answer(open_view(args))
+    emit(args, status_answer(open_view(args)), _lines)
+    return EXIT_OK
+
+
+def _lines(answer: dict[str, Any]) -> list[str]:
     src, fr = answer["source"], answer["freshness"]
-    emit(args, answer, [
+    return [
         f"index: {src['origin']} {src['location']}".rstrip(),
         f"source commit: {answer['index']['source_commit']}  built {answer['index']['built_at']}",
         f"notes: {answer['counts'].get('notes')}  chunks: {answer['counts'].get('chunks')}  "
         f"bytes: {answer['bytes']}",
         f"model: {answer['model']['id']} ({answer['model']['reason'] or 'vectors'})",
         f"stale: {len(fr['changed'])} changed, {len(fr['added'])} added, "
-        f"{len(fr['deleted'])} deleted"])
-    return EXIT_OK
+        f"{len(fr['deleted'])} deleted"]

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--limit must be at least 0, not {args.limit}")
     view = open_view(args)
     answer = tags_answer(view, tree=args.tree, stats=args.stats, limit=args.limit)
-    emit(args, answer, text_lines(answer))
+    emit(args, answer, text_lines)
     return EXIT_OK if answer["tags"] else EXIT_FINDINGS
 
 
@@ -51,8 +51,8 @@ def _suggest(args: argparse.Namespace) -> int:
     from kbase_ci.query.tagsuggest import suggest_answer
 
     answer = suggest_answer(open_view(args), args.note, limit=args.limit)
-    emit(args, answer, [f"#{s['tag']}  {s['score']}  (from {', '.join(s['from'])})"
-                        for s in answer["suggestions"]])
+    emit(args, answer, lambda a: [f"#{s['tag']}  {s['score']}  (from {', '.join(s['from'])})"
+                                  for s in a["suggestions"]])
     return EXIT_OK if answer["suggestions"] else EXIT_FINDINGS
 
 
