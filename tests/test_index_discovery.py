@@ -88,8 +88,11 @@ def test_a_remote_without_an_index_is_asked_once_an_hour(make_repo: Callable[...
     memo = cl / ".git" / "kbase" / "remote-index.json"
     assert memo.is_file()
     before = memo.stat().st_mtime_ns
-    query(cl, "search", "compost", "--mode", "bm25")
-    assert memo.stat().st_mtime_ns == before  # not asked again
+    _, _, err = query(cl, "search", "compost", "--mode", "bm25")
+    assert memo.stat().st_mtime_ns == before  # not asked again ...
+    # ... and the notice says so, with when it will ask (a branch published meanwhile
+    # would otherwise be silently not looked for)
+    assert "origin had no kbase-index branch when last asked; kbase asks again after " in err
 
 
 @pytest.fixture

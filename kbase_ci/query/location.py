@@ -266,6 +266,24 @@ def _fetched(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
         _write_memo(memo, misses)
 
 
+def _retry_note(repo: Path) -> str:
+    """When remotes were not asked because they had no index branch a while ago, when
+    kbase asks again: a branch published since then is otherwise silently not looked for."""
+    try:
+        misses = json.loads((git_dir(repo) / "kbase" / "remote-index.json").read_text(
+            encoding="utf-8"))
+        waiting = {str(r): float(t) + MISS_RETRY for r, t in misses.items()
+                   if float(t) + MISS_RETRY > time.time()}
+    except (OSError, ValueError, TypeError, AttributeError):
+        return ""
+    if not waiting:
+        return ""
+    remote, when = min(waiting.items(), key=lambda kv: kv[1])
+    at = time.strftime("%H:%M UTC", time.gmtime(when))
+    return (f" ({remote} had no {BRANCH} branch when last asked; kbase asks again after "
+            f"{at}, or now with the fetch above)")
+
+
 def _write_memo(path: Path, data: dict[str, float]) -> None:
     """Atomically, and never failing the query (a read-only repository)."""
     try:
@@ -318,5 +336,6 @@ def _build(vault: Vault, problems: list[str]) -> IndexSource:
         raise
     why = "; ".join(problems) + ": refused" if problems else "no committed index found"
     notice = (f"kbase: {why}; answering from an index built in memory. Get the published "
-              f"one with `{FETCH_COMMAND}`, or build one with `kbase index`.")
+              f"one with `{FETCH_COMMAND}`, or build one with `kbase index`."
+              + (_retry_note(vault.repo_root) if vault.repo_root is not None else ""))
     return IndexSource(open_index(out, validated=True), "memory", "", notice, keep)
