@@ -189,8 +189,11 @@ import subprocess, sys, time
 end = time.monotonic() + float(sys.argv[1])
 n = 0
 while time.monotonic() < end:
-    subprocess.run([sys.executable, "-m", "kbase_ci", "index", "--no-cache"], check=True,
-                   capture_output=True)
+    done = subprocess.run([sys.executable, "-m", "kbase_ci", "index", "--no-cache"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"build {n} exit {done.returncode}: {done.stderr[-2000:]}")
+        sys.exit(1)
     n += 1
 print(n)
 """
@@ -207,7 +210,9 @@ def test_queries_during_rebuilds_never_fail(make_repo: Repo) -> None:
     while builder.poll() is None:
         proc = run_kbase("backlinks", "A", cwd=root)
         codes.append((proc.returncode, proc.stderr[-300:]))
-    builds = int(builder.communicate()[0])
+    out = builder.communicate()[0]
+    assert builder.returncode == 0, out  # a build failed while queries read
+    builds = int(out)
     assert builds >= 2 and len(codes) >= 5
     assert all(code == 0 and "in memory" not in err for code, err in codes), codes
 
