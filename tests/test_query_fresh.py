@@ -359,3 +359,23 @@ def test_many_changed_notes_never_break_a_budget(fresh: Path) -> None:
     assert ans["index"]["stale_notes"][0].startswith("Logs/Sprint log number 000")
     proc = run_kbase("backlinks", "Hub", "--format", "text", cwd=fresh)
     assert "150 note(s) changed since" in proc.stdout
+
+
+def test_explore_follows_a_note_moved_since_the_index(make_repo: Callable[..., Path],
+                                                      tmp_path: Path) -> None:
+    """`similar` comes from the index; a note `git mv`ed since is shown at its new path,
+    not dropped (same blob, one old path, one new path)."""
+    model = make_tiny_model(tmp_path / "model")
+    src = make_repo({
+        "Tomato.md": "# Tomato\n\ntomato seed soil water compost plant\n",
+        "Bean.md": "# Bean\n\nbean seed soil water flower plant\n",
+        "Sql.md": "# Sql\n\nsql table query index join schema\n",
+    })
+    publish_index(src, "--model", str(model))
+    cl = clone(src, tmp_path / "clone")
+    code, ans, _ = query(cl, "explore", "Tomato")
+    assert code == 0 and paths(ans["similar"])[0] == "Bean.md"
+    (cl / "garden").mkdir()
+    git(cl, "mv", "Bean.md", "garden/Bean.md")
+    code, ans, _ = query(cl, "explore", "Tomato")
+    assert code == 0 and paths(ans["similar"])[0] == "garden/Bean.md"

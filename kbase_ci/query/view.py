@@ -65,8 +65,10 @@ class NoteTable(Mapping[str, NoteInfo]):
     minus the deleted and changed ones, plus fresh parses of the changed and added ones."""
 
     def __init__(self, reader: IndexReader, paths: list[str], number: dict[str, int],
-                 fresh: dict[str, NoteInfo], deleted: set[str]) -> None:
+                 fresh: dict[str, NoteInfo], deleted: set[str],
+                 moved: Mapping[str, str] | None = None) -> None:
         self._reader = reader
+        self._moved = moved or {}
         self._paths = paths
         self._number = number
         self._fresh = fresh
@@ -81,8 +83,11 @@ class NoteTable(Mapping[str, NoteInfo]):
         if path in self._deleted or path not in self._number:
             raise KeyError(path)
         row = self._reader.note_row(self._number[path])
-        similar = tuple((self._paths[n], float(s)) for n, s in row[_NF["similar"]]
-                        if self._paths[n] not in self._deleted)
+        # The index's similar list: a note moved since is shown at its new path.
+        moved = self._moved
+        similar = tuple((moved.get(p, p), float(s)) for p, s in
+                        ((self._paths[n], s) for n, s in row[_NF["similar"]])
+                        if p not in self._deleted or p in moved)
         return NoteInfo(path, row[_NF["title"]], tuple(row[_NF["aliases"]]),
                         tuple(row[_NF["tags"]]), row[_NF["domain"]], row[_NF["size"]],
                         tuple((h[0], h[1], h[2]) for h in row[_NF["headings"]]),
@@ -143,7 +148,27 @@ class QueryView:
                 tuple((h.level, h.text, h.line) for h in n.headings),
                 tuple((b.id, b.line) for b in n.block_ids), (), True)
         return NoteTable(self.source.reader, self.paths, self.number, fresh,
-                         set(self.fresh.deleted))
+                         set(self.fresh.deleted), self.renamed)
+
+    @cached_property
+    def renamed(self) -> dict[str, str]:
+        """Indexed paths moved since the index (`git mv`: same blob, new path) -> their
+        new path, so the index's similar lists can follow them."""
+        if not (self.fresh.deleted and self.fresh.added):
+            return {}
+        blobs = self.source.reader.blobs()
+        gone: dict[str, list[str]] = {}
+        for path in self.fresh.deleted:
+            if path in self.number:
+                gone.setdefault(blobs[self.number[path]], []).append(path)
+        added = set(self.fresh.added)
+        new: dict[str, list[str]] = {}
+        for nf in self.vault.notes:
+            if nf.path in added and nf.sha in gone:
+                new.setdefault(nf.sha, []).append(nf.path)
+        # Only a one-to-one match is a move; two copies of one text say nothing.
+        return {olds[0]: new[sha][0] for sha, olds in gone.items()
+                if len(olds) == 1 and len(new.get(sha, ())) == 1}
 
     def named(self, name: str) -> list[str]:
         """Notes whose title or one of whose aliases is `name` (case-insensitive)."""
