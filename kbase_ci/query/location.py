@@ -239,15 +239,12 @@ def _fetched(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
     """The index branch fetched from the first remote that has it (no local ref yet)."""
     if offline():
         return
-    memo = git_dir(repo) / "kbase" / "remote-index.json"
-    try:
-        misses: dict[str, float] = json.loads(memo.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        misses = {}
+    memo = _memo_path(repo)
+    misses = _misses(memo)
     now = time.time()
     tried = False
     for remote in remotes(repo):
-        if now - float(misses.get(remote, 0)) < MISS_RETRY:
+        if now - misses.get(remote, 0.0) < MISS_RETRY:
             continue
         tried = True
         try:
@@ -269,19 +266,32 @@ def _fetched(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
 def _retry_note(repo: Path) -> str:
     """When remotes were not asked because they had no index branch a while ago, when
     kbase asks again: a branch published since then is otherwise silently not looked for."""
-    try:
-        misses = json.loads((git_dir(repo) / "kbase" / "remote-index.json").read_text(
-            encoding="utf-8"))
-        waiting = {str(r): float(t) + MISS_RETRY for r, t in misses.items()
-                   if float(t) + MISS_RETRY > time.time()}
-    except (OSError, ValueError, TypeError, AttributeError):
-        return ""
+    now = time.time()
+    waiting = {r: t + MISS_RETRY for r, t in _misses(_memo_path(repo)).items()
+               if t + MISS_RETRY > now}
     if not waiting:
         return ""
     remote, when = min(waiting.items(), key=lambda kv: kv[1])
     at = time.strftime("%H:%M UTC", time.gmtime(when))
     return (f" ({remote} had no {BRANCH} branch when last asked; kbase asks again after "
             f"{at}, or now with the fetch above)")
+
+
+def _memo_path(repo: Path) -> Path:
+    return git_dir(repo) / "kbase" / "remote-index.json"
+
+
+def _misses(memo: Path) -> dict[str, float]:
+    """remote -> when it last had no index branch (the memo `_fetched` keeps); entries
+    that are not a name and a time are left out, an unreadable memo is empty."""
+    try:
+        data = json.loads(memo.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(r): float(t) for r, t in data.items()
+            if isinstance(t, (int, float)) and not isinstance(t, bool)}
 
 
 def _write_memo(path: Path, data: dict[str, float]) -> None:
