@@ -1,7 +1,9 @@
 """`kbase` command line: argparse, dispatch, and the one place errors become exit codes.
 
 Each command lives in `kbase_ci.cli.commands.<name>` with `add_parser(subparsers)` and
-`run(args) -> int`; commands call the library and format its records, nothing more.
+`run(args) -> int`; commands call the library and format its records, nothing more. The
+query commands are made from the query registry (kbase_ci.query.tools) by
+`queryargs` (their parsers) and `queryrun` (running one).
 """
 
 from __future__ import annotations
@@ -18,17 +20,19 @@ from typing import Any
 from kbase_ci import __version__
 from kbase_ci.errors import EXIT_INTERNAL, KbaseError, exit_code_for
 from kbase_ci.heap import collector_off
+from kbase_ci.query.tools.registry import COMMANDS as QUERIES
 
 OFFLINE_ENV = "KBASE_OFFLINE"
 """`--offline` sets it for the command (kbase_ci.index.modelhub.offline reads it)."""
 
 # Order = order in `kbase --help`.
-COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci",
-            "search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
-            "prerequisites", "reading-order", "notes", "tags", "status", "scope", "mcp"]
+COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci", *QUERIES,
+            "scope", "mcp"]
 
 
 def _command(name: str) -> ModuleType:
+    if name in QUERIES:
+        return importlib.import_module("kbase_ci.cli.queryrun")
     return importlib.import_module(f"kbase_ci.cli.commands.{name.replace('-', '_')}")
 
 
@@ -94,7 +98,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                 parser_class=_Parser)
     for name in COMMANDS:
-        if only is None or name == only:
+        if name in QUERIES and (only is None or name == only):
+            from kbase_ci.cli import queryargs  # not on a hook run
+
+            # `kbase --help` shows the commands' help lines, none of their options.
+            queryargs.add_command(sub, name, bare=only is None)
+        elif only is None or name == only:
             _command(name).add_parser(sub)
         # With `only`, argv names that command: placeholders for the others would cost
         # one ArgumentParser each (~0.4 ms) on every hook run and never be used.
@@ -111,8 +120,7 @@ def _tolerant_streams() -> None:
 
 # Commands that answer and exit (a hook run, a query): no cyclic collection while they
 # run (`heap.collector_off`). Builds, publishing, CI runs and the MCP server keep it.
-_SHORT = {"check", "fix", "search", "read", "links", "backlinks", "explore", "context",
-          "graph", "gaps", "prerequisites", "reading-order", "notes", "tags", "status"}
+_SHORT = {"check", "fix", *QUERIES}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -168,7 +176,7 @@ def _run(args_list: list[str], word: str | None) -> int:
 
         enable_from_env()
     try:
-        return int(_command(args.command.replace("-", "_")).run(args))
+        return int(_command(args.command).run(args))
     except KbaseError as exc:
         # Lazy: only a failing run loads the escaping and colours. A message may quote a
         # `.kbase.yml` key or a note name: on one line, it can never become a workflow

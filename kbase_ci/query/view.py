@@ -22,6 +22,7 @@ from kbase_ci.index.reader import IndexReader
 from kbase_ci.index.rowfile import int_table
 from kbase_ci.model import BlockId, Heading, ParsedNote
 from kbase_ci.parse.outline import note_text
+from kbase_ci.query.answer import IndexInfo, ScopeRef
 from kbase_ci.query.freshness import Freshness, assess
 from kbase_ci.query.location import IndexSource
 from kbase_ci.vault.files import Vault
@@ -195,14 +196,14 @@ class QueryView:
             self._texts.update((nf.path, note_text(data[nf.path])) for nf in files)
         return {p: self._texts[p] for p in asked}
 
-    def index_info(self) -> dict[str, Any]:
+    def index_info(self) -> IndexInfo:
         src = self.manifest.get("source", {})
-        return {"source_commit": src.get("commit"), "built_at": self.manifest.get("built_at"),
-                # The count survives a budget; the list is cut first (query/payload.py).
-                "stale_count": len(self.fresh.stale),
-                "stale_notes": list(self.fresh.stale), "overlaid": self.fresh.overlaid,
-                "origin": self.source.origin,
-                **({"scope": self.source.scope} if self.source.scope is not None else {})}
+        scope = self.source.scope
+        return IndexInfo(src.get("commit"), self.manifest.get("built_at"),
+                         len(self.fresh.stale), self.fresh.stale, self.fresh.overlaid,
+                         self.source.origin,
+                         ScopeRef(scope["name"], scope["stale"], scope["reason"])
+                         if scope is not None else None)
 
     # -- names ---------------------------------------------------------------------------
     @cached_property
