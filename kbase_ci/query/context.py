@@ -13,8 +13,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import IndexInfo, Record, Truncated, json_field
+from kbase_ci.query.answer import IndexInfo, Truncated
 from kbase_ci.query.budget import Piece, estimate_tokens, fill
+from kbase_ci.query.bundle import (
+    AnalysisDepth,
+    Bundle,
+    BundledNote,
+    ContextAnswer,
+    IndexVersion,
+    LinkTraversal,
+    Metadata,
+    Relation,
+    Section,
+    TraversalStep,
+    header_line,
+    separator,
+)
+from kbase_ci.query.bundle import concise as concise_form
 from kbase_ci.query.filters import check_tags
 from kbase_ci.query.payload import cost, cut_stale, dumps
 from kbase_ci.query.payload import fit as fit_payload
@@ -44,114 +59,6 @@ STALE_NOTICE_TOKENS = 40
 """Reserved when notes changed since the index: `emit` then prints one more line."""
 
 
-class Relation(Record):
-    path: str
-    relation: str
-    """outlink, backlink, mutual or `tag:NAME`."""
-
-
-class Section(Record):
-    heading: str | None
-    start_line: int
-    end_line: int
-
-
-class BundledNote(Record):
-    path: str
-    title: str
-    depth: int
-    primary: bool
-    why: str
-    linked_from: list[Relation]
-    score: float
-    backlinks: int
-    tags: list[str]
-    tokens: int
-    sections: list[Section]
-    omitted_sections: list[str]
-    truncated: bool
-    content: str
-
-
-class TraversalStep(Record):
-    source: str = json_field(key="from")
-    to: str
-    relation: str
-    depth: int
-
-
-class LinkTraversal(Record):
-    total_links_found: int
-    links_followed: int
-    max_depth_reached: int
-    traversal_strategy: str
-    traversal_path: list[TraversalStep]
-    followed_tags: list[str]
-
-
-class AnalysisDepth(Record):
-    preset: str
-    hops: int
-    max_notes: int
-
-
-class IndexVersion(Record):
-    commit: str | None
-    date: str | None
-
-
-class Metadata(Record):
-    documents_analyzed: int
-    primary_documents: list[str]
-    linked_documents: list[str]
-    analysis_depth: AnalysisDepth
-    max_tokens: int
-    tokens: int
-    token_estimator: str
-    knowledge_bank_version: IndexVersion
-    limitations: list[str]
-
-
-class ContextAnswer(Record):
-    note: str | None = json_field(keep=True)
-    query: str | None = json_field(keep=True)
-    notes: list[BundledNote] = json_field(primary=True)
-    link_traversal: LinkTraversal
-    metadata: Metadata
-    index: IndexInfo
-    truncated: Truncated | None = json_field(default=None, omit=True)
-
-
-class ConciseNote(Record):
-    path: str
-    title: str
-    depth: int
-    why: str
-    tokens: int
-    sections: list[Section]
-    omitted_sections: list[str]
-
-
-class ConciseMetadata(Record):
-    max_tokens: int
-    tokens: int
-    limitations: list[str]
-
-
-class ConciseContext(Record):
-    """Which notes and sections to read (with their cost), without their text."""
-
-    note: str | None = json_field(keep=True)
-    query: str | None = json_field(keep=True)
-    notes: list[ConciseNote] = json_field(primary=True)
-    metadata: ConciseMetadata
-    index: IndexInfo
-    truncated: Truncated | None = json_field(default=None, omit=True)
-
-
-Bundle = ContextAnswer | ConciseContext
-
-
 def parse_depth(depth: str | int) -> Depth:
     if isinstance(depth, str) and depth in PRESETS:
         return PRESETS[depth]
@@ -164,17 +71,6 @@ def parse_depth(depth: str | int) -> Depth:
         raise UsageError(f"--depth {hops}: use 0 to 10 hops")
     notes = 3 if hops <= 1 else 7 if hops == 2 else 20
     return Depth(str(hops), hops, notes, min(4, max(1, hops)))
-
-
-def header_line(depth: str, strategy: str, notes: int, tokens: int, budget: int) -> str:
-    """The first line of the text form (its cost is reserved in the budget)."""
-    return (f"context: depth {depth}, strategy {strategy}, {notes} notes, "
-            f"{tokens}/{budget} tokens")
-
-
-def separator(path: str, depth: int, why: str) -> str:
-    """The line above each note in the text form (its cost is part of the note's)."""
-    return f"==== {path} (depth {depth}; {why}) ===="
 
 
 def _why(r: Reached, seeds: dict[str, str], parents: list[tuple[str, str]]) -> str:
@@ -286,7 +182,7 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
             notes = fit.notes
         answer = _answer(view, note, query, strategy, preset, max_tokens, follow, trav, fit,
                          fit.used + reserve + JOIN_TOKENS, limitations, index)
-        full = _concise(answer) if concise else answer
+        full = concise_form(answer) if concise else answer
         return replace(full, truncated=stale_cut)
 
     index = view.index_info()  # one for every try below: its stale list is cut once
@@ -333,16 +229,6 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     except UsageError:  # not even the seeds' names fit: an empty bundle says why
         empty = bundle(1, most)
         return type(empty).from_json(fit_payload(empty.to_json(), max_tokens, marks))
-
-
-def _concise(answer: ContextAnswer) -> ConciseContext:
-    """Which notes and sections to read (with their cost), without their text."""
-    meta = answer.metadata
-    return ConciseContext(
-        answer.note, answer.query,
-        [ConciseNote(n.path, n.title, n.depth, n.why, n.tokens, n.sections, n.omitted_sections)
-         for n in answer.notes],
-        ConciseMetadata(meta.max_tokens, meta.tokens, meta.limitations), answer.index)
 
 
 @dataclass
@@ -436,20 +322,3 @@ def _answer(view: QueryView, note: str | None, query: str | None, strategy: str,
                  "kbase-conservative-1", IndexVersion(index.source_commit, index.built_at),
                  limitations),
         index)
-
-
-def text_lines(answer: Bundle) -> list[str]:
-    """The text form (`kbase context --format text`): the budget counts exactly these."""
-    if isinstance(answer, ConciseContext):  # what to read, not the text
-        return [f"{n.path}  {n.tokens} tokens  ({n.why}): "
-                + "; ".join(str(sec.heading or "(top)") for sec in n.sections)
-                for n in answer.notes]
-    meta = answer.metadata
-    lines = [header_line(meta.analysis_depth.preset,
-                         answer.link_traversal.traversal_strategy,
-                         len(answer.notes), meta.tokens, meta.max_tokens)]
-    for n in answer.notes:
-        lines.append(separator(n.path, n.depth, n.why))
-        if n.content:
-            lines.append(n.content)
-    return lines

@@ -10,7 +10,7 @@ from kbase_ci.query.answer import Record
 from kbase_ci.query.tools.spec import BUDGET, MAX_TOKENS, Param, Query, Session, none_if_blank
 
 if TYPE_CHECKING:
-    from kbase_ci.query.context import Bundle
+    from kbase_ci.query.bundle import Bundle
 
 STRATEGIES = ("breadth", "importance", "tags")
 
@@ -67,7 +67,7 @@ def _run(s: Session, p: ContextParams) -> Bundle:
 
 
 def _lines(a: Bundle) -> list[str]:
-    from kbase_ci.query.context import text_lines
+    from kbase_ci.query.bundle import text_lines
 
     return text_lines(a)
 
