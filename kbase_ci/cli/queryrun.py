@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kbase_ci.cli.common import open_vault
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from kbase_ci.query.answer import IndexInfo, Record
 from kbase_ci.query.tools import registry
@@ -39,8 +40,6 @@ class CliSession:
         self._view: QueryView | None = None
 
     def vault(self) -> Vault:
-        from kbase_ci.cli.common import open_vault
-
         return open_vault(self.args, untracked=True)  # a note just written, not yet added
 
     def view(self) -> QueryView:
@@ -55,7 +54,6 @@ class CliSession:
 def open_view(args: argparse.Namespace, *, stale_ok: bool = False) -> QueryView:
     """The view a query answers from (`stale_ok`: a stale scope too, to report it)."""
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
-    from kbase_ci.cli.common import open_vault
     from kbase_ci.query.trace import Trace
     from kbase_ci.query.view import QueryView
     from kbase_ci.scope.source import open_index_source

@@ -35,7 +35,6 @@ from kbase_ci.query.payload import cost, cut_stale, dumps
 from kbase_ci.query.payload import fit as fit_payload
 from kbase_ci.query.pieces import JOIN_TOKENS, NoteSections, load_sections
 from kbase_ci.query.search import search_answer
-from kbase_ci.query.tools.context import STRATEGIES
 from kbase_ci.query.traverse import FRONTIER_MAX, Reached, Traversal, select, traverse, view_graph
 from kbase_ci.query.verdict import ConciseHit, Hit
 from kbase_ci.query.view import QueryView
@@ -136,9 +135,8 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
                    concise: bool = False, json_budget: bool = True) -> Bundle:
     """The bundle. `json_budget`: `max_tokens` bounds the answer's JSON, envelope and
     all, as printed compact (kbase_ci.query.payload); otherwise it bounds the text form.
-    `concise`: the notes and sections to read, without their text."""
-    if strategy not in STRATEGIES:
-        raise UsageError(f"--strategy must be one of {', '.join(STRATEGIES)}")
+    `concise`: the notes and sections to read, without their text. `strategy`: one of
+    `choices.STRATEGIES` (a call is checked by its declaration, kbase_ci.query.tools)."""
     if max_tokens < 1:
         raise UsageError("--max-tokens must be a positive number")
     preset = parse_depth(depth)

@@ -17,9 +17,9 @@ from kbase_ci.index.layout import LINK_FIELDS, UNRESOLVED_FILE
 from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.parse.outline import note_text, split_lines
 from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.choices import GAP_KINDS
 from kbase_ci.query.filters import domain_key
 from kbase_ci.query.links import sentence_at
-from kbase_ci.query.tools.gaps import KINDS
 from kbase_ci.query.undocumented import undocumented
 from kbase_ci.query.view import QueryView
 from kbase_ci.vault.globs import any_match
@@ -76,7 +76,7 @@ def _domains(view: QueryView, domain: str | None) -> dict[str, bool] | None:
     return {p: info.domain == domain for p, info in view.notes.items()}
 
 
-LISTS = dict(zip(KINDS, ("unwritten", "concepts", "attachments"), strict=True))
+LISTS = dict(zip(GAP_KINDS, ("unwritten", "concepts", "attachments"), strict=True))
 """Each kind's list in the answer (its key, and its count's in `counts`)."""
 
 
@@ -163,11 +163,11 @@ def _targets(view: QueryView, keep: dict[str, bool] | None, limit: int
     return out
 
 
-def gaps_answer(view: QueryView, *, kinds: Iterable[str] = KINDS,
+def gaps_answer(view: QueryView, *, kinds: Iterable[str] = GAP_KINDS,
                 domain: str | None = None, limit: int = 20, min_notes: int = 3,
                 concise: bool = False) -> GapsAnswer:
-    """The kinds asked for, in `KINDS` order."""
-    asked = [k for k in KINDS if k in set(kinds)]
+    """The kinds asked for (of `GAP_KINDS`), in that order."""
+    asked = [k for k in GAP_KINDS if k in set(kinds)]
     domain = domain_key(view, domain)
     keep = _domains(view, domain)
     targets = _targets(view, keep, limit) if {"note", "attachment"} & set(asked) else {}

@@ -10,12 +10,11 @@ from typing import Any
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.choices import GRAPH_ACTIONS
 from kbase_ci.query.clusters import clusters
 from kbase_ci.query.graph import ClusterRecord, Edge, NoteGraph
 from kbase_ci.query.graphmap import ExploreMap, ExploreSummary, explore_answer
 from kbase_ci.query.view import QueryView
-
-ACTIONS = ("path", "neighborhood", "hubs", "clusters", "orphans", "explore")
 
 
 class Node(Record):
@@ -105,11 +104,12 @@ def note_graph(view: QueryView) -> NoteGraph:
 
 def graph_answer(view: QueryView, action: str, *, concise: bool = False,
                  **params: Any) -> GraphAnswer:
-    """`action` is one of ACTIONS; params are those of the matching `*_answer`.
+    """`action` is one of GRAPH_ACTIONS; params are those of the matching `*_answer`.
     `concise`: nodes without titles, and no edges (a neighbourhood of 200 notes has
     thousands)."""
-    if action not in ACTIONS:
-        raise UsageError(f"unknown graph action {action}; use one of {', '.join(ACTIONS)}")
+    if action not in GRAPH_ACTIONS:
+        raise UsageError(f"unknown graph action {action}; use one of "
+                         f"{', '.join(GRAPH_ACTIONS)}")
     answers: dict[str, Callable[..., GraphAnswer]] = {
         "path": path_answer, "neighborhood": neighborhood_answer, "hubs": hubs_answer,
         "clusters": clusters_answer, "orphans": orphans_answer, "explore": explore_answer}

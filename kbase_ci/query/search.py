@@ -32,7 +32,6 @@ from kbase_ci.query.filters import check_limit, check_tags, domain_key, tag_key
 from kbase_ci.query.fusion import fuse
 from kbase_ci.query.hits import ChunkHit, NoteHit, rollup
 from kbase_ci.query.overlay import FreshChunk, Overlay, shard_for, tokenize
-from kbase_ci.query.tools.search import MODES
 from kbase_ci.query.verdict import ConciseHit, Hit, NotFound
 from kbase_ci.query.view import QueryView
 
@@ -284,8 +283,6 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
     alias matches first. `embedder`: an already loaded model of this index (a long-lived
     server keeps one); None looks for the index's model, unless `model_notice` says it
     was looked for already and why it is not here."""
-    if mode not in MODES:
-        raise UsageError(f"--mode must be one of {', '.join(MODES)}")
     searcher = Searcher(view, model)
     lists: dict[str, list[ChunkHit]] = {}
     notices: list[str] = []

@@ -18,6 +18,7 @@ class BacklinksParams(Record):
 
 
 def _run(s: Session, p: BacklinksParams) -> BacklinksAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.links import backlinks_answer
 
     view = s.view()

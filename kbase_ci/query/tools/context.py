@@ -7,13 +7,11 @@ from typing import TYPE_CHECKING, Annotated
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import Record
+from kbase_ci.query.choices import STRATEGIES
 from kbase_ci.query.tools.spec import BUDGET, MAX_TOKENS, Param, Query, Session, none_if_blank
 
 if TYPE_CHECKING:
     from kbase_ci.query.bundle import Bundle
-
-STRATEGIES = ("breadth", "importance", "tags")
-
 
 class ContextParams(Record):
     note: Annotated[str | None, Param(
@@ -59,6 +57,7 @@ def _prepare(p: ContextParams) -> ContextParams:
 
 
 def _run(s: Session, p: ContextParams) -> Bundle:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.context import context_answer
 
     return context_answer(s.view(), note=p.note, query=p.query, strategy=p.strategy,
@@ -67,6 +66,7 @@ def _run(s: Session, p: ContextParams) -> Bundle:
 
 
 def _lines(a: Bundle) -> list[str]:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.bundle import text_lines
 
     return text_lines(a)

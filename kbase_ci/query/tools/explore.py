@@ -21,6 +21,7 @@ class ExploreParams(Record):
 
 
 def _run(s: Session, p: ExploreParams) -> ExploreAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.explore import explore_answer
 
     view = s.view()
@@ -28,6 +29,7 @@ def _run(s: Session, p: ExploreParams) -> ExploreAnswer:
 
 
 def _lines(a: ExploreAnswer) -> list[str]:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.links import LinkRecord
 
     def paths(items: Sequence[object]) -> str:

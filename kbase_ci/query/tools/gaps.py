@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, TypeAlias
 
 from kbase_ci.query.answer import Record
+from kbase_ci.query.choices import GAP_KINDS
 from kbase_ci.query.tools.spec import Domain, Param, Query, Session, none_if_blank
 
 if TYPE_CHECKING:
@@ -21,17 +22,13 @@ if TYPE_CHECKING:
 
     Gap: TypeAlias = Target | ConciseTarget | ConceptGap | ConciseConcept
 
-KINDS = ("note", "concept", "attachment")
-"""`--kind` values, in the order the answer lists them: notes to write first (what a
-reader follows a link to and finds missing), then concepts, then missing attachments
-(a file someone forgot to commit is a fix, not something to write)."""
 _TITLES = {"note": "notes to write (unresolved link targets)",
            "concept": "undocumented concepts", "attachment": "missing attachments"}
 
 
 class GapsParams(Record):
     kinds: Annotated[tuple[str, ...], Param(
-        flag="--kind", choices=KINDS,
+        flag="--kind", choices=GAP_KINDS,
         help="only this kind of gap; repeatable (default: all three, in this order: note, "
              "concept, attachment)",
         tool="Only these kinds of gap (default: all three: note, concept, attachment).")
@@ -51,9 +48,10 @@ class GapsParams(Record):
 
 
 def _run(s: Session, p: GapsParams) -> GapsAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.gaps import gaps_answer
 
-    return gaps_answer(s.view(), kinds=p.kinds or KINDS, domain=none_if_blank(p.domain),
+    return gaps_answer(s.view(), kinds=p.kinds or GAP_KINDS, domain=none_if_blank(p.domain),
                        limit=p.limit, min_notes=p.min_notes, concise=p.concise)
 
 
@@ -64,6 +62,7 @@ def _lists(a: GapsAnswer) -> list[tuple[str, Sequence[Gap]]]:
 
 
 def _lines(a: GapsAnswer) -> list[str]:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.gaps import LISTS, ConceptGap, ConciseConcept, Target
 
     lines: list[str] = []

@@ -12,20 +12,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import Record
-from kbase_ci.query.tools.spec import Param, Query, Session, Timeout
+from kbase_ci.query.choices import GRAPH_ACTIONS
+from kbase_ci.query.tools.spec import Param, Query, Session, Timeout, fields_of
 
 if TYPE_CHECKING:
     from kbase_ci.query.graphanswer import GraphAnswer, PathAnswer
     from kbase_ci.query.graphmap import ExploreMap, ExploreSummary
 
-ACTIONS = ("explore", "path", "neighborhood", "hubs", "clusters", "orphans")
 PICTURES = {"mermaid": "%% ", "dot": "// "}
 """The picture formats, and how a comment line starts in each."""
 
 
 class GraphParams(Record):
     action: Annotated[str, Param(
-        choices=ACTIONS, tool="Which question.",
+        choices=GRAPH_ACTIONS, tool="Which question.",
         helps={"path": "shortest link path between two notes",
                "neighborhood": "notes within N links of a note",
                "hubs": "best-linked notes (links in + out)",
@@ -85,8 +85,6 @@ class GraphParams(Record):
 
 def _prepare(p: GraphParams) -> GraphParams:
     """What the action takes, what it needs, and its defaults for what was left out."""
-    from kbase_ci.query.tools.spec import fields_of
-
     unused = sorted(f.name for f in fields_of(GraphParams)
                     if f.param.actions and p.action not in f.param.actions
                     and getattr(p, f.name) is not None and getattr(p, f.name) is not False)
@@ -113,13 +111,12 @@ def _form(p: GraphParams, form: str) -> None:
 def _args(p: GraphParams) -> dict[str, Any]:
     """The parameters of the action's answer function (kbase_ci.query.graphanswer): the
     action's own, but how it runs (`stream`, `timeout`)."""
-    from kbase_ci.query.tools.spec import fields_of
-
     return {f.name: getattr(p, f.name) for f in fields_of(GraphParams)
             if p.action in f.param.actions and f.name not in ("stream", "timeout")}
 
 
 def _run(s: Session, p: GraphParams) -> GraphAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.graphanswer import graph_answer
     from kbase_ci.query.trace import Deadline
 
@@ -128,6 +125,7 @@ def _run(s: Session, p: GraphParams) -> GraphAnswer:
 
 
 def _events(s: Session, p: GraphParams) -> Iterator[tuple[str, Record]]:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.graphmap import WalkNode, explore_events
     from kbase_ci.query.trace import Deadline
 
@@ -139,6 +137,7 @@ def _events(s: Session, p: GraphParams) -> Iterator[tuple[str, Record]]:
 
 
 def _found(a: GraphAnswer) -> bool:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.graphanswer import ClustersAnswer, NeighborhoodAnswer, PathAnswer
     from kbase_ci.query.graphmap import ExploreMap, ExploreSummary
 
@@ -155,6 +154,7 @@ def _found(a: GraphAnswer) -> bool:
 
 
 def _draw(a: GraphAnswer, form: str) -> str:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.graphdraw import dot, mermaid
 
     return mermaid(a) if form == "mermaid" else dot(a)  # type: ignore[arg-type]
@@ -169,6 +169,7 @@ def _arrow(a: PathAnswer, x: str, y: str) -> str:
 
 
 def _lines(a: GraphAnswer) -> list[str]:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query import graphanswer as ga
     from kbase_ci.query import graphmap as gm
 
@@ -200,6 +201,7 @@ def _lines(a: GraphAnswer) -> list[str]:
 
 def _map_lines(a: ExploreMap | ExploreSummary) -> list[str]:
     """An explore map or its summary as text."""
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.graphmap import ExploreSummary
 
     notes = a.notes if isinstance(a, ExploreSummary) else a.found + 1

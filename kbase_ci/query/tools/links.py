@@ -16,6 +16,7 @@ class NoteParams(Record):
 
 
 def _run(s: Session, p: NoteParams) -> LinksAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.links import links_answer
 
     view = s.view()

@@ -20,6 +20,7 @@ class NotesParams(Record):
 
 
 def _run(s: Session, p: NotesParams) -> NotesAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.tagtree import notes_answer
 
     return notes_answer(s.view(), tags=list(p.tags), any_tag=p.any_tag,

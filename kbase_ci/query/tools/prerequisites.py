@@ -22,6 +22,7 @@ class PrerequisitesParams(Record):
 
 
 def _run(s: Session, p: PrerequisitesParams) -> PrerequisitesAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.readingorder import prerequisites_answer
     from kbase_ci.query.trace import Deadline
 

@@ -28,6 +28,7 @@ class ReadParams(Record):
 
 
 def _run(s: Session, p: ReadParams) -> ReadAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.read import read_answer
 
     target = p.note.strip()

@@ -25,6 +25,7 @@ class ReadingOrderParams(Record):
 
 
 def _run(s: Session, p: ReadingOrderParams) -> ReadingOrderAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.readingorder import reading_order_answer
     from kbase_ci.query.trace import Deadline
 

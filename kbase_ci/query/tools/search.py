@@ -7,14 +7,11 @@ from typing import TYPE_CHECKING, Annotated
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import Record
+from kbase_ci.query.choices import MODES
 from kbase_ci.query.tools.spec import Param, Query, Session, Tags, none_if_blank
 
 if TYPE_CHECKING:
     from kbase_ci.query.search import SearchAnswer
-
-MODES = ("hybrid", "bm25", "semantic")
-"""Which rankers a search runs: both, fused, or one of them."""
-
 
 class SearchParams(Record):
     query: Annotated[str, Param(positional=True, help="what to look for",
@@ -50,6 +47,7 @@ def _prepare(p: SearchParams) -> SearchParams:
 
 
 def _run(s: Session, p: SearchParams) -> SearchAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.search import search_answer
 
     view = s.view()

@@ -16,6 +16,7 @@ class StatusParams(Record):
 
 
 def _run(s: Session, p: StatusParams) -> StatusAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.status import status_answer
 
     return status_answer(s.view())

@@ -22,6 +22,7 @@ class TagsParams(Record):
 
 
 def _tags(s: Session, p: TagsParams) -> TagsAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.tagtree import tags_answer
 
     return tags_answer(s.view(), tree=p.tree, stats=p.stats, limit=p.limit)
@@ -51,6 +52,7 @@ class SuggestParams(Record):
 
 
 def _suggest(s: Session, p: SuggestParams) -> SuggestAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.tagsuggest import suggest_answer
 
     return suggest_answer(s.view(), p.note, limit=p.limit)
