@@ -4,10 +4,12 @@ its JSON (what the CLI prints and the MCP tools return) is made once, at the edg
 it is None, `key=` where the JSON key is no Python name (`from`). `from_json` reads such
 JSON back (an answer trimmed to a token budget, drawn as text).
 
-Records are dataclasses, immutable as frozen ones are, but made without the code a
-frozen dataclass compiles at import (`__init__`, `__repr__`, `__eq__`, `__hash__`,
-`__setattr__`, `__delattr__`: ~0.25 ms each on the dev machine, and a query defines
-ten or more record classes before it answers): the base class gives the behaviour, and
+Records are dataclasses that behave as frozen ones do (immutable, compared and hashed
+by their fields), but made without the code a frozen dataclass compiles at import
+(`__init__`, `__repr__`, `__eq__`, `__hash__`, `__setattr__`, `__delattr__`: together
+~1 ms per class on the dev machine, and a query loads tens of record classes before it
+answers; the query package's other frozen records use this base too, so a query's
+start-up did not grow with its typed answers): the base class gives the behaviour, and
 a class compiles its own `__init__` only once it is built often (`COMPILE_AFTER`), as a
 10k-note `notes` answer is. For budgets an answer marks the fields `payload` never cuts
 (`keep`) and the lists it is for (`primary`), which keep their first item longest.
@@ -45,6 +47,8 @@ class _Plan:
         fields = dataclasses.fields(cls)
         self.names = tuple(f.name for f in fields)
         self.defaults = {f.name: f.default for f in fields if f.default is not MISSING}
+        self.factories = {f.name: f.default_factory for f in fields
+                          if f.default_factory is not MISSING}
         self.out = tuple((f.name, f.metadata.get("key") or f.name, bool(f.metadata.get("omit")))
                          for f in fields if not f.metadata.get("hidden"))
         self.keep = frozenset(k for f in fields if f.metadata.get("keep")
@@ -64,15 +68,22 @@ def _plan(cls: type) -> _Plan:
 
 def _compile_init(cls: type, plan: _Plan) -> Callable[..., None]:
     """The `__init__` a frozen dataclass would have: one call sets each field."""
-    params, ns = [], {"_set": object.__setattr__}
+    params: list[str] = []
+    body: list[str] = []
+    ns: dict[str, Any] = {"_set": object.__setattr__, "_MISSING": MISSING}
     for name in plan.names:
         if name in plan.defaults:
             ns[f"_d_{name}"] = plan.defaults[name]
             params.append(f"{name}=_d_{name}")
+        elif name in plan.factories:
+            ns[f"_f_{name}"] = plan.factories[name]
+            params.append(f"{name}=_MISSING")
+            body.append(f"if {name} is _MISSING: {name} = _f_{name}()")
         else:
             params.append(name)
-    body = "".join(f"\n    _set(self, {n!r}, {n})" for n in plan.names) or "\n    pass"
-    exec(f"def __init__(self, {', '.join(params)}):{body}", ns)
+    body += [f"_set(self, {n!r}, {n})" for n in plan.names]
+    code = "".join(f"\n    {line}" for line in body) or "\n    pass"
+    exec(f"def __init__(self, {', '.join(params)}):{code}", ns)
     init: Callable[..., None] = ns["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
@@ -97,6 +108,8 @@ def _first_init(self: Record, *args: Any, **kwargs: Any) -> None:
             value = values[name]
         elif name in plan.defaults:
             value = plan.defaults[name]
+        elif name in plan.factories:
+            value = plan.factories[name]()
         else:
             raise TypeError(f"{cls.__name__}() missing argument {name!r}")
         object.__setattr__(self, name, value)
@@ -123,6 +136,8 @@ class Record:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        # A class without a docstring would get one made from `inspect.signature`.
+        cls.__doc__ = cls.__doc__ or cls.__name__
         dataclasses.dataclass(init=False, repr=False, eq=False)(cls)
         # Each class its own: a subclass must not use its parent's compiled `__init__`.
         type.__setattr__(cls, "__init__", _first_init)
@@ -142,7 +157,8 @@ class Record:
             return NotImplemented
         return all(getattr(self, n) == getattr(other, n) for n in _plan(type(self)).names)
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:  # as a frozen dataclass's: of its fields
+        return hash(tuple(getattr(self, n) for n in _plan(type(self)).names))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

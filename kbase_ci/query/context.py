@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import IndexInfo, Truncated
+from kbase_ci.query.answer import IndexInfo, Record, Truncated
 from kbase_ci.query.budget import Piece, estimate_tokens, fill
 from kbase_ci.query.bundle import (
     AnalysisDepth,
@@ -40,8 +40,7 @@ from kbase_ci.query.verdict import ConciseHit, Hit
 from kbase_ci.query.view import QueryView
 
 
-@dataclass(frozen=True)
-class Depth:
+class Depth(Record):
     name: str
     hops: int
     notes: int

@@ -30,8 +30,7 @@ from kbase_ci.query.overlay import tokenize
 LEVELS = ("high", "medium", "low")
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Record):
     """Confidence thresholds (see the module docstring; `python -m bench.confidence`).
 
     `idf`: the IDF coverage a hit needs for high, medium and low; a query word that no
@@ -55,8 +54,7 @@ class Rule:
 RULE = Rule()
 
 
-@dataclass(frozen=True)
-class QueryTerms:
+class QueryTerms(Record):
     written: tuple[tuple[str, str], ...]
     """(as written, term) per distinct term, in query order."""
     idf: dict[str, float]

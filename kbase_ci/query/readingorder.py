@@ -197,8 +197,7 @@ def walk_needs(view: QueryView, rel: Relations, start: int, depth: int,
     return found, None
 
 
-@dataclass(frozen=True)
-class Ordered:
+class Ordered(Record):
     nodes: list[int]
     cycles_broken: int
     partial: str | None

@@ -4,7 +4,6 @@ backlinks that are right for the work tree now, not for the index's commit."""
 from __future__ import annotations
 
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -22,15 +21,14 @@ from kbase_ci.index.reader import IndexReader
 from kbase_ci.index.rowfile import int_table
 from kbase_ci.model import BlockId, Heading, ParsedNote
 from kbase_ci.parse.outline import note_text
-from kbase_ci.query.answer import IndexInfo, ScopeRef
+from kbase_ci.query.answer import IndexInfo, Record, ScopeRef
 from kbase_ci.query.freshness import Freshness, assess
 from kbase_ci.query.location import IndexSource
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import Resolver
 
 
-@dataclass(frozen=True)
-class NoteInfo:
+class NoteInfo(Record):
     path: str
     title: str
     aliases: tuple[str, ...]
@@ -43,8 +41,7 @@ class NoteInfo:
     stale: bool
 
 
-@dataclass(frozen=True)
-class LinkInfo:
+class LinkInfo(Record):
     source: str
     line: int
     col: int
@@ -372,8 +369,7 @@ class QueryView:
         return codes
 
 
-@dataclass(frozen=True)
-class NoteEdges:
+class NoteEdges(Record):
     paths: tuple[str, ...]
     """The current notes, sorted; a note's position here is its node number."""
     pairs: tuple[tuple[int, int], ...]
