@@ -84,6 +84,7 @@ class Arg(Record):
 
 
 _FIELDS: dict[type, list[Arg]] = {}
+_NO_PARAM = Param()
 
 
 def fields_of(params: type[Record]) -> list[Arg]:
@@ -96,13 +97,13 @@ def fields_of(params: type[Record]) -> list[Arg]:
         hints = typing.get_type_hints(params, include_extras=True)
         got = []
         for f in dataclasses.fields(cast(Any, params)):
-            tp, meta = hints[f.name], Param()
+            tp, meta = hints[f.name], _NO_PARAM
             if get_origin(tp) is Annotated:  # nested ones are flattened: merge their Params
                 tp, *extra = get_args(tp)
                 for m in extra:
                     if isinstance(m, Param):
-                        meta = dataclasses.replace(meta, **{
-                            k: v for k, v in vars(m).items() if v != getattr(Param(), k)})
+                        meta = m if meta is _NO_PARAM else dataclasses.replace(meta, **{
+                            k: v for k, v in vars(m).items() if v != getattr(_NO_PARAM, k)})
             optional = get_origin(tp) in (typing.Union, UnionType) and NoneType in get_args(tp)
             if optional:
                 tp = next(a for a in get_args(tp) if a is not NoneType)
