@@ -39,11 +39,11 @@ def main() -> None:
     for corpus in SETS:
         view = _view(corpus, work)
         sample = random.Random(0).sample(sorted(view.notes), min(150, len(view.notes)))
-        texts = [dumps(read_answer(view, p)) for p in sample]
-        texts += [dumps(search_answer(view, q, limit=10, snippets=True, floor=False))
+        texts = [dumps(read_answer(view, p).to_json()) for p in sample]
+        texts += [dumps(search_answer(view, q, limit=10, snippets=True, floor=False).to_json())
                   for q in ("list files", "install the plugin", "spell damage",
                             "data pipeline", "compress archive")]
-        texts += [dumps(backlinks_answer(view, p)) for p in sample[:30]]
+        texts += [dumps(backlinks_answer(view, p).to_json()) for p in sample[:30]]
         for name, count in (("len/4", lambda t: -(-len(t) // 4)), ("estimate", estimate_tokens),
                             ("budget", cost)):
             ratios = sorted(count(t) / max(len(e.encode(t)) for e in encodings)

@@ -25,9 +25,9 @@ from mcp.types import TextContent
 from bench.concept_precision import VAULTS
 from bench.freshclone import ROOT, fresh_clone, kbase
 from bench.workloads import CORPORA
+from kbase_ci.query.tools.registry import COMMANDS
 
-QUERY_COMMANDS = ("search", "read", "links", "backlinks", "explore", "context", "graph",
-                  "gaps", "prerequisites", "reading-order", "notes", "tags", "status")
+QUERY_COMMANDS = COMMANDS  # the query registry's commands
 
 
 def questions(note: str, title: str) -> list[tuple[str, dict[str, Any], list[str]]]:

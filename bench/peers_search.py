@@ -123,7 +123,7 @@ def kbase_ranker(view: Any, mode: str) -> Ranker:
         # floor=False: the ranking's quality, whatever confidence each hit has.
         ans = search_answer(view, query, mode=mode, limit=10, concise=True, model=MODEL,
                             embedder=embedder, floor=False)
-        return [x["path"] for x in ans["results"]]
+        return [x.path for x in ans.results]
     return rank
 
 

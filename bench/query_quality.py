@@ -89,7 +89,7 @@ def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
                 # floor: which hits are answers at all).
                 ans = search_answer(view, r["query"], mode=mode, limit=10, concise=True,
                                     model=model, embedder=embedder, floor=False)
-                m = _metrics([x["path"] for x in ans["results"]], set(r["answers"]))
+                m = _metrics([x.path for x in ans.results], set(r["answers"]))
                 sums = [a + b for a, b in zip(sums, m, strict=True)]
             n = len(items)
             out.append({"kind": kind, "mode": mode, "n": n, "recall@5": sums[0] / n,

@@ -15,7 +15,8 @@ from conftest import FIXTURES, run_kbase, write
 from kbase_ci.parse.outline import sections
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.query.budget import Piece, estimate_tokens, fill
-from kbase_ci.query.context import context_answer, text_lines
+from kbase_ci.query.bundle import ConciseContext, ContextAnswer, text_lines
+from kbase_ci.query.context import context_answer
 from kbase_ci.query.location import open_source
 from kbase_ci.query.payload import cost
 from kbase_ci.query.pieces import outline_note
@@ -47,12 +48,13 @@ def view(repo: Path) -> QueryView:
 
 def _text(answer: dict[str, Any]) -> str:
     """The text form exactly as `kbase context --format text` prints it."""
-    return "\n".join(text_lines(answer)) + "\n"
+    typed = (ContextAnswer if "link_traversal" in answer else ConciseContext).from_json(answer)
+    return "\n".join(text_lines(typed)) + "\n"
 
 
 def bundle(view: QueryView, **kwargs: Any) -> dict[str, Any]:
     """The bundle as the text form budgets it (`--format text`)."""
-    return context_answer(view, json_budget=False, **kwargs)
+    return context_answer(view, json_budget=False, **kwargs).to_json()
 
 
 def _paths(answer: dict[str, Any]) -> list[str]:

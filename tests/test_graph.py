@@ -84,7 +84,7 @@ def test_shortest_path_lengths_match_networkx(view: QueryView, truth: nx.DiGraph
         want = dict(nx.all_pairs_shortest_path_length(g))
         for a in sorted(truth.nodes):
             for b in sorted(truth.nodes):
-                ans = graph_answer(view, "path", source=a, target=b, directed=directed)
+                ans = graph_answer(view, "path", source=a, target=b, directed=directed).to_json()
                 assert ans["length"] == want[a].get(b), (a, b, directed)
                 if ans["paths"]:
                     p = ans["paths"][0]
@@ -97,7 +97,7 @@ def test_all_shortest_paths_match_networkx(view: QueryView, truth: nx.DiGraph) -
     for a, b in (("Garden/Tomatoes.md", "Coffee/Espresso.md"),
                  ("Garden/Watering.md", "Coffee/Milk Steaming.md"),
                  ("Index Page.md", "Coffee Grounds.md")):
-        ans = graph_answer(view, "path", source=a, target=b, all_paths=True, limit=100)
+        ans = graph_answer(view, "path", source=a, target=b, all_paths=True, limit=100).to_json()
         assert ans["paths"] == sorted(nx.all_shortest_paths(und, a, b))
         assert ans["paths"] and not ans["truncated"]
         on = {n for p in ans["paths"] for n in p}
@@ -106,12 +106,12 @@ def test_all_shortest_paths_match_networkx(view: QueryView, truth: nx.DiGraph) -
                                  if any((u, v) in pairwise(p) or (v, u) in pairwise(p)
                                         for p in ans["paths"])}
     one = graph_answer(view, "path", source="Tomatoes", target="Espresso", all_paths=True,
-                       limit=1)
+                       limit=1).to_json()
     assert len(one["paths"]) == 1 and one["truncated"]
 
 
 def test_degrees_and_hubs_match_networkx(view: QueryView, truth: nx.DiGraph) -> None:
-    ans = graph_answer(view, "hubs", min_links=0, limit=0)
+    ans = graph_answer(view, "hubs", min_links=0, limit=0).to_json()
     assert len(ans["nodes"]) == truth.number_of_nodes() == ans["total"]
     for n in ans["nodes"]:
         p = n["path"]
@@ -119,7 +119,7 @@ def test_degrees_and_hubs_match_networkx(view: QueryView, truth: nx.DiGraph) -> 
             truth.in_degree(p), truth.out_degree(p), truth.degree(p))
     assert [n["path"] for n in ans["nodes"]] == sorted(
         truth.nodes, key=lambda p: (-truth.degree(p), p))
-    top = graph_answer(view, "hubs", min_links=7, limit=2)
+    top = graph_answer(view, "hubs", min_links=7, limit=2).to_json()
     # Espresso has 8 links; four notes have 7, the tie goes by path
     assert [n["path"] for n in top["nodes"]] == ["Coffee/Espresso.md", "Coffee/Coffee.md"]
     assert top["total"] == 5 == sum(1 for p in truth.nodes if truth.degree(p) >= 7)
@@ -133,22 +133,23 @@ def test_neighbourhood_matches_networkx(view: QueryView, truth: nx.DiGraph,
     for note, directed in (("Coffee/Espresso.md", False), ("Garden/Compost.md", True)):
         g = truth if directed else truth.to_undirected()
         want = nx.single_source_shortest_path_length(g, note, cutoff=depth)
-        ans = graph_answer(view, "neighborhood", note=note, depth=depth, directed=directed)
+        ans = graph_answer(view, "neighborhood", note=note, depth=depth,
+                           directed=directed).to_json()
         assert {n["path"]: n["depth"] for n in ans["nodes"]} == want
         assert [n["depth"] for n in ans["nodes"]] == sorted(want.values())
         assert edge_set(ans) == set(truth.subgraph(want).edges)
-    capped = graph_answer(view, "neighborhood", note="Espresso", depth=3, limit=3)
+    capped = graph_answer(view, "neighborhood", note="Espresso", depth=3, limit=3).to_json()
     assert len(capped["nodes"]) == 3 and capped["truncated"]
     assert capped["nodes"][0]["path"] == "Coffee/Espresso.md"
 
 
 def test_orphans_hand_checked_and_as_the_pr_report_counts(view: QueryView,
                                                           repo: Path) -> None:
-    ans = graph_answer(view, "orphans")
+    ans = graph_answer(view, "orphans").to_json()
     assert [n["path"] for n in ans["nodes"]] == ISOLATED
     assert all(n["isolated"] and n["outgoing"] == 0 for n in ans["nodes"])
     assert ans["edges"] == []
-    every = graph_answer(view, "orphans", no_backlinks=True)
+    every = graph_answer(view, "orphans", no_backlinks=True).to_json()
     assert [n["path"] for n in every["nodes"]] == sorted(ISOLATED + LINK_OUT_ONLY)
     vault = Vault(repo)
     report = link_graph(scan(vault)[0], vault.files).orphans()
@@ -175,7 +176,7 @@ def _best_networkx(n: int, pairs: list[tuple[int, int]]) -> float:
 
 
 def test_clusters_on_the_fixture(view: QueryView, truth: nx.DiGraph) -> None:
-    ans = graph_answer(view, "clusters", min_size=3)
+    ans = graph_answer(view, "clusters", min_size=3).to_json()
     members = [set(c["members"]) for c in ans["clusters"]]
     assert len(members) == 2
     assert any(m >= GARDEN for m in members) and any(m >= COFFEE for m in members)
@@ -189,7 +190,7 @@ def test_clusters_on_the_fixture(view: QueryView, truth: nx.DiGraph) -> None:
     assert {"compost", "garden"} <= set(garden["terms"])
     assert {n["path"]: n["cluster"] for n in ans["nodes"]} == {
         p: c["id"] for c in ans["clusters"] for p in c["members"]}
-    assert graph_answer(view, "clusters", min_size=8)["clusters"] == []
+    assert graph_answer(view, "clusters", min_size=8).to_json()["clusters"] == []
 
 
 def test_louvain_against_networkx_on_random_graphs() -> None:
@@ -230,11 +231,11 @@ def test_paths_and_degrees_on_a_random_digraph() -> None:
 
 def test_unknown_note_and_action_are_usage_errors(view: QueryView) -> None:
     with pytest.raises(UsageError, match="did you mean"):
-        graph_answer(view, "path", source="Tomatos", target="Espresso")
+        graph_answer(view, "path", source="Tomatos", target="Espresso").to_json()
     with pytest.raises(UsageError, match="unknown graph action"):
-        graph_answer(view, "centrality")
+        graph_answer(view, "centrality").to_json()
     with pytest.raises(UsageError, match="--depth"):
-        graph_answer(view, "neighborhood", note="Espresso", depth=-1)
+        graph_answer(view, "neighborhood", note="Espresso", depth=-1).to_json()
 
 
 # -- the command ----------------------------------------------------------------------
@@ -357,19 +358,20 @@ def test_pictures_are_well_formed(view: QueryView, repo: Path, args: tuple[str, 
         "neighborhood": {"note": "Espresso", "depth": 2},
         "orphans": {"no_backlinks": True}, "clusters": {}, "hubs": {},
         "path": {"source": "Tomatoes", "target": "Espresso", "all_paths": True}}[args[0]]
-    ans = graph_answer(view, args[0], **params)
+    typed = graph_answer(view, args[0], **params)
+    ans = typed.to_json()
     ids = {n["path"]: f"n{i}" for i, n in enumerate(ans["nodes"])}
     want = sorted((ids[e["source"]], ids[e["target"]]) for e in ans["edges"])
     for fmt, check in (("mermaid", check_mermaid), ("dot", check_dot)):
         proc = run_kbase("graph", *args, "--format", fmt, cwd=repo)
         assert proc.returncode == 0, proc.stderr
         text = proc.stdout
-        assert text == (mermaid(ans) if fmt == "mermaid" else dot(ans))
+        assert text == (mermaid(typed) if fmt == "mermaid" else dot(typed))
         declared, edges = check(text)
         assert declared == set(ids.values()) and sorted(edges) == want
     if args[0] == "orphans":
-        assert '#34;Cheese#34; [v2]' in mermaid(ans)
-        assert 'label="Say \\"Cheese\\" [v2]"' in dot(ans)
+        assert '#34;Cheese#34; [v2]' in mermaid(typed)
+        assert 'label="Say \\"Cheese\\" [v2]"' in dot(typed)
     if args[0] == "clusters":
-        assert mermaid(ans).count("subgraph") == len(ans["clusters"]) == 2
-        assert dot(ans).count("subgraph cluster_") == 2
+        assert mermaid(typed).count("subgraph") == len(ans["clusters"]) == 2
+        assert dot(typed).count("subgraph cluster_") == 2

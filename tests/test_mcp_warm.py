@@ -85,7 +85,7 @@ def test_index_branch_moving_reopens_the_source(make_repo: Callable[..., Path]) 
     warm = Warm(repo)
     before = warm.view()
     assert before.source.origin == "branch" and warm.reopened == 1
-    old_commit = before.index_info()["source_commit"]
+    old_commit = before.index_info().to_json()["source_commit"]
 
     (repo / "Gamma.md").write_text("# Gamma\n\nNew.\n", encoding="utf-8")
     git(repo, "add", "Gamma.md")
@@ -99,5 +99,5 @@ def test_index_branch_moving_reopens_the_source(make_repo: Callable[..., Path]) 
     shutil.rmtree(repo / ".kbase")
     after = warm.view()
     assert warm.reopened == 3
-    assert after.index_info()["source_commit"] != old_commit
-    assert after.index_info()["stale_notes"] == [] and "Gamma.md" in after.notes
+    assert after.index_info().to_json()["source_commit"] != old_commit
+    assert after.index_info().to_json()["stale_notes"] == [] and "Gamma.md" in after.notes

@@ -65,25 +65,25 @@ def test_tag_matches_hierarchy_and_case() -> None:
 
 
 def test_notes_intersection_any_and_domain(view: QueryView) -> None:
-    coffee = notes_answer(view, tags=["coffee"])
+    coffee = notes_answer(view, tags=["coffee"]).to_json()
     assert paths(coffee) == sorted(p for p, t in TAGS.items()
                                    if any(x.lower().split("/")[0] == "coffee" for x in t))
     assert "Coffee/Grinders.md" in paths(coffee)  # via Coffee/Gear and coffee/brewing
-    both = notes_answer(view, tags=["garden", "status"])
+    both = notes_answer(view, tags=["garden", "status"]).to_json()
     assert paths(both) == ["Garden/Tomatoes.md"] and both["match"] == "all"
-    either = notes_answer(view, tags=["garden/vegetables", "#meta"], any_tag=True)
+    either = notes_answer(view, tags=["garden/vegetables", "#meta"], any_tag=True).to_json()
     assert paths(either) == ["Garden/Seeds.md", "Garden/Tomatoes.md", "Index Page.md",
                              'Say "Cheese" [v2].md']
     assert either["tags"] == ["garden/vegetables", "meta"] and either["match"] == "any"
-    dom = notes_answer(view, tags=["status/draft"], domain="Coffee")
+    dom = notes_answer(view, tags=["status/draft"], domain="Coffee").to_json()
     assert paths(dom) == ["Coffee/Milk Steaming.md"]
-    assert paths(notes_answer(view, domain="Drafts")) == ["Drafts/Scratch.md"]
-    assert len(paths(notes_answer(view))) == len(view.notes)
-    assert notes_answer(view, tags=["coffee/gear", "garden"])["notes"] == []
+    assert paths(notes_answer(view, domain="Drafts").to_json()) == ["Drafts/Scratch.md"]
+    assert len(paths(notes_answer(view).to_json())) == len(view.notes)
+    assert notes_answer(view, tags=["coffee/gear", "garden"]).to_json()["notes"] == []
 
 
 def test_tag_counts_per_tag_and_branch(view: QueryView) -> None:
-    ans = tags_answer(view)
+    ans = tags_answer(view).to_json()
     assert ans["notes"] == len(view.notes) and ans["tagged"] == len(TAGS)
     got = {t["tag"]: (t["count"], t["total"]) for t in ans["tags"]}
     exact = Counter(t.casefold() for ts in TAGS.values() for t in ts)
@@ -102,7 +102,7 @@ def test_tag_counts_per_tag_and_branch(view: QueryView) -> None:
 
 
 def test_tag_tree(view: QueryView) -> None:
-    tree = tags_answer(view, tree=True)["tree"]
+    tree = tags_answer(view, tree=True).to_json()["tree"]
     assert [n["tag"] for n in tree] == ["coffee", "garden", "meta", "status"]
     coffee = tree[0]
     assert [(c["name"], c["tag"], c["count"]) for c in coffee["children"]] == [
@@ -114,14 +114,14 @@ def test_tag_tree(view: QueryView) -> None:
 
 
 def test_cooccurrence(view: QueryView) -> None:
-    pairs = tags_answer(view, stats=True, limit=0)["cooccurrence"]
+    pairs = tags_answer(view, stats=True, limit=0).to_json()["cooccurrence"]
     want: Counter[tuple[str, str]] = Counter()
     for ts in TAGS.values():
         want.update(combinations(sorted(t.casefold() for t in ts), 2))
     assert {(p["a"].casefold(), p["b"].casefold()): p["count"] for p in pairs} == want
     spb = next(p for p in pairs if {p["a"], p["b"]} == {"coffee/brewing", "status/draft"})
     assert spb["jaccard"] == round(1 / (3 + 3 - 1), 4)
-    assert len(tags_answer(view, stats=True, limit=2)["cooccurrence"]) == 2
+    assert len(tags_answer(view, stats=True, limit=2).to_json()["cooccurrence"]) == 2
 
 
 def test_commands_exit_codes_text_and_overlay(repo: Path, tmp_path: Path) -> None:

@@ -1,7 +1,9 @@
 """`kbase` command line: argparse, dispatch, and the one place errors become exit codes.
 
 Each command lives in `kbase_ci.cli.commands.<name>` with `add_parser(subparsers)` and
-`run(args) -> int`; commands call the library and format its records, nothing more.
+`run(args) -> int`; commands call the library and format its records, nothing more. The
+query commands are made from the query registry (kbase_ci.query.tools) by
+`queryargs` (their parsers) and `queryrun` (running one).
 """
 
 from __future__ import annotations
@@ -22,13 +24,35 @@ from kbase_ci.heap import collector_off
 OFFLINE_ENV = "KBASE_OFFLINE"
 """`--offline` sets it for the command (kbase_ci.index.modelhub.offline reads it)."""
 
-# Order = order in `kbase --help`.
-COMMANDS = ["check", "index", "publish", "handover", "new", "fix", "mv", "ci",
-            "search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
-            "prerequisites", "reading-order", "notes", "tags", "status", "scope", "mcp"]
+_BEFORE = ("check", "index", "publish", "handover", "new", "fix", "mv", "ci")
+_AFTER = ("scope", "mcp")
+"""The commands of `commands/`, before and after the query commands in `kbase --help`."""
+
+
+def _queries() -> tuple[str, ...]:
+    # Lazy: a hook run names `check` and never needs the query registry.
+    from kbase_ci.query.tools.registry import COMMANDS as queries
+
+    return queries
+
+
+def commands() -> list[str]:
+    """Every command, in the order of `kbase --help`."""
+    return [*_BEFORE, *_queries(), *_AFTER]
+
+
+def __getattr__(name: str) -> Any:
+    """`COMMANDS` (as `commands()`) and `_SHORT`, made when asked for (see `_queries`)."""
+    if name == "COMMANDS":
+        return commands()
+    if name == "_SHORT":
+        return {"check", "fix", *_queries()}
+    raise AttributeError(name)
 
 
 def _command(name: str) -> ModuleType:
+    if name not in _BEFORE and name not in _AFTER:
+        return importlib.import_module("kbase_ci.cli.queryrun")
     return importlib.import_module(f"kbase_ci.cli.commands.{name.replace('-', '_')}")
 
 
@@ -44,7 +68,7 @@ def _command_word(argv: Sequence[str]) -> str | None:
         elif arg in _VALUE_OPTIONS:
             skip = True
         elif not arg.startswith("-"):
-            return arg if arg in COMMANDS else None
+            return arg if arg in _BEFORE or arg in _AFTER or arg in _queries() else None
     return None
 
 
@@ -93,11 +117,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                              "always, never (default: auto)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
                                 parser_class=_Parser)
-    for name in COMMANDS:
-        if only is None or name == only:
+    # With `only`, argv names that command: placeholders for the others would cost
+    # one ArgumentParser each (~0.4 ms) on every hook run and never be used.
+    for name in commands() if only is None else [only]:
+        if name in _BEFORE or name in _AFTER:
             _command(name).add_parser(sub)
-        # With `only`, argv names that command: placeholders for the others would cost
-        # one ArgumentParser each (~0.4 ms) on every hook run and never be used.
+        else:
+            from kbase_ci.cli import queryargs  # not on a hook run
+
+            # `kbase --help` shows the commands' help lines, none of their options.
+            queryargs.add_command(sub, name, bare=only is None)
     return parser
 
 
@@ -111,14 +140,15 @@ def _tolerant_streams() -> None:
 
 # Commands that answer and exit (a hook run, a query): no cyclic collection while they
 # run (`heap.collector_off`). Builds, publishing, CI runs and the MCP server keep it.
-_SHORT = {"check", "fix", "search", "read", "links", "backlinks", "explore", "context",
-          "graph", "gaps", "prerequisites", "reading-order", "notes", "tags", "status"}
+def _short(word: str | None) -> bool:
+    return word in ("check", "fix") or (
+        word is not None and word not in _BEFORE and word not in _AFTER)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     word = _command_word(args_list)
-    if word not in _SHORT:
+    if not _short(word):
         return _main(args_list, word)
     ahead = word == "check" and "--staged" in args_list and not \
         _VALUE_OPTIONS.intersection(args_list)
@@ -168,7 +198,7 @@ def _run(args_list: list[str], word: str | None) -> int:
 
         enable_from_env()
     try:
-        return int(_command(args.command.replace("-", "_")).run(args))
+        return int(_command(args.command).run(args))
     except KbaseError as exc:
         # Lazy: only a failing run loads the escaping and colours. A message may quote a
         # `.kbase.yml` key or a note name: on one line, it can never become a workflow

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbase_ci.git import history
-from kbase_ci.handover.handovers import JSON_VERSION, Handovers, Question, linked_open, lowered
+from kbase_ci.handover.handovers import Handovers, Question, linked_open, lowered
 from kbase_ci.handover.scoring import NoteScore
 from kbase_ci.handover.sectionitems import section_items
 from kbase_ci.vault.files import Vault
@@ -21,6 +21,8 @@ from kbase_ci.vault.notetypes import SectionSpec
 
 @dataclass(frozen=True)
 class Latest:
+    """The newest handover (as an answer, with its JSON: kbase_ci.query.tools.handover)."""
+
     note: NoteScore
     title: str
     track: str | None
@@ -31,18 +33,6 @@ class Latest:
     blockers: tuple[str, ...] = ()
     questions: tuple[Question, ...] = field(default_factory=tuple)
     """Unanswered questions it links, or of its track."""
-
-    def to_json(self) -> dict[str, Any]:
-        n = self.note
-        return {
-            "version": JSON_VERSION,
-            "handover": {"path": n.path, "title": self.title, "track": self.track,
-                         "date": self.date, "status": n.status, "score": n.score,
-                         "committed": self.committed},
-            "next_steps": list(self.next_steps), "blockers": list(self.blockers),
-            "unanswered_questions": [q.to_json() for q in self.questions],
-            "missing": [m.to_json() for m in n.missing],
-        }
 
 
 def latest(vault: Vault, track: str | None = None, *, use_cache: bool = True) -> Latest | None:

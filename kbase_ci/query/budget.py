@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from kbase_ci.query.answer import Record
 
 _LETTERS = re.compile(r"[A-Za-z]+")
 _DIGITS = re.compile(r"[0-9]+")
@@ -53,8 +54,7 @@ def estimate_tokens(text: str) -> int:
     return -(-total * 11 // 10)
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(Record):
     """One unit the budget can take or leave: a section of one note."""
 
     order: int

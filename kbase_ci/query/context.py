@@ -10,24 +10,37 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query.answer import IndexInfo, Record, Truncated
 from kbase_ci.query.budget import Piece, estimate_tokens, fill
+from kbase_ci.query.bundle import (
+    AnalysisDepth,
+    Bundle,
+    BundledNote,
+    ContextAnswer,
+    IndexVersion,
+    LinkTraversal,
+    Metadata,
+    Relation,
+    Section,
+    TraversalStep,
+    header_line,
+    separator,
+)
+from kbase_ci.query.bundle import concise as concise_form
 from kbase_ci.query.filters import check_tags
 from kbase_ci.query.payload import cost, cut_stale, dumps
 from kbase_ci.query.payload import fit as fit_payload
 from kbase_ci.query.pieces import JOIN_TOKENS, NoteSections, load_sections
 from kbase_ci.query.search import search_answer
 from kbase_ci.query.traverse import FRONTIER_MAX, Reached, Traversal, select, traverse, view_graph
+from kbase_ci.query.verdict import ConciseHit, Hit
 from kbase_ci.query.view import QueryView
 
-STRATEGIES = ("breadth", "importance", "tags")
 
-
-@dataclass(frozen=True)
-class Depth:
+class Depth(Record):
     name: str
     hops: int
     notes: int
@@ -58,17 +71,6 @@ def parse_depth(depth: str | int) -> Depth:
     return Depth(str(hops), hops, notes, min(4, max(1, hops)))
 
 
-def header_line(depth: str, strategy: str, notes: int, tokens: int, budget: int) -> str:
-    """The first line of the text form (its cost is reserved in the budget)."""
-    return (f"context: depth {depth}, strategy {strategy}, {notes} notes, "
-            f"{tokens}/{budget} tokens")
-
-
-def separator(path: str, depth: int, why: str) -> str:
-    """The line above each note in the text form (its cost is part of the note's)."""
-    return f"==== {path} (depth {depth}; {why}) ===="
-
-
 def _why(r: Reached, seeds: dict[str, str], parents: list[tuple[str, str]]) -> str:
     if r.path in seeds:
         return seeds[r.path]
@@ -92,11 +94,12 @@ def _seeds(view: QueryView, note: str | None, query: str | None,
             p: max(0.0, s) for p, s in view.notes[path].similar if p in view.notes}
 
     assert query is not None
-    hits = search_answer(view, query, limit=SEARCH_POOL, concise=True)["results"]
-    relevance = {h["path"]: 1.0 / math.sqrt(rank) for rank, h in enumerate(hits, 1)}
-    top = hits[:max(1, depth.seeds)]
-    return ({h["path"]: relevance[h["path"]] for h in top},
-            {h["path"]: f"search hit #{rank}" for rank, h in enumerate(top, 1)}, relevance)
+    hits: Sequence[Hit | ConciseHit] = search_answer(view, query, limit=SEARCH_POOL,
+                                                     concise=True).results
+    relevance = {h.path: 1.0 / math.sqrt(rank) for rank, h in enumerate(hits, 1)}
+    top = [h.path for h in hits[:max(1, depth.seeds)]]
+    return ({p: relevance[p] for p in top},
+            {p: f"search hit #{rank}" for rank, p in enumerate(top, 1)}, relevance)
 
 
 _TAGS: weakref.WeakKeyDictionary[QueryView, dict[str, list[str]]] = (
@@ -128,12 +131,11 @@ def _tag_groups(view: QueryView, follow: Sequence[str], node: dict[str, int]
 def context_answer(view: QueryView, *, note: str | None = None, query: str | None = None,
                    strategy: str = "breadth", depth: str | int = "standard",
                    max_tokens: int = 8000, follow_tags: Sequence[str] = (),
-                   concise: bool = False, json_budget: bool = True) -> dict[str, Any]:
+                   concise: bool = False, json_budget: bool = True) -> Bundle:
     """The bundle. `json_budget`: `max_tokens` bounds the answer's JSON, envelope and
     all, as printed compact (kbase_ci.query.payload); otherwise it bounds the text form.
-    `concise`: the notes and sections to read, without their text."""
-    if strategy not in STRATEGIES:
-        raise UsageError(f"--strategy must be one of {', '.join(STRATEGIES)}")
+    `concise`: the notes and sections to read, without their text. `strategy`: one of
+    `choices.STRATEGIES` (a call is checked by its declaration, kbase_ci.query.tools)."""
     if max_tokens < 1:
         raise UsageError("--max-tokens must be a positive number")
     preset = parse_depth(depth)
@@ -155,7 +157,7 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
         reserve += STALE_NOTICE_TOKENS
     loaded = [load_sections(view, r) for r in picked]
 
-    def bundle(budget: int, most: int) -> dict[str, Any]:
+    def bundle(budget: int, most: int) -> Bundle:
         limitations: list[str] = []
         if trav.capped:
             limitations.append(f"only the {FRONTIER_MAX} most activated notes were "
@@ -177,20 +179,23 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
             notes = fit.notes
         answer = _answer(view, note, query, strategy, preset, max_tokens, follow, trav, fit,
                          fit.used + reserve + JOIN_TOKENS, limitations, index)
-        answer = _concise(answer) if concise else answer
-        if stale_cut is not None:
-            answer["truncated"] = stale_cut
-        return answer
+        full = concise_form(answer) if concise else answer
+        return replace(full, truncated=stale_cut)
 
     index = view.index_info()  # one for every try below: its stale list is cut once
-    stale_cut: dict[str, Any] | None = None
+    stale_cut: Truncated | None = None
     budget, most = max_tokens - reserve - JOIN_TOKENS, len(loaded)
     answer = bundle(budget, most)
     if not json_budget:
         return answer
     # The list of notes changed since the index goes before any text (`stale_count`
     # stays): many edits in a clone must not crowd the notes out.
-    stale_cut = cut_stale(answer, max_tokens)
+    cut = answer.to_json()
+    record = cut_stale(cut, max_tokens)
+    if record is not None:
+        stale_cut = Truncated.from_json(record)
+        index = replace(index, stale_notes=tuple(cut["index"]["stale_notes"]))
+        answer = replace(answer, index=index, truncated=stale_cut)
     # The JSON around the text (records, traversal, metadata, escapes) costs too: give
     # the text what the envelope leaves, measured; when the envelopes alone are too
     # much, fewer notes; cut lists only as a last resort.
@@ -198,15 +203,17 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     # named, with its sections listed as omitted (the agent can read one of them).
     floor = sum(estimate_tokens(separator(p, 0, seed_why[p])) + JOIN_TOKENS
                 for p in seeds)
+    marks = type(answer).budget_keys()
     for _ in range(len(loaded) + 8):
-        over = cost(dumps(answer)) - max_tokens
+        spent = cost(dumps(answer.to_json()))
+        over = spent - max_tokens
         if over <= 0:
             if stale_cut is not None:
-                stale_cut["tokens"] = cost(dumps(answer))
+                answer = replace(answer, truncated=replace(stale_cut, tokens=spent))
             return answer
         # From what the text used, not what it was given: sections are whole, so a
         # smaller budget that still holds them changes nothing.
-        used = int(answer["metadata"]["tokens"]) - reserve - JOIN_TOKENS
+        used = answer.metadata.tokens - reserve - JOIN_TOKENS
         if budget > floor and (used - over - 8 >= max_tokens // 4 or most <= 1):
             budget = max(floor, min(budget, used) - over - 8)
         elif most > 1:
@@ -215,19 +222,10 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
             break
         answer = bundle(budget, most)
     try:  # the seeds with their lists cut (omitted sections, traversal, limitations)
-        return fit_payload(answer, max_tokens)
+        return type(answer).from_json(fit_payload(answer.to_json(), max_tokens, marks))
     except UsageError:  # not even the seeds' names fit: an empty bundle says why
-        return fit_payload(bundle(1, most), max_tokens)
-
-
-def _concise(answer: dict[str, Any]) -> dict[str, Any]:
-    """Which notes and sections to read (with their cost), without their text."""
-    keep = ("path", "title", "depth", "why", "tokens", "sections", "omitted_sections")
-    meta = answer["metadata"]
-    return {"note": answer["note"], "query": answer["query"],
-            "notes": [{k: n[k] for k in keep} for n in answer["notes"]],
-            "metadata": {k: meta[k] for k in ("max_tokens", "tokens", "limitations")},
-            "index": answer["index"]}
+        empty = bundle(1, most)
+        return type(empty).from_json(fit_payload(empty.to_json(), max_tokens, marks))
 
 
 @dataclass
@@ -290,9 +288,9 @@ def _fit(loaded: list[NoteSections], seed_why: dict[str, str], budget: int) -> _
 def _answer(view: QueryView, note: str | None, query: str | None, strategy: str,
             preset: Depth, max_tokens: int, follow: list[str], trav: Traversal,
             fit: _Fit, used: int, limitations: list[str],
-            index: dict[str, Any]) -> dict[str, Any]:
-    notes: list[dict[str, Any]] = []
-    path_steps: list[dict[str, Any]] = []
+            index: IndexInfo) -> ContextAnswer:
+    notes: list[BundledNote] = []
+    path_steps: list[TraversalStep] = []
     why, linked = fit.why, fit.linked
     for n in fit.notes:
         r = n.reached
@@ -302,58 +300,22 @@ def _answer(view: QueryView, note: str | None, query: str | None, strategy: str,
                    for i in range(len(n.pieces)) if i not in picks]
         if omitted:
             limitations.append(f"{r.path}: {len(omitted)} section(s) cut for the budget")
-        rec: dict[str, Any] = {
-            "path": r.path, "title": info.title, "depth": r.depth,
-            "primary": r.depth == 0, "why": why[r.path],
-            "linked_from": [{"path": p, "relation": rel} for p, rel in linked[r.path]],
-            "score": round(r.score, 6), "backlinks": r.backlinks, "tags": list(info.tags),
-            "tokens": fit.header[r.path] + sum(n.costs[i] for i in picks),
-            "sections": [{"heading": n.pieces[i][0], "start_line": n.pieces[i][1],
-                          "end_line": n.pieces[i][2]} for i in picks],
-            "omitted_sections": omitted, "truncated": bool(omitted),
-            "content": "\n\n".join(n.pieces[i][3] for i in picks),
-        }
-        notes.append(rec)
+        notes.append(BundledNote(
+            r.path, info.title, r.depth, r.depth == 0, why[r.path],
+            [Relation(p, rel) for p, rel in linked[r.path]], round(r.score, 6), r.backlinks,
+            list(info.tags), fit.header[r.path] + sum(n.costs[i] for i in picks),
+            [Section(n.pieces[i][0], n.pieces[i][1], n.pieces[i][2]) for i in picks],
+            omitted, bool(omitted), "\n\n".join(n.pieces[i][3] for i in picks)))
         if linked[r.path]:
             parent, rel = linked[r.path][0]
-            path_steps.append({"from": parent, "to": r.path, "relation": rel,
-                               "depth": r.depth})
-    return {
-        "note": note, "query": query,
-        "notes": notes,
-        "link_traversal": {
-            "total_links_found": trav.links_found, "links_followed": trav.links_followed,
-            "max_depth_reached": max((n["depth"] for n in notes), default=0),
-            "traversal_strategy": strategy, "traversal_path": path_steps,
-            "followed_tags": follow,
-        },
-        "metadata": {
-            "documents_analyzed": len(trav.reached),
-            "primary_documents": [n["path"] for n in notes if n["primary"]],
-            "linked_documents": [n["path"] for n in notes if not n["primary"]],
-            "analysis_depth": {"preset": preset.name, "hops": preset.hops,
-                               "max_notes": preset.notes},
-            "max_tokens": max_tokens, "tokens": used, "token_estimator": "kbase-conservative-1",
-            "knowledge_bank_version": {"commit": index["source_commit"],
-                                       "date": index["built_at"]},
-            "limitations": limitations,
-        },
-        "index": index,
-    }
-
-
-def text_lines(answer: dict[str, Any]) -> list[str]:
-    """The text form (`kbase context --format text`): the budget counts exactly these."""
-    meta = answer["metadata"]
-    if "analysis_depth" not in meta:  # --concise: what to read, not the text
-        return [f"{n['path']}  {n['tokens']} tokens  ({n['why']}): "
-                + "; ".join(str(sec["heading"] or "(top)") for sec in n["sections"])
-                for n in answer["notes"]]
-    lines = [header_line(meta["analysis_depth"]["preset"],
-                         answer["link_traversal"]["traversal_strategy"],
-                         len(answer["notes"]), meta["tokens"], meta["max_tokens"])]
-    for n in answer["notes"]:
-        lines.append(separator(n["path"], n["depth"], n["why"]))
-        if n["content"]:
-            lines.append(n["content"])
-    return lines
+            path_steps.append(TraversalStep(parent, r.path, rel, r.depth))
+    return ContextAnswer(
+        note, query, notes,
+        LinkTraversal(trav.links_found, trav.links_followed,
+                      max((n.depth for n in notes), default=0), strategy, path_steps, follow),
+        Metadata(len(trav.reached), [n.path for n in notes if n.primary],
+                 [n.path for n in notes if not n.primary],
+                 AnalysisDepth(preset.name, preset.hops, preset.notes), max_tokens, used,
+                 "kbase-conservative-1", IndexVersion(index.source_commit, index.built_at),
+                 limitations),
+        index)

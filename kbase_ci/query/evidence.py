@@ -23,14 +23,14 @@ from typing import Any
 
 from kbase_ci.index import tokens
 from kbase_ci.index.background import percentile
+from kbase_ci.query.answer import Record
 from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.overlay import tokenize
 
 LEVELS = ("high", "medium", "low")
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Record):
     """Confidence thresholds (see the module docstring; `python -m bench.confidence`).
 
     `idf`: the IDF coverage a hit needs for high, medium and low; a query word that no
@@ -54,8 +54,7 @@ class Rule:
 RULE = Rule()
 
 
-@dataclass(frozen=True)
-class QueryTerms:
+class QueryTerms(Record):
     written: tuple[tuple[str, str], ...]
     """(as written, term) per distinct term, in query order."""
     idf: dict[str, float]
@@ -82,6 +81,20 @@ class QueryTerms:
         return [w for w, t in self.written if t in have]
 
 
+class EvidenceRecord(Record):
+    """Why a hit is a hit, as an answer shows it (see the module docstring)."""
+
+    matched: list[str]
+    """Query words the hit holds, as written."""
+    missing: list[str]
+    fields: list[str]
+    bm25: float | None
+    cosine: float | None
+    coverage: float
+    idf_coverage: float
+    semantic: float | None
+
+
 @dataclass
 class Evidence:
     matched: frozenset[str]
@@ -99,14 +112,12 @@ class Evidence:
     confidence: str | None = None
     fields: list[str] = field(default_factory=list)
 
-    def to_json(self, q: QueryTerms) -> dict[str, Any]:
-        return {"matched": q.words(self.matched),
-                "missing": [w for w, t in q.written if t not in self.matched],
-                "fields": self.fields,
-                "bm25": None if self.bm25 is None else round(self.bm25, 4),
-                "cosine": None if self.cosine is None else round(self.cosine, 4),
-                "coverage": round(self.coverage, 3), "idf_coverage": round(self.idf_coverage, 3),
-                "semantic": None if self.semantic is None else round(self.semantic, 3)}
+    def record(self, q: QueryTerms) -> EvidenceRecord:
+        return EvidenceRecord(
+            q.words(self.matched), [w for w, t in q.written if t not in self.matched],
+            self.fields, None if self.bm25 is None else round(self.bm25, 4),
+            None if self.cosine is None else round(self.cosine, 4), round(self.coverage, 3),
+            round(self.idf_coverage, 3), None if self.semantic is None else round(self.semantic, 3))
 
 
 def chunk_terms(hit: ChunkHit, terms: Sequence[str]) -> frozenset[str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
@@ -28,6 +28,7 @@ from urllib.parse import quote
 from kbase_ci.git.listing import added_or_deleted_since, refresh_index
 from kbase_ci.index.layout import LINK_FIELDS, LINK_ROWS_FILE, LINKS_FILE, NOTE_FIELDS
 from kbase_ci.index.reader import IndexReader
+from kbase_ci.query.answer import Record
 from kbase_ci.vault.files import NoteFile, Vault
 from kbase_ci.vault.scanner import scan as scan_notes
 
@@ -37,8 +38,7 @@ if TYPE_CHECKING:
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-@dataclass(frozen=True)
-class Freshness:
+class Freshness(Record):
     changed: tuple[str, ...]
     """Notes in both, with other content than the index's."""
     added: tuple[str, ...]

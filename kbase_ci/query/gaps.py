@@ -16,6 +16,8 @@ from typing import Any
 from kbase_ci.index.layout import LINK_FIELDS, UNRESOLVED_FILE
 from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.parse.outline import note_text, split_lines
+from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.choices import GAP_KINDS
 from kbase_ci.query.filters import domain_key
 from kbase_ci.query.links import sentence_at
 from kbase_ci.query.undocumented import undocumented
@@ -74,11 +76,71 @@ def _domains(view: QueryView, domain: str | None) -> dict[str, bool] | None:
     return {p: info.domain == domain for p, info in view.notes.items()}
 
 
-KINDS = ("note", "concept", "attachment")
-"""`--kind` values, in the order the answer lists them: notes to write first (what a
-reader follows a link to and finds missing), then concepts, then missing attachments
-(a file someone forgot to commit is a fix, not something to write)."""
-LISTS = {"note": "unwritten", "concept": "concepts", "attachment": "attachments"}
+LISTS = dict(zip(GAP_KINDS, ("unwritten", "concepts", "attachments"), strict=True))
+"""Each kind's list in the answer (its key, and its count's in `counts`)."""
+
+
+class Referrer(Record):
+    path: str
+    line: int
+    col: int
+    raw: str
+    sentence: str
+
+
+class Target(Record):
+    """A link target nobody wrote (spellings of one target grouped under `key`)."""
+
+    target: str
+    key: str
+    notes: int
+    references: int
+    referrers: list[Referrer]
+    more: int
+    """Referrers past the first `MAX_PLACES`."""
+
+
+class Place(Record):
+    path: str
+    line: int
+    col: int
+    sentence: str
+
+
+class ConceptGap(Record):
+    name: str
+    key: str
+    kind: str
+    notes: int
+    places: list[Place]
+    more: int
+
+
+class ConciseTarget(Record):
+    target: str
+    notes: int
+    references: int
+
+
+class ConciseConcept(Record):
+    name: str
+    notes: int
+
+
+class GapsAnswer(Record):
+    """A list for each kind asked for, and its count in `counts`; `concise`: without
+    where each is mentioned."""
+
+    kinds: list[str] = json_field(keep=True)
+    domain: str | None
+    min_notes: int
+    limit: int
+    counts: dict[str, int]
+    unwritten: list[Target] | list[ConciseTarget] | None = json_field(omit=True)
+    concepts: list[ConceptGap] | list[ConciseConcept] | None = json_field(omit=True,
+                                                                         primary=True)
+    attachments: list[Target] | list[ConciseTarget] | None = json_field(omit=True)
+    index: IndexInfo
 
 
 def _targets(view: QueryView, keep: dict[str, bool] | None, limit: int
@@ -101,12 +163,11 @@ def _targets(view: QueryView, keep: dict[str, bool] | None, limit: int
     return out
 
 
-def gaps_answer(view: QueryView, *, kinds: Iterable[str] = KINDS, domain: str | None = None,
-                limit: int = 20, min_notes: int = 3, concise: bool = False) -> dict[str, Any]:
-    """JSON-ready answer: for each kind asked for, its list (`unwritten[]`, `concepts[]`,
-    `attachments[]`) and its count in `counts`; `index` (`concise`: without where each
-    is mentioned)."""
-    asked = [k for k in KINDS if k in set(kinds)]
+def gaps_answer(view: QueryView, *, kinds: Iterable[str] = GAP_KINDS,
+                domain: str | None = None, limit: int = 20, min_notes: int = 3,
+                concise: bool = False) -> GapsAnswer:
+    """The kinds asked for (of `GAP_KINDS`), in that order."""
+    asked = [k for k in GAP_KINDS if k in set(kinds)]
     domain = domain_key(view, domain)
     keep = _domains(view, domain)
     targets = _targets(view, keep, limit) if {"note", "attachment"} & set(asked) else {}
@@ -119,34 +180,32 @@ def gaps_answer(view: QueryView, *, kinds: Iterable[str] = KINDS, domain: str | 
         view, [*(r[1].path for top in tops.values() for t in top for r in t[3][:MAX_PLACES]),
                *(p.path for c in shown for p in c.places[:MAX_PLACES])])
 
-    def groups(top: list[tuple[int, int, str, list[Any]]]) -> list[dict[str, Any]]:
-        return [{
-            "target": rows[0][0], "key": key, "notes": -notes, "references": -refs,
-            "referrers": [{**r[1].to_json(),
-                           "sentence": _sentence(lines, r[1].path, r[1].line, r[1].col)}
-                          for r in rows[:MAX_PLACES]],
-            "more": max(0, len(rows) - MAX_PLACES),
-        } for notes, refs, key, rows in top]
+    def groups(top: list[tuple[int, int, str, list[Any]]]
+               ) -> list[Target] | list[ConciseTarget]:
+        if concise:  # what to write and how much it is wanted, not where it is mentioned
+            return [ConciseTarget(rows[0][0], -notes, -refs) for notes, refs, _, rows in top]
+        return [Target(rows[0][0], key, -notes, -refs,
+                       [Referrer(r[1].path, r[1].line, r[1].col, r[1].raw,
+                                 _sentence(lines, r[1].path, r[1].line, r[1].col))
+                        for r in rows[:MAX_PLACES]],
+                       max(0, len(rows) - MAX_PLACES))
+                for notes, refs, key, rows in top]
 
-    answer: dict[str, Any] = {"kinds": asked, "domain": domain, "min_notes": min_notes,
-                              "limit": limit, "counts": {}}
+    def concept_list() -> list[ConceptGap] | list[ConciseConcept]:
+        if concise:
+            return [ConciseConcept(c.name, c.spread) for c in shown]
+        return [ConceptGap(c.name, c.key, c.kind, c.spread,
+                           [Place(p.path, p.line, p.col,
+                                  _sentence(lines, p.path, p.line, p.col))
+                            for p in c.places[:MAX_PLACES]],
+                           max(0, c.spread - MAX_PLACES)) for c in shown]
+
+    counts: dict[str, int] = {}
     for kind in asked:
-        if kind == "concept":
-            answer["counts"]["concepts"] = len(concepts)
-            answer["concepts"] = [{
-                "name": c.name, "key": c.key, "kind": c.kind, "notes": c.spread,
-                "places": [{"path": p.path, "line": p.line, "col": p.col,
-                            "sentence": _sentence(lines, p.path, p.line, p.col)}
-                           for p in c.places[:MAX_PLACES]],
-                "more": max(0, c.spread - MAX_PLACES),
-            } for c in shown]
-        else:
-            answer["counts"][LISTS[kind]] = targets["note" if kind == "note" else "file"][0]
-            answer[LISTS[kind]] = groups(tops[kind])
-    if concise:  # what to write and how much it is wanted, not where it is mentioned
-        for kind in asked:
-            fields = ("name", "notes") if kind == "concept" else ("target", "notes",
-                                                                  "references")
-            answer[LISTS[kind]] = [{k: g[k] for k in fields} for g in answer[LISTS[kind]]]
-    answer["index"] = view.index_info()
-    return answer
+        counts[LISTS[kind]] = len(concepts) if kind == "concept" else \
+            targets["note" if kind == "note" else "file"][0]
+    return GapsAnswer(asked, domain, min_notes, limit, counts,
+                      groups(tops["note"]) if "note" in asked else None,
+                      concept_list() if "concept" in asked else None,
+                      groups(tops["attachment"]) if "attachment" in asked else None,
+                      view.index_info())

@@ -16,8 +16,26 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+from kbase_ci.query.answer import Record
 from kbase_ci.query.view import NoteEdges
 from kbase_ci.vault.linkgraph import Orphan
+
+
+class Edge(Record):
+    """A link among the notes of a graph answer."""
+
+    source: str
+    target: str
+
+
+class ClusterRecord(Record):
+    """A community of linked notes (`terms`: words its titles and headings share)."""
+
+    id: int
+    size: int
+    central: str
+    terms: list[str]
+    members: list[str]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,19 +1,101 @@
-"""JSON answers for `kbase graph` (and the MCP server): every answer has `nodes`
-(`{path, title, ...}`), `edges` (`{source, target}` links among those nodes, sorted),
-its action's own fields, and `index`."""
+"""Answers for `kbase graph` (and the MCP server): every answer has `nodes` (`{path,
+title, ...}`), `edges` (`{source, target}` links among those nodes, sorted), its
+action's own fields, and `index`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.choices import GRAPH_ACTIONS
 from kbase_ci.query.clusters import clusters
-from kbase_ci.query.graph import NoteGraph
-from kbase_ci.query.graphmap import explore_answer
+from kbase_ci.query.graph import ClusterRecord, Edge, NoteGraph
+from kbase_ci.query.graphmap import ExploreMap, ExploreSummary, explore_answer
 from kbase_ci.query.view import QueryView
 
-ACTIONS = ("path", "neighborhood", "hubs", "clusters", "orphans", "explore")
+
+class Node(Record):
+    path: str
+    title: str | None = json_field(omit=True)
+    """None (and left out) in a concise answer."""
+
+
+class DepthNode(Node):
+    depth: int
+
+
+class HubNode(Node):
+    incoming: int
+    outgoing: int
+    degree: int
+
+
+class OrphanNode(Node):
+    isolated: bool
+    outgoing: int
+
+
+class ClusterNode(Node):
+    cluster: int
+
+
+class PathAnswer(Record):
+    action: str = json_field(keep=True)
+    source: str = json_field(key="from")
+    to: str
+    directed: bool
+    length: int | None
+    paths: list[list[str]] = json_field(primary=True)
+    truncated: bool = json_field(keep=True)
+    nodes: list[Node] = json_field(primary=True)
+    edges: list[Edge] | None = json_field(omit=True)
+    index: IndexInfo
+
+
+class NeighborhoodAnswer(Record):
+    action: str = json_field(keep=True)
+    note: str = json_field(keep=True)
+    depth: int
+    directed: bool
+    truncated: bool = json_field(keep=True)
+    found: int
+    nodes: list[DepthNode] = json_field(primary=True)
+    edges: list[Edge] | None = json_field(omit=True)
+    index: IndexInfo
+
+
+class HubsAnswer(Record):
+    action: str = json_field(keep=True)
+    min_links: int
+    total: int
+    nodes: list[HubNode] = json_field(primary=True)
+    edges: list[Edge] | None = json_field(omit=True)
+    index: IndexInfo
+
+
+class OrphansAnswer(Record):
+    action: str = json_field(keep=True)
+    no_backlinks: bool
+    nodes: list[OrphanNode] = json_field(primary=True)
+    edges: list[Edge] | None = json_field(omit=True)
+    index: IndexInfo
+
+
+class ClustersAnswer(Record):
+    action: str = json_field(keep=True)
+    min_size: int
+    total: int
+    clusters: list[ClusterRecord] = json_field(primary=True)
+    nodes: list[ClusterNode] = json_field(primary=True)
+    edges: list[Edge] | None = json_field(omit=True)
+    index: IndexInfo
+
+
+GraphAnswer = (PathAnswer | NeighborhoodAnswer | HubsAnswer | OrphansAnswer | ClustersAnswer
+               | ExploreMap | ExploreSummary)
 
 
 def note_graph(view: QueryView) -> NoteGraph:
@@ -21,34 +103,30 @@ def note_graph(view: QueryView) -> NoteGraph:
 
 
 def graph_answer(view: QueryView, action: str, *, concise: bool = False,
-                 **params: Any) -> dict[str, Any]:
-    """`action` is one of ACTIONS; params are those of the matching `*_answer`.
+                 **params: Any) -> GraphAnswer:
+    """`action` is one of GRAPH_ACTIONS; params are those of the matching `*_answer`.
     `concise`: nodes without titles, and no edges (a neighbourhood of 200 notes has
     thousands)."""
-    if action not in ACTIONS:
-        raise UsageError(f"unknown graph action {action}; use one of {', '.join(ACTIONS)}")
-    answers: dict[str, Callable[..., dict[str, Any]]] = {
+    if action not in GRAPH_ACTIONS:
+        raise UsageError(f"unknown graph action {action}; use one of "
+                         f"{', '.join(GRAPH_ACTIONS)}")
+    answers: dict[str, Callable[..., GraphAnswer]] = {
         "path": path_answer, "neighborhood": neighborhood_answer, "hubs": hubs_answer,
         "clusters": clusters_answer, "orphans": orphans_answer, "explore": explore_answer}
     answer = answers[action](view, **params)
-    if concise and isinstance(answer.get("nodes"), list):
-        answer.pop("edges", None)
-        answer["nodes"] = [{k: v for k, v in n.items() if k != "title"}
-                           for n in answer["nodes"]]
+    if concise and not isinstance(answer, ExploreSummary) and answer.nodes is not None:
+        nodes = [replace(n, title=None) for n in answer.nodes]
+        return replace(answer, nodes=nodes, edges=None)  # type: ignore[arg-type]
     return answer
 
 
-def _node(view: QueryView, graph: NoteGraph, node: int, **extra: Any) -> dict[str, Any]:
+def _node(view: QueryView, graph: NoteGraph, node: int) -> Node:
     path = graph.paths[node]
-    return {"path": path, "title": view.notes[path].title, **extra}
+    return Node(path, view.notes[path].title)
 
 
-def _edges(graph: NoteGraph, pairs: Iterable[tuple[int, int]]) -> list[dict[str, str]]:
-    return [{"source": graph.paths[a], "target": graph.paths[b]} for a, b in sorted(pairs)]
-
-
-def _finish(view: QueryView, action: str, answer: dict[str, Any]) -> dict[str, Any]:
-    return {"action": action, **answer, "index": view.index_info()}
+def _edges(graph: NoteGraph, pairs: Iterable[tuple[int, int]]) -> list[Edge]:
+    return [Edge(graph.paths[a], graph.paths[b]) for a, b in sorted(pairs)]
 
 
 def _count(name: str, value: int, least: int) -> int:
@@ -58,7 +136,7 @@ def _count(name: str, value: int, least: int) -> int:
 
 
 def path_answer(view: QueryView, source: str, target: str, *, directed: bool = False,
-                all_paths: bool = False, limit: int = 20) -> dict[str, Any]:
+                all_paths: bool = False, limit: int = 20) -> PathAnswer:
     """Shortest link path(s) between two notes (names resolved with `view.lookup`)."""
     a_path, b_path = view.lookup(source), view.lookup(target)
     graph = note_graph(view)
@@ -70,15 +148,14 @@ def path_answer(view: QueryView, source: str, target: str, *, directed: bool = F
     links = {(u, v) for u, v in steps if v in graph.outgoing[u]}
     if not directed:
         links |= {(v, u) for u, v in steps if u in graph.outgoing[v]}
-    return _finish(view, "path", {
-        "from": a_path, "to": b_path, "directed": directed, "length": found.length,
-        "paths": [[graph.paths[n] for n in p] for p in found.paths],
-        "truncated": found.truncated,
-        "nodes": [_node(view, graph, n) for n in on_path], "edges": _edges(graph, links)})
+    return PathAnswer("path", a_path, b_path, directed, found.length,
+                      [[graph.paths[n] for n in p] for p in found.paths], found.truncated,
+                      [_node(view, graph, n) for n in on_path], _edges(graph, links),
+                      view.index_info())
 
 
 def neighborhood_answer(view: QueryView, note: str, *, depth: int = 1,
-                        directed: bool = False, limit: int = 200) -> dict[str, Any]:
+                        directed: bool = False, limit: int = 200) -> NeighborhoodAnswer:
     """Notes within `depth` hops, nearest first (ties by path), at most `limit`."""
     path = view.lookup(note)
     graph = note_graph(view)
@@ -86,38 +163,35 @@ def neighborhood_answer(view: QueryView, note: str, *, depth: int = 1,
                                directed=directed)
     ranked = sorted(dist, key=lambda n: (dist[n], n))
     kept = ranked[:_count("--limit", limit, 1)]
-    return _finish(view, "neighborhood", {
-        "note": path, "depth": depth, "directed": directed,
-        "truncated": len(kept) < len(ranked), "found": len(ranked) - 1,
-        "nodes": [_node(view, graph, n, depth=dist[n]) for n in kept],
-        "edges": _edges(graph, graph.edges_among(kept))})
+    return NeighborhoodAnswer(
+        "neighborhood", path, depth, directed, len(kept) < len(ranked), len(ranked) - 1,
+        [DepthNode(graph.paths[n], view.notes[graph.paths[n]].title, dist[n]) for n in kept],
+        _edges(graph, graph.edges_among(kept)), view.index_info())
 
 
-def hubs_answer(view: QueryView, *, min_links: int = 3, limit: int = 20) -> dict[str, Any]:
+def hubs_answer(view: QueryView, *, min_links: int = 3, limit: int = 20) -> HubsAnswer:
     """The best-linked notes; `limit` 0 lists every one with at least `min_links`."""
     graph = note_graph(view)
     hubs = graph.hubs(_count("--min-links", min_links, 0))
     kept = hubs[:limit] if _count("--limit", limit, 0) else hubs
-    return _finish(view, "hubs", {
-        "min_links": min_links, "total": len(hubs),
-        "nodes": [_node(view, graph, d.node, incoming=d.incoming, outgoing=d.outgoing,
-                        degree=d.total) for d in kept],
-        "edges": _edges(graph, graph.edges_among(d.node for d in kept))})
+    return HubsAnswer(
+        "hubs", min_links, len(hubs),
+        [HubNode(graph.paths[d.node], view.notes[graph.paths[d.node]].title, d.incoming,
+                 d.outgoing, d.total) for d in kept],
+        _edges(graph, graph.edges_among(d.node for d in kept)), view.index_info())
 
 
-def orphans_answer(view: QueryView, *, no_backlinks: bool = False) -> dict[str, Any]:
+def orphans_answer(view: QueryView, *, no_backlinks: bool = False) -> OrphansAnswer:
     """Isolated notes, or with `no_backlinks` every note nobody links to."""
     graph = note_graph(view)
     found = graph.orphans(no_backlinks=no_backlinks)
-    return _finish(view, "orphans", {
-        "no_backlinks": no_backlinks,
-        "nodes": [{"path": o.path, "title": view.notes[o.path].title,
-                   "isolated": o.isolated, "outgoing": o.outgoing} for o in found],
-        "edges": []})
+    return OrphansAnswer("orphans", no_backlinks,
+                         [OrphanNode(o.path, view.notes[o.path].title, o.isolated, o.outgoing)
+                          for o in found], [], view.index_info())
 
 
 def clusters_answer(view: QueryView, *, min_size: int = 3, limit: int = 20,
-                    terms: int = 5) -> dict[str, Any]:
+                    terms: int = 5) -> ClustersAnswer:
     """Communities of linked notes, biggest first; `limit` 0 lists them all."""
 
     graph = note_graph(view)
@@ -130,17 +204,16 @@ def clusters_answer(view: QueryView, *, min_size: int = 3, limit: int = 20,
     total = len(found)
     if _count("--limit", limit, 0):
         found = found[:limit]
-    records: list[dict[str, Any]] = []
-    nodes: list[dict[str, Any]] = []
+    records: list[ClusterRecord] = []
+    nodes: list[ClusterNode] = []
     chosen: list[int] = []
     for number, c in enumerate(found, 1):
-        records.append({"id": number, "size": len(c.members),
-                        "central": graph.paths[c.central], "terms": list(c.terms),
-                        "members": [graph.paths[n] for n in c.members]})
-        nodes.extend(_node(view, graph, n, cluster=number) for n in c.members)
+        records.append(ClusterRecord(number, len(c.members), graph.paths[c.central],
+                                     list(c.terms), [graph.paths[n] for n in c.members]))
+        nodes.extend(ClusterNode(graph.paths[n], view.notes[graph.paths[n]].title, number)
+                     for n in c.members)
         chosen.extend(c.members)
     order = {p: i for i, p in enumerate(graph.paths)}
-    nodes.sort(key=lambda r: order[r["path"]])
-    return _finish(view, "clusters", {
-        "min_size": min_size, "total": total, "clusters": records, "nodes": nodes,
-        "edges": _edges(graph, graph.edges_among(chosen))})
+    nodes.sort(key=lambda r: order[r.path])
+    return ClustersAnswer("clusters", min_size, total, records, nodes,
+                          _edges(graph, graph.edges_among(chosen)), view.index_info())

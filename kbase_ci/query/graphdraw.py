@@ -9,7 +9,28 @@ Clusters become subgraphs.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Protocol
+
+from kbase_ci.query.graph import ClusterRecord, Edge
+
+
+class _Node(Protocol):
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def title(self) -> str | None: ...
+
+
+class Drawable(Protocol):
+    """A graph answer with nodes (kbase_ci.query.graphanswer, graphmap)."""
+
+    @property
+    def nodes(self) -> Sequence[_Node] | None: ...
+
+    @property
+    def edges(self) -> Sequence[Edge] | None: ...
 
 # Mermaid reads `#35;` (a decimal code point) as a character inside quoted labels;
 # whatever could end the quote, start markup or look like an entity is written so.
@@ -29,27 +50,33 @@ def dot_string(text: str) -> str:
     return '"' + _one_line(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _labels(answer: dict[str, Any]) -> list[str]:
-    nodes = answer["nodes"]
-    seen: dict[str, int] = {}
+def _nodes(answer: Drawable) -> Sequence[_Node]:
+    return answer.nodes or ()
+
+
+def _labels(answer: Drawable) -> list[str]:
+    nodes = _nodes(answer)
+    seen: dict[str | None, int] = {}
     for n in nodes:
-        seen[n["title"]] = seen.get(n["title"], 0) + 1
-    return [n["title"] if seen[n["title"]] == 1 else n["path"].removesuffix(".md")
-            for n in nodes]
+        seen[n.title] = seen.get(n.title, 0) + 1
+    return [n.title if n.title is not None and seen[n.title] == 1
+            else n.path.removesuffix(".md") for n in nodes]
 
 
-def _groups(answer: dict[str, Any]) -> list[tuple[int, str, list[int]]]:
+def _groups(answer: Drawable) -> list[tuple[int, str, list[int]]]:
     """(cluster id, caption, node ids) for a clusters answer, else nothing."""
     members: dict[int, list[int]] = {}
-    for i, n in enumerate(answer["nodes"]):
-        if "cluster" in n:
-            members.setdefault(n["cluster"], []).append(i)
-    return [(c["id"], f"cluster {c['id']}: {', '.join(c['terms']) or c['central']}",
-             members.get(c["id"], [])) for c in answer.get("clusters", [])]
+    for i, n in enumerate(_nodes(answer)):
+        cluster = getattr(n, "cluster", None)
+        if cluster is not None:
+            members.setdefault(cluster, []).append(i)
+    clusters: list[ClusterRecord] = getattr(answer, "clusters", [])
+    return [(c.id, f"cluster {c.id}: {', '.join(c.terms) or c.central}",
+             members.get(c.id, [])) for c in clusters]
 
 
-def mermaid(answer: dict[str, Any]) -> str:
-    ids = {n["path"]: f"n{i}" for i, n in enumerate(answer["nodes"])}
+def mermaid(answer: Drawable) -> str:
+    ids = {n.path: f"n{i}" for i, n in enumerate(_nodes(answer))}
     labels = _labels(answer)
     lines = ["flowchart LR"]
     grouped: set[int] = set()
@@ -60,24 +87,24 @@ def mermaid(answer: dict[str, Any]) -> str:
         grouped.update(nodes)
     lines.extend(f"  n{i}[{mermaid_label(labels[i])}]"
                  for i in range(len(labels)) if i not in grouped)
-    lines.extend(f"  {ids[e['source']]} --> {ids[e['target']]}" for e in answer.get("edges", ())
-                 if e["source"] in ids and e["target"] in ids)
+    lines.extend(f"  {ids[e.source]} --> {ids[e.target]}" for e in answer.edges or ()
+                 if e.source in ids and e.target in ids)
     return "\n".join(lines) + "\n"
 
 
-def dot(answer: dict[str, Any]) -> str:
-    ids = {n["path"]: f"n{i}" for i, n in enumerate(answer["nodes"])}
+def dot(answer: Drawable) -> str:
+    ids = {n.path: f"n{i}" for i, n in enumerate(_nodes(answer))}
     labels = _labels(answer)
     lines = ["digraph kbase {", "  rankdir=LR;", "  node [shape=box];"]
-    for i, n in enumerate(answer["nodes"]):
+    for i, n in enumerate(_nodes(answer)):
         lines.append(f"  n{i} [label={dot_string(labels[i])}, "
-                     f"tooltip={dot_string(n['path'])}];")
+                     f"tooltip={dot_string(n.path)}];")
     for cid, caption, nodes in _groups(answer):
         lines.append(f"  subgraph cluster_{cid} {{")
         lines.append(f"    label={dot_string(caption)};")
         lines.extend(f"    n{i};" for i in nodes)
         lines.append("  }")
-    lines.extend(f"  {ids[e['source']]} -> {ids[e['target']]};" for e in answer.get("edges", ())
-                 if e["source"] in ids and e["target"] in ids)
+    lines.extend(f"  {ids[e.source]} -> {ids[e.target]};" for e in answer.edges or ()
+                 if e.source in ids and e.target in ids)
     lines.append("}")
     return "\n".join(lines) + "\n"

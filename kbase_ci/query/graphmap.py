@@ -14,11 +14,13 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query.answer import IndexInfo, Record, json_field
 from kbase_ci.query.clusters import clusters
-from kbase_ci.query.graph import NoteGraph
+from kbase_ci.query.graph import ClusterRecord, Edge, NoteGraph
 from kbase_ci.query.readingorder import Relations, order_nodes, relations, walk_needs
 from kbase_ci.query.trace import NO_DEADLINE, Deadline, Trace
 from kbase_ci.query.view import NoteEdges, QueryView
@@ -29,11 +31,94 @@ HUBS = 5
 PATH_STEPS = 12
 
 
+class WalkNode(Record):
+    """A note as the walk reaches it (`--stream` prints one line per note)."""
+
+    path: str
+    title: str | None = json_field(omit=True)
+    depth: int
+    via: str | None
+    relation: str | None
+    """How `via` links with it: outlink, backlink or mutual."""
+    degree: int
+
+
+class MapNode(WalkNode):
+    cluster: int | None
+
+
+class MapHub(Record):
+    path: str
+    title: str
+    degree: int
+
+
+class ExploreMap(Record):
+    """The map; the stream's last line is this without `nodes`."""
+
+    action: str = json_field(keep=True)
+    note: str = json_field(keep=True)
+    title: str
+    depth: int
+    limit: int
+    found: int
+    truncated: bool = json_field(keep=True)
+    partial: bool
+    partial_reason: str | None
+    clusters: list[ClusterRecord] = json_field(primary=True)
+    hubs: list[MapHub]
+    reading_path: list[str]
+    edges: list[Edge] | None = json_field(omit=True)
+    nodes: list[MapNode] | None = json_field(omit=True, primary=True)
+    index: IndexInfo
+
+
+class SummaryCluster(Record):
+    size: int
+    central: str
+    terms: list[str]
+
+
+class SummaryHub(Record):
+    path: str
+    degree: int
+
+
+class Omitted(Record):
+    neighbours: int
+    clusters: int
+    reading_path: int
+
+
+class ExploreSummary(Record):
+    """The map in about `SUMMARY_TOKENS` tokens (`--summary`)."""
+
+    action: str = json_field(keep=True)
+    summary: bool
+    note: str = json_field(keep=True)
+    title: str
+    depth: int
+    notes: int
+    partial: bool
+    partial_reason: str | None
+    truncated: bool = json_field(keep=True)
+    neighbours: list[str]
+    clusters: list[SummaryCluster] = json_field(primary=True)
+    hubs: list[SummaryHub]
+    reading_path: list[str]
+    omitted: Omitted
+    tokens: int
+    index: IndexInfo
+
+
+Event = WalkNode | ExploreMap | ExploreSummary
+
+
 def explore_events(view: QueryView, note: str, *, depth: int = 2, limit: int = 200,
                    summary: bool = False, deadline: Deadline = NO_DEADLINE
-                   ) -> Iterator[dict[str, Any]]:
-    """`{"type": "node", ...}` for each note reached, in walk order (the note itself
-    first), then `{"type": "result", ...}`: the answer without its `nodes`."""
+                   ) -> Iterator[Event]:
+    """A `WalkNode` for each note reached, in walk order (the note itself first), then
+    the answer without its `nodes`."""
     if depth < 0 or limit < 1:
         raise UsageError("--depth must be at least 0 and --limit at least 1")
     trace = Trace("explore")
@@ -69,26 +154,26 @@ def explore_events(view: QueryView, note: str, *, depth: int = 2, limit: int = 2
             yield _node(view, graph, v, seen[v], u)
         if truncated:
             break
-    yield {"type": "result", **_result(view, rel, path, order, seen, depth, limit, truncated,
-                                        partial, summary, deadline, trace)}
+    yield _result(view, rel, path, order, seen, depth, limit, truncated, partial, summary,
+                  deadline, trace)
 
 
 def _node(view: QueryView, graph: NoteGraph, n: int, depth: int, via: int | None
-          ) -> dict[str, Any]:
+          ) -> WalkNode:
     p = graph.paths[n]
     rel = None
     if via is not None:
         out, back = n in graph.outgoing[via], via in graph.outgoing[n]
         rel = "mutual" if out and back else "outlink" if out else "backlink"
-    return {"type": "node", "path": p, "title": view.notes[p].title, "depth": depth,
-            "via": graph.paths[via] if via is not None else None, "relation": rel,
-            "degree": graph.degree(n).total}
+    return WalkNode(p, view.notes[p].title, depth,
+                    graph.paths[via] if via is not None else None, rel,
+                    graph.degree(n).total)
 
 
 def _result(view: QueryView, rel: Relations, path: str, order: list[int],
             seen: dict[int, int], depth: int, limit: int, truncated: bool,
             partial: str | None, summary: bool, deadline: Deadline,
-            trace: Trace) -> dict[str, Any]:
+            trace: Trace) -> ExploreMap | ExploreSummary:
     graph = rel.graph
     local = {n: i for i, n in enumerate(sorted(order))}
     sub_paths = tuple(graph.paths[n] for n in sorted(order))
@@ -107,39 +192,34 @@ def _result(view: QueryView, rel: Relations, path: str, order: list[int],
     reading_nodes = [*first.nodes, start, *ring.nodes]
     partial = partial or stopped or first.partial or ring.partial
     trace("map", notes=len(order), clusters=len(groups), reading_path=len(reading_nodes))
-    answer: dict[str, Any] = {
-        "action": "explore", "note": path, "title": view.notes[path].title, "depth": depth,
-        "limit": limit, "found": len(order) - 1, "truncated": truncated,
-        "partial": partial is not None, "partial_reason": partial,
-        "clusters": [{"id": i, "size": len(c.members), "central": sub_paths[c.central],
-                      "terms": list(c.terms), "members": [sub_paths[m] for m in c.members]}
-                     for i, c in enumerate(groups, 1)],
-        "hubs": [{"path": graph.paths[n], "title": view.notes[graph.paths[n]].title,
-                  "degree": graph.degree(n).total} for n in hubs],
-        "reading_path": [graph.paths[n] for n in reading_nodes],
-    }
+    answer = ExploreMap(
+        "explore", path, view.notes[path].title, depth, limit, len(order) - 1, truncated,
+        partial is not None, partial,
+        [ClusterRecord(i, len(c.members), sub_paths[c.central], list(c.terms),
+                       [sub_paths[m] for m in c.members]) for i, c in enumerate(groups, 1)],
+        [MapHub(graph.paths[n], view.notes[graph.paths[n]].title, graph.degree(n).total)
+         for n in hubs],
+        [graph.paths[n] for n in reading_nodes],
+        [Edge(sub_paths[a], sub_paths[b]) for a, b in pairs], None, view.index_info())
     if summary:
-        return _condensed(answer, [graph.paths[n] for n in order if seen[n] == 1],
-                          view.index_info())
-    answer["edges"] = [{"source": sub_paths[a], "target": sub_paths[b]} for a, b in pairs]
-    answer["index"] = view.index_info()
+        return _condensed(answer, [graph.paths[n] for n in order if seen[n] == 1])
     return answer
 
 
-def _condensed(full: dict[str, Any], ring: list[str], index: dict[str, Any]
-               ) -> dict[str, Any]:
+def _condensed(full: ExploreMap, ring: list[str]) -> ExploreSummary:
     """The map in about SUMMARY_TOKENS tokens: lists are cut, longest first, until the
     estimate fits; `omitted` says how much was left out."""
-    out: dict[str, Any] = {
-        "action": "explore", "summary": True, "note": full["note"], "title": full["title"],
-        "depth": full["depth"], "notes": full["found"] + 1,
-        "partial": full["partial"], "partial_reason": full["partial_reason"],
-        "truncated": full["truncated"], "neighbours": ring,
-        "clusters": [{k: c[k] for k in ("size", "central", "terms")} for c in full["clusters"]],
-        "hubs": [{"path": h["path"], "degree": h["degree"]} for h in full["hubs"]],
-        "reading_path": full["reading_path"][:PATH_STEPS],
+    out: dict[str, Any] = {  # measured as the answer's JSON, so built as it
+        "action": "explore", "summary": True, "note": full.note, "title": full.title,
+        "depth": full.depth, "notes": full.found + 1,
+        "partial": full.partial, "partial_reason": full.partial_reason,
+        "truncated": full.truncated, "neighbours": ring,
+        "clusters": [{"size": c.size, "central": c.central, "terms": c.terms}
+                     for c in full.clusters],
+        "hubs": [{"path": h.path, "degree": h.degree} for h in full.hubs],
+        "reading_path": full.reading_path[:PATH_STEPS],
         "omitted": {"neighbours": 0, "clusters": 0, "reading_path": max(
-            0, len(full["reading_path"]) - PATH_STEPS)},
+            0, len(full.reading_path) - PATH_STEPS)},
     }
     while _tokens(out) > SUMMARY_TOKENS:
         name = max(("neighbours", "clusters", "reading_path", "hubs"),
@@ -149,29 +229,31 @@ def _condensed(full: dict[str, Any], ring: list[str], index: dict[str, Any]
         out[name] = out[name][:-1]
         if name in out["omitted"]:
             out["omitted"][name] += 1
-    out["tokens"] = _tokens(out)
-    out["index"] = index
-    return out
+    omitted = out["omitted"]
+    return ExploreSummary(
+        "explore", True, full.note, full.title, full.depth, full.found + 1, full.partial,
+        full.partial_reason, full.truncated, out["neighbours"],
+        [SummaryCluster(c["size"], c["central"], c["terms"]) for c in out["clusters"]],
+        [SummaryHub(h["path"], h["degree"]) for h in out["hubs"]], out["reading_path"],
+        Omitted(omitted["neighbours"], omitted["clusters"], omitted["reading_path"]),
+        _tokens(out), full.index)
 
 
 def _tokens(answer: dict[str, Any]) -> int:
     return -(-len(json.dumps(answer, ensure_ascii=False, separators=(",", ":"))) // 4)
 
 
-def explore_answer(view: QueryView, note: str, **params: Any) -> dict[str, Any]:
-    """The whole map as one JSON answer (nodes in walk order)."""
-    nodes: list[dict[str, Any]] = []
-    result: dict[str, Any] = {}
+def explore_answer(view: QueryView, note: str, **params: Any) -> ExploreMap | ExploreSummary:
+    """The whole map as one answer (nodes in walk order)."""
+    nodes: list[WalkNode] = []
     for event in explore_events(view, note, **params):
-        kind = event.pop("type")
-        if kind == "node":
+        if isinstance(event, WalkNode):
             nodes.append(event)
+        elif isinstance(event, ExploreSummary):
+            return event
         else:
-            result = event
-    if result.get("summary"):
-        return result
-    cluster_of = {m: c["id"] for c in result["clusters"] for m in c["members"]}
-    for n in nodes:
-        n["cluster"] = cluster_of.get(n["path"])
-    index = result.pop("index")
-    return {**result, "nodes": nodes, "index": index}
+            cluster_of = {m: c.id for c in event.clusters for m in c.members}
+            return replace(event, nodes=[
+                MapNode(n.path, n.title, n.depth, n.via, n.relation, n.degree,
+                        cluster_of.get(n.path)) for n in nodes])
+    raise AssertionError("the walk ends with its result")

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from typing import Any
 
 from kbase_ci.errors import UsageError
 from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.parse.outline import split_lines
+from kbase_ci.query.answer import IndexInfo, Record, json_field
 from kbase_ci.query.view import LinkInfo, QueryView
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -59,12 +59,58 @@ def _trim(text: str) -> str:
     return text if len(text) <= _MAX_SENTENCE else text[:_MAX_SENTENCE - 1] + "\u2026"
 
 
-def link_records(view: QueryView, links: list[LinkInfo], *, side: str) -> list[dict[str, Any]]:
-    """JSON-ready links. `side` is "target" (outgoing) or "source" (backlinks)."""
+class LinkRecord(Record):
+    """A link with where it is: `path` is its target (null: not written yet, outside the
+    vault or the scope, as `status` says) or, for a backlink, the note holding it."""
+
+    path: str | None
+    line: int
+    col: int
+    raw: str
+    subpath: str
+    status: str
+    embed: bool
+    anchor_found: bool | None
+    sentence: str
+
+
+class ExternalLink(Record):
+    """A link to a URL (`scheme:` destination), in the order written."""
+
+    url: str
+    line: int
+    col: int
+    raw: str
+    embed: bool
+    sentence: str
+
+
+class Where(Record):
+    """A backlink, where only (`--concise`)."""
+
+    path: str
+    line: int
+
+
+class LinksAnswer(Record):
+    note: str = json_field(keep=True)
+    links: list[LinkRecord] = json_field(primary=True)
+    external: list[ExternalLink]
+    index: IndexInfo
+
+
+class BacklinksAnswer(Record):
+    note: str = json_field(keep=True)
+    backlinks: list[LinkRecord] | list[Where] = json_field(primary=True)
+    index: IndexInfo
+
+
+def link_records(view: QueryView, links: list[LinkInfo], *, side: str) -> list[LinkRecord]:
+    """The links as records. `side` is "target" (outgoing) or "source" (backlinks)."""
     texts = view.texts(lk.source for lk in links)
     lines: dict[str, list[str]] = {}
     cut: dict[tuple[str, int], Sentences] = {}
-    out: list[dict[str, Any]] = []
+    out: list[LinkRecord] = []
     for lk in links:
         if lk.source not in lines:
             lines[lk.source] = split_lines(texts[lk.source])
@@ -72,16 +118,9 @@ def link_records(view: QueryView, links: list[LinkInfo], *, side: str) -> list[d
         if (lk.source, lk.line) not in cut:
             cut[lk.source, lk.line] = Sentences(
                 text[lk.line - 1] if 0 < lk.line <= len(text) else "")
-        rec: dict[str, Any] = {
-            "line": lk.line, "col": lk.col, "raw": lk.raw, "subpath": lk.subpath,
-            "status": lk.status, "embed": lk.embed, "anchor_found": lk.anchor_found,
-            "sentence": cut[lk.source, lk.line].at(lk.col),
-        }
-        if side == "target":
-            rec = {"path": lk.target if lk.status == "ok" else None, **rec}
-        else:
-            rec = {"path": lk.source, **rec}
-        out.append(rec)
+        path = (lk.target if lk.status == "ok" else None) if side == "target" else lk.source
+        out.append(LinkRecord(path, lk.line, lk.col, lk.raw, lk.subpath, lk.status, lk.embed,
+                              lk.anchor_found, cut[lk.source, lk.line].at(lk.col)))
     return out
 
 
@@ -92,30 +131,28 @@ def split_external(links: list[LinkInfo]) -> tuple[list[LinkInfo], list[LinkInfo
     return inside, [lk for lk in links if lk.status == "external"]
 
 
-def external_records(view: QueryView, links: list[LinkInfo]) -> list[dict[str, Any]]:
-    """JSON-ready links to URLs (`scheme:` destinations): `{url, line, col, raw, embed,
-    sentence}`, in the order written."""
+def external_records(view: QueryView, links: list[LinkInfo]) -> list[ExternalLink]:
+    """Links to URLs (`scheme:` destinations), in the order written."""
     out = []
     for rec, lk in zip(link_records(view, links, side="target"), links, strict=True):
         try:
             url = link_from_raw(lk.raw).target
         except UsageError:  # a stored raw link always parses; keep the answer if not
             url = lk.raw
-        out.append({"url": url, "line": rec["line"], "col": rec["col"], "raw": rec["raw"],
-                    "embed": rec["embed"], "sentence": rec["sentence"]})
+        out.append(ExternalLink(url, rec.line, rec.col, rec.raw, rec.embed, rec.sentence))
     return out
 
 
-def links_answer(view: QueryView, path: str) -> dict[str, Any]:
+def links_answer(view: QueryView, path: str) -> LinksAnswer:
     inside, external = split_external(view.outgoing(path))
-    return {"note": path, "links": link_records(view, inside, side="target"),
-            "external": external_records(view, external), "index": view.index_info()}
+    return LinksAnswer(path, link_records(view, inside, side="target"),
+                       external_records(view, external), view.index_info())
 
 
-def backlinks_answer(view: QueryView, path: str, *, concise: bool = False) -> dict[str, Any]:
+def backlinks_answer(view: QueryView, path: str, *, concise: bool = False) -> BacklinksAnswer:
     """Who links to `path`, with line and sentence (`concise`: where only)."""
     if concise:
-        links = [{"path": lk.source, "line": lk.line} for lk in view.backlinks(path)]
-        return {"note": path, "backlinks": links, "index": view.index_info()}
-    return {"note": path, "backlinks": link_records(view, view.backlinks(path), side="source"),
-            "index": view.index_info()}
+        return BacklinksAnswer(path, [Where(lk.source, lk.line) for lk in view.backlinks(path)],
+                               view.index_info())
+    return BacklinksAnswer(path, link_records(view, view.backlinks(path), side="source"),
+                           view.index_info())

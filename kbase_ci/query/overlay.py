@@ -20,17 +20,16 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from kbase_ci.index import bm25 as bm25mod
 from kbase_ci.index import tokens
 from kbase_ci.index.chunks import Chunk
 from kbase_ci.index.shards import bucket
+from kbase_ci.query.answer import Record
 
 
-@dataclass(frozen=True)
-class FreshChunk:
+class FreshChunk(Record):
     """A chunk of a note changed since the index, tokenized as the index tokenizes."""
 
     chunk: Chunk

@@ -2,11 +2,12 @@
 terminal), and within `--max-tokens` when one is given.
 
 One place for every query command, the MCP tools and any later command that prints an
-answer: `render` measures the JSON as printed and, when it is over the budget, trims the
-answer's lists from the end (the least relevant items: every list is ranked), largest
-first, then shortens its longest strings, and says so in `truncated`: the budget, what
-the answer costs now, and how many items each list lost. A list keeps at least its first
-item while anything else can go. Before all that, the index's list of notes changed since
+answer (its JSON: `Record.to_json`): `render` measures the JSON as printed and, when it
+is over the budget, trims the answer's lists from the end (the least relevant items:
+every list is ranked), largest first, then shortens its longest strings, and says so in
+`truncated`: the budget, what the answer costs now, and how many items each list lost.
+A list keeps at least its first item while anything else can go (an answer's main lists,
+`Marks`, their first item longest). Before all that, the index's list of notes changed since
 it was built (`index.stale_notes`) is cut: it is bookkeeping, a clone with many edits
 must not cost an answer its items, and `index.stale_count` keeps the number. Tokens are
 the larger of `len / 4` (what a budget is usually counted in) and the conservative
@@ -22,15 +23,16 @@ from typing import Any
 
 from kbase_ci.errors import UsageError
 
-KEEP = ("index", "query", "mode", "note", "notices", "truncated", "action", "kinds")
-"""Keys never trimmed: what the answer is about, and where it came from (but see
-`STALE`)."""
+ENVELOPE = frozenset({"index", "truncated"})
+"""Keys never trimmed in any answer: where it came from, and what was cut (but see
+`STALE`). An answer adds its own (`Record.budget_keys`: what it is about)."""
 STALE = "index.stale_notes"
-"""The one list under a `KEEP` key that can go, and goes first (see `cut_stale`)."""
-PRIMARY = ("results", "notes", "backlinks", "links", "nodes", "paths", "clusters",
-           "unresolved", "concepts", "tags", "outgoing", "similar")
-"""The lists an answer is for: they keep their first item while any other list (traversal
-paths, limitations, ...) can be emptied."""
+"""The one list under a kept key that can go, and goes first (see `cut_stale`)."""
+Marks = tuple[frozenset[str], frozenset[str]]
+"""(keys never trimmed, the answer's main lists) of one answer: its main lists keep
+their first item while any other list (traversal paths, limitations, ...) can be
+emptied (`Record.budget_keys`)."""
+NO_MARKS: Marks = (frozenset(), frozenset())
 SHORT = 200
 """Shortened strings keep this many characters."""
 ELLIPSIS = "\u2026"
@@ -56,18 +58,19 @@ def check_budget(max_tokens: int | None) -> int | None:
     return max_tokens
 
 
-def render(answer: dict[str, Any], *, max_tokens: int | None = None,
+def render(answer: dict[str, Any], marks: Marks = NO_MARKS, *, max_tokens: int | None = None,
            pretty: bool = False) -> str:
     """The answer as printed, trimmed to `max_tokens` (None: whole)."""
     check_budget(max_tokens)
     text = dumps(answer, pretty=pretty)
     if max_tokens is None or cost(text) <= max_tokens:
         return text
-    return dumps(fit(answer, max_tokens, pretty=pretty), pretty=pretty)
+    return dumps(fit(answer, max_tokens, marks, pretty=pretty), pretty=pretty)
 
 
 def fit_text(answer: dict[str, Any], draw: Callable[[dict[str, Any]], str],
-             max_tokens: int | None, note: Callable[[dict[str, Any]], str]) -> str:
+             max_tokens: int | None, note: Callable[[dict[str, Any]], str],
+             marks: Marks = NO_MARKS) -> str:
     """`draw(answer)` (a text form: plain text, Mermaid, DOT) within `max_tokens`: over
     it, the answer is trimmed as its JSON would be (`fit`, the least relevant items
     first) under the largest JSON budget whose drawing fits, and ends with
@@ -81,7 +84,7 @@ def fit_text(answer: dict[str, Any], draw: Callable[[dict[str, Any]], str],
         """The drawing under this JSON budget; False: the JSON cannot be cut that far,
         True: its drawing is over `max_tokens`."""
         try:
-            trimmed = fit(answer, budget)
+            trimmed = fit(answer, budget, marks)
         except UsageError:
             return False
         record = trimmed.pop("truncated")
@@ -121,29 +124,32 @@ def cut_note(record: dict[str, Any], prefix: str = "") -> str:
             f"{', '.join(what) or 'nothing shown cut'}; raise it for more)\n")
 
 
-def _lists(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
-    """Every list of dicts or strings below the top-level keys not in `KEEP`, outermost
+def _lists(node: Any, keep: frozenset[str], path: tuple[Any, ...] = ()
+           ) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
+    """Every list of dicts or strings below the top-level keys not in `keep`, outermost
     first (a list inside a list's items too)."""
     if isinstance(node, dict):
         for key, value in node.items():
-            if not path and key in KEEP:
+            if not path and key in keep:
                 continue
-            yield from _lists(value, (*path, key))
+            yield from _lists(value, keep, (*path, key))
     elif isinstance(node, list):
         if node and path:
             yield path, node
         for i, item in enumerate(node):
             if isinstance(item, dict | list):
-                yield from _lists(item, (*path, i))
+                yield from _lists(item, keep, (*path, i))
 
 
 def _name(path: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in path if not isinstance(p, int)) or "answer"
 
 
-def fit(answer: dict[str, Any], max_tokens: int, *, pretty: bool = False) -> dict[str, Any]:
+def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
+        pretty: bool = False) -> dict[str, Any]:
     """A copy of `answer` whose JSON costs at most `max_tokens` (see the module). A
     `truncated` record `answer` already has (from `cut_stale`) is carried on."""
+    keep, primary = ENVELOPE | marks[0], marks[1]
     out: dict[str, Any] = json.loads(json.dumps(answer))
     note = out.get("truncated")
     if not (isinstance(note, dict) and isinstance(note.get("dropped"), dict)):
@@ -166,11 +172,11 @@ def fit(answer: dict[str, Any], max_tokens: int, *, pretty: bool = False) -> dic
         excess = over()
     for keep_one in (True, False):  # a list keeps its first item while others can shrink
         while excess > 0:
-            target = _largest(out, 1 if keep_one else 0)
+            target = _largest(out, 1 if keep_one else 0, keep, primary)
             if target is None:
                 break
             path, lst = target
-            floor = 1 if keep_one or (path[0] in PRIMARY and len(path) == 1) else 0
+            floor = 1 if keep_one or (path[0] in primary and len(path) == 1) else 0
             _drop(lst, excess, floor, _name(path), dropped)
             excess = over()
         if excess > 0 and keep_one:
@@ -222,11 +228,12 @@ def _drop(lst: list[Any], excess: int, floor: int, name: str,
         dropped[name] = dropped.get(name, 0) + drop
 
 
-def _largest(answer: dict[str, Any], floor: int) -> tuple[tuple[Any, ...], list[Any]] | None:
+def _largest(answer: dict[str, Any], floor: int, keep: frozenset[str],
+             primary: frozenset[str]) -> tuple[tuple[Any, ...], list[Any]] | None:
     """The list with the most JSON that has more than `floor` items (more than one, for
     an answer's primary list)."""
-    lists = [(p, lst) for p, lst in _lists(answer)
-             if len(lst) > max(floor, 1 if p[0] in PRIMARY and len(p) == 1 else 0)]
+    lists = [(p, lst) for p, lst in _lists(answer, keep)
+             if len(lst) > max(floor, 1 if p[0] in primary and len(p) == 1 else 0)]
     return max(lists, key=lambda pl: len(dumps({"x": pl[1]})), default=None)
 
 

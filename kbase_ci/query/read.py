@@ -3,12 +3,33 @@ block (`#^id`), optionally with the notes it links to, breadth first to a depth.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kbase_ci.errors import UsageError
 from kbase_ci.parse.outline import sections, split_lines
 from kbase_ci.parse.parser import parse_note
+from kbase_ci.query.answer import IndexInfo, Record
 from kbase_ci.query.view import QueryView
+
+
+class Linked(Record):
+    """A note the read part links to (`--expand-links`), `depth` links away."""
+
+    path: str
+    title: str
+    depth: int
+    via: str
+    text: str
+
+
+class ReadAnswer(Record):
+    path: str
+    title: str
+    anchor: str | None
+    start_line: int
+    end_line: int
+    tokens: int
+    text: str
+    linked: list[Linked]
+    index: IndexInfo
 
 
 def split_target(view: QueryView, text: str) -> tuple[str, str]:
@@ -55,15 +76,11 @@ def _part(view: QueryView, path: str, anchor: str) -> tuple[str, int, int]:
 
 
 def read_answer(view: QueryView, target: str, *, expand: bool = False,
-                depth: int = 1) -> dict[str, Any]:
+                depth: int = 1) -> ReadAnswer:
     path, anchor = split_target(view, target)
     body, start, end = _part(view, path, anchor)
     info = view.notes[path]
-    answer: dict[str, Any] = {
-        "path": path, "title": info.title, "anchor": anchor or None,
-        "start_line": start, "end_line": end, "tokens": -(-len(body.encode()) // 4),
-        "text": body, "linked": [],
-    }
+    linked: list[Linked] = []
     if expand:
         seen = {path}
         frontier = [(path, start, end)]
@@ -79,9 +96,8 @@ def read_answer(view: QueryView, target: str, *, expand: bool = False,
                     seen.add(tgt)
                     text = view.text(tgt)
                     n_lines = len(split_lines(text))
-                    answer["linked"].append({"path": tgt, "title": view.notes[tgt].title,
-                                             "depth": level, "via": src, "text": text})
+                    linked.append(Linked(tgt, view.notes[tgt].title, level, src, text))
                     nxt.append((tgt, 1, n_lines))
             frontier = nxt
-    answer["index"] = view.index_info()
-    return answer
+    return ReadAnswer(path, info.title, anchor or None, start, end, -(-len(body.encode()) // 4),
+                      body, linked, view.index_info())

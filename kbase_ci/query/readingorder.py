@@ -24,9 +24,9 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query.answer import IndexInfo, Record, json_field
 from kbase_ci.query.graph import NoteGraph
 from kbase_ci.query.trace import NO_DEADLINE, Deadline, Trace
 from kbase_ci.query.view import QueryView
@@ -34,6 +34,55 @@ from kbase_ci.query.view import QueryView
 OVERVIEW_NAMES = ("readme", "index", "_index")
 EARLY_LINES = 0.25
 """A link in the first quarter of a note's links is part of what the note starts from."""
+
+
+class Need(Record):
+    """A note another builds on, `depth` steps back from the start, `via` the note
+    needing it, and why."""
+
+    path: str
+    depth: int
+    via: str
+    backlinks: int
+    why: list[str]
+
+
+class Prerequisite(Need):
+    title: str
+
+
+class PrerequisitesAnswer(Record):
+    note: str = json_field(keep=True)
+    title: str
+    depth: int
+    count: int
+    prerequisites: list[Prerequisite]
+    truncated: bool = json_field(keep=True)
+    partial: bool
+    partial_reason: str | None
+    index: IndexInfo
+
+
+class Step(Record):
+    step: int
+    path: str
+    title: str
+    backlinks: int
+    after: list[str]
+    """What it builds on that the order puts before it."""
+
+
+class ReadingOrderAnswer(Record):
+    start: str | None
+    tags: list[str] = json_field(primary=True)
+    domain: str | None
+    count: int
+    order: list[Step]
+    truncated: bool = json_field(keep=True)
+    cycles_broken: int
+    partial: bool
+    partial_reason: str | None
+    index: IndexInfo
 
 
 @dataclass
@@ -98,7 +147,7 @@ def _why_early(view: QueryView, source: str, target: str) -> bool:
 
 
 def prerequisites_answer(view: QueryView, note: str, *, depth: int = 2, limit: int = 20,
-                         deadline: Deadline = NO_DEADLINE) -> dict[str, Any]:
+                         deadline: Deadline = NO_DEADLINE) -> PrerequisitesAnswer:
     """What to read before `note`, foundations first."""
     if depth < 1 or limit < 1:
         raise UsageError("--depth and --limit must be at least 1")
@@ -109,22 +158,21 @@ def prerequisites_answer(view: QueryView, note: str, *, depth: int = 2, limit: i
     ordered = order_nodes(rel, list(found), deadline=deadline)
     partial = partial or ordered.partial
     rest = sorted(set(found) - set(ordered.nodes))  # not ordered before the time ran out
-    items = [{**found[n], "title": view.notes[found[n]["path"]].title}
-             for n in [*ordered.nodes, *rest]]
+    items = [Prerequisite(need.path, need.depth, need.via, need.backlinks, need.why,
+                          view.notes[need.path].title)
+             for need in (found[n] for n in [*ordered.nodes, *rest])]
     trace("done", found=len(items))
-    return {"note": path, "title": view.notes[path].title, "depth": depth,
-            "count": len(items), "prerequisites": items[:limit],
-            "truncated": len(items) > limit, "partial": partial is not None,
-            "partial_reason": partial, "index": view.index_info()}
+    return PrerequisitesAnswer(path, view.notes[path].title, depth, len(items), items[:limit],
+                               len(items) > limit, partial is not None, partial, view.index_info())
 
 
 def walk_needs(view: QueryView, rel: Relations, start: int, depth: int,
                deadline: Deadline = NO_DEADLINE, trace: Trace | None = None
-               ) -> tuple[dict[int, dict[str, Any]], str | None]:
+               ) -> tuple[dict[int, Need], str | None]:
     """The notes `start` builds on, up to `depth` steps back, each with its record
     (path, depth, via, backlinks, why); and why the walk stopped early, if it did."""
     trace = trace or Trace("prerequisites")
-    found: dict[int, dict[str, Any]] = {}
+    found: dict[int, Need] = {}
     frontier = [start]
     for level in range(1, depth + 1):
         nxt: list[int] = []
@@ -140,9 +188,8 @@ def walk_needs(view: QueryView, rel: Relations, start: int, depth: int,
                 if why.startswith("linked") and _why_early(view, rel.graph.paths[n],
                                                            rel.graph.paths[m]):
                     reasons.append("linked near the start")
-                found[m] = {"path": rel.graph.paths[m], "depth": level,
-                            "via": rel.graph.paths[n], "backlinks": rel.backlinks(m),
-                            "why": reasons}
+                found[m] = Need(rel.graph.paths[m], level, rel.graph.paths[n],
+                                rel.backlinks(m), reasons)
                 trace("keep", path=rel.graph.paths[m], depth=level,
                       via=rel.graph.paths[n], backlinks=rel.backlinks(m), why=why)
                 nxt.append(m)
@@ -150,8 +197,7 @@ def walk_needs(view: QueryView, rel: Relations, start: int, depth: int,
     return found, None
 
 
-@dataclass(frozen=True)
-class Ordered:
+class Ordered(Record):
     nodes: list[int]
     cycles_broken: int
     partial: str | None
@@ -204,7 +250,7 @@ def order_nodes(rel: Relations, nodes: Iterable[int], *,
 def reading_order_answer(view: QueryView, *, tags: Sequence[str] = (),
                          domain: str | None = None, start: str | None = None,
                          depth: int = 2, limit: int = 50,
-                         deadline: Deadline = NO_DEADLINE) -> dict[str, Any]:
+                         deadline: Deadline = NO_DEADLINE) -> ReadingOrderAnswer:
     """An order to read a set of notes in which each comes after the notes it builds on.
     The set: the notes with every tag of `tags` and of `domain` (as `kbase notes` selects
     them), with `start` those of them within `depth` links of it (the walk goes through
@@ -215,8 +261,7 @@ def reading_order_answer(view: QueryView, *, tags: Sequence[str] = (),
     if tags or domain is not None:
         from kbase_ci.query.tagtree import notes_answer  # the one reading of tag filters
 
-        chosen_notes = notes_answer(view, tags=list(tags), domain=domain)["notes"]
-        paths = [n["path"] for n in chosen_notes]
+        paths = [n.path for n in notes_answer(view, tags=list(tags), domain=domain).notes]
     trace = Trace("reading-order")
     rel = relations(view)
     node = rel.graph.node
@@ -232,17 +277,15 @@ def reading_order_answer(view: QueryView, *, tags: Sequence[str] = (),
     trace("set", notes=len(chosen))
     got = order_nodes(rel, chosen, deadline=deadline, trace=trace)
     place = {n: i for i, n in enumerate(got.nodes)}
-    steps = []
+    steps: list[Step] = []
     for i, n in enumerate(got.nodes[:limit], 1):
         p = rel.graph.paths[n]
         # What it builds on that this order puts before it (a broken cycle puts one after)
-        steps.append({"step": i, "path": p, "title": view.notes[p].title,
-                      "backlinks": rel.backlinks(n),
-                      "after": sorted(rel.graph.paths[m] for m, _ in rel.needs(n)
-                                      if place.get(m, len(place)) < i - 1)})
+        steps.append(Step(i, p, view.notes[p].title, rel.backlinks(n),
+                          sorted(rel.graph.paths[m] for m, _ in rel.needs(n)
+                                 if place.get(m, len(place)) < i - 1)))
     trace("done", ordered=len(got.nodes), cycles_broken=got.cycles_broken)
-    return {"start": view.lookup(start) if start is not None else None,
-            "tags": list(tags), "domain": domain, "count": len(chosen), "order": steps,
-            "truncated": len(got.nodes) > limit,
-            "cycles_broken": got.cycles_broken, "partial": got.partial is not None,
-            "partial_reason": got.partial, "index": view.index_info()}
+    return ReadingOrderAnswer(view.lookup(start) if start is not None else None, list(tags),
+                              domain, len(chosen), steps, len(got.nodes) > limit,
+                              got.cycles_broken, got.partial is not None, got.partial,
+                              view.index_info())

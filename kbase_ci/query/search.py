@@ -27,15 +27,16 @@ from kbase_ci.index.modelfolder import open_embedder
 from kbase_ci.index.ranking import rankers_of
 from kbase_ci.query import evidence as ev
 from kbase_ci.query import verdict
+from kbase_ci.query.answer import IndexInfo, Record, json_field
 from kbase_ci.query.filters import check_limit, check_tags, domain_key, tag_key
 from kbase_ci.query.fusion import fuse
 from kbase_ci.query.hits import ChunkHit, NoteHit, rollup
 from kbase_ci.query.overlay import FreshChunk, Overlay, shard_for, tokenize
+from kbase_ci.query.verdict import ConciseHit, Hit, NotFound
 from kbase_ci.query.view import QueryView
 
 POOL = 200
 """Chunk hits taken from each shard and ranker before rolling up to notes."""
-MODES = ("hybrid", "bm25", "semantic")
 BM25_DIGITS = 4
 """BM25 chunk scores are compared at this many decimals (as `--explain` shows them): a
 shard's float32 sums and the overlay's, for the same chunk after a rebuild, differ in
@@ -282,8 +283,6 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
     alias matches first. `embedder`: an already loaded model of this index (a long-lived
     server keeps one); None looks for the index's model, unless `model_notice` says it
     was looked for already and why it is not here."""
-    if mode not in MODES:
-        raise UsageError(f"--mode must be one of {', '.join(MODES)}")
     searcher = Searcher(view, model)
     lists: dict[str, list[ChunkHit]] = {}
     notices: list[str] = []
@@ -313,11 +312,21 @@ def _no_vectors(view: QueryView) -> str:
         ": ranked by BM25 only"
 
 
+class SearchAnswer(Record):
+    query: str = json_field(keep=True)
+    mode: str = json_field(keep=True)
+    results: list[Hit] | list[ConciseHit] = json_field(primary=True)
+    not_found: NotFound | None = json_field(omit=True)
+    """When there are no results: what was tried and the nearest misses."""
+    notices: list[str] = json_field(keep=True)
+    index: IndexInfo
+
+
 def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: int = 5,
                   tags: list[str] | None = None, domain: str | None = None,
                   snippets: bool = False, concise: bool = False, explain: bool = False,
                   model: Path | None = None, embedder: Any = None,
-                  model_notice: str | None = None, floor: bool = True) -> dict[str, Any]:
+                  model_notice: str | None = None, floor: bool = True) -> SearchAnswer:
     """The `search` answer. `floor=False` keeps hits below `low` confidence (retrieval
     benchmarks rank every hit)."""
     check_limit(limit)
@@ -336,11 +345,11 @@ def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: i
         verdict.add_fields(view, r.searcher, shown)
     results = [verdict.record(view, n, e, q, query, concise, snippets, explain)
                for n, e in judged.hits]
-    answer: dict[str, Any] = {"query": query, "mode": mode, "results": results}
+    not_found = None
     if not results:
         rankers = ["bm25"] * (mode != "semantic") + ["semantic"] * (
             mode != "bm25" and not r.notices)
-        answer["not_found"] = verdict.not_found(view, r.searcher, q, rankers, judged,
-                                                tag_list, domain, concise)
-    answer.update({"notices": r.notices, "index": view.index_info()})
-    return answer
+        not_found = verdict.not_found(view, r.searcher, q, rankers, judged, tag_list, domain,
+                                      concise)
+    return SearchAnswer(query, mode, results, not_found,  # type: ignore[arg-type]
+                        r.notices, view.index_info())

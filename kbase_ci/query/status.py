@@ -2,37 +2,94 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from kbase_ci.index.scopes import states
+from kbase_ci.query.answer import IndexInfo, Record, ScopeRef
 from kbase_ci.query.view import QueryView
 
 
-def status_answer(view: QueryView) -> dict[str, Any]:
+class Source(Record):
+    origin: str
+    location: str
+    folder: str | None
+
+
+class Model(Record):
+    id: str | None
+    dim: int | None
+    reason: str | None
+
+
+class Changed(Record):
+    """Notes changed since the index, by how."""
+
+    changed: list[str]
+    added: list[str]
+    deleted: list[str]
+    relinked: list[str]
+
+
+class MainIndex(Record):
+    """The main index a scope was cut from."""
+
+    digest: str | None
+    source_commit: str | None
+
+
+class ScopeState(Record):
+    """A scoped index built inside this one (kbase_ci.index.scopes.state)."""
+
+    name: str
+    stale: bool
+    why: str | None
+    reason: str | None
+    main_index: MainIndex | None
+    notes: int | None
+
+
+class StatusAnswer(Record):
+    source: Source
+    format_version: int | None
+    kbase_version: str | None
+    counts: dict[str, int]
+    bytes: int
+    model: Model
+    freshness: Changed
+    index: IndexInfo
+    scopes: list[ScopeState] | list[ScopeRef]
+
+
+def status_answer(view: QueryView) -> StatusAnswer:
     m = view.manifest
     root = view.source.reader.root
     size = sum((root / rel).stat().st_size for rel in m.get("files", {}))
     emb = m.get("embeddings", {})
     fresh = view.fresh
-    return {
-        "source": {"origin": view.source.origin, "location": view.source.location,
-                   "folder": str(root) if view.source.origin != "memory" else None},
-        "format_version": m.get("format_version"), "kbase_version": m.get("kbase_version"),
-        "counts": m.get("counts", {}), "bytes": size,
-        "model": {"id": emb.get("model"), "dim": emb.get("dim"), "reason": emb.get("reason")},
-        "freshness": {"changed": list(fresh.changed), "added": list(fresh.added),
-                      "deleted": list(fresh.deleted), "relinked": list(fresh.relinked)},
-        "index": view.index_info(),
-        "scopes": _scopes(view),
-    }
+    return StatusAnswer(
+        Source(view.source.origin, view.source.location,
+               str(root) if view.source.origin != "memory" else None),
+        m.get("format_version"), m.get("kbase_version"), m.get("counts", {}), size,
+        Model(emb.get("model"), emb.get("dim"), emb.get("reason")),
+        Changed(list(fresh.changed), list(fresh.added), list(fresh.deleted),
+                list(fresh.relinked)),
+        view.index_info(), _scopes(view))
 
 
-def _scopes(view: QueryView) -> list[dict[str, Any]]:
+def _scopes(view: QueryView) -> list[ScopeState] | list[ScopeRef]:
     """The scoped indexes built inside this index (kbase_ci/scope), stale or not; for a
     scoped view, just its own state."""
-
-    if view.source.scope is not None:
-        return [view.source.scope]
+    scope = view.index_info().scope
+    if scope is not None:
+        return [scope]
     if view.source.origin == "memory":
         return []
-    return states(view.source.reader.root, view.vault.config.scopes.named)
+    return [_state(s) for s in states(view.source.reader.root, view.vault.config.scopes.named)]
+
+
+def _state(s: Mapping[str, Any]) -> ScopeState:
+    main = s["main_index"]
+    return ScopeState(s["name"], s["stale"], s["why"], s["reason"],
+                      MainIndex(main.get("digest"), main.get("source_commit"))
+                      if isinstance(main, dict) else None, s["notes"])

@@ -12,9 +12,9 @@ Model-free when the index has no vectors (links alone then).
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query.answer import IndexInfo, Record, json_field
 from kbase_ci.query.graph import NoteGraph
 from kbase_ci.query.trace import Trace
 from kbase_ci.query.view import QueryView
@@ -30,7 +30,25 @@ def _covered(tag: str, have: set[str]) -> bool:
     return any(low == h or h.startswith(low + "/") for h in have)
 
 
-def suggest_answer(view: QueryView, note: str, *, limit: int = 5) -> dict[str, Any]:
+class Suggestion(Record):
+    tag: str
+    score: float
+    sources: list[str] = json_field(key="from")
+    """The neighbours voting for it, most weight first."""
+    votes: int
+    notes_with_tag: int
+
+
+class SuggestAnswer(Record):
+    note: str = json_field(keep=True)
+    title: str
+    tags: list[str] = json_field(primary=True)
+    neighbours: int
+    suggestions: list[Suggestion]
+    index: IndexInfo
+
+
+def suggest_answer(view: QueryView, note: str, *, limit: int = 5) -> SuggestAnswer:
     if limit < 1:
         raise UsageError(f"--limit must be at least 1, not {limit}")
     trace = Trace("tags-suggest")
@@ -67,8 +85,6 @@ def suggest_answer(view: QueryView, note: str, *, limit: int = 5) -> dict[str, A
     for key in ranked[:limit]:
         score = round(scores[key] / (1 + math.log(used[key])), 3)
         froms = [p for _, p in sorted(sources[key], key=lambda x: (-x[0], x[1]))[:MAX_FROM]]
-        out.append({"tag": spelled[key], "score": score, "from": froms,
-                    "votes": len(sources[key]), "notes_with_tag": used[key]})
+        out.append(Suggestion(spelled[key], score, froms, len(sources[key]), used[key]))
         trace("suggest", tag=spelled[key], score=score, votes=len(sources[key]))
-    return {"note": path, "title": info.title, "tags": list(info.tags),
-            "neighbours": len(votes), "suggestions": out, "index": view.index_info()}
+    return SuggestAnswer(path, info.title, list(info.tags), len(votes), out, view.index_info())

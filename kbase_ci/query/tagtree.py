@@ -9,10 +9,59 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import combinations
-from typing import Any
 
+from kbase_ci.query.answer import IndexInfo, Record, json_field
 from kbase_ci.query.filters import check_tags, domain_key
 from kbase_ci.query.view import QueryView
+
+
+class NoteEntry(Record):
+    path: str
+    title: str
+    tags: list[str]
+    domain: str
+
+
+class NotesAnswer(Record):
+    tags: list[str] = json_field(primary=True)
+    """The tags asked for."""
+    match: str
+    domain: str | None
+    count: int
+    notes: list[NoteEntry] = json_field(primary=True)
+    index: IndexInfo
+
+
+class TagCount(Record):
+    """count = notes with the tag itself, total = with it or a tag below it."""
+
+    tag: str
+    count: int
+    total: int
+
+
+class TagNode(Record):
+    name: str
+    tag: str
+    count: int
+    total: int
+    children: list[TagNode]
+
+
+class TagPair(Record):
+    a: str
+    b: str
+    count: int
+    jaccard: float
+
+
+class TagsAnswer(Record):
+    notes: int
+    tagged: int
+    tags: list[TagCount] = json_field(primary=True)
+    tree: list[TagNode] | None = json_field(omit=True)
+    cooccurrence: list[TagPair] | None = json_field(omit=True)
+    index: IndexInfo
 
 
 def tag_matches(tags: tuple[str, ...] | list[str], want: str) -> bool:
@@ -22,7 +71,7 @@ def tag_matches(tags: tuple[str, ...] | list[str], want: str) -> bool:
 
 
 def notes_answer(view: QueryView, *, tags: list[str] | None = None, any_tag: bool = False,
-                 domain: str | None = None) -> dict[str, Any]:
+                 domain: str | None = None) -> NotesAnswer:
     """Notes with every tag in `tags` (each or one below it), or with any of them with
     `any_tag`, optionally of one domain; sorted by path."""
     wanted = [t.strip().lstrip("#") for t in tags or []]
@@ -34,12 +83,11 @@ def notes_answer(view: QueryView, *, tags: list[str] | None = None, any_tag: boo
             continue
         if wanted and not combine(tag_matches(info.tags, w) for w in wanted):
             continue
-        found.append({"path": info.path, "title": info.title, "tags": list(info.tags),
-                      "domain": info.domain})
+        found.append(NoteEntry(info.path, info.title, list(info.tags), info.domain))
     if not found and wanted:
         check_tags(view, wanted)  # a tag no note has: a usage error naming close ones
-    return {"tags": wanted, "match": "any" if any_tag else "all", "domain": domain,
-            "count": len(found), "notes": found, "index": view.index_info()}
+    return NotesAnswer(wanted, "any" if any_tag else "all", domain, len(found), found,
+                       view.index_info())
 
 
 def _note_tags(view: QueryView) -> tuple[list[set[str]], dict[str, str]]:
@@ -64,7 +112,7 @@ def _branches(tag: str) -> list[str]:
 
 
 def tags_answer(view: QueryView, *, tree: bool = False, stats: bool = False,
-                limit: int = 50) -> dict[str, Any]:
+                limit: int = 50) -> TagsAnswer:
     """`tags`: `{tag, count, total}` per tag, most used first (count = notes with the tag
     itself, total = notes with it or one below it; branches nobody wrote, like `a` of
     `a/b`, are listed with count 0). `tree` adds the nested form; `stats` adds the
@@ -79,39 +127,34 @@ def tags_answer(view: QueryView, *, tree: bool = False, stats: bool = False,
         parts = shown[k].split("/")
         for depth, branch in enumerate(_branches(k)[:-1], 1):
             shown.setdefault(branch, "/".join(parts[:depth]))
-    records = [{"tag": shown[k], "count": exact[k], "total": total[k]}
+    records = [TagCount(shown[k], exact[k], total[k])
                for k in sorted(total, key=lambda k: (-total[k], -exact[k], k))]
-    answer: dict[str, Any] = {"notes": len(per_note),
-                              "tagged": sum(1 for keys in per_note if keys),
-                              "tags": records}
-    if tree:
-        answer["tree"] = _tree(sorted(total), shown, exact, total)
-    if stats:
-        answer["cooccurrence"] = _pairs(per_note, shown, exact, limit)
-    answer["index"] = view.index_info()
-    return answer
+    return TagsAnswer(len(per_note), sum(1 for keys in per_note if keys), records,
+                      _tree(sorted(total), shown, exact, total) if tree else None,
+                      _pairs(per_note, shown, exact, limit) if stats else None,
+                      view.index_info())
 
 
 def _tree(keys: list[str], shown: dict[str, str], exact: Counter[str],
-          total: Counter[str]) -> list[dict[str, Any]]:
-    roots: list[dict[str, Any]] = []
-    at: dict[str, dict[str, Any]] = {}
+          total: Counter[str]) -> list[TagNode]:
+    children: dict[str | None, list[str]] = {}
     for k in keys:  # sorted, so a branch always comes before what is below it
-        node = {"name": shown[k].rsplit("/", 1)[-1], "tag": shown[k], "count": exact[k],
-                "total": total[k], "children": []}
-        at[k] = node
-        parent = k.rsplit("/", 1)[0] if "/" in k else None
-        (at[parent]["children"] if parent is not None else roots).append(node)
-    return roots
+        children.setdefault(k.rsplit("/", 1)[0] if "/" in k else None, []).append(k)
+
+    def node(k: str) -> TagNode:
+        return TagNode(shown[k].rsplit("/", 1)[-1], shown[k], exact[k], total[k],
+                       [node(c) for c in children.get(k, [])])
+
+    return [node(k) for k in children.get(None, [])]
 
 
 def _pairs(per_note: list[set[str]], shown: dict[str, str], exact: Counter[str],
-           limit: int) -> list[dict[str, Any]]:
+           limit: int) -> list[TagPair]:
     together: Counter[tuple[str, str]] = Counter()
     for keys in per_note:
         together.update(combinations(sorted(keys), 2))
     ranked = sorted(together.items(), key=lambda kv: (-kv[1], kv[0]))
     if limit:
         ranked = ranked[:limit]
-    return [{"a": shown[a], "b": shown[b], "count": n,
-             "jaccard": round(n / (exact[a] + exact[b] - n), 4)} for (a, b), n in ranked]
+    return [TagPair(shown[a], shown[b], n, round(n / (exact[a] + exact[b] - n), 4))
+            for (a, b), n in ranked]

@@ -15,8 +15,8 @@ import heapq
 import math
 import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from kbase_ci.query.answer import Record
 from kbase_ci.query.view import QueryView
 
 FRONTIER_MAX = 400
@@ -62,8 +62,7 @@ def view_graph(view: QueryView) -> LinkGraph:
     return graph
 
 
-@dataclass(frozen=True)
-class Reached:
+class Reached(Record):
     path: str
     depth: int
     activation: float
@@ -74,8 +73,7 @@ class Reached:
     """(note one hop nearer the seeds, relation from that note) in node order."""
 
 
-@dataclass(frozen=True)
-class Traversal:
+class Traversal(Record):
     reached: dict[str, Reached]
     """Every note reached, seeds included (depth 0)."""
     links_found: int

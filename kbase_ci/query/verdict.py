@@ -7,9 +7,10 @@ kept, so any ranker or fusion can sit below this.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kbase_ci.query import evidence as ev
+from kbase_ci.query.answer import Record, json_field
 from kbase_ci.query.filters import has_tag
 from kbase_ci.query.focus import chunk_text, focus, snippet
 from kbase_ci.query.view import QueryView
@@ -28,6 +29,85 @@ class Searcher(Protocol):
     def cosine(self, path: str) -> float | None: ...
 
     def unknown(self, terms: list[str]) -> list[str]: ...
+
+class Rank(Record):
+    rank: int
+    score: float
+
+
+class Explain(Record):
+    """Each ranker's rank and score for a hit (`--explain`); `name`: its title or an
+    alias is the query."""
+
+    semantic: Rank | None = json_field(default=None, omit=True)
+    bm25: Rank | None = json_field(default=None, omit=True)
+    name: Rank | None = json_field(default=None, omit=True)
+    name_match: str | None = None
+
+
+class Hit(Record):
+    path: str
+    title: str
+    score: float
+    confidence: str | None
+    section: str | None
+    """The heading path of the part that matched."""
+    line: int
+    lines: list[int]
+    tags: list[str]
+    domain: str
+    evidence: ev.EvidenceRecord
+    snippet: str | None = json_field(default=None, omit=True)
+    explain: Explain | None = json_field(default=None, omit=True)
+
+
+class ConciseHit(Record):
+    """A hit with path, title, score, confidence and the words it holds (`--concise`)."""
+
+    path: str
+    title: str
+    score: float
+    confidence: str | None
+    matched: list[str]
+    snippet: str | None = json_field(default=None, omit=True)
+    explain: Explain | None = json_field(default=None, omit=True)
+
+
+class NearMiss(Record):
+    path: str
+    title: str
+    confidence: None
+    evidence: ev.EvidenceRecord
+
+
+class ConciseNearMiss(Record):
+    path: str
+    title: str
+    confidence: None
+    matched: list[str]
+
+
+class Filters(Record):
+    tags: list[str]
+    domain: str | None
+
+
+class Tried(Record):
+    terms: list[str]
+    unknown_terms: list[str]
+    rankers: list[str]
+    filters: Filters
+    notes_judged: int
+    notes: int
+
+
+class NotFound(Record):
+    """What was tried, and the closest hits that were not good enough."""
+
+    reason: str
+    tried: Tried
+    near_misses: list[NearMiss] | list[ConciseNearMiss]
+
 
 NEAR_MISSES = 3
 """Hits below `low` shown with a "not found" answer."""
@@ -120,38 +200,31 @@ def add_fields(view: QueryView, searcher: Searcher,
 
 
 def record(view: QueryView, n: NoteHit, e: ev.Evidence, q: ev.QueryTerms, query: str,
-           concise: bool, snippets: bool, explain: bool) -> dict[str, Any]:
+           concise: bool, snippets: bool, explain: bool) -> Hit | ConciseHit:
     info = view.notes[n.path]
-    rec: dict[str, Any] = {"path": n.path, "title": info.title, "score": round(n.score, 6),
-                           "confidence": e.confidence}
-    evidence = e.to_json(q)
+    evidence = e.record(q)
+    shown = snippet(view, n.section, query) if snippets else None
+    why = Explain(**{r: Rank(k, round(v, 4)) for r, (k, v) in n.ranks.items()},
+                  name_match=e.named) if explain else None
     if concise:
-        rec["matched"] = evidence["matched"]
-    else:
-        section, line = focus(view, n.section, query)
-        rec.update({"section": section, "line": line,
-                    "lines": [n.section.start_line, n.section.end_line],
-                    "tags": list(info.tags), "domain": info.domain, "evidence": evidence})
-    if snippets:
-        rec["snippet"] = snippet(view, n.section, query)
-    if explain:
-        rec["explain"] = {**{r: {"rank": k, "score": round(v, 4)}
-                             for r, (k, v) in n.ranks.items()},
-                          "name_match": e.named}
-    return rec
+        return ConciseHit(n.path, info.title, round(n.score, 6), e.confidence,
+                          evidence.matched, shown, why)
+    section, line = focus(view, n.section, query)
+    return Hit(n.path, info.title, round(n.score, 6), e.confidence, section, line,
+               [n.section.start_line, n.section.end_line], list(info.tags), info.domain,
+               evidence, shown, why)
 
 
 def not_found(view: QueryView, searcher: Searcher, q: ev.QueryTerms,
               rankers: list[str], judged: Judged, tags: list[str],
-              domain: str | None, concise: bool) -> dict[str, Any]:
+              domain: str | None, concise: bool) -> NotFound:
     """What was tried, and the closest hits that were not good enough."""
     unknown = q.words(searcher.unknown(q.terms))
-    near = []
-    for n, e in judged.misses:
-        info = view.notes[n.path]
-        rec: dict[str, Any] = {"path": n.path, "title": info.title, "confidence": None}
-        rec.update({"matched": q.words(e.matched)} if concise else {"evidence": e.to_json(q)})
-        near.append(rec)
+    near: list[NearMiss] | list[ConciseNearMiss] = (
+        [ConciseNearMiss(n.path, view.notes[n.path].title, None, q.words(e.matched))
+         for n, e in judged.misses] if concise else
+        [NearMiss(n.path, view.notes[n.path].title, None, e.record(q))
+         for n, e in judged.misses])
     if not judged.judged and (tags or domain):
         reason = "no note matched the filters"
     elif not q.terms:
@@ -160,8 +233,5 @@ def not_found(view: QueryView, searcher: Searcher, q: ev.QueryTerms,
         reason = "no note holds any of the query's words"
     else:
         reason = "no note holds enough of the query"
-    return {"reason": reason,
-            "tried": {"terms": [w for w, _ in q.written], "unknown_terms": unknown,
-                      "rankers": rankers, "filters": {"tags": tags, "domain": domain},
-                      "notes_judged": judged.judged, "notes": len(view.notes)},
-            "near_misses": near}
+    return NotFound(reason, Tried([w for w, _ in q.written], unknown, rankers,
+                                  Filters(tags, domain), judged.judged, len(view.notes)), near)

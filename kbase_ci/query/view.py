@@ -4,7 +4,6 @@ backlinks that are right for the work tree now, not for the index's commit."""
 from __future__ import annotations
 
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -22,14 +21,14 @@ from kbase_ci.index.reader import IndexReader
 from kbase_ci.index.rowfile import int_table
 from kbase_ci.model import BlockId, Heading, ParsedNote
 from kbase_ci.parse.outline import note_text
+from kbase_ci.query.answer import IndexInfo, Record, ScopeRef
 from kbase_ci.query.freshness import Freshness, assess
 from kbase_ci.query.location import IndexSource
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import Resolver
 
 
-@dataclass(frozen=True)
-class NoteInfo:
+class NoteInfo(Record):
     path: str
     title: str
     aliases: tuple[str, ...]
@@ -42,8 +41,7 @@ class NoteInfo:
     stale: bool
 
 
-@dataclass(frozen=True)
-class LinkInfo:
+class LinkInfo(Record):
     source: str
     line: int
     col: int
@@ -195,14 +193,14 @@ class QueryView:
             self._texts.update((nf.path, note_text(data[nf.path])) for nf in files)
         return {p: self._texts[p] for p in asked}
 
-    def index_info(self) -> dict[str, Any]:
+    def index_info(self) -> IndexInfo:
         src = self.manifest.get("source", {})
-        return {"source_commit": src.get("commit"), "built_at": self.manifest.get("built_at"),
-                # The count survives a budget; the list is cut first (query/payload.py).
-                "stale_count": len(self.fresh.stale),
-                "stale_notes": list(self.fresh.stale), "overlaid": self.fresh.overlaid,
-                "origin": self.source.origin,
-                **({"scope": self.source.scope} if self.source.scope is not None else {})}
+        scope = self.source.scope
+        return IndexInfo(src.get("commit"), self.manifest.get("built_at"),
+                         len(self.fresh.stale), self.fresh.stale, self.fresh.overlaid,
+                         self.source.origin,
+                         ScopeRef(scope["name"], scope["stale"], scope["reason"])
+                         if scope is not None else None)
 
     # -- names ---------------------------------------------------------------------------
     @cached_property
@@ -371,8 +369,7 @@ class QueryView:
         return codes
 
 
-@dataclass(frozen=True)
-class NoteEdges:
+class NoteEdges(Record):
     paths: tuple[str, ...]
     """The current notes, sorted; a note's position here is its node number."""
     pairs: tuple[tuple[int, int], ...]

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kbase_ci.cli.common import open_vault
+from kbase_ci.cli.queryargs import add_subcommand
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from kbase_ci.handover.handovers import HandoverReport, PrReport, Question, check_notes, pr_report
-from kbase_ci.handover.latest import Latest, latest
 from kbase_ci.handover.scoring import Missing, NoteScore
+from kbase_ci.query.tools.handover import QUERIES
 from kbase_ci.report.findings import display_path
 
 
@@ -36,41 +37,17 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--head", default="HEAD", metavar="REV",
                    help="PR mode: the head commit (must be checked out; default HEAD)")
     c.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
-    lt = hsub.add_parser(
-        "latest", help="the newest handover, with its open next steps, blockers and questions",
-        description="The newest handover (of TRACK): by frontmatter date, then commit date. "
-                    "Exit 1 when there is none.")
-    lt.add_argument("--track", default=None)
-    lt.add_argument("--format", choices=["text", "json"], default="text")
-    # As every query command prints its JSON (cli/commands/queryargs.py `add_common`).
-    lt.add_argument("--max-tokens", type=int, default=None, metavar="N",
-                    help="with --format json: the JSON printed stays within N tokens "
-                         "(lists cut from their end, `truncated` says what went)")
-    lt.add_argument("--pretty", action="store_true",
-                    help="indented JSON (the default on a terminal; compact otherwise)")
-    lt.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
+    add_subcommand(hsub, QUERIES[0])  # `latest` is a query (kbase_ci.query.tools.handover)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "latest":
+        # Lazy: `handover check` needs none of a query's printing
+        from kbase_ci.cli import queryrun
+
+        return queryrun.run(args)
     vault = open_vault(args, untracked=True)  # a handover just written, not yet added
     out = sys.stdout
-    if args.action == "latest":
-        if args.max_tokens is not None and args.format != "json":
-            raise UsageError("--max-tokens bounds the JSON answer: add --format json")
-        found = latest(vault, args.track, use_cache=not args.no_cache)
-        if found is None:
-            which = f" for track {args.track}" if args.track else ""
-            print(f"kbase: no handover{which}", file=sys.stderr)
-            return EXIT_FINDINGS
-        if args.format == "json":
-            from kbase_ci.query.payload import render  # as the query commands print
-
-            pretty = args.pretty or out.isatty()
-            out.write(render(found.to_json(), max_tokens=args.max_tokens, pretty=pretty)
-                      + "\n")
-        else:
-            _latest_text(found, vault.root, out)
-        return EXIT_OK
     threshold = args.threshold if args.threshold is not None else vault.config.handover.threshold
     if not 0 <= threshold <= 100:
         raise UsageError(f"--threshold must be 0-100, not {threshold}")
@@ -140,15 +117,3 @@ def _pr_text(pr: PrReport, root: Path, threshold: int, out: TextIO) -> None:
     for m in pr.missing:
         out.write(f"{m.code} {m.message}\n")
     _questions(pr.open_questions, root, out, "unanswered questions the handovers link")
-
-
-def _latest_text(found: Latest, root: Path, out: TextIO) -> None:
-    n = found.note
-    bits = [f"track {found.track}" if found.track else "", found.date or "",
-            f"status {n.status}" if n.status else "", f"score {n.score}/100"]
-    out.write(f"{display_path(root, n.path)}  {'  '.join(b for b in bits if b)}\n")
-    for title, items in (("Next steps", found.next_steps), ("Blockers", found.blockers)):
-        if items:
-            out.write(f"{title}:\n")
-            out.writelines(f"  - {i}\n" for i in items)
-    _questions(found.questions, root, out, "Unanswered questions")

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.cli.commands.queryargs import add_offline
 from kbase_ci.cli.common import open_vault
+from kbase_ci.cli.queryargs import add_offline
 from kbase_ci.errors import EXIT_OK
 from kbase_ci.git.listing import is_ignored
 from kbase_ci.git.repo import toplevel

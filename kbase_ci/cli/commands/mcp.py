@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.cli.commands.queryargs import add_source
+from kbase_ci.cli.queryargs import add_source
 from kbase_ci.errors import EXIT_OK, UsageError
 
 

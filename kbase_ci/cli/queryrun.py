@@ -1,0 +1,185 @@
+"""Running a query command: the call made from the parsed options (checked by its
+declaration, kbase_ci.query.tools), the view opened from `--index`/`--scope`, and the
+answer printed in `--format` within `--max-tokens`: JSON as kbase_ci.query.payload trims
+it, text and pictures drawn from the answer trimmed the same way, `--stream` as JSON
+lines."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kbase_ci.cli.common import open_vault
+from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from kbase_ci.query.answer import IndexInfo, Record
+from kbase_ci.query.tools import registry
+from kbase_ci.query.tools.spec import Nothing, Query, fields_of
+from kbase_ci.report.escape import terminal_text
+
+if TYPE_CHECKING:
+    from kbase_ci.query.view import QueryView
+    from kbase_ci.vault.files import Vault
+
+STREAM_END = 60
+"""Tokens kept for the line that ends a stream cut by `--max-tokens`."""
+
+
+class CliSession:
+    """What a command's query runs on: the vault and index its options name (state: the
+    view, opened once)."""
+
+    model: Path | None = None  # `kbase search --model` is the search's own option
+
+    def __init__(self, args: argparse.Namespace, query: Query[Any, Any]) -> None:
+        self.args = args
+        self.query = query
+        self.form = str(args.format)
+        self._view: QueryView | None = None
+
+    def vault(self) -> Vault:
+        return open_vault(self.args, untracked=True)  # a note just written, not yet added
+
+    def view(self) -> QueryView:
+        if self._view is None:
+            self._view = open_view(self.args, stale_ok=self.query.stale_ok)
+        return self._view
+
+    def embedder(self, view: QueryView) -> tuple[Any, str | None]:
+        return None, None  # looked for by the search itself, once
+
+
+def open_view(args: argparse.Namespace, *, stale_ok: bool = False) -> QueryView:
+    """The view a query answers from (`stale_ok`: a stale scope too, to report it)."""
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.query.trace import Trace
+    from kbase_ci.query.view import QueryView
+    from kbase_ci.scope.source import open_index_source
+
+    trace = Trace("view")
+    vault = open_vault(args, untracked=True)  # its `git status` refreshes git's stat data too
+    trace("vault", root=vault.root, mode=vault.mode, notes=len(vault.notes))
+    source = open_index_source(vault, args.index, getattr(args, "scope", None),
+                               stale_ok=stale_ok)
+    trace("index", origin=source.origin, location=source.location)
+    if source.notice:
+        print(terminal_text(source.notice), file=sys.stderr)
+    view = QueryView(vault, source)
+    trace("freshness", stale=len(view.fresh.stale), overlaid=view.fresh.overlaid)
+    return view
+
+
+def run(args: argparse.Namespace) -> int:
+    query = next(q for q in registry.declared(args.command) if q.name == args.query_tool)
+    params = query.call({f.name: getattr(args, f.name) for f in fields_of(query.params)
+                         if hasattr(args, f.name)})
+    if query.check_form is not None:
+        query.check_form(params, args.format)
+    if args.max_tokens is not None and args.format != "json" and not query.text_budget:
+        raise UsageError("--max-tokens bounds the JSON answer: add --format json")
+    session = CliSession(args, query)
+    if getattr(params, "stream", False) and query.events is not None:
+        return _stream(query.events(session, params), args.max_tokens)
+    try:
+        answer = query.run(session, params)
+    except Nothing as exc:
+        print(f"kbase: {exc.message}", file=sys.stderr)
+        return EXIT_FINDINGS
+    if query.pictures and args.format in query.pictures:
+        _draw(args, query, answer)
+    else:
+        emit(args, query, answer)
+    return EXIT_OK if query.found(answer) else EXIT_FINDINGS
+
+
+def emit(args: argparse.Namespace, query: Query[Any, Any], answer: Record) -> None:
+    """Print the answer in `--format` (json or text) within `--max-tokens`: JSON as
+    kbase_ci.query.payload trims it, text made from the answer trimmed the same way
+    (unless the text form keeps to the budget itself, as `context`'s does)."""
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.query.payload import cut_note, fit_text, render
+
+    max_tokens = args.max_tokens
+    marks = type(answer).budget_keys()
+    if args.format == "json":
+        pretty = bool(args.pretty) or sys.stdout.isatty()
+        sys.stdout.write(render(answer.to_json(), marks, max_tokens=max_tokens, pretty=pretty)
+                         + "\n")
+        return
+
+    def drawn(a: Record) -> str:
+        return "".join(line + "\n" for line in _text(a, query.text(a)))
+
+    if max_tokens is None or query.budgeted:
+        sys.stdout.write(drawn(answer))
+        return
+    sys.stdout.write(fit_text(answer.to_json(), lambda j: drawn(type(answer).from_json(j)),
+                              max_tokens, cut_note, marks))
+
+
+def _text(answer: Record, lines: list[str]) -> list[str]:
+    # note text: no escape sequence reaches the terminal
+    out = [terminal_text(line, lines=True) for line in lines]
+    info = getattr(answer, "index", None)
+    if not isinstance(info, IndexInfo):
+        return out
+    if info.stale_count:
+        out.append(f"(index from {str(info.source_commit)[:10]}; "
+                   f"{info.stale_count} note(s) changed since, overlaid)")
+    if info.scope is not None and info.scope.stale:
+        out.append(f"(stale: {terminal_text(str(info.scope.reason))})")
+    return out
+
+
+def _draw(args: argparse.Namespace, query: Query[Any, Any], answer: Record) -> None:
+    """The answer as a picture within `--max-tokens`: drawn from the answer trimmed as
+    its JSON would be, with a comment saying what went."""
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.query.payload import cut_note, fit_text
+
+    assert query.draw is not None and query.pictures is not None
+    draw, form = query.draw, args.format
+    comment = query.pictures[form]
+    sys.stdout.write(fit_text(answer.to_json(), lambda j: draw(type(answer).from_json(j), form),
+                              args.max_tokens, lambda record: cut_note(record, comment),
+                              type(answer).budget_keys()))
+
+
+def _stream(events: Iterator[tuple[str, Record]], max_tokens: int | None) -> int:
+    """JSON lines, each item as it is reached (the first: where the walk starts), then
+    the result; with `--max-tokens`, the walk stops at the first line that would not fit
+    (the result trimmed to what is left, when that is enough) and a last `{"type":
+    "truncated", ...}` line says so."""
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.query.payload import check_budget, cost, dumps, fit
+
+    check_budget(max_tokens)
+    found, used, nodes = False, 0, 0
+    for kind, record in events:
+        event = {"type": kind, **record.to_json()}
+        line = dumps(event) + "\n"
+        if max_tokens is not None and used + cost(line) > max_tokens - STREAM_END:
+            left = max_tokens - STREAM_END - used - 1  # - 1: its newline
+            if kind == "result" and left > 0:
+                try:
+                    line = dumps(fit(event, left, type(record).budget_keys())) + "\n"
+                except UsageError:
+                    line = ""
+            if not line or kind != "result":
+                if max_tokens <= STREAM_END:
+                    raise UsageError(f"--max-tokens {max_tokens} is less than a stream "
+                                     f"needs: raise it above {STREAM_END}")
+                end = {"type": "truncated", "max_tokens": max_tokens, "tokens": used,
+                       "nodes": nodes, "result": False,
+                       "reason": "stopped at --max-tokens: raise it, or leave out "
+                                 "--stream for an answer trimmed to it"}
+                sys.stdout.write(dumps(end) + "\n")
+                break
+        found = found or (kind == "node" and nodes > 0)  # past where the walk starts
+        nodes += kind == "node"
+        used += cost(line)
+        sys.stdout.write(line)
+        sys.stdout.flush()  # each note as it is reached
+    return EXIT_OK if found else EXIT_FINDINGS

@@ -1,0 +1,184 @@
+"""A query of the registry (kbase_ci.query.tools) as an MCP tool: its signature (the
+parameters' JSON schema: types, defaults, bounds, descriptions) made from the query's
+parameter record, a call that runs the query on a view of the warm index, and how its
+answer, or an error, becomes a tool result: the CLI's JSON, or the CLI's message in the
+words of the tool (`max_tokens`, not `--max-tokens`: `in_parameters`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+import traceback
+from collections.abc import Awaitable, Callable
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import anyio
+import anyio.to_thread
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from kbase_ci.errors import KbaseError, UsageError
+from kbase_ci.mcp.warm import Warm
+from kbase_ci.query.answer import Record
+from kbase_ci.query.payload import render
+from kbase_ci.query.tools import registry
+from kbase_ci.query.tools.spec import BUDGET_TOOL, MAX_TOKENS, Arg, Query, fields_of
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from kbase_ci.query.view import QueryView
+    from kbase_ci.vault.files import Vault
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                            idempotent_hint=True, open_world_hint=False)
+
+
+class WarmSession:
+    """One call's view of the warm index (state: the view, taken once per call)."""
+
+    form = "json"
+
+    def __init__(self, warm: Warm) -> None:
+        self.warm = warm
+        self.model: Path | None = warm.model
+        self._view: QueryView | None = None
+
+    def view(self) -> QueryView:
+        if self._view is None:
+            self._view = self.warm.view()
+        return self._view
+
+    def vault(self) -> Vault:
+        return self.warm.vault()
+
+    def embedder(self, view: QueryView) -> tuple[Any, str | None]:
+        return self.warm.embedder(view)
+
+
+class Empty(UsageError):
+    """Nothing found (the CLI exits 1): a tool error whose text is this message, then the
+    CLI's JSON answer (what was tried, the nearest misses, notices, the index)."""
+
+    def __init__(self, message: str, answer: Record) -> None:
+        super().__init__(message)
+        self.answer = answer
+
+
+def error(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+async def result(run: Callable[[], Record], warm: Warm, max_tokens: int) -> CallToolResult:
+    """The answer as compact JSON within `max_tokens` (as the CLI prints it); a kbase
+    error as a tool error with its message, named in the tool's parameters. A bug
+    becomes a tool error too (with the traceback on stderr, as the CLI prints it): the
+    server keeps serving the other tools.
+
+    The answer is computed on a worker thread, without the server's lock (the warm state
+    takes it only while it changes), so a slow call never makes the others wait; a call
+    that takes longer than `warm.time_limit` gets a tool error at that moment (its thread
+    finishes in the background, its answer unused)."""
+    try:
+        with anyio.fail_after(warm.time_limit):
+            answer = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+    except TimeoutError:
+        return error(f"no answer within {warm.time_limit:g} s (the server's --timeout): "
+                     "ask a narrower question (a smaller limit, depth or max_tokens, or "
+                     "one note); the other tools keep answering")
+    except Empty as exc:  # the CLI's answer too, as it prints it (exit 1)
+        try:
+            return error(in_parameters(str(exc)) + "\n" + render(
+                exc.answer.to_json(), type(exc.answer).budget_keys(), max_tokens=max_tokens))
+        except KbaseError as budget:
+            return error(in_parameters(f"{exc}\n{budget}"))
+    except KbaseError as exc:
+        return error(in_parameters(str(exc)))
+    except Exception as exc:
+        print("kbase mcp: internal error in a tool call (please report this with the "
+              "traceback below)", file=sys.stderr)
+        traceback.print_exc()
+        return error(f"kbase internal error: {type(exc).__name__}: {exc}")
+    try:
+        text = render(answer.to_json(), type(answer).budget_keys(), max_tokens=max_tokens)
+    except KbaseError as exc:
+        return error(in_parameters(str(exc)))
+    return CallToolResult(content=[TextContent(type="text", text=text)])
+
+
+def _annotation(f: Arg) -> Any:
+    """The parameter's type with its schema (description, bounds) for the SDK."""
+    meta = f.param
+    tp: Any = Literal[meta.choices] if meta.choices and meta.enum else f.type
+    if f.many:
+        tp = list[tp] | None
+    elif f.optional or meta.by_action:
+        tp = tp | None
+    return Annotated[tp, Field(description=meta.tool, ge=meta.ge, gt=meta.gt, le=meta.tool_le)]
+
+
+def _default(f: Arg) -> Any:
+    if f.many or f.param.by_action:
+        return None  # the CLI's default (an empty list, the action's own)
+    return inspect.Parameter.empty if f.required else f.default
+
+
+def tool_function(query: Query[Any, Any], warm: Warm
+                  ) -> Callable[..., Awaitable[CallToolResult]]:
+    """The function the SDK makes the tool of: its signature is the tool's schema."""
+    offered = [f for f in fields_of(query.params) if f.param.tool is not None]
+    params = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=_default(f),
+                                annotation=_annotation(f)) for f in offered]
+    if not any(f.name == "max_tokens" for f in offered):  # every tool's answer has a budget
+        params.append(inspect.Parameter(
+            "max_tokens", inspect.Parameter.KEYWORD_ONLY, default=MAX_TOKENS,
+            annotation=Annotated[int, Field(description=BUDGET_TOOL, ge=1)]))
+
+    async def call(**arguments: Any) -> CallToolResult:
+        def answer() -> Record:
+            params = query.call(arguments)
+            got: Record = query.run(WarmSession(warm), params)
+            if query.empty is not None and not query.found(got):
+                raise Empty(query.empty(params), got)
+            return got
+
+        return await result(answer, warm, int(arguments["max_tokens"]))
+
+    call.__name__ = call.__qualname__ = query.name
+    call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        params, return_annotation=CallToolResult)
+    return call
+
+
+_FLAG = re.compile(r"(?<![\w`-])--([a-z][a-z0-9-]*)(?: PATH| DIR| NAME)?")
+_SERVER_OPTIONS = {"model": "`kbase mcp --model PATH`", "index": "`kbase mcp --index DIR`",
+                   "scope": "`kbase mcp --scope NAME`"}
+
+
+@cache
+def _renamed() -> dict[str, str]:
+    """CLI flags spelled otherwise than their parameters (`--from` is `start`)."""
+    return {f.flag[2:]: f.name for q in registry.every() for f in fields_of(q.params)
+            if f.param.tool is not None and f.flag != "--" + f.name.replace("_", "-")}
+
+
+def in_parameters(message: str) -> str:
+    """A CLI message in the words of the tools: `--max-tokens` is the parameter
+    `max_tokens`, `NOTE` is `note`, and `--model` an option to start the server with."""
+    renamed = _renamed()
+
+    def name(m: re.Match[str]) -> str:
+        flag = m.group(1)
+        if flag in _SERVER_OPTIONS:
+            return f"start the server with {_SERVER_OPTIONS[flag]}"
+        return renamed.get(flag, flag.replace("-", "_"))
+
+    message = re.sub(r"\bpass (?=--model)", "", message)
+    # A quoted option with its value (`--model PATH/TO/name`) keeps the value the hint names.
+    message = _FLAG.sub(name, message)
+    message = re.sub(r"(?:\bpass )?`--(model|index|scope) ([^`\s]+)`",
+                     r"start the server with `kbase mcp --\1 \2`", message)
+    return re.sub(r"\bNOTE\b", "note", message)

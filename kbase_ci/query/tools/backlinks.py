@@ -1,0 +1,40 @@
+"""`backlinks`: the notes that link to a note, with line and sentence."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from kbase_ci.query.answer import Record
+from kbase_ci.query.tools.spec import Note, Param, Query, Session
+
+if TYPE_CHECKING:
+    from kbase_ci.query.links import BacklinksAnswer
+
+
+class BacklinksParams(Record):
+    note: Note
+    concise: Annotated[bool, Param(help="paths and lines only",
+                                   tool="Where only: path and line, no sentence.")] = False
+
+
+def _run(s: Session, p: BacklinksParams) -> BacklinksAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.links import backlinks_answer
+
+    view = s.view()
+    return backlinks_answer(view, view.lookup(p.note), concise=p.concise)
+
+
+def _lines(a: BacklinksAnswer) -> list[str]:
+    return [f"{lk.path}:{lk.line}  {getattr(lk, 'sentence', '')}".rstrip()
+            for lk in a.backlinks]
+
+
+QUERIES = [Query(
+    "backlinks", ("backlinks",), help="notes linking to a note",
+    description="Exit 0 backlinks found, 1 none, 2 no such note.",
+    tool="Who links to a note, with the sentence each link sits in: 'where is X used or "
+         "explained?'. Use it before changing or renaming a note, or to find the notes "
+         "that give context to one.",
+    when="who links to a note, and in what sentence",
+    params=BacklinksParams, run=_run, text=_lines, found=lambda a: bool(a.backlinks))]

@@ -1,0 +1,91 @@
+"""`context`: the notes an agent should read about a note or a question, ranked by link
+distance, backlinks and relevance, cut to a token budget at section boundaries."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from kbase_ci.errors import UsageError
+from kbase_ci.query.answer import Record
+from kbase_ci.query.choices import STRATEGIES
+from kbase_ci.query.tools.spec import BUDGET, MAX_TOKENS, Param, Query, Session, none_if_blank
+
+if TYPE_CHECKING:
+    from kbase_ci.query.bundle import Bundle
+
+class ContextParams(Record):
+    note: Annotated[str | None, Param(
+        positional=True, metavar="NOTE", help="note path, name or alias to start from",
+        tool="Start from this note (path, title or alias).")] = None
+    query: Annotated[str | None, Param(
+        metavar="Q", help="start from the best search hits for Q instead of a note",
+        tool="Or start from the notes that best match this query.")] = None
+    max_tokens: Annotated[int, Param(
+        ge=1, metavar="N", help=BUDGET + " (default: %(default)s)",
+        tool="Budget for the whole answer, its JSON included.")] = MAX_TOKENS
+    depth: Annotated[str, Param(
+        metavar="quick|standard|deep|N",
+        help="quick: 1 hop, 3 notes; standard: 2 hops, 7 notes; deep: 3 hops, 20 notes; N: "
+             "N hops (default: %(default)s)",
+        tool="How far to follow links: quick, standard, deep, or a number of hops.")
+    ] = "standard"
+    strategy: Annotated[str, Param(
+        choices=STRATEGIES, enum=False,
+        help="breadth: nearest first; importance: best score first (backlinks weigh more); "
+             "tags: also follow notes sharing tags (default: %(default)s)",
+        tool="breadth (nearest first), importance (most linked first) or tags (also notes "
+             "sharing follow_tags).")] = "breadth"
+    follow_tags: Annotated[tuple[str, ...], Param(
+        metavar="T",
+        help="notes with tag T (or below it) join the traversal; repeatable (with "
+             "--strategy tags the default is the start notes' tags)",
+        tool="With strategy tags: tags whose notes join the bundle.")] = ()
+    concise: Annotated[bool, Param(
+        help="which notes and sections to read, without their text",
+        tool="Which notes and sections to read, without their text.")] = False
+
+
+def _prepare(p: ContextParams) -> ContextParams:
+    note, query = none_if_blank(p.note), none_if_blank(p.query)
+    if note is None and query is None:
+        raise UsageError("give a NOTE (to start from it) or a --query (to start from the "
+                         "best search hits)")
+    if note is not None and query is not None:
+        raise UsageError("give a NOTE or --query, not both")
+    return ContextParams(note, query, p.max_tokens, p.depth.strip(), p.strategy,
+                         p.follow_tags, p.concise)
+
+
+def _run(s: Session, p: ContextParams) -> Bundle:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.context import context_answer
+
+    return context_answer(s.view(), note=p.note, query=p.query, strategy=p.strategy,
+                          depth=p.depth, max_tokens=p.max_tokens, follow_tags=p.follow_tags,
+                          concise=p.concise, json_budget=s.form == "json")
+
+
+def _lines(a: Bundle) -> list[str]:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.bundle import text_lines
+
+    return text_lines(a)
+
+
+QUERIES = [Query(
+    "context", ("context",),
+    help="a token-budgeted reading bundle around a note or a question",
+    description="Bidirectional link traversal from NOTE (or from the top search hits for "
+                "--query), hubs damped, cut to --max-tokens at section boundaries "
+                "(conservative offline token estimate; see docs/context.md). "
+                "Exit 0 notes, 1 nothing found, 2 no such note or bad arguments.",
+    tool="Gather background for a task in one call: starting from a note, or from the best "
+         "search hits for a query, follow links outwards and return the most relevant "
+         "notes' text within a token budget, with how each note was reached (link "
+         "traversal metadata). Prefer it over many `read` calls when you need several "
+         "related notes before writing or deciding; use `search` first when you know no "
+         "note to start from, and `explore` when paths are enough.",
+    when="the text of several related notes within a token budget, with the traversal "
+         "metadata",
+    params=ContextParams, run=_run, text=_lines, found=lambda a: bool(a.notes),
+    prepare=_prepare, budgeted=True)]

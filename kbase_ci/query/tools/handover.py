@@ -1,0 +1,100 @@
+"""`handover latest`: the newest handover, with its open next steps, blockers and
+questions (`handover check` is a command of its own: kbase_ci.cli.commands.handover)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+from kbase_ci.query.answer import Record, json_field
+from kbase_ci.query.tools.spec import Nothing, Param, Query, Session, none_if_blank
+
+if TYPE_CHECKING:  # answers are made (and read back) only where these are loaded
+    from kbase_ci.handover.handovers import Question
+    from kbase_ci.handover.scoring import Missing
+
+
+class HandoverRef(Record):
+    path: str
+    title: str
+    track: str | None
+    date: str | None
+    status: str | None
+    score: int
+    committed: int | None
+    """Unix time of its last commit; None when not committed yet."""
+
+
+class HandoverAnswer(Record):
+    version: int
+    handover: HandoverRef
+    next_steps: list[str]
+    blockers: list[str]
+    unanswered_questions: list[Question]
+    missing: list[Missing]
+    root: Path = json_field(hidden=True)
+    """The vault's root: the text form shows paths from the current folder."""
+
+
+class LatestParams(Record):
+    track: Annotated[str | None, Param(
+        tool="Only handovers of this track (frontmatter `track:`).")] = None
+    no_cache: Annotated[bool, Param(help="ignore the parse cache")] = False
+
+
+def _run(s: Session, p: LatestParams) -> HandoverAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.handover.handovers import JSON_VERSION
+    from kbase_ci.handover.latest import latest
+
+    track = none_if_blank(p.track)
+    vault = s.vault()
+    found = latest(vault, track, use_cache=not p.no_cache)
+    if found is None:
+        raise Nothing("no handover" + (f" for track {track}" if track else ""),
+                      "a handover is a note with `type: handover` (or tag #handover, or "
+                      "under handovers/); " + ("try without a track" if track
+                                               else "none is written yet"))
+    n = found.note
+    return HandoverAnswer(JSON_VERSION, HandoverRef(n.path, found.title, found.track,
+                                                    found.date, n.status, n.score,
+                                                    found.committed),
+                          list(found.next_steps), list(found.blockers), list(found.questions),
+                          list(n.missing), vault.root)
+
+
+def _shown(root: Path, path: str) -> str:
+    """As `kbase handover check` shows a path: from the current folder."""
+    try:
+        return os.path.relpath(root / path)
+    except ValueError:  # another drive on Windows
+        return (root / path).as_posix()
+
+
+def _lines(a: HandoverAnswer) -> list[str]:
+    h = a.handover
+    bits = [f"track {h.track}" if h.track else "", h.date or "",
+            f"status {h.status}" if h.status else "", f"score {h.score}/100"]
+    lines = [f"{_shown(a.root, h.path)}  {'  '.join(b for b in bits if b)}"]
+    for title, items in (("Next steps", a.next_steps), ("Blockers", a.blockers)):
+        if items:
+            lines += [f"{title}:", *(f"  - {i}" for i in items)]
+    if a.unanswered_questions:
+        lines.append("Unanswered questions:")
+        lines += [f"  {_shown(a.root, q.path)}" + (f" [{q.urgency}]" if q.urgency else "")
+                  + f" {q.question or q.title}" for q in a.unanswered_questions]
+    return lines
+
+
+QUERIES = [Query(
+    "handover_latest", ("handover", "latest"),
+    help="the newest handover, with its open next steps, blockers and questions",
+    description="The newest handover (of TRACK): by frontmatter date, then commit date. "
+                "Exit 1 when there is none.",
+    tool="Resume work someone handed over: the newest handover note (of a track), with its "
+         "open next steps, blockers and the questions still waiting for an answer. Call it "
+         "first when you pick up a task in this repository.",
+    when="resuming work: newest handover, its next steps, blockers, open questions",
+    params=LatestParams, run=_run, text=_lines, found=lambda a: True,
+    formats=("text", "json"), default_format="text", source=False, text_budget=False)]

@@ -1,0 +1,55 @@
+"""`read`: a note, a section (`NOTE#heading`) or a block (`NOTE#^id`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from kbase_ci.query.answer import Record
+from kbase_ci.query.tools.spec import Param, Query, Session
+
+if TYPE_CHECKING:
+    from kbase_ci.query.read import ReadAnswer
+
+
+class ReadParams(Record):
+    note: Annotated[str, Param(
+        positional=True, metavar="NOTE[#heading|#^block]",
+        tool="A note path (`Concepts/Linking.md`), its title or one of its aliases "
+             "(case-insensitive).")]
+    section: Annotated[str | None, Param(
+        cli=False, tool="A heading of the note (`Install`, or `Install > Linux` for a "
+                        "nested one), or `^id` for a block.")] = None
+    expand_links: Annotated[bool, Param(
+        help="also return the notes it links to",
+        tool="Add the text of the notes it links to (`linked`).")] = False
+    depth: Annotated[int, Param(
+        ge=0, help="link depth for --expand-links",
+        tool="With expand_links: links followed from note to note.")] = 1
+
+
+def _run(s: Session, p: ReadParams) -> ReadAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.read import read_answer
+
+    target = p.note.strip()
+    if p.section and p.section.strip():  # a tool names the section apart
+        target = f"{target}#{p.section.strip().lstrip('#')}"
+    return read_answer(s.view(), target, expand=p.expand_links, depth=p.depth)
+
+
+def _lines(a: ReadAnswer) -> list[str]:
+    lines = [a.text]
+    for item in a.linked:
+        lines += ["", f"--- {item.path} (depth {item.depth})", item.text]
+    return lines
+
+
+QUERIES = [Query(
+    "read", ("read",), help="print a note, one section or one block",
+    description="NOTE is a path, a note name or an alias, optionally followed by #heading "
+                "or #^block. Exit 0 found, 2 no such note.",
+    tool="Read a note you know the name of: the whole Markdown text, or only one section "
+         "(cheaper). Returns the text with its line range and token estimate. Errors name "
+         "the note's headings when the section does not exist.",
+    when="reading a note, or only the section a search hit named",
+    params=ReadParams, run=_run, text=_lines, found=lambda a: True)]

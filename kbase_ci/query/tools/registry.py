@@ -1,0 +1,42 @@
+"""The ordered query registry: the `kbase` command words that are queries, each the
+module of `kbase_ci.query.tools` declaring its tools (`QUERIES`: `tags` declares `tags`
+and `tags suggest`). `kbase --help` lists the commands, and `kbase mcp` the tools, in
+this order.
+
+Only the words live here, so `kbase check` (which must not load the query code) and a
+query (which loads its own module only) pay for a tuple, not for every declaration.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kbase_ci.query.tools.spec import Query
+
+WORDS = ("search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
+         "prerequisites", "reading-order", "notes", "tags", "status", "handover")
+"""`handover` is a command of its own (`handover check`); its `latest` is a query."""
+COMMANDS = WORDS[:-1]
+"""The words whose whole command is made from the registry."""
+
+
+def declared(word: str) -> list[Query[Any, Any]]:
+    """The tools declared by the module of command `word`."""
+    module = importlib.import_module(f"kbase_ci.query.tools.{word.replace('-', '_')}")
+    queries: list[Query[Any, Any]] = module.QUERIES
+    return queries
+
+
+def every() -> list[Query[Any, Any]]:
+    """Every tool, in registry order."""
+    return [q for word in WORDS for q in declared(word)]
+
+
+def named(name: str) -> Query[Any, Any]:
+    """The tool named `name` (as MCP names it)."""
+    for q in every():
+        if q.name == name:
+            return q
+    raise KeyError(name)

@@ -1,0 +1,256 @@
+"""A query tool declared once (`Query`): its CLI words and MCP name, its help, a frozen
+parameter record whose fields carry `Param` metadata (help, bounds, choices, the CLI's
+spelling), how it runs on a `Session`, its answer's text form, and when the answer counts
+as "found" (exit 0) or "none" (exit 1). The CLI's argparse parsers
+(kbase_ci.cli.queryargs), the MCP tools (kbase_ci.mcp.adapter) and docs/mcp.md's tool
+table (`docs`) are made from it, and `check` validates a call the same way for both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import MISSING
+from pathlib import Path
+from types import NoneType, UnionType
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Generic,
+    Protocol,
+    TypeVar,
+    cast,
+    get_args,
+    get_origin,
+)
+
+from kbase_ci.errors import UsageError
+from kbase_ci.query.answer import Record
+
+if TYPE_CHECKING:
+    from kbase_ci.query.view import QueryView
+    from kbase_ci.vault.files import Vault
+
+P = TypeVar("P", bound=Record)
+A = TypeVar("A", bound=Record)
+
+
+class Param(Record):
+    """How a parameter is offered (the metadata of a parameter record's field)."""
+
+    help: str | None = None
+    """The CLI's help (`%(default)s` allowed); None: no help line."""
+    tool: str | None = None
+    """The MCP parameter's description; None: a CLI option only."""
+    flag: str | None = None
+    """The CLI spelling when it is not `--name-with-dashes`."""
+    positional: bool = False
+    metavar: str | None = None
+    choices: tuple[str, ...] = ()
+    enum: bool = True
+    """MCP: the choices as an enum (else a string `check` refuses when not one)."""
+    ge: float | None = None
+    gt: float | None = None
+    tool_le: int | None = None
+    """An upper bound for agents only (a tool's answer stays small; a person may ask
+    for more on the command line)."""
+    cli: bool = True
+    actions: tuple[str, ...] = ()
+    """A query with actions (`kbase graph ACTION`): the actions taking it (all: ())."""
+    by_action: Mapping[str, Any] | None = None
+    """Defaults per action (the CLI shows them; a tool leaves the parameter None)."""
+    helps: Mapping[str, str] | None = None
+    """The CLI's help per action, where it differs."""
+
+
+class Arg(Record):
+    """A parameter record's field, resolved: its name, its type without `None`
+    (`many`: a tuple of them), its default, and its `Param`."""
+
+    name: str
+    type: Any
+    optional: bool
+    many: bool
+    default: Any
+    param: Param
+
+    @property
+    def flag(self) -> str:
+        return self.param.flag or "--" + self.name.replace("_", "-")
+
+    @property
+    def required(self) -> bool:
+        return self.default is MISSING
+
+
+_FIELDS: dict[type, list[Arg]] = {}
+_NO_PARAM = Param()
+
+
+def fields_of(params: type[Record]) -> list[Arg]:
+    """The fields of a parameter record, in order (resolved once per record class)."""
+    got = _FIELDS.get(params)
+    if got is None:
+        import dataclasses
+        import typing  # the annotations are strings until a parser or a tool is made
+
+        hints = typing.get_type_hints(params, include_extras=True)
+        got = []
+        for f in dataclasses.fields(cast(Any, params)):
+            tp, meta = hints[f.name], _NO_PARAM
+            if get_origin(tp) is Annotated:  # nested ones are flattened: merge their Params
+                tp, *extra = get_args(tp)
+                for m in extra:
+                    if isinstance(m, Param):
+                        meta = m if meta is _NO_PARAM else dataclasses.replace(meta, **{
+                            k: v for k, v in vars(m).items() if v != getattr(_NO_PARAM, k)})
+            optional = get_origin(tp) in (typing.Union, UnionType) and NoneType in get_args(tp)
+            if optional:
+                tp = next(a for a in get_args(tp) if a is not NoneType)
+            many = get_origin(tp) is tuple
+            got.append(Arg(f.name, get_args(tp)[0] if many else tp, optional, many,
+                             f.default, meta))
+        _FIELDS[params] = got
+    return got
+
+
+class Session(Protocol):
+    """What a query runs on: the CLI's (one view, opened from its options) or the MCP
+    server's (a view of its warm index, right for the work tree now)."""
+
+    model: Path | None
+    """The embedding model folder given to the server (`kbase mcp --model`)."""
+    form: str
+    """How the answer is printed: `json` (always, for a tool), `text`, a picture."""
+
+    def view(self) -> QueryView: ...
+
+    def vault(self) -> Vault: ...
+
+    def embedder(self, view: QueryView) -> tuple[Any, str | None]:
+        """The index's embedding model already loaded, or (None, why not), or (None,
+        None): look for it now."""
+        ...
+
+
+class Nothing(UsageError):
+    """No answer at all: the CLI prints `kbase: MESSAGE` and exits 1 (as for an empty
+    answer), a tool's error adds the hint."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(f"{message}: {hint}")
+        self.message = message
+
+
+class Query(Record, Generic[P, A]):
+    """One query tool (see the module docstring)."""
+
+    name: str
+    """The MCP tool's name."""
+    command: tuple[str, ...]
+    """The CLI's words: `("tags", "suggest")` is `kbase tags suggest`."""
+    help: str
+    """The CLI's one-line help."""
+    tool: str
+    """The MCP tool's description: when an agent should call it."""
+    when: str
+    """docs/mcp.md: when an agent calls it, in a few words."""
+    params: type[P]
+    run: Callable[[Session, P], A]
+    text: Callable[[A], list[str]]
+    """The text form (`--format text`), made from the answer (trimmed to a budget, too)."""
+    found: Callable[[A], bool]
+    """Exit 0 when True, else 1 (`--format text` and JSON alike)."""
+    description: str | None = None
+    """The CLI's `--help` description."""
+    formats: tuple[str, ...] = ("json", "text")
+    default_format: str = "json"
+    source: bool = True
+    """It answers from the index (`--index`, `--scope`, `--offline`)."""
+    stale_ok: bool = False
+    """It answers from a stale scope too (to say it is stale)."""
+    prepare: Callable[[P], P] | None = None
+    """Checks and normalises a call beyond `Param` bounds and choices."""
+    empty: Callable[[P], str] | None = None
+    """A tool: nothing found is an error saying this (then the answer)."""
+    budgeted: bool = False
+    """Its text form keeps to `--max-tokens` itself."""
+    text_budget: bool = True
+    """`--max-tokens` bounds the text form too (else JSON only)."""
+    actions: str | None = None
+    """The field whose values are CLI subcommands (`kbase graph ACTION`)."""
+    aliases: Mapping[str, tuple[str, ...]] | None = None
+    draw: Callable[[A, str], str] | None = None
+    """Pictures: the answer in one of `pictures`."""
+    pictures: Mapping[str, str] | None = None
+    """The picture formats of `formats` (Mermaid, DOT), and how a comment starts in each
+    (the line saying what a budget cut)."""
+    events: Callable[[Session, P], Iterator[tuple[str, Record]]] | None = None
+    """`--stream`: JSON lines as the answer is made: ("node", item) for each item as it is
+    reached (the first: where the walk starts), then ("result", the answer without them)."""
+    check_form: Callable[[P, str], None] | None = None
+    """Checks a call against the form it is printed in (`--format`, `--stream`)."""
+
+    @property
+    def words(self) -> str:
+        return " ".join(self.command)
+
+    def call(self, values: Mapping[str, Any]) -> P:
+        """The parameter record for `values` (by field name; a tool's None for a list is
+        an empty one), checked: bounds, choices, then `prepare`."""
+        given: dict[str, Any] = {}
+        for f in fields_of(self.params):
+            if f.name not in values:
+                continue
+            value = values[f.name]
+            if f.many:
+                value = tuple(value or ())
+            given[f.name] = value
+        params = self.params(**given)
+        for f in fields_of(self.params):
+            check(f, getattr(params, f.name))
+        return self.prepare(params) if self.prepare is not None else params
+
+
+def check(f: Arg, value: Any) -> None:
+    """A value against its field's choices and bounds (a message in the CLI's words)."""
+    meta = f.param
+    for v in (value if f.many else (value,)):
+        if v is None:
+            continue
+        if meta.choices and v not in meta.choices:
+            raise UsageError(f"{f.flag} must be one of {', '.join(meta.choices)}, not {v!r}")
+        if meta.ge is not None and v < meta.ge:
+            raise UsageError(f"{f.flag} must be at least {meta.ge:g}, not {v:g}")
+        if meta.gt is not None and v <= meta.gt:
+            raise UsageError(f"{f.flag} must be more than {meta.gt:g}, not {v:g}")
+
+
+BUDGET = ("the answer printed (JSON, text or picture) stays within N tokens: lists are cut "
+          "from their least relevant end and `truncated` (a last line in text) says what "
+          "went")
+"""`--max-tokens`, which every query takes."""
+BUDGET_TOOL = ("The answer (its JSON) stays within this many tokens: lists are cut from "
+               "their least relevant end and `truncated` says what went.")
+MAX_TOKENS = 8000
+"""A tool's answer stays within this many tokens unless the call asks for another budget."""
+
+Note = Annotated[str, Param(
+    metavar="NOTE", positional=True,
+    tool="A note path (`Concepts/Linking.md`), its title or one of its aliases "
+         "(case-insensitive).")]
+Tags = Annotated[tuple[str, ...], Param(
+    flag="--tag", metavar="T", help="only notes with tag T or a tag under it (T/...); repeatable",
+    tool="Only notes carrying every one of these tags (or a child tag).")]
+Domain = Annotated[str | None, Param(help="only notes of this domain",
+                                     tool="Only this domain.")]
+Timeout = Annotated[float | None, Param(
+    metavar="SECONDS", gt=0,
+    help="stop after this many seconds and answer with what was found so far, marked "
+         "`partial: true` with the reason",
+    tool="Stop after this many seconds and answer with what was found, marked `partial`.")]
+
+
+def none_if_blank(text: str | None) -> str | None:
+    """A tool's empty string is "not given", as an option left out is."""
+    return (text or "").strip() or None

@@ -1,0 +1,42 @@
+"""`status`: where the query index comes from, how stale it is, sizes, model."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kbase_ci.query.answer import Record
+from kbase_ci.query.tools.spec import Query, Session
+
+if TYPE_CHECKING:
+    from kbase_ci.query.status import StatusAnswer
+
+
+class StatusParams(Record):
+    pass
+
+
+def _run(s: Session, p: StatusParams) -> StatusAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.status import status_answer
+
+    return status_answer(s.view())
+
+
+def _lines(a: StatusAnswer) -> list[str]:
+    src, fr = a.source, a.freshness
+    return [
+        f"index: {src.origin} {src.location}".rstrip(),
+        f"source commit: {a.index.source_commit}  built {a.index.built_at}",
+        f"notes: {a.counts.get('notes')}  chunks: {a.counts.get('chunks')}  bytes: {a.bytes}",
+        f"model: {a.model.id} ({a.model.reason or 'vectors'})",
+        f"stale: {len(fr.changed)} changed, {len(fr.added)} added, "
+        f"{len(fr.deleted)} deleted"]
+
+
+QUERIES = [Query(
+    "status", ("status",), help="the query index: origin, staleness, sizes, model",
+    tool="Where the index comes from (branch, folder), which commit it was built from, "
+         "which notes changed since, its sizes and embedding model. Call it when answers "
+         "look stale or semantic search is unavailable.",
+    when="where the index comes from, how stale it is",
+    params=StatusParams, run=_run, text=_lines, found=lambda a: True, stale_ok=True)]

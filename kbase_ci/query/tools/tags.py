@@ -1,0 +1,83 @@
+"""`tags`: notes per tag and per branch of the tag tree, and tags used together; `tags
+suggest NOTE`: tags a note probably lacks."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+from kbase_ci.query.answer import Record
+from kbase_ci.query.tools.spec import Note, Param, Query, Session
+
+if TYPE_CHECKING:
+    from kbase_ci.query.tagsuggest import SuggestAnswer
+    from kbase_ci.query.tagtree import TagNode, TagsAnswer
+
+
+class TagsParams(Record):
+    tree: Annotated[bool, Param(help="the tag hierarchy", tool="The tag hierarchy.")] = False
+    stats: Annotated[bool, Param(help="pairs of tags used together",
+                                 tool="Pairs of tags used together.")] = False
+    limit: Annotated[int, Param(ge=0, help="pairs with --stats, 0 = all (default: 50)",
+                                tool="Pairs with stats, 0 = all.")] = 50
+
+
+def _tags(s: Session, p: TagsParams) -> TagsAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.tagtree import tags_answer
+
+    return tags_answer(s.view(), tree=p.tree, stats=p.stats, limit=p.limit)
+
+
+def _tag_lines(a: TagsAnswer) -> list[str]:
+    out: list[str] = []
+    if a.tree is not None:
+        def walk(nodes: list[TagNode], depth: int) -> None:
+            for n in nodes:
+                out.append(f"{'  ' * depth}{n.name}  {n.total}"
+                           + (f" ({n.count} exact)" if n.count != n.total else ""))
+                walk(n.children, depth + 1)
+        walk(a.tree, 0)
+    else:
+        out.extend(f"{t.total:>6} {t.count:>6}  #{t.tag}" for t in a.tags)
+    if a.cooccurrence is not None:
+        out.append("tags used together:")
+        out.extend(f"{p.count:>6}  #{p.a} + #{p.b}" for p in a.cooccurrence)
+    return out
+
+
+class SuggestParams(Record):
+    note: Note
+    limit: Annotated[int, Param(ge=1, tool_le=100, help="most tags (default: 5)",
+                                tool="Most tags.")] = 5
+
+
+def _suggest(s: Session, p: SuggestParams) -> SuggestAnswer:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.tagsuggest import suggest_answer
+
+    return suggest_answer(s.view(), p.note, limit=p.limit)
+
+
+QUERIES = [Query(
+    "tags", ("tags",), help="tag counts, the tag tree and co-occurring tags",
+    description="count = notes with the tag itself, total = with it or a tag below it. "
+                "Exit 0 tags found, 1 no tags, 2 error.",
+    tool="The vault's tags with how many notes use each; `tree` adds the hierarchy, `stats` "
+         "the tags used together. Use it to learn the vocabulary before filtering `search` "
+         "or `notes` by tag.",
+    when="the tag vocabulary",
+    params=TagsParams, run=_tags, text=_tag_lines, found=lambda a: bool(a.tags)), Query(
+    "tags_suggest", ("tags", "suggest"),
+    help="tags a note probably lacks, from similar notes",
+    description="Tags of the notes most like NOTE (similar notes from the index's vectors, "
+                "and the notes it links with) that NOTE lacks, scored by how many of them "
+                "carry the tag and how rare it is. Exit 0 suggestions, 1 none, 2 no such "
+                "note.",
+    tool="Tags a note probably lacks, voted by the notes most like it (similar and linked "
+         "notes) and weighed by how rare each tag is. Use it when writing or tidying a "
+         "note.",
+    when="tags a note lacks, from similar and linked notes",
+    params=SuggestParams, run=_suggest,
+    text=lambda a: [f"#{s.tag}  {s.score}  (from {', '.join(s.sources)})"
+                    for s in a.suggestions],
+    found=lambda a: bool(a.suggestions))]
