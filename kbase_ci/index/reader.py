@@ -217,7 +217,7 @@ class IndexReader(IndexFolder):
             self._cache[key] = Vectors(
                 self.npy(rel), dim if isinstance(dim, int) else None,
                 (self.path(graph), self.npy(same)) if self.has(graph) and self.has(same)
-                else None)
+                else None, self.confirm)
         return self._cache[key]
 
 
