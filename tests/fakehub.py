@@ -4,7 +4,8 @@ It serves what huggingface_hub asks for when kbase downloads a model
 (kbase_ci.state.downloads): the model's listing with file sizes
 (`GET /api/models/{id}/revision/{rev}`), each file's metadata (`HEAD
 /{id}/resolve/{rev}/{file}`: commit, etag, size) and its bytes (`GET` of the same).
-Misbehaviour on demand, per file: `listed` (sizes the listing and the HEAD claim),
+Misbehaviour on demand, per file: `listed` (sizes the listing and the HEAD claim; None:
+no size at all),
 `endless` (a body that never ends, chunked), `stall_after` (bytes sent before going
 silent until the hub stops), `slow_headers` (seconds before any answer at all), and
 `gate` (an event a download of that file waits for before its body).
@@ -27,7 +28,7 @@ COMMIT = "c0ffee" + "0" * 34
 @dataclass
 class FakeHub:
     models: dict[str, dict[str, bytes]] = field(default_factory=dict)
-    listed: dict[str, int] = field(default_factory=dict)
+    listed: dict[str, int | None] = field(default_factory=dict)
     endless: set[str] = field(default_factory=set)
     stall_after: dict[str, int] = field(default_factory=dict)
     slow_headers: float = 0.0
@@ -67,8 +68,8 @@ class FakeHub:
         self.server.shutdown()
         self.server.server_close()
 
-    def size(self, name: str, data: bytes) -> int:
-        return self.listed.get(name, len(data))
+    def size(self, name: str, data: bytes) -> int | None:
+        return self.listed[name] if name in self.listed else len(data)
 
 
 def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
@@ -114,9 +115,11 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 return
             kind, files, name = route
             if kind == "api":
-                body = json.dumps({"id": "model", "sha": hub.commit, "siblings": [
-                    {"rfilename": n, "size": hub.size(n, d)} for n, d in sorted(files.items())
-                ]}).encode()
+                siblings = [{"rfilename": n, **({} if (size := hub.size(n, d)) is None
+                                                 else {"size": size})}
+                            for n, d in sorted(files.items())]
+                body = json.dumps({"id": "model", "sha": hub.commit,
+                                   "siblings": siblings}).encode()
                 self._send(200, {"Content-Type": "application/json",
                                  "Content-Length": str(len(body))}, body)
                 return
@@ -127,7 +130,9 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             meta = {"X-Repo-Commit": hub.commit,
                     "ETag": f'"{hashlib.sha256(data).hexdigest()}"'}
             if self.command == "HEAD":
-                self._send(200, {**meta, "Content-Length": str(hub.size(name, data))})
+                size = hub.size(name, data)
+                self._send(200, {**meta, "Content-Length": str(size if size is not None
+                                                               else len(data))})
                 return
             gate = hub.gate.get(name)
             if gate is not None:
