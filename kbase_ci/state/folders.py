@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 from pathlib import Path
 from typing import IO
@@ -49,6 +48,8 @@ def make_temp_dir(path: Path) -> Path:
         hide_from_git(path)
         create_new(path / TEMP_MARK, f"{os.lstat(path).st_ino}\n".encode())
     except BaseException:
+        import shutil  # with bz2 and lzma, ~2 ms: not on a hook run's path (git.objects)
+
         shutil.rmtree(path, ignore_errors=True)
         raise
     return path
@@ -99,6 +100,7 @@ class Scratch:
 
     def __init__(self) -> None:
         import secrets
+        import shutil
         import tempfile
         import weakref
 
