@@ -212,3 +212,11 @@ def test_two_processes_download_a_model_once(hub: FakeHub, tmp_path: Path) -> No
     assert {o.strip() for o, _ in outs} == {str(repo_dir(MODEL) / "snapshots" / COMMIT)}
     assert hub.gets("model.safetensors") == 1
     assert (repo_dir(MODEL) / "refs" / "main").read_text() == COMMIT
+
+
+def test_a_cache_that_cannot_be_written_is_a_clear_error(hub: FakeHub, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "file").write_text("a file where the hub cache should be")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "file" / "hub"))
+    with pytest.raises(UsageError, match="cannot download acme/tiny-static"):
+        download_model(MODEL, "model2vec", intent="build")

@@ -86,15 +86,15 @@ def download_model(model_id: str, kind: str | None, *, intent: Intent,
     limits = limits if limits is not None else default_limits()
     lock = cache_root() / ".locks" / repo_dir(model_id).name / "kbase-download.lock"
     with ExitStack() as stack:
-        if progress is None and _REPORTER is not None:
-            progress = stack.enter_context(_REPORTER())
-        stack.enter_context(exclusive(lock, timeout=limits.total_seconds,
-                                      what=f"downloading {model_id}"))
         try:
+            if progress is None and _REPORTER is not None:
+                progress = stack.enter_context(_REPORTER())
+            stack.enter_context(exclusive(lock, timeout=limits.total_seconds,
+                                          what=f"downloading {model_id}"))
             return _fetch(model_id, kind, intent, progress, limits)
         except UsageError:
             raise
-        except Exception as exc:  # the library's and the network's errors, of any kind
+        except Exception as exc:  # the library's, the network's, the disk's, of any kind
             raise UsageError(f"cannot download {model_id} ({WHY[intent]}) from "
                              f"{endpoint()}: {_reason(exc, limits)}") from None
 
@@ -177,9 +177,9 @@ def _config_kind(config: Path | None) -> str:
 
 def _reason(exc: BaseException, limits: Limits) -> str:
     """One line saying why a download failed, from the error or the one it came from."""
-    import httpx2  # loaded by the download already
+    import httpx2  # what the download itself loads
 
-    from kbase_ci.state.hubclient import HubRefused  # loaded by the download already
+    from kbase_ci.state.hubclient import HubRefused  # what the download itself loads
 
     seen: BaseException | None = exc
     while seen is not None:

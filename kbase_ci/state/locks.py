@@ -10,7 +10,9 @@
   (kbase_ci.state.generations): many readers hold a shared lock on one of its files, a
   writer asks without waiting whether any still does. POSIX `flock` only: where the
   system has none (Windows) `share` says so and generations fall back to checking
-  (see generations).
+  (see generations). filelock has no shared lock on a file of the generation itself
+  (its `ReadWriteLock` is a SQLite file of its own, which would have to live inside the
+  index folder and break its listing, or outside it and not follow its renames).
 """
 
 from __future__ import annotations
