@@ -59,8 +59,8 @@ def _embed(part: int) -> int:
 
 def throughput(model: Path, texts: list[str]) -> float:
     """Chunks per second of wall time, two forked workers of one thread each."""
-    from kbase_ci.index.blas import one_blas_thread
     from kbase_ci.index.modelfolder import open_embedder
+    from kbase_ci.state.threads import one_blas_thread
 
     _texts[:] = texts
     _model[:] = [open_embedder(model)]

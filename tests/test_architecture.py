@@ -139,3 +139,48 @@ def test_development_doc_shows_the_tree() -> None:
     doc = (REPO / "docs" / "development.md").read_text(encoding="utf-8")
     shown = doc[doc.index(BEGIN):doc.index(END) + len(END)]
     assert shown == render(), "regenerate with `python -m tests.layout`"
+
+
+def _renames(tree: ast.AST) -> Iterator[int]:
+    """Lines that rename a file: `os.replace`/`os.rename`/`os.renames`, `shutil.move`,
+    and the `Path` methods `.rename(x)` and `.replace(x)` (one argument, no keywords:
+    `str.replace` and `bytes.replace` take two, `dataclasses.replace` keywords)."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        attr, owner = node.func.attr, node.func.value
+        named = owner.id if isinstance(owner, ast.Name) else ""
+        spelled = (named, attr) in {("os", "replace"), ("os", "rename"), ("os", "renames"),
+                                    ("shutil", "move")}
+        path_method = attr == "rename" or (
+            attr == "replace" and named not in ("os", "dataclasses")
+            and len(node.args) == 1 and not node.keywords)
+        if spelled or path_method:
+            yield node.lineno
+
+
+def test_only_the_state_package_renames_files() -> None:
+    """One home for renaming into place (kbase_ci.state.files): import-linter sees
+    imports, not calls, so the calls are looked for here."""
+    found = [f"{path.relative_to(REPO)}:{line}" for name, path in MODULES.items()
+             if not name.startswith("kbase_ci.state")
+             for line in _renames(ast.parse(path.read_text(encoding="utf-8")))]
+    assert found == [], found
+
+
+def test_the_rename_finder_sees_each_spelling() -> None:
+    code = ("os.replace(a, b)\nos.rename(a, b)\nshutil.move(a, b)\np.rename(q)\n"
+            "p.replace(q)\ns.replace('a', 'b')\ndataclasses.replace(x, y=1)\n"
+            "replace(x, y=1)\n")
+    assert sorted(_renames(ast.parse(code))) == [1, 2, 3, 4, 5]
+
+
+def test_only_the_state_package_downloads() -> None:
+    """`urllib.request` (a submodule import-linter cannot tell from `urllib.parse`) only
+    in kbase_ci.state and the GitHub REST client, which downloads nothing to disk."""
+    users = sorted(name for name, path in MODULES.items()
+                   for node, _ in _imports(name, path)
+                   if any(t == "urllib.request" or t.startswith("urllib.request.")
+                          for t in _targets(node))
+                   and not name.startswith("kbase_ci.state"))
+    assert users == ["kbase_ci.ci.github"], users

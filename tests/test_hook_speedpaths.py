@@ -243,14 +243,16 @@ frontmatter:
 
 
 def test_config_memo_gives_the_parsed_config_and_follows_edits(make_repo: Repo) -> None:
+    from kbase_ci.state.memos import state_store
     from kbase_ci.vault.config import load_config
 
     root = make_repo({".kbase.yml": CONFIG, "notes/a.md": "#golang\n"})
     first = Vault(root).config  # parses the YAML and remembers it
-    memos = list((root / ".git" / "kbase" / "config").glob("*.json"))
+    store = state_store(root / ".git" / "kbase")
+    memos = list(store.all("config"))
     assert len(memos) == 1
     assert Vault(root).config == first == load_config(root)  # from the memo
-    memos[0].write_text("{not json", encoding="utf-8")  # a damaged memo is re-made
+    store.put("config", memos[0], "{not json")  # a damaged memo is re-made
     assert Vault(root).config == first
     write(root, {".kbase.yml": CONFIG.replace("rust,", "rust, golang,")})
     edited = Vault(root).config

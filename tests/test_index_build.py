@@ -18,9 +18,9 @@ from kbase_ci.index.build import BuildResult, build_index
 from kbase_ci.index.embedder import Embedder
 from kbase_ci.index.manifest import read_manifest
 from kbase_ci.index.reader import open_index
+from kbase_ci.state.folders import make_temp_dir
 from kbase_ci.vault.config import load_config
 from kbase_ci.vault.files import Vault
-from kbase_ci.vault.safefs import make_temp_dir
 
 MakeRepo = Callable[..., Path]
 

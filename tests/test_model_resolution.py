@@ -5,15 +5,13 @@ or a download from the hub (a real HTTP server on 127.0.0.1 stands in for it thr
 
 from __future__ import annotations
 
-import hashlib
 import shutil
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from conftest import git, run_kbase, write
+from fakehub import FakeHub as Hub
 from indexkit import make_tiny_model
 from querykit import clone, publish_index, query
 
@@ -25,52 +23,15 @@ FILES: dict[str, str | bytes] = {
 }
 
 
-class Hub:
-    """What the hub serves: model id -> {file: bytes}, and the paths asked for."""
-
-    def __init__(self) -> None:
-        self.models: dict[str, dict[str, bytes]] = {}
-        self.asked: list[str] = []
-
-    def serve(self, model: Path, model_id: str = MODEL_ID) -> None:
-        self.models[model_id] = {p.name: p.read_bytes() for p in model.iterdir()
-                                 if p.is_file()}
-
-
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Hub]:
-    state = Hub()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # /{org}/{name}/resolve/main/{file}
-            state.asked.append(self.path)
-            parts = self.path.lstrip("/").split("/")
-            files = state.models.get("/".join(parts[:2]), {})
-            data = files.get("/".join(parts[4:])) if parts[2:4] == ["resolve", "main"] \
-                else None
-            if data is None:
-                self.send_error(404)
-                return
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("X-Repo-Commit", "c0ffee" + "0" * 34)
-            self.send_header("ETag", f'"{hashlib.sha256(data).hexdigest()}"')
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_port}")
+    state = Hub().start()
+    monkeypatch.setenv("HF_ENDPOINT", state.url)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("KBASE_MODEL_PATH", raising=False)
     yield state
-    server.shutdown()
-    thread.join()
+    state.stop()
 
 
 @pytest.fixture
@@ -81,7 +42,7 @@ def tiny(tmp_path: Path) -> Path:
 def test_a_hub_model_is_downloaded_once_and_found_in_clones(
         hub: Hub, tiny: Path, make_repo: Callable[..., Path], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    hub.serve(tiny)
+    hub.serve(tiny, MODEL_ID)
     src = make_repo(FILES)
     proc = run_kbase("index", cwd=src)
     assert proc.returncode == 0, proc.stderr
@@ -108,7 +69,7 @@ def test_a_hub_model_is_downloaded_once_and_found_in_clones(
 def test_offline_without_the_model_gives_one_notice_that_fixes_it(
         hub: Hub, tiny: Path, make_repo: Callable[..., Path], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    hub.serve(tiny)
+    hub.serve(tiny, MODEL_ID)
     src = make_repo(FILES)
     assert run_kbase("index", cwd=src).returncode == 0
     publish_index(src)
@@ -130,13 +91,13 @@ def test_offline_without_the_model_gives_one_notice_that_fixes_it(
 
 def test_other_weights_are_refused(hub: Hub, tiny: Path, make_repo: Callable[..., Path],
                                    tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    hub.serve(tiny)
+    hub.serve(tiny, MODEL_ID)
     src = make_repo(FILES)
     assert run_kbase("index", cwd=src).returncode == 0
     other = make_tiny_model(tmp_path / "elsewhere" / "tiny-static", seed=11)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
     monkeypatch.setenv("KBASE_MODEL_PATH", str(other.parent))
-    hub.serve(other)  # the hub moved on to other weights too
+    hub.serve(other, MODEL_ID)  # the hub moved on to other weights too
     code, ans, _ = query(src, "search", "compost soil", "--index", ".kbase")
     assert code == 0 and len(ans["notices"]) == 1
     assert "other weights refused" in ans["notices"][0]

@@ -14,6 +14,7 @@ from kbase_ci.parse.outline import note_text
 from kbase_ci.vault.config import Config
 from kbase_ci.vault.notestore import NoteStore
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
+from kbase_ci.vault.yamlconfig import close_matches
 
 if TYPE_CHECKING:
     from kbase_ci.vault.files import Vault
@@ -114,12 +115,8 @@ def nearest(wanted: str, choices: Collection[str]) -> str | None:
 
 
 def _closest(wanted: str, keys: list[str]) -> str | None:
-    # rapidfuzz, not difflib: over 10k names difflib takes ~0.3 s per suggestion and
-    # rapidfuzz ~1 ms, agreeing on 282 of 300 (docs/checks.md, "Suggestions").
-    from rapidfuzz import fuzz, process
-
-    hit = process.extractOne(wanted, keys, scorer=fuzz.ratio, score_cutoff=60)
-    return hit[0] if hit is not None else None
+    hit = close_matches(wanted, keys)
+    return hit[0] if hit else None
 
 
 class _ByPath(Mapping[str, ParsedNote]):

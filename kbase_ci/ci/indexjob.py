@@ -22,6 +22,7 @@ from kbase_ci.index.build import BuildResult, build_index
 from kbase_ci.index.manifest import manifest_at
 from kbase_ci.index.publish import PublishResult, publish
 from kbase_ci.scope.build import build_declared
+from kbase_ci.state.files import replace
 from kbase_ci.vault.files import Vault
 
 
@@ -49,7 +50,7 @@ def seed_from_branch(repo: Path, remote: str, branch: str, out_dir: Path) -> str
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         # The `data` filter refuses links, absolute paths and `..`: the branch is data.
         tar.extractall(tmp, filter="data")
-    tmp.replace(out_dir)
+    replace(tmp, out_dir)
     return tip
 
 

@@ -12,7 +12,8 @@ from kbase_ci.ci.records import CiReport
 from kbase_ci.ci.render import comment_body, render, step_summary
 from kbase_ci.errors import UnsafePathError
 from kbase_ci.report.sarif import to_sarif
-from kbase_ci.vault.safefs import links_between, write_atomic
+from kbase_ci.state.files import write_atomic
+from kbase_ci.vault.safefs import links_between
 
 REPORT_MD, REPORT_SARIF, COMMENT_MD = "report.md", "report.sarif", "comment.md"
 

@@ -22,7 +22,7 @@ from kbase_ci.errors import EXIT_INTERNAL, KbaseError, exit_code_for
 from kbase_ci.heap import collector_off
 
 OFFLINE_ENV = "KBASE_OFFLINE"
-"""`--offline` sets it for the command (kbase_ci.index.modelhub.offline reads it)."""
+"""`--offline` sets it for the command (kbase_ci.state.hubcache.offline reads it)."""
 
 _BEFORE = ("check", "index", "publish", "handover", "new", "fix", "mv", "ci")
 _AFTER = ("scope", "mcp")
@@ -183,6 +183,21 @@ def _main(args_list: list[str], word: str | None) -> int:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _show_downloads(color: str) -> None:
+    """Model downloads not shown by a command's own progress (a query's) get the same
+    display as an index build's stages: a bar on a terminal, timed lines in a log."""
+    # Lazy: the download code loads only for commands that may download.
+    from kbase_ci.state.downloads import report_downloads
+
+    def display() -> Any:
+        from kbase_ci.report.terminal import StageProgress, color_wanted  # at a download
+
+        return StageProgress(sys.stderr, tty=sys.stderr.isatty(),
+                             color=color_wanted(sys.stderr, color))
+
+    report_downloads(display)
+
+
 def _run(args_list: list[str], word: str | None) -> int:
     _tolerant_streams()
     parser = build_parser(word)
@@ -197,6 +212,8 @@ def _run(args_list: list[str], word: str | None) -> int:
         from kbase_ci.query.trace import enable_from_env  # only when tracing is asked for
 
         enable_from_env()
+    if word not in ("check", "fix"):  # a hook run never downloads a model
+        _show_downloads(args.color)
     try:
         return int(_command(args.command).run(args))
     except KbaseError as exc:

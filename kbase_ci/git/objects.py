@@ -7,6 +7,7 @@ from pathlib import Path
 
 from kbase_ci.errors import GitError
 from kbase_ci.git.process import finish, git, start, stop
+from kbase_ci.state.folders import spool
 
 
 def read_blobs(cwd: Path, shas: Iterable[str]) -> dict[str, bytes]:
@@ -33,12 +34,10 @@ def read_blobs(cwd: Path, shas: Iterable[str]) -> dict[str, bytes]:
 def write_blobs(cwd: Path, targets: Iterable[tuple[str, Path]]) -> None:
     """Write each blob to its file, streamed through one `git cat-file --batch` (a blob
     of gigabytes is never held in memory whole)."""
-    import tempfile
-
     pairs = list(targets)
     if not pairs:
         return
-    with tempfile.TemporaryFile() as ask:
+    with spool() as ask:
         ask.write(("\n".join(sha for sha, _ in pairs) + "\n").encode())
         ask.seek(0)
         proc = start(["cat-file", "--batch"], cwd, stdin=ask)

@@ -15,9 +15,10 @@ from collections.abc import Collection
 from pathlib import Path, PurePosixPath
 
 from kbase_ci.errors import UsageError
+from kbase_ci.state.files import create_new
 from kbase_ci.vault.config import Config
 from kbase_ci.vault.notetypes import NoteType, default_folder
-from kbase_ci.vault.safefs import confine, create_new
+from kbase_ci.vault.safefs import confine
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 

@@ -7,7 +7,7 @@ large shards, and the semantic `background`), assembled (`assemble`: `tables`,
 (`swap`), every file named once in `layout`; read back with `reader` (its files through
 `indexfolder`) after its listing, sizes and hashes (`integrity`) and every table
 (`schema`) are checked, published with `publish`. The embedding model is found and
-verified by `modelchoice` (downloads: `modelhub`).
+verified by `modelchoice` (downloads: kbase_ci.state.downloads).
 
 Layout and every field: docs/index-format.md. Entry points: `build.build_index`,
 `merge.merge_slices`, `reader.open_index`, `manifest.read_manifest`,

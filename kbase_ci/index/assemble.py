@@ -34,9 +34,9 @@ from kbase_ci.index.shards import ShardSpec
 from kbase_ci.index.similar import note_vectors, similar_notes
 from kbase_ci.index.tables import links_table, notes_table, write_links, write_notes
 from kbase_ci.model import ParsedNote
+from kbase_ci.state.folders import GIT_HIDE, TEMP_MARK
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import RULES_VERSION
-from kbase_ci.vault.safefs import GIT_HIDE, TEMP_MARK
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +108,7 @@ def link_inputs(notes: Sequence[ParsedNote], files: Sequence[str], aliases: bool
 
 
 def file_hashes(root: Path) -> dict[str, str]:
-    # The temp folder's marker and git-hiding file (kbase_ci.vault.safefs) go before the swap.
+    # The temp folder's marker and git-hiding file (kbase_ci.state.folders) go before the swap.
     return {p.relative_to(root).as_posix(): sha256_file(p)
             for p in sorted(root.rglob("*"))
             if p.is_file() and p.name not in (MANIFEST_NAME, TEMP_MARK, GIT_HIDE)}

@@ -31,6 +31,7 @@ from kbase_ci.index.shards import DomainRule, ShardSpec, plan_shards, slice_shar
 from kbase_ci.index.sizes import note_sizes
 from kbase_ci.index.workers import Task, parse_notes, run_tasks
 from kbase_ci.model import ParsedNote
+from kbase_ci.state.files import replace
 from kbase_ci.vault.config import Config
 from kbase_ci.vault.files import Vault
 
@@ -106,7 +107,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     cfg = vault.config
     rule = DomainRule.parse(cfg.index.domain)
     choice = scope.model if scope is not None else choose_model(
-        vault.root, cfg.embeddings.model, model)
+        vault.root, cfg.embeddings.model, model, progress)
     # Not `resolve()`: a committed `.kbase -> ..` must be refused, not followed.
     out_dir = Path(os.path.abspath(out_dir))
     swap.check_target(out_dir, vault.repo_root)
@@ -220,7 +221,7 @@ def _carry_scopes(out_dir: Path, tmp: Path) -> None:
     own manifest, not listed in the main one); a rebuild keeps them (they become stale)."""
     old = out_dir / "scopes"
     if old.is_dir() and not (tmp / "scopes").exists():
-        old.rename(tmp / "scopes")
+        replace(old, tmp / "scopes")
 
 
 def _previous(out_dir: Path) -> tuple[dict[str, Any] | None, str | None]:

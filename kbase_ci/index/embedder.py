@@ -242,10 +242,12 @@ def _unk_id(tokenizer: Any) -> int | None:
 
 
 def _load_model2vec(folder: Path) -> Any:
-    from huggingface_hub.utils import logging as hf_logging
+    import logging
+
     from model2vec import StaticModel
 
-    # A model folder without a model card makes huggingface_hub log a warning that
-    # would end up on the user's terminal; it says nothing about the index.
-    hf_logging.set_verbosity_error()  # type: ignore[no-untyped-call]
+    # A model folder without a model card makes huggingface_hub (imported by model2vec,
+    # which configures its logger then) log a warning that would end up on the user's
+    # terminal; it says nothing about the index. Downloads are kbase_ci.state's.
+    logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
     return StaticModel.from_pretrained(folder, force_download=False)

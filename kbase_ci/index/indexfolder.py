@@ -11,19 +11,20 @@ long-lived process reuses them across queries. The tables built from them are
 
 from __future__ import annotations
 
+import hashlib
 import json
 import mmap
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.integrity import check_listing, mismatch
 from kbase_ci.index.layout import CORE_FILES
-from kbase_ci.index.manifest import MANIFEST_NAME, read_manifest, sha256, sha256_file
+from kbase_ci.index.manifest import MANIFEST_NAME, read_manifest, sha256
 from kbase_ci.index.rowfile import all_rows, int_view, npy_layout, offsets_name, row_at
-from kbase_ci.vault.generations import Pinned
+from kbase_ci.state.generations import Pinned
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -59,6 +60,7 @@ class IndexFolder:
             for rel in CORE_FILES:
                 if rel in self.manifest["files"]:
                     self.path(rel)
+        self.confirm()  # the manifest and the listing were read through `base`
 
     # -- files ---------------------------------------------------------------------------
     def verify_all(self) -> None:
@@ -70,16 +72,31 @@ class IndexFolder:
         return rel in self.manifest["files"]
 
     def path(self, rel: str) -> Path:
-        """`root/rel`, hashed against the manifest the first time it is asked for."""
+        """`root/rel`, hashed against the manifest the first time it is asked for. A
+        library that opens it by this path calls `confirm` afterwards (see
+        kbase_ci.state.generations)."""
         want = self.manifest["files"].get(rel)
         if want is None:
             raise IndexFormatError(f"{self.root}: the index has no {rel}")
-        path = self.base / rel
         if self._verify and rel not in self._checked:
-            if sha256_file(path) != want:
+            h = hashlib.sha256()
+            with self._opened(rel) as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(block)
+            if h.hexdigest() != want:
                 raise mismatch(self.root, rel)
             self._checked.add(rel)
-        return path
+        return self.base / rel
+
+    def _opened(self, rel: str) -> BinaryIO:
+        assert self._pin is not None, "read after close"
+        return self._pin.open(rel)
+
+    def confirm(self) -> None:
+        """ChangedError unless what was read by path so far came from the generation
+        this reader pinned (always so on Linux; see kbase_ci.state.generations)."""
+        if self._pin is not None:
+            self._pin.confirm()
 
     def data(self, rel: str) -> bytes:
         """A file's bytes (kept), hashed as read."""
@@ -88,7 +105,8 @@ class IndexFolder:
             want = self.manifest["files"].get(rel)
             if want is None:
                 raise IndexFormatError(f"{self.root}: the index has no {rel}")
-            data = (self.base / rel).read_bytes()
+            with self._opened(rel) as fh:
+                data = fh.read()
             if self._verify and rel not in self._checked:
                 if sha256(data) != want:
                     raise mismatch(self.root, rel)
@@ -107,7 +125,7 @@ class IndexFolder:
                 return self.data(rel)
             if rel not in self.manifest["files"]:
                 raise IndexFormatError(f"{self.root}: the index has no {rel}")
-            with (self.base / rel).open("rb") as fh:
+            with self._opened(rel) as fh:
                 size = os.fstat(fh.fileno()).st_size
                 self._cache[key] = (mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
                                     if size else b"")
@@ -146,8 +164,8 @@ class IndexFolder:
 
             import numpy as np
 
-            path = self.path(rel)
-            with path.open("rb") as fh:
+            self.path(rel)
+            with self._opened(rel) as fh:
                 layout = npy_layout(fh.read(256))
                 if layout is None:
                     raise IndexFormatError(f"{self.root}: {rel} is not an array of numbers "

@@ -5,8 +5,9 @@ the memory of which manifests passed the full validation (`schema.validate`) her
 The index branch is written by whoever can push to it, and `.kbase/` may be committed
 by a PR. Sizes are checked before any file is read: a 1.5 GB blob on the branch is
 refused by its size, not read into memory. A manifest that passed `schema.validate` is
-remembered by its sha256 under the git dir: it pins every file's hash, and readers hash
-each file they read against it, so a remembered index needs no second validation.
+remembered by its sha256 in the `validated` memo of the state store under the git dir
+(kbase_ci.state.memos): it pins every file's hash, and readers hash each file they read
+against it, so a remembered index needs no second validation.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from typing import Any
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.layout import SCOPES_DIR
 from kbase_ci.index.manifest import MANIFEST_NAME, sha256_file
-from kbase_ci.vault.safefs import GIT_HIDE, foreign_entry, unsafe_part
+from kbase_ci.state.folders import GIT_HIDE
+from kbase_ci.state.memos import state_store
+from kbase_ci.vault.safefs import foreign_entry, unsafe_part
 
 MAX_JSON_BYTES = 256 << 20
 """A JSON table is decoded whole: 256 MiB of JSON is ~2.5 GB of Python objects."""
@@ -85,25 +88,17 @@ def manifest_digest(root: Path) -> str | None:
         return None
 
 
-def _stamp(git_dir: Path, digest: str) -> Path:
-    return git_dir / "kbase" / "validated" / digest
-
-
 def trusted(git_dir: Path | None, digest: str | None) -> bool:
     """Whether an index with this manifest was validated on this machine."""
-    return git_dir is not None and digest is not None and _stamp(git_dir, digest).is_file()
+    return git_dir is not None and digest is not None and \
+        state_store(git_dir / "kbase").get("validated", digest) is not None
 
 
 def remember(git_dir: Path | None, digest: str | None) -> None:
-    """Note that the index with this manifest passed `validate` (or was built here)."""
-    if git_dir is None or digest is None:
-        return
-    stamp = _stamp(git_dir, digest)
-    try:
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.touch()
-    except OSError:  # a read-only git dir: validated again next time
-        pass
+    """Note that the index with this manifest passed `validate` (or was built here); a
+    read-only git dir remembers nothing (validated again next time)."""
+    if git_dir is not None and digest is not None:
+        state_store(git_dir / "kbase").put("validated", digest, "")
 
 
 def file_sizes(root: Path, files: Sequence[str]) -> dict[str, int]:

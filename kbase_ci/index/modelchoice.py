@@ -5,7 +5,7 @@ Two kinds of model, told apart by their files (`modelfolder`): `model2vec` (stat
 `embeddings.model` in `.kbase.yml`: a folder of the repository, or a hub id
 (`minishlab/potion-base-8M`, the default) looked up in each folder of
 `KBASE_MODEL_PATH`, then the local hub cache, then downloaded once into that cache
-(kbase_ci.index.modelhub) unless offline. Without it the build goes on BM25-only
+(kbase_ci.state.downloads) unless offline. Without it the build goes on BM25-only
 and says why. A folder that is named explicitly but missing is an error.
 
 The manifest records the model's id, kind and content hash (`digest`). A query, in any
@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import ConfigError, UsageError
-from kbase_ci.index import modelhub
 from kbase_ci.index.modelfolder import STATIC, model_files, model_kind
+from kbase_ci.state import hubcache
+from kbase_ci.state.downloads import Progress, download_model
 
 DEFAULT_MODEL = "minishlab/potion-base-8M"
 PATH_ENV = "KBASE_MODEL_PATH"
@@ -92,8 +93,10 @@ def _held(model_id: str, kind: str | None = None) -> Iterator[Path]:
                 yield folder
 
 
-def choose_model(root: Path, configured: str | None, option: Path | None) -> ModelChoice:
-    """The model a build embeds with (see the module docstring)."""
+def choose_model(root: Path, configured: str | None, option: Path | None,
+                 progress: Progress | None = None) -> ModelChoice:
+    """The model a build embeds with (see the module docstring); `progress` hears of a
+    download."""
     if option is not None:
         folder = option.expanduser()
         if not folder.is_dir():
@@ -106,16 +109,16 @@ def choose_model(root: Path, configured: str | None, option: Path | None) -> Mod
     folder = folder if folder.is_absolute() else root / folder
     if folder.is_dir():
         return _local(value, folder)
-    if not modelhub.is_hub_id(value):
+    if not hubcache.is_hub_id(value):
         raise ConfigError(f"`embeddings.model`: no model folder at {value}")
-    found = next(_held(value), None) or modelhub.cached(value, None)
-    if found is None and modelhub.hub_offline():
+    found = next(_held(value), None) or hubcache.cached(value, None)
+    if found is None and hubcache.hub_offline():
         return ModelChoice(value, None, f"embedding model {value} is not available offline "
                            f"(not in {PATH_ENV} or the Hugging Face cache); "
                            f"{fix_hint(value)}")
     if found is None:
         try:
-            found = modelhub.download(value, None)
+            found = download_model(value, None, intent="build", progress=progress)
         except UsageError as exc:
             return ModelChoice(value, None, f"embedding model {value} could not be "
                                f"downloaded ({exc}); {fix_hint(value)}")
@@ -126,7 +129,7 @@ def fix_hint(model_id: str, sha: str | None = None) -> str:
     """The command or setting that makes `model_id` available here."""
     name = model_id.rsplit("/", 1)[-1]
     which = f" (sha256 {sha[:12]})" if sha else ""
-    if modelhub.is_hub_id(model_id):
+    if hubcache.is_hub_id(model_id):
         return (f"fix: run once with network access (kbase downloads {model_id}{which} "
                 f"into the Hugging Face cache), or `export {PATH_ENV}=DIR` with DIR "
                 f"holding {name}/")
@@ -155,9 +158,9 @@ def find_index_model(root: Path, configured: str | None, option: Path | None,
             return ModelChoice(model_id, folder, None, want, kind), None
         if named:
             refused.append(str(folder))
-    if modelhub.is_hub_id(model_id) and not modelhub.hub_offline():
+    if hubcache.is_hub_id(model_id) and not hubcache.hub_offline():
         try:
-            folder = modelhub.download(model_id, kind)
+            folder = download_model(model_id, kind, intent="manifest")
         except UsageError as exc:
             refused.append(f"download: {exc}")
         else:
@@ -194,12 +197,12 @@ def _candidates(root: Path, configured: str | None, model_id: str, kind: str
         local = path if path.is_absolute() else root / path
         if fresh(local):
             yield local, True
-        if modelhub.is_hub_id(value) and value != model_id:
-            other = modelhub.cached(value, kind)
+        if hubcache.is_hub_id(value) and value != model_id:
+            other = hubcache.cached(value, kind)
             if other is not None and fresh(other):
                 yield other, True
-    if modelhub.is_hub_id(model_id):
-        hub = modelhub.cached(model_id, kind)
+    if hubcache.is_hub_id(model_id):
+        hub = hubcache.cached(model_id, kind)
         if hub is not None and fresh(hub):
             yield hub, True
     for entry in filter(None, os.environ.get(PATH_ENV, "").split(os.pathsep)):

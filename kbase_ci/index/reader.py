@@ -217,7 +217,7 @@ class IndexReader(IndexFolder):
             self._cache[key] = Vectors(
                 self.npy(rel), dim if isinstance(dim, int) else None,
                 (self.path(graph), self.npy(same)) if self.has(graph) and self.has(same)
-                else None)
+                else None, self.confirm)
         return self._cache[key]
 
 
@@ -230,6 +230,7 @@ def open_index(root: Path, *, verify: bool = True, git_dir: Path | None = None,
     if validated:
         return reader
     digest = manifest_digest(reader.base)
+    reader.confirm()  # the digest is of the generation the reader pinned
     if not trusted(git_dir, digest):
         validate(reader)
         remember(git_dir, digest)

@@ -6,7 +6,7 @@ The new tree is written to `<target>.tmp-<pid>` in the same folder (same file sy
 so renames are atomic). On Linux the two directories are exchanged in one
 `renameat2(RENAME_EXCHANGE)` call; elsewhere the old one is renamed aside first, which
 leaves a moment with no target, repaired by `recover` on the next build. The old
-generation is deleted once no reader holds it (kbase_ci.vault.generations); temp folders
+generation is deleted once no reader holds it (kbase_ci.state.generations); temp folders
 of builds that were killed are removed once their process is gone.
 
 What may be replaced (`check_target`): nothing, an empty folder, or a kbase index: a real
@@ -19,33 +19,29 @@ refused with the path that is in the way.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 from kbase_ci.errors import UnsafePathError
 from kbase_ci.index.layout import SCOPES_DIR
 from kbase_ci.index.manifest import FORMAT, MANIFEST_NAME
-from kbase_ci.vault.generations import discard, in_use
-from kbase_ci.vault.safefs import (
+from kbase_ci.state.files import exchange, replace
+from kbase_ci.state.folders import (
     GIT_HIDE,
     TEMP_MARK,
-    foreign_entry,
     hide_from_git,
     is_our_temp,
-    links_between,
     make_temp_dir,
     process_alive,
 )
+from kbase_ci.state.generations import discard, in_use
+from kbase_ci.vault.safefs import foreign_entry, links_between
 
 _TMP = ".tmp-"
 _OLD = ".old-"
 _RETIRED = ".retired-"
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
 _MAX_MANIFEST = 64 << 20
 
 
@@ -132,23 +128,9 @@ def recover(target: Path) -> None:
                 if not os.path.lexists(target):
                     with contextlib.suppress(FileNotFoundError):
                         (entry / GIT_HIDE).unlink()
-                    entry.rename(target)  # the swap died between its two renames
+                    replace(entry, target)  # the swap died between its two renames
                 else:
                     _discard(entry, target)
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                   ctypes.c_uint]
-    res = fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
-    return bool(res == 0)
 
 
 def _discard(old: Path, target: Path) -> None:
@@ -170,9 +152,9 @@ def swap_into(tmp: Path, target: Path, repo_root: Path | None = None) -> None:
         with contextlib.suppress(FileNotFoundError):
             (tmp / rel).unlink()
     if not os.path.lexists(target):
-        tmp.rename(target)
+        replace(tmp, target)
         return
-    if _exchange(tmp, target):
+    if exchange(tmp, target):
         _discard(tmp, target)  # tmp now holds the old index
         return
     aside = target.parent / f"{target.name}{_OLD}{os.getpid()}"
@@ -180,7 +162,7 @@ def swap_into(tmp: Path, target: Path, repo_root: Path | None = None) -> None:
         if index_foreign(aside) is not None:
             raise UnsafePathError(f"{aside} is in the way and is not a kbase index")
         _discard(aside, target)
-    target.rename(aside)
+    replace(target, aside)
     hide_from_git(aside)
-    tmp.rename(target)
+    replace(tmp, target)
     _discard(aside, target)

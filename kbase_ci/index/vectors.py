@@ -17,15 +17,15 @@ milliseconds; the index must not outgrow the vault.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import ann
-from kbase_ci.index.blas import one_blas_thread
 from kbase_ci.index.rowfile import npy_bytes
+from kbase_ci.state.threads import one_blas_thread
 
 if TYPE_CHECKING:
     import numpy as np
@@ -127,8 +127,12 @@ class Vectors:
     second search asks, the rows at unit length)."""
 
     def __init__(self, packed: npt.NDArray[np.uint8], dim: int | None = None,
-                 graph: tuple[Path, npt.NDArray[Any]] | None = None) -> None:
-        """`graph`: the shard's `ann` graph file and its `ann.SAME_FILE` array."""
+                 graph: tuple[Path, npt.NDArray[Any]] | None = None,
+                 confirm: Callable[[], None] | None = None) -> None:
+        """`graph`: the shard's `ann` graph file and its `ann.SAME_FILE` array;
+        `confirm`: called once usearch opened the graph by its path (the index folder
+        checks the path still named its generation, kbase_ci.state.generations)."""
+        self._confirm = confirm
         self.packed = packed
         self.ndim = (2 * int(packed.shape[1]) if dim is None else dim) \
             if packed.ndim == 2 else 0
@@ -240,6 +244,8 @@ class Vectors:
                     raise IndexFormatError(f"{self.graph_path}: {ann.SAME_FILE} does not "
                                            "hold one row per chunk")
                 self._graph = ann.Graph(self.graph_path, self.ndim, len(self.packed))
+                if self._confirm is not None:
+                    self._confirm()
             found = self._graph.candidates(q / qn, k)
             same = np.asarray(self._same)
             keys = np.flatnonzero(np.isin(same, found)).astype(np.int64)
@@ -286,7 +292,7 @@ _blas_set = False
 
 def _one_blas_thread() -> None:
     """Searches multiply one vector by each shard's rows: spinning BLAS threads only
-    slow that down (blas.py), so a process that searches keeps to one, once."""
+    slow that down (kbase_ci.state.threads), so a process that searches keeps to one, once."""
     global _blas_set
     if not _blas_set:
         one_blas_thread()

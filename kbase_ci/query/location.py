@@ -2,8 +2,9 @@
 branch, a remote-tracking copy of it, FETCH_HEAD when it holds an index (`git fetch
 origin kbase-index` in a single-branch clone fills only that), the index branch fetched
 from a remote that has it (bounded by a timeout; never with `--offline` or
-`KBASE_OFFLINE=1`, and a remote without one is asked again only after an hour), or
-(none of these) a build in a temp folder.
+`KBASE_OFFLINE=1`, and a remote without one is asked again only after an hour: the
+`remote_miss` memo of the state store, kbase_ci.state.memos), or (none of these) a build
+in a temp folder.
 
 A branch is read with one `git cat-file --batch` and materialised once into
 `<git dir>/kbase/index/<tree id>/`: content-addressed, so a second query reuses it and
@@ -15,8 +16,6 @@ their manifest is refused.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -38,12 +37,15 @@ from kbase_ci.git.objects import blob_sizes, write_blobs
 from kbase_ci.git.repo import git_dir, has_commit, is_ancestor, remotes, tree_of
 from kbase_ci.index.integrity import check_sizes
 from kbase_ci.index.manifest import manifest_at
-from kbase_ci.index.modelhub import offline
 from kbase_ci.index.reader import IndexReader, open_index
 from kbase_ci.index.schema import validate
 from kbase_ci.query.freshness import Member
+from kbase_ci.state.files import replace
+from kbase_ci.state.folders import Scratch, fresh_dir
+from kbase_ci.state.hubcache import offline
+from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.files import Vault
-from kbase_ci.vault.safefs import is_our_temp, make_temp_dir, process_alive, unsafe_part
+from kbase_ci.vault.safefs import unsafe_part
 
 
 @dataclass
@@ -87,9 +89,8 @@ def materialise(repo: Path, ref: str, tree: str = "") -> Path:
     check_sizes(f"index branch {ref}", {rel: sizes.get(sha, 0) for rel, sha in entries})
     base.mkdir(parents=True, exist_ok=True)
     import shutil
-    import tempfile
 
-    tmp = Path(tempfile.mkdtemp(prefix=f".{tree}.tmp-", dir=base))
+    tmp = fresh_dir(base, f".{tree}.tmp-")
     try:
         for rel, _sha in entries:
             (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -103,7 +104,7 @@ def materialise(repo: Path, ref: str, tree: str = "") -> Path:
             raise IndexFormatError(
                 f"index branch {ref} is not a valid index: {_strip(str(exc), tmp)}") from None
         try:
-            os.rename(tmp, final)
+            replace(tmp, final)
         except OSError:
             if not (final / "manifest.json").is_file():  # lost a race to nobody: a real error
                 raise
@@ -239,14 +240,12 @@ def _fetched(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
     """The index branch fetched from the first remote that has it (no local ref yet)."""
     if offline():
         return
-    memo = _memo_path(repo)
-    misses = _misses(memo)
+    store = _memo(repo)
+    misses = _misses(store)
     now = time.time()
-    tried = False
     for remote in remotes(repo):
         if now - misses.get(remote, 0.0) < MISS_RETRY:
             continue
-        tried = True
         try:
             commit = fetch_index(repo, remote)
         except GitError as exc:
@@ -258,16 +257,14 @@ def _fetched(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
             yield from _from_refs(repo, problems,
                                   [(f"refs/remotes/{remote}/{BRANCH}", "", commit)])
             return
-        misses[remote] = now
-    if tried:
-        _write_memo(memo, misses)
+        store.put("remote_miss", remote, repr(now))
 
 
 def _retry_note(repo: Path) -> str:
     """When remotes were not asked because they had no index branch a while ago, when
     kbase asks again: a branch published since then is otherwise silently not looked for."""
     now = time.time()
-    waiting = {r: t + MISS_RETRY for r, t in _misses(_memo_path(repo)).items()
+    waiting = {r: t + MISS_RETRY for r, t in _misses(_memo(repo)).items()
                if t + MISS_RETRY > now}
     if not waiting:
         return ""
@@ -277,67 +274,31 @@ def _retry_note(repo: Path) -> str:
             f"{at}, or now with the fetch above)")
 
 
-def _memo_path(repo: Path) -> Path:
-    return git_dir(repo) / "kbase" / "remote-index.json"
+def _memo(repo: Path) -> StateStore:
+    return state_store(git_dir(repo) / "kbase")
 
 
-def _misses(memo: Path) -> dict[str, float]:
+def _misses(store: StateStore) -> dict[str, float]:
     """remote -> when it last had no index branch (the memo `_fetched` keeps); entries
-    that are not a name and a time are left out, an unreadable memo is empty."""
-    try:
-        data = json.loads(memo.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {str(r): float(t) for r, t in data.items()
-            if isinstance(t, (int, float)) and not isinstance(t, bool)}
-
-
-def _write_memo(path: Path, data: dict[str, float]) -> None:
-    """Atomically, and never failing the query (a read-only repository)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
-        tmp.replace(path)
-    except OSError:
-        pass
+    that are not a time are left out."""
+    out: dict[str, float] = {}
+    for remote, when in store.all("remote_miss").items():
+        try:
+            out[remote] = float(when)
+        except ValueError:
+            continue
+    return out
 
 
 FETCH_COMMAND = f"git fetch origin +{BRANCH}:refs/remotes/origin/{BRANCH}"
 """The command that gets a published index into any clone (a single-branch clone too)."""
 
 
-_QUERY_TEMP = "kbase-query-"
-
-
-class _Scratch:
-    """A marked temp folder for an in-memory build (state: its finalizer), removed when
-    the source holding it is dropped or the process exits (SIGTERM included: cli.main
-    turns it into an exit). One left by a process killed outright (SIGKILL) is removed
-    by the next such build."""
-
-    def __init__(self) -> None:
-        import secrets
-        import shutil
-        import tempfile
-        import weakref
-
-        base = Path(tempfile.gettempdir())
-        for entry in base.glob(f"{_QUERY_TEMP}*"):
-            pid = entry.name[len(_QUERY_TEMP):].partition("-")[0]
-            if pid.isdigit() and not process_alive(int(pid)) and is_our_temp(entry):
-                shutil.rmtree(entry, ignore_errors=True)
-        self.path = make_temp_dir(base / f"{_QUERY_TEMP}{os.getpid()}-{secrets.token_hex(6)}")
-        self.cleanup = weakref.finalize(self, shutil.rmtree, str(self.path), True)
-
-
 def _build(vault: Vault, problems: list[str]) -> IndexSource:
     # Lazy: the build code (and what it imports) only when no committed index is found.
     from kbase_ci.index.build import build_index
 
-    keep = _Scratch()
+    keep = Scratch()
     out = keep.path / "index"
     try:
         build_index(vault, out, use_cache=True)

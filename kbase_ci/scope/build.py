@@ -30,8 +30,8 @@ from kbase_ci.index.reader import IndexReader, open_index
 from kbase_ci.index.scopes import ScopeInputs, light_note, main_digest, scope_dir, states
 from kbase_ci.index.swap import check_target
 from kbase_ci.scope import donor as donors
-from kbase_ci.scope.lock import scope_lock
 from kbase_ci.scope.select import NoteFacts, Selection, select
+from kbase_ci.state.locks import exclusive
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.scanner import scan
 from kbase_ci.vault.scopeconfig import ScopeSpec
@@ -154,7 +154,8 @@ def build_scope(root: Path, name: str, spec: ScopeSpec, *, index_dir: Path | Non
                         for s, sel, h in selection.unmatched)
         raise UsageError(f"scope {name} selects no note{': ' + why if why else ''}")
 
-    with scope_lock(out.parent, name):
+    # One build of a scope at a time; the lock file stays beside the scope folders.
+    with exclusive(out.parent / f".{name}.lock", what=f"building scope {name}"):
         if _current(out, block):
             comps = tuple(Component(c, "ok", "up to date") for c in COMPONENTS)
             return ScopeResult(name, out, False, "up-to-date", selection, comps, block)

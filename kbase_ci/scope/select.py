@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -12,6 +11,7 @@ from typing import Any
 from kbase_ci.model import ParsedNote
 from kbase_ci.vault.globs import match as glob_match
 from kbase_ci.vault.scopeconfig import ScopeSpec, Selector
+from kbase_ci.vault.yamlconfig import close_matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +109,7 @@ def hint(sel: Selector, facts: Sequence[NoteFacts]) -> str:
         pool = {n.title for n in facts}
     elif kind == "path":
         pool = {n.path.rsplit("/", 1)[0] + "/**" for n in facts if "/" in n.path}
-    near = difflib.get_close_matches(value, sorted(pool), n=3, cutoff=0.5)
+    near = close_matches(value, sorted(pool), n=3, cutoff=50)
     if near:
         return "did you mean " + ", ".join(f"`{kind}: {v}`" for v in near) + "?"
     if kind == "path":

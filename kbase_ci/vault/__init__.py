@@ -3,5 +3,5 @@ sections it validates: `notetypes`/`typeconfig`, `scopeconfig`, over `yamlconfig
 parse cache and note store (`cache`, `notestore`, `scanner`), how links resolve
 (`resolver`, the Obsidian rules), how one is re-spelled (`rewrite`, `fileedit`), the
 note-to-note link graph (`linkgraph`), user regexes on a linear-time engine
-(`userregex`), and where and how every writer may write (`safefs`, with `generations`
-for folders replaced whole while readers hold them)."""
+(`userregex`), and where every writer may write (`safefs`; how it writes, atomically,
+is kbase_ci.state's)."""

@@ -1,21 +1,19 @@
 """Parse cache: ParsedNote rows keyed by blob id, path and parser version.
 
 It lives under the repository's git directory (never the work tree) as one SQLite
-file: SQLite gives atomic commits and safe concurrent writers (pre-commit runs several
-hook processes at once) for free, and one file reads 10k rows much faster than 10k
-small files. Next to each full record it keeps a small summary (aliases, tag names,
-link targets) so a hook can learn every note's name and aliases without decoding
-10k records. A row that fails to decode is a miss and is rebuilt; a corrupt database
-file is set aside and recreated. Rows are JSON, never pickle.
+file (opened by kbase_ci.state.database: concurrent hook processes, corrupt files set
+aside), since one file reads 10k rows much faster than 10k small files. Next to each
+full record it keeps a small summary (aliases, tag names, link targets) so a hook can
+learn every note's name and aliases without decoding 10k records. A row that fails to
+decode is a miss and is rebuilt. Rows are JSON, never pickle.
 
 Summaries live in their own narrow tables, not next to the large `data` column: a scan
 of 10k summaries then reads ~3 MB instead of walking every record's overflow pages.
 `tag_uses` (one row per note and tag spelling, indexed by the lower-cased tag) lets the
 case-variant check look up only the staged notes' tags. Every row is keyed by the
 note's cache key (blob id, path, salt) and callers filter by the keys of the vault as
-it is now, so no aggregate can go stale. The `yaml` table keeps frontmatter loads by the
-sha256 of their YAML text (frontmatter.YamlMemo), so a note edited below its frontmatter is
-parsed again without loading YAML.
+it is now, so no aggregate can go stale. Frontmatter loads by the sha256 of their YAML
+text (frontmatter.YamlMemo) are a memo of the state store beside it (kbase_ci.state.memos).
 """
 
 from __future__ import annotations
@@ -23,17 +21,16 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-import time
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from kbase_ci.model import PARSER_VERSION, ParsedNote
+from kbase_ci.state.database import close_quietly, open_database
 from kbase_ci.vault.notestore import NoteSummary, summarize
 
 # Bump _LAYOUT when the table layout changes; the parser version is part of the stamp.
-_LAYOUT = 5
+_LAYOUT = 6
 _STAMP = f"{_LAYOUT}:{PARSER_VERSION}"
-_META = "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)"
 _DATA_TABLES = {
     "notes": "CREATE TABLE IF NOT EXISTS notes (key TEXT PRIMARY KEY, data TEXT NOT NULL)",
     "summaries": "CREATE TABLE IF NOT EXISTS summaries (key TEXT PRIMARY KEY,"
@@ -44,22 +41,11 @@ _DATA_TABLES = {
                " WITHOUT ROWID",
     "tag_uses": "CREATE TABLE IF NOT EXISTS tag_uses (tag TEXT NOT NULL, spelling TEXT NOT NULL,"
                 " key TEXT NOT NULL, PRIMARY KEY (tag, spelling, key)) WITHOUT ROWID",
-    # Loaded frontmatter by the sha256 of its YAML text (frontmatter.YamlMemo): a note
-    # edited below its frontmatter is parsed again without loading ruamel.yaml.
-    "yaml": "CREATE TABLE IF NOT EXISTS yaml (key TEXT PRIMARY KEY, data TEXT NOT NULL)",
 }
-# Opening a file another process is setting up can be refused as busy; tries, ~2 s in all.
-_OPEN_ATTEMPTS = 12
 # SQLite's default limit on host parameters in one statement is 999.
 _BATCH = 900
 # Up to this many keys, index lookups beat one scan of a summary table.
 _POINT_LOOKUPS = 500
-
-
-def _close(db: sqlite3.Connection | None) -> None:
-    if db is not None:
-        with contextlib.suppress(sqlite3.Error):
-            db.close()
 
 
 def cache_key(sha: str, path: str, salt: str) -> str:
@@ -93,50 +79,7 @@ class ParseCache:
         self.path = folder / "parse-cache.sqlite" if folder is not None else None
         self._db: sqlite3.Connection | None = None
         if self.path is not None:
-            self._db = self._open(self.path)
-
-    @staticmethod
-    def _open(path: Path) -> sqlite3.Connection | None:
-        set_aside = False
-        for attempt in range(_OPEN_ATTEMPTS):
-            db: sqlite3.Connection | None = None
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(path, timeout=30, isolation_level=None)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
-                db.execute(_META)
-                row = db.execute("SELECT v FROM meta WHERE k='layout'").fetchone()
-                if row is None or row[0] != _STAMP:
-                    with db:
-                        db.execute("BEGIN IMMEDIATE")
-                        row = db.execute("SELECT v FROM meta WHERE k='layout'").fetchone()
-                        # Another hook process may have set the file up meanwhile.
-                        stale = row is None or row[0] != _STAMP
-                        for name, ddl in _DATA_TABLES.items():
-                            if stale:
-                                db.execute(f"DROP TABLE IF EXISTS {name}")
-                            db.execute(ddl)
-                        db.execute("INSERT OR REPLACE INTO meta VALUES ('layout', ?)", (_STAMP,))
-                return db
-            except sqlite3.OperationalError as exc:
-                # Busy or locked: another process (pre-commit runs hooks in parallel) is
-                # creating the file or switching it to WAL. That is no corruption: wait
-                # and open it again (setting it aside lost the other process's rows).
-                # Anything else (a read-only folder, a full disk): run without a cache.
-                _close(db)
-                if "locked" not in str(exc) and "busy" not in str(exc):
-                    return None
-                time.sleep(0.02 * (attempt + 1))
-            except sqlite3.DatabaseError:
-                _close(db)
-                if set_aside:
-                    return None
-                set_aside = True  # corrupt file: set it aside and start again
-                for suffix in ("", "-wal", "-shm"):
-                    with contextlib.suppress(OSError):
-                        Path(str(path) + suffix).replace(str(path) + suffix + ".corrupt")
-        return None
+            self._db = open_database(self.path, _STAMP, _DATA_TABLES)
 
     def hits(self, keys: Sequence[str]) -> set[str]:
         """Which of `keys` have a row (reading keys only: ~10 ms for 10k notes)."""
@@ -253,23 +196,10 @@ class ParseCache:
                 continue  # a damaged row is simply a miss; put_many overwrites it
         return out
 
-    def yaml(self, digests: list[str]) -> dict[str, str]:
-        """Remembered frontmatter loads (JSON text) by the digest of their YAML text."""
-        if self._db is None or not digests:
-            return {}
-        marks = ",".join("?" * len(digests))
-        try:
-            return dict(self._db.execute(
-                f"SELECT key, data FROM yaml WHERE key IN ({marks})", digests).fetchall())
-        except sqlite3.DatabaseError:
-            return {}
-
     def put_many(self, items: Iterable[tuple[str, ParsedNote]], live: Sequence[str] = (),
-                 summaries: Mapping[str, NoteSummary] | None = None,
-                 yaml: Mapping[str, str] | None = None) -> None:
+                 summaries: Mapping[str, NoteSummary] | None = None) -> None:
         """Store new rows; when `live` (every key of the vault now) is given, drop the rest.
-        `summaries` (by key) saves summarizing notes the caller already summarized;
-        `yaml`: frontmatter loads to remember (`YamlMemo.fresh`)."""
+        `summaries` (by key) saves summarizing notes the caller already summarized."""
         if self._db is None:
             return
         rows, summary_rows, alias_rows, tag_rows = [], [], [], []
@@ -295,9 +225,6 @@ class ParseCache:
                 # A key's content never changes (blob id in the key), so its tag rows are
                 # the same each time they are written.
                 self._db.executemany("INSERT OR IGNORE INTO tag_uses VALUES (?, ?, ?)", tag_rows)
-                if yaml:
-                    self._db.executemany("INSERT OR REPLACE INTO yaml VALUES (?, ?)",
-                                         sorted(yaml.items()))
                 if live:
                     count = self._db.execute("SELECT count(*) FROM notes").fetchone()[0]
                     if count > 2 * len(live) + 100:  # prune rarely: it rewrites the table
@@ -311,13 +238,8 @@ class ParseCache:
         self._db.execute("DELETE FROM live")
         self._db.executemany("INSERT OR IGNORE INTO live VALUES (?)", [(k,) for k in live])
         for name in _DATA_TABLES:
-            if name == "yaml":  # keyed by YAML text, not by note: start it again
-                self._db.execute("DELETE FROM yaml")
-                continue
             self._db.execute(f"DELETE FROM {name} WHERE key NOT IN (SELECT key FROM live)")
 
     def close(self) -> None:
-        if self._db is not None:
-            with contextlib.suppress(sqlite3.DatabaseError):
-                self._db.close()
-            self._db = None
+        close_quietly(self._db)
+        self._db = None

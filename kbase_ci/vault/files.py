@@ -28,6 +28,7 @@ from kbase_ci.git.listing import (
 )
 from kbase_ci.git.objects import blob_sha, read_blobs
 from kbase_ci.git.repo import repo_dirs
+from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.config import CONFIG_NAME, Config, load_config, parse_config
 from kbase_ci.vault.globs import any_match
 from kbase_ci.vault.yamlconfig import build_section
@@ -343,10 +344,11 @@ def _load_config(root: Path, path: Path | None, git_dir: Path | None) -> Config:
     """`load_config`, remembering a valid file's settings by content under the git dir.
 
     Reading YAML means importing ruamel (~100 ms), on every hook run of a vault with a
-    `.kbase.yml`. The YAML's plain data (JSON) is kept, keyed by a hash of the file's
-    bytes and the kbase version, and only when building the config from that plain data
-    gives exactly the config parsed from YAML; so a hit can never differ from a parse.
-    An invalid file is never remembered: its located error comes from the real parse.
+    `.kbase.yml`. The YAML's plain data (JSON) is kept in the `config` memo of the state
+    store (kbase_ci.state.memos), keyed by a hash of the file's bytes and the kbase
+    version, and only when building the config from that plain data gives exactly the
+    config parsed from YAML; so a hit can never differ from a parse. An invalid file is
+    never remembered: its located error comes from the real parse.
     """
     cfg_path = path if path is not None else root / CONFIG_NAME
     if git_dir is None or not cfg_path.is_file():
@@ -359,19 +361,19 @@ def _load_config(root: Path, path: Path | None, git_dir: Path | None) -> Config:
     digest = hashlib.sha256(b"\0".join([raw, __version__.encode(),
                                         str(cfg_path).encode("utf-8", "surrogateescape")])
                             ).hexdigest()
-    memo = git_dir / "kbase" / "config" / f"{digest}.json"
+    store = state_store(git_dir / "kbase")
     try:
-        saved = json.loads(memo.read_text(encoding="utf-8"))
+        saved = json.loads(store.get("config", digest) or "null")
         built: Config = build_section(Config, saved["data"], saved["source"], "")
         return dataclasses.replace(built, source=saved["source"], digest=saved["digest"])
-    except (OSError, ValueError, KeyError, TypeError, KbaseError):
+    except (ValueError, KeyError, TypeError, KbaseError):
         pass  # no memo yet, or a damaged one: parse the file
     cfg = load_config(root, path)
-    _remember_config(raw, cfg, memo)
+    _remember_config(raw, cfg, store, digest)
     return cfg
 
 
-def _remember_config(raw: bytes, cfg: Config, memo: Path) -> None:
+def _remember_config(raw: bytes, cfg: Config, store: StateStore, digest: str) -> None:
     import json
 
     from ruamel.yaml import YAML  # already imported by the parse that produced `cfg`
@@ -383,11 +385,8 @@ def _remember_config(raw: bytes, cfg: Config, memo: Path) -> None:
         rebuilt = build_section(Config, plain, cfg.source or CONFIG_NAME, "")
         if dataclasses.replace(rebuilt, source=cfg.source, digest=cfg.digest) != cfg:
             return  # YAML types JSON cannot carry: keep parsing this file each time
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        tmp = memo.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"source": cfg.source, "digest": cfg.digest, "data": plain}),
-                       encoding="utf-8")
-        tmp.replace(memo)  # atomic: a concurrent hook reads the old state or the new one
+        store.put("config", digest, json.dumps({"source": cfg.source, "digest": cfg.digest,
+                                                "data": plain}))
     except Exception:  # ruamel's own errors included: a memo must never fail a check
         return
 

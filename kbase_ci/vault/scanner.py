@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.model import ParsedNote
+from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.cache import ParseCache, cache_key, key_path
 from kbase_ci.vault.files import NoteFile, Vault
 from kbase_ci.vault.notestore import LazySummaries, NoteStore, NoteSummary, summarize
@@ -71,8 +72,9 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
         fresh_summaries = {p: summarize(n) for p, n in fresh.items()}
         if fresh:
             cache.put_many([(key_of[p], note) for p, note in fresh.items()], live,
-                           {key_of[p]: s for p, s in fresh_summaries.items()},
-                           memo.fresh if memo is not None else None)
+                           {key_of[p]: s for p, s in fresh_summaries.items()})
+        if memo is not None:
+            _remember_yaml(cache, memo)
     hit_paths = [p for p, k in key_of.items() if k in hit_keys]
     path_for = key_path
 
@@ -155,17 +157,30 @@ def parse_and_store(cache: ParseCache, items: Sequence[tuple[str, bytes]],
     frontmatter loads (a note missing from the cache, a HEAD version of a staged one)."""
     memo = yaml_memo(cache)
     notes = parse_many(items, max_bytes, 1, memo)
-    cache.put_many([(keys[n.path], n) for n in notes], yaml=memo.fresh)
+    cache.put_many([(keys[n.path], n) for n in notes])
+    _remember_yaml(cache, memo)
     return notes
 
 
+def _store_of(cache: ParseCache) -> StateStore:
+    """The state store beside `cache` (its memos; one keeping nothing without a cache)."""
+    return state_store(cache.path.parent if cache.path is not None else None)
+
+
 def yaml_memo(cache: ParseCache) -> YamlMemo:
-    """A YamlMemo answering from `cache` (pass its `fresh` to `put_many`)."""
+    """A YamlMemo answering from the `yaml` memo beside `cache` (`_remember_yaml` keeps
+    what it loaded)."""
     # Lazy here and below: a run answered from the parse cache never imports the parser
     # (tree-sitter and the grammar: ~10 ms of a hook run).
     from kbase_ci.parse.frontmatter import YamlMemo
 
-    return YamlMemo(cache.yaml)
+    store = _store_of(cache)
+    return YamlMemo(lambda digests: store.get_many("yaml", digests))
+
+
+def _remember_yaml(cache: ParseCache, memo: YamlMemo) -> None:
+    if memo.fresh:
+        _store_of(cache).put_many("yaml", sorted(memo.fresh.items()))
 
 
 def parse_many(items: Sequence[tuple[str, bytes]], max_bytes: int, jobs: int = 1,
@@ -226,7 +241,8 @@ def _parse_store_rows(batch: Sequence[tuple[tuple[str, bytes], str]], max_bytes:
     cache = ParseCache(Path(folder))
     try:
         cache.put_many([(key, n) for key, n, _s in keyed],
-                       summaries={key: s for key, _n, s in keyed}, yaml=memo.fresh)
+                       summaries={key: s for key, _n, s in keyed})
+        _remember_yaml(cache, memo)
     finally:
         cache.close()
     return [(n.to_json(), (list(s.aliases), list(s.tags), list(s.targets), s.type))
