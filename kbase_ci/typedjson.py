@@ -1,0 +1,309 @@
+"""JSON that kbase did not write here, decoded into frozen dataclasses: one decoder for
+the index manifest (an index branch anyone with push access writes), the CI report a
+fork's workflow uploads, and the GitHub event payload.
+
+A record type is declared once, as a dataclass whose field types say what each key
+holds (`int`, `str | None`, `tuple[str, ...]`, `dict[str, Shard]`, a `Literal`, another
+record) and, through `Annotated[..., Check(...)]`, the values it may take. `decode`
+walks the JSON with that declaration and either returns the record or raises
+`ShapeError` naming the first bad key by its path (`shards["a"].chunks should be a whole
+number, not "x"`); callers prefix their file and pick the error class. A key with a
+default may be absent; any other key is required; keys the type does not name are
+ignored. `encode` is the inverse, for writers: the same dict the JSON had.
+
+Why not msgspec or pydantic (measured on the query path, 2-core machine, loaded):
+importing msgspec 0.22 costs 18-25 ms there (it loads uuid, platform, decimal and
+typing_extensions), pydantic ~200 ms with one model; this module costs nothing beyond
+`dataclasses` and `typing`, which the query path imports anyway, and decodes the
+manifest of dnd-5e-srd (25 KB) in under a millisecond (docs/index-format.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+Decoder = Callable[[Any], Any]
+OMIT = "typedjson.omit_none"
+OMIT_NONE = {OMIT: True}
+"""Field metadata (`field(default=None, metadata=OMIT_NONE)`): the key may be absent, and
+is left out of `encode`'s output while the value is None."""
+
+
+class ShapeError(ValueError):
+    """A JSON value that does not have the declared shape: where (`path`) and what is
+    wrong with it (`problem`, a phrase such as `should be a whole number, not "x"`)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.steps: list[str] = []
+        """Path steps, innermost first (`.name` for a record field, `[3]`, `["key"]`)."""
+
+    def at(self, step: str) -> ShapeError:
+        self.steps.append(step)
+        return self
+
+    @property
+    def path(self) -> str:
+        return "".join(reversed(self.steps)).removeprefix(".")
+
+    def __str__(self) -> str:
+        return f"`{self.path}` {self.problem}" if self.steps else f"the document {self.problem}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Check:
+    """A rule for `Annotated[T, Check(...)]`: the decoded value must pass `test`;
+    otherwise it is refused as `should be {what}`."""
+
+    test: Callable[[Any], bool]
+    what: str
+
+
+def at_least(low: int | float) -> Check:
+    return Check(lambda v: v >= low, f"at least {low}")
+
+
+def between(low: int | float, high: int | float) -> Check:
+    return Check(lambda v: low <= v <= high, f"from {low} to {high}")
+
+
+def matching(pattern: str, what: str) -> Check:
+    rx = re.compile(pattern)
+    return Check(lambda v: rx.fullmatch(v) is not None, what)
+
+
+def at_most_items(count: int) -> Check:
+    return Check(lambda v: len(v) <= count, f"at most {count} long")
+
+
+def decode(kind: type[T], data: Any) -> T:
+    """`data` (parsed JSON) as a `kind` record; ShapeError naming the first bad key."""
+    out: T = decoder(kind)(data)
+    return out
+
+
+def encode(value: Any) -> Any:
+    """A record (and what it holds) as JSON values: dicts keyed by field name, lists."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: encode(v) for f in dataclasses.fields(value)
+                if not ((v := getattr(value, f.name)) is None and f.metadata.get(OMIT))}
+    if isinstance(value, list | tuple):
+        return [encode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: encode(v) for k, v in value.items()}
+    return value
+
+
+_CACHE: dict[Any, Decoder] = {}
+
+
+def decoder(kind: Any) -> Decoder:
+    """The decoding function of a type (made once per type)."""
+    got = _CACHE.get(kind)
+    if got is None:
+        got = _CACHE[kind] = _make(kind)
+    return got
+
+
+def shown(value: Any) -> str:
+    """A JSON value in a message: short, and never the whole of a huge one."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+_NAMES = {str: "a string", bool: "true or false", int: "a whole number", float: "a number",
+          type(None): "null"}
+
+
+def _describe(kind: Any) -> str:
+    base = typing.get_origin(kind)
+    if base is typing.Annotated:
+        return _describe(typing.get_args(kind)[0])
+    if kind in _NAMES:
+        return _NAMES[kind]
+    if base is typing.Literal:
+        return " or ".join(shown(a) for a in typing.get_args(kind))
+    if base in (types.UnionType, typing.Union):
+        return " or ".join(_describe(a) for a in typing.get_args(kind))
+    if base in (list, tuple):
+        return "a list"
+    return "an object"
+
+
+def _wrong(kind: Any, value: Any) -> ShapeError:
+    return ShapeError(f"should be {_describe(kind)}, not {shown(value)}")
+
+
+def _make(kind: Any) -> Decoder:
+    if kind is Any:
+        return lambda v: v
+    base, args = typing.get_origin(kind), typing.get_args(kind)
+    if base is typing.Annotated:
+        return _annotated(decoder(args[0]), [m for m in kind.__metadata__
+                                             if isinstance(m, Check)])
+    if kind in (str, bool, int, type(None)):
+        return _exact(kind)
+    if kind is float:
+        return _float
+    if base is typing.Literal:
+        return _literal(kind, args)
+    if base in (types.UnionType, typing.Union):
+        return _union(kind, args)
+    if base is list or (base is tuple and len(args) == 2 and args[1] is Ellipsis):
+        return _sequence(kind, decoder(args[0]), args[0], list if base is list else tuple)
+    if base is tuple:
+        return _fixed(kind, [decoder(a) for a in args])
+    if base is dict:
+        return _mapping(decoder(args[0]), decoder(args[1]), args[0], args[1])
+    if dataclasses.is_dataclass(kind):
+        return _record(kind)
+    raise TypeError(f"typedjson cannot decode {kind!r}")
+
+
+def _exact(kind: type) -> Decoder:
+    def check(value: Any) -> Any:
+        if type(value) is not kind:
+            raise _wrong(kind, value)
+        return value
+    return check
+
+
+def _float(value: Any) -> float:
+    if type(value) is float or type(value) is int:
+        if not math.isfinite(value):
+            raise ShapeError(f"should be a finite number, not {shown(value)}")
+        return float(value)
+    raise _wrong(float, value)
+
+
+def _annotated(inner: Decoder, checks: list[Check]) -> Decoder:
+    def check(value: Any) -> Any:
+        got = inner(value)
+        for rule in checks:
+            if not rule.test(got):
+                raise ShapeError(f"should be {rule.what}, not {shown(value)}")
+        return got
+    return check
+
+
+def _literal(kind: Any, allowed: tuple[Any, ...]) -> Decoder:
+    def check(value: Any) -> Any:
+        for a in allowed:  # `True == 1`: the type must match too
+            if value == a and type(value) is type(a):
+                return a
+        raise _wrong(kind, value)
+    return check
+
+
+def _union(kind: Any, options: tuple[Any, ...]) -> Decoder:
+    if len(options) == 2 and type(None) in options:  # `X | None`, the usual case
+        inner = decoder(next(a for a in options if a is not type(None)))
+
+        def nullable(value: Any) -> Any:
+            if value is None:
+                return None
+            try:
+                return inner(value)
+            except ShapeError as exc:
+                if exc.steps:
+                    raise
+                raise _wrong(kind, value) from None
+        return nullable
+    parts = [decoder(a) for a in options]
+
+    def either(value: Any) -> Any:
+        for part in parts:
+            try:
+                return part(value)
+            except ShapeError:
+                continue
+        raise _wrong(kind, value)
+    return either
+
+
+_PLAIN = (str, int, bool)
+
+
+def _sequence(kind: Any, item: Decoder, item_kind: Any, make: type) -> Decoder:
+    plain = item_kind if item_kind in _PLAIN else None
+
+    def check(value: Any) -> Any:
+        if type(value) is not list:
+            raise _wrong(kind, value)
+        if plain is not None and all(type(v) is plain for v in value):
+            return value if make is list else tuple(value)
+        out = []
+        for i, v in enumerate(value):  # a try per item costs nothing until one fails
+            try:
+                out.append(item(v))
+            except ShapeError as exc:
+                raise exc.at(f"[{i}]") from None
+        return out if make is list else tuple(out)
+    return check
+
+
+def _fixed(kind: Any, items: list[Decoder]) -> Decoder:
+    def check(value: Any) -> Any:
+        if type(value) is not list or len(value) != len(items):
+            raise ShapeError(f"should be a list of {len(items)}, not {shown(value)}")
+        out = []
+        for i, (item, v) in enumerate(zip(items, value, strict=True)):
+            try:
+                out.append(item(v))
+            except ShapeError as exc:
+                raise exc.at(f"[{i}]") from None
+        return tuple(out)
+    return check
+
+
+def _mapping(key: Decoder, item: Decoder, key_kind: Any, item_kind: Any) -> Decoder:
+    plain = item_kind if item_kind in _PLAIN and key_kind is str else None
+
+    def check(value: Any) -> Any:
+        if type(value) is not dict:
+            raise ShapeError(f"should be an object, not {shown(value)}")
+        if plain is not None and all(type(v) is plain for v in value.values()):
+            return value
+        out = {}
+        for k, v in value.items():
+            try:
+                out[key(k)] = item(v)
+            except ShapeError as exc:
+                raise exc.at(f"[{json.dumps(k, ensure_ascii=True)}]") from None
+        return out
+    return check
+
+
+def _record(kind: Any) -> Decoder:
+    hints = typing.get_type_hints(kind, include_extras=True)
+    fields = [(f.name, decoder(hints[f.name]),
+               f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+              for f in dataclasses.fields(kind) if f.init]
+
+    def check(value: Any) -> Any:
+        if type(value) is not dict:
+            raise ShapeError(f"should be an object, not {shown(value)}")
+        got = {}
+        for name, field_decoder, required in fields:
+            if name in value:
+                try:
+                    got[name] = field_decoder(value[name])
+                except ShapeError as exc:
+                    raise exc.at(f".{name}") from None
+            elif required:
+                raise ShapeError("is missing").at(f".{name}")
+        return kind(**got)  # `__post_init__` may raise ShapeError: a rule between fields
+    return check
