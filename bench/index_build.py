@@ -93,8 +93,8 @@ def _in_largest_shard(index: Path) -> str:
     from kbase_ci.index.reader import open_index
 
     reader = open_index(index)
-    shards = reader.manifest["shards"]
-    biggest = max(sorted(shards), key=lambda sid: int(shards[sid]["chunks"]))
+    shards = reader.manifest.shards
+    biggest = max(sorted(shards), key=lambda sid: shards[sid].chunks)
     core = reader.core()
     path: str = core["paths"][shard_notes(core)[biggest][0]]
     return path
