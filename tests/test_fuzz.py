@@ -25,7 +25,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbase_ci.ci.records import from_json
+from kbase_ci.ci.reportjson import from_json
+from kbase_ci.cli.main import exit_code_for
 from kbase_ci.errors import IndexFormatError, KbaseError, UsageError
 from kbase_ci.index.reader import open_index
 from kbase_ci.parse.mentions import extract, heading_keys
@@ -129,7 +130,7 @@ def test_config_errors_are_config_errors(text: str) -> None:
     try:
         parse_config(text, ".kbase.yml")
     except KbaseError as exc:
-        assert exc.exit_code == 2
+        assert exit_code_for(exc) == 2
 
 
 @contextmanager
