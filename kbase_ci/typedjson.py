@@ -41,9 +41,11 @@ class ShapeError(ValueError):
     """A JSON value that does not have the declared shape: where (`path`) and what is
     wrong with it (`problem`, a phrase such as `should be a whole number, not "x"`)."""
 
-    def __init__(self, problem: str) -> None:
+    def __init__(self, problem: str, *, of_type: bool = False) -> None:
         super().__init__(problem)
         self.problem = problem
+        self.of_type = of_type
+        """The value is of another type altogether (not: out of range)."""
         self.steps: list[str] = []
         """Path steps, innermost first (`.name` for a record field, `[3]`, `["key"]`)."""
 
@@ -144,7 +146,7 @@ def _describe(kind: Any) -> str:
 
 
 def _wrong(kind: Any, value: Any) -> ShapeError:
-    return ShapeError(f"should be {_describe(kind)}, not {shown(value)}")
+    return ShapeError(f"should be {_describe(kind)}, not {shown(value)}", of_type=True)
 
 
 def _make(kind: Any) -> Decoder:
@@ -190,6 +192,16 @@ def _float(value: Any) -> float:
 
 
 def _annotated(inner: Decoder, checks: list[Check]) -> Decoder:
+    if len(checks) == 1:  # the usual case, without a loop per value
+        test, what = checks[0].test, checks[0].what
+
+        def one(value: Any) -> Any:
+            got = inner(value)
+            if not test(got):
+                raise ShapeError(f"should be {what}, not {shown(value)}")
+            return got
+        return one
+
     def check(value: Any) -> Any:
         got = inner(value)
         for rule in checks:
@@ -218,9 +230,9 @@ def _union(kind: Any, options: tuple[Any, ...]) -> Decoder:
             try:
                 return inner(value)
             except ShapeError as exc:
-                if exc.steps:
+                if exc.steps or not exc.of_type:
                     raise
-                raise _wrong(kind, value) from None
+                raise _wrong(kind, value) from None  # "... or null"
         return nullable
     parts = [decoder(a) for a in options]
 
@@ -244,6 +256,9 @@ def _sequence(kind: Any, item: Decoder, item_kind: Any, make: type) -> Decoder:
         if type(value) is not list:
             raise _wrong(kind, value)
         if plain is not None and all(type(v) is plain for v in value):
+            return value if make is list else tuple(value)
+        if item_kind is float and all(type(v) is float for v in value) \
+                and all(map(math.isfinite, value)):
             return value if make is list else tuple(value)
         out = []
         for i, v in enumerate(value):  # a try per item costs nothing until one fails

