@@ -6,7 +6,9 @@ GitHub's, but a PR's title, branch names and the like are written by whoever ope
 none of them is used for anything but display, and display escapes them.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the records' annotations are evaluated once,
+# here, instead of compiled and evaluated again by the first decode of every process
+# (`typedjson.decoding._hints`: 15-30 ms of the first manifest read, loaded machine).
 
 import json
 from collections.abc import Mapping
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import Annotated
 
 from kbase_ci.errors import UsageError
-from kbase_ci.typedjson import ShapeError, decode, matching
+from kbase_ci.typedjson import Record, ShapeError, decode, matching
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 
@@ -79,35 +81,30 @@ class CiEvent:
 Sha = Annotated[str, matching(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", "a commit id")]
 
 
-@dataclass(frozen=True, slots=True)
-class RepoJson:
+class RepoJson(Record):
     full_name: str | None = None
     default_branch: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RefJson:
+class RefJson(Record):
     sha: Sha
     ref: str = ""
     repo: RepoJson | None = None
     """None for a deleted fork."""
 
 
-@dataclass(frozen=True, slots=True)
-class PullRequestJson:
+class PullRequestJson(Record):
     head: RefJson
     base: RefJson
     number: int | None = None
     """Else the payload's `number`."""
 
 
-@dataclass(frozen=True, slots=True)
-class NumberJson:
+class NumberJson(Record):
     number: int
 
 
-@dataclass(frozen=True, slots=True)
-class WorkflowRunJson:
+class WorkflowRunJson(Record):
     id: int
     head_sha: Sha
     event: str = ""
@@ -115,8 +112,7 @@ class WorkflowRunJson:
     pull_requests: tuple[NumberJson, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class PayloadJson:
+class PayloadJson(Record):
     """The keys of `GITHUB_EVENT_PATH` that `kbase ci` reads (every other is ignored)."""
 
     repository: RepoJson | None = None

@@ -5,9 +5,10 @@ from it. A path that could steer a link elsewhere (`..`, absolute, NUL) is refus
 rather than cleaned; any path git can name is accepted (kbase reports them).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the records' annotations are evaluated once,
+# here, instead of compiled and evaluated again by the first decode of every process
+# (`typedjson.decoding._hints`: 15-30 ms of the first manifest read, loaded machine).
 
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from kbase_ci.ci.conceptgaps import ConceptChange
@@ -26,7 +27,7 @@ from kbase_ci.ci.records import (
 from kbase_ci.errors import UsageError
 from kbase_ci.git.diff import ChangeKind, FileChange
 from kbase_ci.model import Finding, Severity
-from kbase_ci.typedjson import Check, ShapeError, between, decode, matching
+from kbase_ci.typedjson import Check, Record, ShapeError, between, decode, matching
 from kbase_ci.vault.linkgraph import Gap, GapKind, GapSource, Orphan
 
 _MAX_ITEMS = 500_000
@@ -51,15 +52,13 @@ Prefix = Annotated[Text, Check(lambda v: not v or (v.endswith("/") and _repo_pat
 _MANY = Check(lambda v: len(v) <= _MAX_ITEMS, f"at most {_MAX_ITEMS} items")
 
 
-@dataclass(frozen=True, slots=True)
-class ChangeJson:
+class ChangeJson(Record):
     kind: ChangeKind
     path: RepoPath
     old_path: RepoPath | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FindingJson:
+class FindingJson(Record):
     status: FindingStatus
     path: RepoPath
     line: Number
@@ -71,95 +70,82 @@ class FindingJson:
     suggestion: Text | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class OrphanJson:
+class OrphanJson(Record):
     path: RepoPath
     isolated: bool
     outgoing: Number
 
 
-@dataclass(frozen=True, slots=True)
-class OrphansJson:
+class OrphansJson(Record):
     total: Number
     new: Annotated[tuple[OrphanJson, ...], _MANY]
     fixed: Annotated[tuple[RepoPath, ...], _MANY]
 
 
-@dataclass(frozen=True, slots=True)
-class GapSourceJson:
+class GapSourceJson(Record):
     path: RepoPath
     line: Number
     col: Number
     raw: Text
 
 
-@dataclass(frozen=True, slots=True)
-class GapJson:
+class GapJson(Record):
     key: Text
     target: Text
     kind: GapKind
     sources: Annotated[tuple[GapSourceJson, ...], _MANY]
 
 
-@dataclass(frozen=True, slots=True)
-class GapsJson:
+class GapsJson(Record):
     total: Number
     new: Annotated[tuple[GapJson, ...], _MANY]
     closed: Annotated[tuple[Text, ...], _MANY]
 
 
-@dataclass(frozen=True, slots=True)
-class ItemJson:
+class ItemJson(Record):
     code: Text
     message: Text
     line: Number
 
 
-@dataclass(frozen=True, slots=True)
-class HandoverNoteJson:
+class HandoverNoteJson(Record):
     path: RepoPath
     score: Number
     status: Text | None
     missing: Annotated[tuple[ItemJson, ...], _MANY]
 
 
-@dataclass(frozen=True, slots=True)
-class HandoverJson:
+class HandoverJson(Record):
     score: Number
     threshold: Number
     notes: Annotated[tuple[HandoverNoteJson, ...], _MANY]
     items: Annotated[tuple[ItemJson, ...], _MANY]
 
 
-@dataclass(frozen=True, slots=True)
-class GraphJson:
+class GraphJson(Record):
     nodes: Annotated[tuple[RepoPath, ...], _MANY]
     changed: Annotated[tuple[RepoPath, ...], _MANY]
     edges: Annotated[tuple[tuple[RepoPath, RepoPath], ...], _MANY]
 
 
-@dataclass(frozen=True, slots=True)
-class PlaceJson:
+class PlaceJson(Record):
     path: RepoPath
     line: Number
 
 
-@dataclass(frozen=True, slots=True)
-class ConceptJson:
+class ConceptJson(Record):
     name: Text
     key: Text
     notes: Number
     places: Annotated[tuple[PlaceJson, ...], _MANY]
 
 
-@dataclass(frozen=True, slots=True)
-class ConceptsJson:
+class ConceptsJson(Record):
     new: Annotated[tuple[ConceptJson, ...], _MANY]
     closed: Annotated[tuple[Text, ...], _MANY]
 
 
-@dataclass(frozen=True, slots=True)
-class ReportJson:
+class ReportJson(Record):
     """`report.json` as `CiReport.to_json` writes it, every value checked on reading
     (`from_json`); a key with a default may be absent."""
 

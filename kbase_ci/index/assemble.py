@@ -7,7 +7,6 @@ the shard plan, built shard folders), which is what makes their bytes identical.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
@@ -100,8 +99,10 @@ def file_hashes(root: Path) -> dict[str, str]:
 
 
 def write_manifest(root: Path, manifest: M) -> M:
-    """`manifest` with the hashes of the files under `root`, written there."""
-    manifest = dataclasses.replace(manifest, files=file_hashes(root))
+    """`manifest` with the hashes of the files under `root` as its `files`, written
+    there."""
+    # `_replace` keeps the class; mypy sees only M's bound through the attribute.
+    manifest = cast(M, manifest._replace(files=file_hashes(root)))
     (root / MANIFEST_NAME).write_bytes(manifest_bytes(manifest))
     return manifest
 
@@ -227,5 +228,5 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
                       markdown_bytes=sum(n.size for n in notes)),
         warnings=tuple(warnings), link_inputs=link_key,
         shards={sid: shards[sid] for sid in sorted(shards)},
-        background=_background(root, plan))
+        background=_background(root, plan), files={})
     return write_manifest(root, manifest), seconds, similar_rows

@@ -1,5 +1,6 @@
 """The blocks of an index manifest (kbase_ci.index.manifest), each declared once as a
-frozen record: the key names, their types and the values a reader accepts. The build
+frozen record (`typedjson.Record`): the key names, their types and the values a reader
+accepts. The build
 writes them (`typedjson.encode`) and readers get them decoded and checked
 (`manifest.read_manifest`); docs/index-format.md says what each key means.
 
@@ -8,14 +9,15 @@ a dimension of 10**9, a negative chunk count or a fusion weight of NaN from a fo
 index branch never reaches a query.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the records' annotations are evaluated once,
+# here, instead of compiled and evaluated again by the first decode of every process
+# (`typedjson.decoding._hints`: 15-30 ms of the first manifest read, loaded machine).
 
 import itertools
 import re
-from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from kbase_ci.typedjson import Check, ShapeError, at_least, between, matching
+from kbase_ci.typedjson import Check, Record, at_least, between, matching
 from kbase_ci.vault.safefs import unsafe_part
 
 Count = Annotated[int, at_least(0)]
@@ -32,8 +34,7 @@ ModelKind = Literal["model2vec", "onnx"]
 MAX_DIM = 4096
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(Record):
     """What the index was built from (`provenance.source_of`)."""
 
     commit: ObjectId | None
@@ -47,8 +48,7 @@ class Source:
     """The vault's folder inside the repository ("" at the root)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Tokenizer:
+class Tokenizer(Record):
     """How to tokenize as the index did (`tokens.settings`)."""
 
     name: str
@@ -62,8 +62,7 @@ class Tokenizer:
     stopwords: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Bm25Settings:
+class Bm25Settings(Record):
     """BM25 parameters and how its files are laid out (`bm25.settings`)."""
 
     method: str
@@ -80,8 +79,7 @@ class Bm25Settings:
     postings: str
 
 
-@dataclass(frozen=True, slots=True)
-class AnnSettings:
+class AnnSettings(Record):
     """The HNSW graph of large shards (`ann.PARAMS`)."""
 
     library: str
@@ -97,8 +95,7 @@ class AnnSettings:
     same: str
 
 
-@dataclass(frozen=True, slots=True)
-class VectorSettings:
+class VectorSettings(Record):
     """How chunk vectors are stored and searched (`vectors.settings`), and `inputs`,
     the digest of everything a chunk's vector depends on besides its note."""
 
@@ -115,8 +112,7 @@ class VectorSettings:
     inputs: Sha256 | None
 
 
-@dataclass(frozen=True, slots=True)
-class Embeddings:
+class Embeddings(Record):
     """The embedding model (`assemble.embeddings`): without vectors `dim`, `kind` and
     `library` are None and `reason` says why."""
 
@@ -129,8 +125,7 @@ class Embeddings:
     library: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Ranker:
+class Ranker(Record):
     """One ranker's part in hybrid search (kbase_ci.index.ranking, query.fusion)."""
 
     weight: Annotated[float, at_least(0)]
@@ -143,8 +138,7 @@ class Ranker:
     most `ranking.STATS`). More than `depth` lets a sure first note stand out further."""
 
 
-@dataclass(frozen=True, slots=True)
-class Fusion:
+class Fusion(Record):
     """How hybrid search fuses the rankers for this index's model (`ranking.settings`)."""
 
     method: str
@@ -152,8 +146,7 @@ class Fusion:
     rankers: dict[str, Ranker]
 
 
-@dataclass(frozen=True, slots=True)
-class Counts:
+class Counts(Record):
     """In the file's (sorted) key order: `kbase status` prints `encode(counts)`."""
 
     chunks: Count
@@ -166,14 +159,12 @@ class Counts:
     vectors: Count
 
 
-@dataclass(frozen=True, slots=True)
-class SliceCounts:
+class SliceCounts(Record):
     notes: Count
     shards: Count
 
 
-@dataclass(frozen=True, slots=True)
-class Shard:
+class Shard(Record):
     """One shard (`shards/<id>/`): `chunks` is also its BM25 document count and number
     of vector rows; `inputs` the digest of everything its files are computed from (the
     same digest means the same files: an incremental build copies the shard)."""
@@ -189,8 +180,7 @@ def _sorted(values: tuple[float, ...]) -> bool:
     return all(a <= b for a, b in itertools.pairwise(values))
 
 
-@dataclass(frozen=True, slots=True)
-class Background:
+class Background(Record):
     """The semantic background (`background.combine`): per null question the best
     cosine over the index, sorted."""
 
@@ -199,36 +189,31 @@ class Background:
     top1: Annotated[tuple[float, ...], Check(_sorted, "sorted ascending")]
 
 
-@dataclass(frozen=True, slots=True)
-class Slice:
+class Slice(Record):
     """Which slice of which shard plan (`build.plan_digest`) a slice is."""
 
     k: Annotated[int, at_least(1)]
     n: Annotated[int, at_least(1)]
     plan: Sha256
 
-    def __post_init__(self) -> None:
-        if self.k > self.n:
-            raise ShapeError(f"should have k at most n, not {self.k} of {self.n}")
+    def _problem(self) -> str | None:
+        return None if self.k <= self.n else f"should have k at most n, not {self.k} of {self.n}"
 
 
-@dataclass(frozen=True, slots=True)
-class Selectors:
+class Selectors(Record):
     """A scope's selectors as `.kbase.yml` declared them (`ScopeSpec.to_json`)."""
 
     include: dict[str, tuple[str, ...]]
     exclude: dict[str, tuple[str, ...]]
 
 
-@dataclass(frozen=True, slots=True)
-class MainIndex:
+class MainIndex(Record):
     digest: Sha256
     """The sha256 of the main index's manifest when the scope was cut from it."""
     source_commit: ObjectId | None
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(Record):
     """A scoped index's own block (kbase_ci/scope, docs/scopes.md)."""
 
     name: str

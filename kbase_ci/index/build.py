@@ -272,7 +272,7 @@ def _write_slice(tmp: Path, head: Header, plan: Sequence[ShardSpec],
         **header_fields(head), warnings=tuple(warnings),
         counts=SliceCounts(notes=len(notes), shards=len(metas)),
         shards={sid: metas[sid] for sid in sorted(metas)},
-        slice=Slice(shard[0], shard[1], plan_digest(plan))))
+        slice=Slice(shard[0], shard[1], plan_digest(plan)), files={}))
 
 
 def plan_digest(plan: Sequence[ShardSpec]) -> str:

@@ -13,12 +13,12 @@ data always gives the same bytes: sorted keys, fixed separators, UTF-8, one trai
 newline. The manifest is indented (people and `git diff` read it); tables are compact.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the records' annotations are evaluated once,
+# here, instead of compiled and evaluated again by the first decode of every process
+# (`typedjson.decoding._hints`: 15-30 ms of the first manifest read, loaded machine).
 
-import dataclasses
 import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -40,7 +40,7 @@ from kbase_ci.index.blocks import (
     Tokenizer,
     VectorSettings,
 )
-from kbase_ci.typedjson import OMIT_NONE, Check, ShapeError, decode, encode
+from kbase_ci.typedjson import OMIT_NONE, Check, Record, ShapeError, decode, encode
 
 FORMAT = "kbase-index"
 FORMAT_VERSION = 6
@@ -48,8 +48,7 @@ MANIFEST_NAME = "manifest.json"
 MAX_MANIFEST_BYTES = 64 << 20
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Header:
+class Header(Record, kw_only=True):
     """What an index shares with its slices (they must agree to be merged): all but the
     counts, warnings, shards and files."""
 
@@ -67,7 +66,7 @@ class Header:
     vectors: VectorSettings | None
     embeddings: Embeddings
     fusion: Fusion | None
-    scope: Scope | None = dataclasses.field(default=None, metadata=OMIT_NONE)
+    scope: Annotated[Scope | None, OMIT_NONE] = None
     """Only in a scoped index (kbase_ci/scope)."""
 
 
@@ -75,7 +74,6 @@ Files = Annotated[dict[IndexPath, Sha256], Check(lambda f: MANIFEST_NAME not in 
                                                  "without the manifest itself")]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class IndexManifest(Header):
     counts: Counts
     warnings: tuple[str, ...]
@@ -83,11 +81,10 @@ class IndexManifest(Header):
     """What decides where links point (`assemble.link_inputs`)."""
     shards: dict[str, Shard]
     background: Background | None
-    files: Files = dataclasses.field(default_factory=dict)
-    """relative path -> sha256 of every file but the manifest (set by `write_manifest`)."""
+    files: Files
+    """relative path -> sha256 of every file but the manifest (`assemble.write_manifest`)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
 class SliceManifest(Header):
     """A `--shard K/N` slice: not an index; `kbase index --merge` makes one."""
 
@@ -95,20 +92,16 @@ class SliceManifest(Header):
     warnings: tuple[str, ...]
     shards: dict[str, Shard]
     slice: Slice
-    files: Files = dataclasses.field(default_factory=dict)
+    files: Files
 
 
 Manifest = IndexManifest | SliceManifest
 
 
-def header_of(manifest: Header) -> Header:
-    """The `Header` part of a manifest (what a merge takes from its slices)."""
-    return Header(**{f.name: getattr(manifest, f.name) for f in dataclasses.fields(Header)})
-
-
 def header_fields(head: Header) -> dict[str, Any]:
-    """A header's fields as keyword arguments, to build a manifest on it."""
-    return {f.name: getattr(head, f.name) for f in dataclasses.fields(Header)}
+    """A header's fields as keyword arguments, to build a manifest on it (or to compare
+    the header parts of two)."""
+    return {name: getattr(head, name) for name in Header._fields}
 
 
 def dump_json(obj: Any) -> bytes:
@@ -187,31 +180,26 @@ def decode_manifest(raw: bytes, path: Path | str) -> Manifest:
         raise IndexFormatError(f"{path}: {exc}") from None
 
 
-@dataclass(frozen=True, slots=True)
-class _Any:
+class _Any(Record):
     """What every kbase manifest of any format version says: which format it is."""
 
     format: Literal["kbase-index"]
     format_version: int
 
 
-@dataclass(frozen=True, slots=True)
-class _Commit:
+class _Commit(Record):
     commit: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _Sourced:
+class _Sourced(Record):
     source: _Commit
 
 
-@dataclass(frozen=True, slots=True)
-class _Listed:
+class _Listed(Record):
     files: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class BranchIndex:
+class BranchIndex(Record):
     """A kbase index found in a commit's tree, of any format version (`manifest_at`)."""
 
     format_version: int

@@ -150,8 +150,11 @@ class IndexReader(IndexFolder):
         key = f"rows:{LINK_ROWS_FILE}"
         row = self._cache[key][number] if key in self._cache else \
             self.row(LINK_ROWS_FILE, number)
-        got: LinkRow = self._decoded(LINK_ROWS_FILE, lambda: LinkRow._make(row))
-        return got
+        try:
+            return LinkRow._make(row)
+        except TypeError:  # not a row of 12 (validated indexes have none)
+            raise IndexFormatError(f"{self.root}: {LINK_ROWS_FILE} row {number} is not a "
+                                   "link: the index is damaged or forged") from None
 
     def link_column(self, field: str) -> list[Any]:
         """One field (`LinkRow`) of every link, by link number (decodes every row once):

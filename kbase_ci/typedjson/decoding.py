@@ -1,26 +1,9 @@
-"""JSON that kbase did not write here, decoded into frozen dataclasses: one decoder for
-the index manifest (an index branch anyone with push access writes), the CI report a
-fork's workflow uploads, and the GitHub event payload.
-
-A record type is declared once, as a dataclass whose field types say what each key
-holds (`int`, `str | None`, `tuple[str, ...]`, `dict[str, Shard]`, a `Literal`, another
-record) and, through `Annotated[..., Check(...)]`, the values it may take. `decode`
-walks the JSON with that declaration and either returns the record or raises
-`ShapeError` naming the first bad key by its path (`shards["a"].chunks should be a whole
-number, not "x"`); callers prefix their file and pick the error class. A key with a
-default may be absent; any other key is required; keys the type does not name are
-ignored. `encode` is the inverse, for writers: the same dict the JSON had.
-
-Why not msgspec or pydantic (measured on the query path, 2-core machine, loaded):
-importing msgspec 0.22 costs 18-25 ms there (it loads uuid, platform, decimal and
-typing_extensions), pydantic ~200 ms with one model; this module costs nothing beyond
-`dataclasses` and `typing`, which the query path imports anyway, and decodes the
-manifest of dnd-5e-srd (25 KB) in under a millisecond (docs/index-format.md).
-"""
+"""The decoder: JSON values walked against a record's declared types (`decode`), and
+back (`encode`); see the package's docstring."""
 
 from __future__ import annotations
 
-import dataclasses
+import inspect
 import json
 import math
 import re
@@ -29,12 +12,10 @@ import typing
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from kbase_ci.typedjson.record import OMIT_NONE, Record
+
 T = TypeVar("T")
 Decoder = Callable[[Any], Any]
-OMIT = "typedjson.omit_none"
-OMIT_NONE = {OMIT: True}
-"""Field metadata (`field(default=None, metadata=OMIT_NONE)`): the key may be absent, and
-is left out of `encode`'s output while the value is None."""
 
 
 class ShapeError(ValueError):
@@ -61,8 +42,7 @@ class ShapeError(ValueError):
         return f"`{self.path}` {self.problem}" if self.steps else f"the document {self.problem}"
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Check:
+class Check(Record):
     """A rule for `Annotated[T, Check(...)]`: the decoded value must pass `test`;
     otherwise it is refused as `should be {what}`."""
 
@@ -83,10 +63,6 @@ def matching(pattern: str, what: str) -> Check:
     return Check(lambda v: rx.fullmatch(v) is not None, what)
 
 
-def at_most_items(count: int) -> Check:
-    return Check(lambda v: len(v) <= count, f"at most {count} long")
-
-
 def decode(kind: type[T], data: Any) -> T:
     """`data` (parsed JSON) as a `kind` record; ShapeError naming the first bad key."""
     out: T = decoder(kind)(data)
@@ -95,9 +71,10 @@ def decode(kind: type[T], data: Any) -> T:
 
 def encode(value: Any) -> Any:
     """A record (and what it holds) as JSON values: dicts keyed by field name, lists."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: encode(v) for f in dataclasses.fields(value)
-                if not ((v := getattr(value, f.name)) is None and f.metadata.get(OMIT))}
+    if isinstance(value, Record):
+        omit = _omitted(type(value))
+        return {n: encode(v) for n in value._fields
+                if not ((v := getattr(value, n)) is None and n in omit)}
     if isinstance(value, list | tuple):
         return [encode(v) for v in value]
     if isinstance(value, dict):
@@ -170,7 +147,7 @@ def _make(kind: Any) -> Decoder:
         return _fixed(kind, [decoder(a) for a in args])
     if base is dict:
         return _mapping(decoder(args[0]), decoder(args[1]), args[0], args[1])
-    if dataclasses.is_dataclass(kind):
+    if isinstance(kind, type) and issubclass(kind, Record):
         return _record(kind)
     raise TypeError(f"typedjson cannot decode {kind!r}")
 
@@ -302,11 +279,35 @@ def _mapping(key: Decoder, item: Decoder, key_kind: Any, item_kind: Any) -> Deco
     return check
 
 
-def _record(kind: Any) -> Decoder:
-    hints = typing.get_type_hints(kind, include_extras=True)
-    fields = [(f.name, decoder(hints[f.name]),
-               f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
-              for f in dataclasses.fields(kind) if f.init]
+_OMITTED: dict[type, frozenset[str]] = {}
+
+
+def _omitted(kind: type[Record]) -> frozenset[str]:
+    """The fields of `kind` declared `Annotated[..., OMIT_NONE]`."""
+    got = _OMITTED.get(kind)
+    if got is None:
+        hints = _hints(kind)
+        got = _OMITTED[kind] = frozenset(
+            n for n in kind._fields if OMIT_NONE in getattr(hints[n], "__metadata__", ()))
+    return got
+
+
+def _hints(kind: type[Record]) -> dict[str, Any]:
+    """The field types of a record: its classes' annotations as evaluated when the class
+    was made; `typing.get_type_hints` (which compiles and evaluates each one again) only
+    for a module that keeps them as strings (`from __future__ import annotations`)."""
+    out: dict[str, Any] = {}
+    for klass in reversed(kind.__mro__):
+        out.update(inspect.get_annotations(klass))
+    if any(isinstance(out[n], str) for n in kind._fields):
+        return typing.get_type_hints(kind, include_extras=True)
+    return out
+
+
+def _record(kind: type[Record]) -> Decoder:
+    hints = _hints(kind)
+    fields = [(n, decoder(hints[n]), n not in kind._defaults) for n in kind._fields]
+    rule = getattr(kind, "_problem", None)
 
     def check(value: Any) -> Any:
         if type(value) is not dict:
@@ -320,5 +321,9 @@ def _record(kind: Any) -> Decoder:
                     raise exc.at(f".{name}") from None
             elif required:
                 raise ShapeError("is missing").at(f".{name}")
-        return kind(**got)  # `__post_init__` may raise ShapeError: a rule between fields
+        made = kind(**got)
+        why = rule(made) if rule is not None else None  # a rule between fields
+        if why is not None:
+            raise ShapeError(why)
+        return made
     return check
