@@ -12,13 +12,12 @@ with a default may be absent; any other key is required; keys the type does not 
 are ignored. A record may have a method `_problem(self) -> str | None` for a rule
 between its fields. `encode` is the inverse, for writers: the same dict the JSON had.
 
-Why not msgspec or pydantic: every query reads a manifest, so what counts is the cost
-at a query's start (docs/index-format.md has the measurements). Importing msgspec
-after the query path's own imports cost 18-25 ms (it loads uuid, platform, decimal and
-typing_extensions), pydantic with one model ~200 ms (and issue 30 makes it optional);
-the ~20 manifest records cost 0.5 ms to make as `Record`s, where frozen dataclasses
-took ~45 ms. Decoding is slower in Python (about 1 ms for dnd-5e-srd's 25 KB manifest
-against 0.1 ms), which one query pays once.
+Why not msgspec or pydantic, and why `Record` rather than dataclasses: every query
+reads a manifest, in a new process, so what counts is the cost at its start. Importing
+msgspec cost 18-68 ms there, pydantic with one model 200-490 ms; making the manifest's
+~20 records as frozen dataclasses cost about 14 times what `Record`s do. Decoding in
+Python is slower (about 1 ms for dnd-5e-srd's 25 KB manifest against 0.1 ms), and one
+query pays it once. The figures: docs/index-format.md, "Where the manifest is declared".
 """
 
 from kbase_ci.typedjson.decoding import (
