@@ -8,7 +8,7 @@ none of them is used for anything but display, and display escapes them.
 
 # No `from __future__ import annotations`: the records' annotations are evaluated once,
 # here, instead of compiled and evaluated again by the first decode of every process
-# (`typedjson.decoding._hints`: 15-30 ms of the first manifest read, loaded machine).
+# (`typedjson.decoding._hints`).
 
 import json
 from collections.abc import Mapping

@@ -7,7 +7,7 @@ rather than cleaned; any path git can name is accepted (kbase reports them).
 
 # No `from __future__ import annotations`: the records' annotations are evaluated once,
 # here, instead of compiled and evaluated again by the first decode of every process
-# (`typedjson.decoding._hints`: 15-30 ms of the first manifest read, loaded machine).
+# (`typedjson.decoding._hints`).
 
 from typing import Annotated, Any, Literal
 

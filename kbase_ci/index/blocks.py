@@ -11,7 +11,7 @@ index branch never reaches a query.
 
 # No `from __future__ import annotations`: the records' annotations are evaluated once,
 # here, instead of compiled and evaluated again by the first decode of every process
-# (`typedjson.decoding._hints`: 15-30 ms of the first manifest read, loaded machine).
+# (`typedjson.decoding._hints`: 20-35 ms of the first manifest read, loaded machine).
 
 import itertools
 import re

@@ -5,8 +5,8 @@ The manifest is `IndexManifest` (or, for a `--shard K/N` slice, `SliceManifest`)
 `Header` of blocks (kbase_ci.index.blocks) plus what differs. An index can come from a
 branch anyone can push to, so `read_manifest` checks the format and version, then every
 key's type and range (`typedjson.decode`), and refuses anything else with an
-IndexFormatError naming the file and the key (`manifest.json: `embeddings.dim` should
-be ...`): nothing outside this module reads the manifest's JSON by key.
+IndexFormatError naming the file and the key (``manifest.json: `embeddings.dim` should
+be ...``): nothing outside this module reads the manifest's JSON by key.
 
 Everything written into an index goes through `dump_json`/`dump_table` so that the same
 data always gives the same bytes: sorted keys, fixed separators, UTF-8, one trailing
@@ -15,7 +15,7 @@ newline. The manifest is indented (people and `git diff` read it); tables are co
 
 # No `from __future__ import annotations`: the records' annotations are evaluated once,
 # here, instead of compiled and evaluated again by the first decode of every process
-# (`typedjson.decoding._hints`: 15-30 ms of the first manifest read, loaded machine).
+# (`typedjson.decoding._hints`: 20-35 ms of the first manifest read, loaded machine).
 
 import hashlib
 import json
