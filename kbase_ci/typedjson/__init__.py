@@ -15,7 +15,7 @@ between its fields. `encode` is the inverse, for writers: the same dict the JSON
 Why not msgspec or pydantic, and why `Record` rather than dataclasses: every query
 reads a manifest, in a new process, so what counts is the cost at its start. Importing
 msgspec cost 18-68 ms there, pydantic with one model 200-490 ms; making the manifest's
-~20 records as frozen dataclasses cost about 14 times what `Record`s do. Decoding in
+~20 records as frozen dataclasses cost 12-14 times what `Record`s do. Decoding in
 Python is slower (about 1 ms for dnd-5e-srd's 25 KB manifest against 0.1 ms), and one
 query pays it once. The figures: docs/index-format.md, "Where the manifest is declared".
 """

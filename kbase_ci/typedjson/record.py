@@ -22,8 +22,8 @@ class Record:
     `__init__` (positional, or keyword only with `class X(Record, kw_only=True)`),
     equality, a hash, a repr and `_replace`, as a frozen dataclass would (type checkers
     are told so: `dataclass_transform`). Made without generating code: every query makes
-    the manifest's ~20 record classes at start, where 22 frozen dataclasses took 14
-    times as long to make, and 22 `typing.NamedTuple`s twice (docs/index-format.md)."""
+    the manifest's ~20 record classes at start, where 22 frozen dataclasses took 12-14
+    times as long to make, and 22 `typing.NamedTuple`s 2-3 times (docs/index-format.md)."""
 
     __slots__ = ()
     _fields: typing.ClassVar[tuple[str, ...]] = ()
