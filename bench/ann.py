@@ -30,7 +30,7 @@ def stacked(index_dir: Path) -> tuple[Any, int]:
     from kbase_ci.index.reader import open_index
 
     reader = open_index(index_dir)
-    dim = int(reader.manifest["embeddings"]["dim"])
+    dim = int(reader.manifest.embeddings.dim or 0)
     parts = [np.asarray(v.packed)[v.rows] for v in (reader.vectors(s) for s in reader.shards)
              if v is not None and len(v)]
     return np.vstack(parts), dim

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbase_ci.errors import GitError, KbaseError, UsageError, exit_code_for
+from kbase_ci.cli.main import exit_code_for
+from kbase_ci.errors import GitError, KbaseError, UsageError
 
 from .plan import Planner
 from .render import Renderer

@@ -93,8 +93,8 @@ def _in_largest_shard(index: Path) -> str:
     from kbase_ci.index.reader import open_index
 
     reader = open_index(index)
-    shards = reader.manifest["shards"]
-    biggest = max(sorted(shards), key=lambda sid: int(shards[sid]["chunks"]))
+    shards = reader.manifest.shards
+    biggest = max(sorted(shards), key=lambda sid: shards[sid].chunks)
     core = reader.core()
     path: str = core["paths"][shard_notes(core)[biggest][0]]
     return path
@@ -102,6 +102,7 @@ def _in_largest_shard(index: Path) -> str:
 
 def one(name: str, model: Path | None, jobs: int | None, config: str) -> dict[str, object]:
     from kbase_ci.index.build import build_index
+    from kbase_ci.typedjson import encode
     from kbase_ci.vault.files import Vault
     from kbase_ci.vault.scanner import scan
 
@@ -116,7 +117,7 @@ def one(name: str, model: Path | None, jobs: int | None, config: str) -> dict[st
         out["full_cold_s"] = round(time.perf_counter() - t0, 2)
         out["full_cold_cpu_s"] = round(_cpu() - c0, 2)
         out["stages_cold"] = {k: round(v, 2) for k, v in cold.seconds.items()}
-        out["counts"] = cold.counts
+        out["counts"] = encode(cold.manifest.counts)
         scan(vault)  # fill the parse cache, as an earlier `kbase check` would
         shutil.rmtree(target)
         t0, c0 = time.perf_counter(), _cpu()

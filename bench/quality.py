@@ -9,6 +9,7 @@ from typing import Any
 from bench import query_quality
 from bench.corpora import Corpora, load_rows, sample, tldr_hard, tldr_xlang
 from bench.figure import once
+from kbase_ci.typedjson import encode
 
 VAULT_SETS = ("obsidian-tasks-docs", "data-engineering-wiki")
 
@@ -53,6 +54,6 @@ def measure(corpora: Corpora, *, limit: int, tldr: int, xlang: int
         figs.extend(_rows_figures(rows, set_name, query_quality.scores(view, rows), command))
     builds = [once("full index build with the model (once)", c.name, c.seconds, c.cpu,
                    f"build_index(copy of corpora/{c.name}/vault, model=minilm-static-256)",
-                   counts=c.view.manifest.get("counts"))
+                   counts=encode(c.view.manifest.counts))
               for c in corpora.built.values()]
     return figs, builds, notes

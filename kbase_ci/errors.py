@@ -1,7 +1,7 @@
-"""One error hierarchy, and the one place that maps errors to exit codes.
+"""One error hierarchy: the core raises these, only `cli` catches them.
 
-Exit codes: 0 clean/results, 1 findings/no results, 2 usage or config error,
-3 internal error. The core raises these; only `cli` catches them.
+`kbase_ci.cli.main.EXIT_CODES` is the one place that turns each class into an exit code:
+0 clean/results, 1 findings/no results, 2 usage or config error, 3 internal error.
 """
 
 from __future__ import annotations
@@ -15,13 +15,9 @@ EXIT_INTERNAL = 3
 class KbaseError(Exception):
     """Base for every error kbase reports on purpose."""
 
-    exit_code = EXIT_INTERNAL
-
 
 class UsageError(KbaseError):
     """Bad command line, unknown note, impossible request."""
-
-    exit_code = EXIT_USAGE
 
 
 class ConfigError(UsageError):
@@ -33,14 +29,6 @@ class ConfigError(UsageError):
         self.path, self.line, self.col, self.detail = path, line, col, message
 
 
-class GitError(UsageError):
-    """A git command failed (not a repository, unknown revision, ...)."""
-
-
-class IndexFormatError(UsageError):
-    """An index artifact is missing, tampered with, or from another format version."""
-
-
 class UnsafePathError(UsageError):
     """A write would leave the repository, enter `.git`, a submodule or kbase's own index
     folder, go through a symbolic link, or replace a folder kbase does not own."""
@@ -50,9 +38,24 @@ class ChangedError(UsageError):
     """A file changed between kbase reading it and replacing it (compare-and-swap)."""
 
 
-def exit_code_for(exc: BaseException) -> int:
-    if isinstance(exc, KbaseError):
-        return exc.exit_code
-    if isinstance(exc, KeyboardInterrupt):
-        return 130
-    return EXIT_INTERNAL
+class GitError(KbaseError):
+    """A git command failed (not a repository, unknown revision, a refused push, ...)."""
+
+
+class IndexFormatError(KbaseError):
+    """An index artifact is missing, tampered with, forged, or from another format
+    version; the message names the file (and, for the manifest, the key)."""
+
+
+class GitHubError(KbaseError):
+    """A GitHub API call failed after its retry (kbase_ci.ci.github); `status` is the
+    HTTP status (0: no response)."""
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(f"GitHub API: {message}")
+        self.status = status
+
+
+class PublishGaveUp(KbaseError):
+    """Publishing the index lost every push race (`kbase ci` in index mode; `kbase
+    publish` returns its `gave-up` result instead)."""

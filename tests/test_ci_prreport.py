@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from kbase_ci.ci.prreport import Context, compare, match_findings, match_key, snapshot
-from kbase_ci.ci.records import CiReport, from_json
+from kbase_ci.ci.records import CiReport
+from kbase_ci.ci.reportjson import from_json
 from kbase_ci.errors import UsageError
 from kbase_ci.model import Finding
 from kbase_ci.parse.parser import parse_note

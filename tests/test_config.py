@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from kbase_ci.cli.main import exit_code_for
 from kbase_ci.errors import ConfigError
 from kbase_ci.vault.config import Config, load_config, parse_config
 
@@ -49,7 +50,7 @@ def test_errors_name_file_line_and_key(text: str, line: int, col: int, words: li
     assert str(err).startswith(f"sub/.kbase.yml:{line}:{col}: KB900 ")
     for w in words:
         assert w in str(err)
-    assert err.exit_code == 2
+    assert exit_code_for(err) == 2
 
 
 def test_explicit_missing_config_is_an_error(tmp_path: Path) -> None:

@@ -25,7 +25,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbase_ci.ci.records import from_json
+from kbase_ci.ci.reportjson import from_json
+from kbase_ci.cli.main import exit_code_for
 from kbase_ci.errors import IndexFormatError, KbaseError, UsageError
 from kbase_ci.index.reader import open_index
 from kbase_ci.parse.mentions import extract, heading_keys
@@ -129,7 +130,7 @@ def test_config_errors_are_config_errors(text: str) -> None:
     try:
         parse_config(text, ".kbase.yml")
     except KbaseError as exc:
-        assert exc.exit_code == 2
+        assert exit_code_for(exc) == 2
 
 
 @contextmanager
@@ -243,3 +244,48 @@ def test_forged_index_files_never_crash_a_query(built: Path, data: st.DataObject
             proc = run_kbase(*args, "--index", str(copy), cwd=built)
             assert proc.returncode in (0, 1, 2), (rel, args, proc.stderr)
             assert "internal error" not in proc.stderr, (rel, args, proc.stderr)
+
+
+_GONE = object()
+values = (st.none() | st.booleans() | st.integers(-2**70, 2**70)
+          | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=8)
+          | st.sampled_from(["../../etc/passwd", "0" * 64, "onnx", "pickle", "--x"])
+          | st.lists(st.integers(-3, 3) | st.text(max_size=3), max_size=3)
+          | st.dictionaries(st.text(max_size=4), st.integers(-3, 3), max_size=2)
+          | st.just(_GONE))
+
+
+@fuzz(100)
+@given(data=st.data())
+def test_forged_manifests_are_refused_by_key_never_crash(built: Path,
+                                                          data: st.DataObject) -> None:
+    """Any key of the manifest, at any depth, replaced (or removed): the query answers,
+    or exits 2 naming the file it refused; never a crash (issue 26)."""
+    index = built / ".kbase"
+    manifest = json.loads((index / "manifest.json").read_bytes())
+    path: list[str | int] = [data.draw(st.sampled_from(sorted(manifest)))]
+    node = manifest[path[0]]
+    while isinstance(node, dict | list) and node and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(node) if isinstance(node, dict)
+                                        else range(len(node))))
+        path.append(key)
+        node = node[key]  # type: ignore[index]
+    value = data.draw(values)
+    parent = manifest
+    for key in path[:-1]:
+        parent = parent[key]  # type: ignore[index]
+    if value is _GONE and isinstance(parent, dict):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = None if value is _GONE else value  # type: ignore[index]
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "idx"
+        shutil.copytree(index, copy)
+        (copy / "manifest.json").write_text(json.dumps(manifest))
+        for args in (["backlinks", "A"], ["status"]):
+            proc = run_kbase(*args, "--index", str(copy), cwd=built)
+            assert proc.returncode in (0, 1, 2), (path, value, args, proc.stderr)
+            assert "internal error" not in proc.stderr, (path, value, proc.stderr)
+            if proc.returncode == 2:  # refused, naming what (the manifest, or a table)
+                assert str(copy) in proc.stderr, (path, value, proc.stderr)
+

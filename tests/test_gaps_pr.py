@@ -10,8 +10,8 @@ from pathlib import Path
 from conftest import git, write
 
 from kbase_ci.ci.prreport import Context, compare
-from kbase_ci.ci.records import from_json
 from kbase_ci.ci.render import render
+from kbase_ci.ci.reportjson import from_json
 
 BASE = {
     "A.md": "# A\n\nWe use Change Data Capture here. Apache Flink runs jobs. `old_knob` too.\n"

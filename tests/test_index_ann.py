@@ -135,14 +135,14 @@ def test_a_shard_past_the_crossover_is_searched_by_its_graph(make_repo: MakeRepo
     root = make_repo(notes)
     model = make_tiny_model(tmp_path / "tiny")
     built = build_index(Vault(root), root / ".kbase", model=model, jobs=1)
-    (shard,) = [s for s, m in built.manifest["shards"].items() if m["chunks"] > 1]
-    assert built.manifest["shards"][shard]["vectors"] >= ann.MIN_ROWS
-    assert f"shards/{shard}/{ann.FILE}" in built.manifest["files"]
+    (shard,) = [s for s, m in built.manifest.shards.items() if m.chunks > 1]
+    assert built.manifest.shards[shard].vectors >= ann.MIN_ROWS
+    assert f"shards/{shard}/{ann.FILE}" in built.manifest.files
     reader = open_index(root / ".kbase")
     vecs = reader.vectors(shard)
     assert vecs.graph_path is not None
     scan = Vectors(vecs.packed, vecs.ndim)
-    assert f"shards/{shard}/{ann.SAME_FILE}" in built.manifest["files"]
+    assert f"shards/{shard}/{ann.SAME_FILE}" in built.manifest.files
     for row in (5, 777, 20_000):
         q = scan.unit_rows()[row]
         # Many rows share a vector here (few words): compare scores, not row numbers.

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,11 +15,14 @@ from indexkit import make_tiny_model, small_vault, snapshot
 
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index import FORMAT_VERSION, tokens
+from kbase_ci.index.blocks import Source
 from kbase_ci.index.build import BuildResult, build_index
 from kbase_ci.index.embedder import Embedder
-from kbase_ci.index.manifest import read_manifest
+from kbase_ci.index.layout import LinkRow, NoteRow
+from kbase_ci.index.manifest import IndexManifest, read_manifest
 from kbase_ci.index.reader import open_index
 from kbase_ci.state.folders import make_temp_dir
+from kbase_ci.typedjson import encode
 from kbase_ci.vault.config import load_config
 from kbase_ci.vault.files import Vault
 
@@ -34,12 +38,8 @@ def build(root: Path, model: Path | None, out: Path | None = None, **kw: object)
     return build_index(Vault(root), out or root / ".kbase", model=model, **kw)  # type: ignore[arg-type]
 
 
-def table(data: dict[str, object], key: str = "rows") -> list[dict[str, object]]:
-    fields = data["fields"]
-    assert isinstance(fields, list)
-    rows = data[key]
-    assert isinstance(rows, list)
-    return [dict(zip(fields, r, strict=True)) for r in rows]
+def table(rows: Sequence[NoteRow] | Sequence[LinkRow]) -> list[dict[str, Any]]:
+    return [r._asdict() for r in rows]
 
 
 def bm25_top(reader: object, query: str) -> list[tuple[str, float]]:
@@ -61,19 +61,20 @@ def test_manifest_tables_and_search(make_repo: MakeRepo, tiny_model: Path) -> No
     root = make_repo(small_vault())
     result = build(root, tiny_model)
     m = read_manifest(root / ".kbase")
-    assert m["format"] == "kbase-index" and m["format_version"] == FORMAT_VERSION
+    assert isinstance(m, IndexManifest) and m == result.manifest
+    assert m.format == "kbase-index" and m.format_version == FORMAT_VERSION
     head = git(root, "rev-parse", "HEAD").strip()
-    assert m["source"] == {"commit": head, "tree": git(root, "rev-parse", "HEAD^{tree}").strip(),
-                           "dirty": False, "dirty_paths": [], "path": ""}
-    assert m["built_at"] == git(root, "show", "-s", "--format=%cI", "HEAD").strip()
-    assert m["embeddings"]["model"] == "tiny" and m["embeddings"]["dim"] == 16
-    assert m["embeddings"]["reason"] is None
-    assert m["tokenizer"]["stemmer"] == "english" and "the" in m["tokenizer"]["stopwords"]
-    assert m["config_digest"] == load_config(root).digest
-    assert m["counts"]["notes"] == 8 and m["counts"]["shards"] == 4
-    assert set(m["shards"]) == {"_root", *(s for s in m["shards"] if s != "_root")}
+    assert m.source == Source(head, git(root, "rev-parse", "HEAD^{tree}").strip(), False,
+                              (), "")
+    assert m.built_at == git(root, "show", "-s", "--format=%cI", "HEAD").strip()
+    assert m.embeddings.model == "tiny" and m.embeddings.dim == 16
+    assert m.embeddings.reason is None
+    assert m.tokenizer.stemmer == "english" and "the" in m.tokenizer.stopwords
+    assert m.config_digest == load_config(root).digest
+    assert m.counts.notes == 8 and m.counts.shards == 4
+    assert set(m.shards) == {"_root", *(s for s in m.shards if s != "_root")}
     raw = (root / ".kbase" / "manifest.json").read_text()
-    assert raw.endswith("}\n") and raw == json.dumps(m, indent=2, sort_keys=True,
+    assert raw.endswith("}\n") and raw == json.dumps(encode(m), indent=2, sort_keys=True,
                                                      ensure_ascii=False) + "\n"
     assert result.shards_reused == () and len(result.shards_built) == 4
 
@@ -91,18 +92,18 @@ def test_manifest_tables_and_search(make_repo: MakeRepo, tiny_model: Path) -> No
     assert deco["block_ids"] == [["wrap-id", 5]]
 
     links = reader.links()
-    rows = table(links)
+    rows = table(links.rows)
     by_raw = {r["raw"]: r for r in rows}
     assert by_raw["[[Python/Decorators#Basics]]"]["target"] == paths.index("Python/Decorators.md")
     assert by_raw["[[Python/Decorators#Basics]]"]["anchor"] == "heading"
     assert by_raw["[[Python/Decorators#Basics]]"]["anchor_found"] is True
     assert by_raw["[[Missing Note]]"]["status"] == "unresolved"
     assert by_raw["[[Missing Note]]"]["target"] is None
-    assert [rows[i]["raw"] for i in links["unresolved"]["Missing Note"]] == ["[[Missing Note]]"]
+    assert [rows[i]["raw"] for i in links.unresolved["Missing Note"]] == ["[[Missing Note]]"]
     # Backlinks of a note are one list lookup; outgoing links are one contiguous range.
-    deco_back = links["backlinks"][paths.index("Python/Decorators.md")]
+    deco_back = links.backlinks[paths.index("Python/Decorators.md")]
     assert [notes[rows[i]["source"]]["path"] for i in deco_back] == ["Python/Context Managers.md"]
-    first, count = links["outgoing"][paths.index("Home.md")]
+    first, count = links.outgoing[paths.index("Home.md")]
     assert [rows[i]["raw"] for i in range(first, first + count)] == [
         "[[Python/Context Managers]]", "[[Garden/Tomatoes]]"]
 
@@ -132,7 +133,7 @@ def test_similar_notes_skip_linked_ones(make_repo: MakeRepo, tiny_model: Path) -
     reader = open_index(root / ".kbase")
     notes = table(reader.notes())
     paths = [n["path"] for n in notes]
-    assert reader.notes()["similar_k"] == 5
+    assert reader.core()["similar_k"] == 5
     by_path = {n["path"]: [(paths[j], s) for j, s in n["similar"]] for n in notes}
     tomatoes = by_path["Garden/Tomatoes.md"]
     assert tomatoes[0][0] == "Garden/Beans.md"
@@ -212,7 +213,7 @@ def test_dirty_work_tree_is_flagged(make_repo: MakeRepo, tiny_model: Path) -> No
     root = make_repo(small_vault())
     write(root, {"Home.md": "# Home\n\nEdited, not committed: tomato.\n"})
     m = build(root, None).manifest
-    assert m["source"]["dirty"] is True and m["source"]["dirty_paths"] == ["Home.md"]
+    assert m.source.dirty is True and m.source.dirty_paths == ("Home.md",)
     reader = open_index(root / ".kbase")
     assert bm25_top(reader, "tomato")[0][0] in {"Home.md", "Garden/Tomatoes.md"}
 
@@ -223,13 +224,13 @@ def test_no_model_builds_bm25_only_and_says_why(make_repo: MakeRepo,
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-hub"))
     root = make_repo(small_vault())
     result = build(root, None)
-    emb = result.manifest["embeddings"]
-    assert emb["model"] == "minishlab/potion-base-8M" and emb["dim"] is None
-    assert "not available offline" in emb["reason"]
-    assert result.embeddings_reason == emb["reason"]
+    emb = result.manifest.embeddings
+    assert emb.model == "minishlab/potion-base-8M" and emb.dim is None
+    assert emb.reason is not None and "not available offline" in emb.reason
+    assert result.embeddings_reason == emb.reason
     assert not [p for p in snapshot(root / ".kbase") if p.endswith(".usearch")]
     reader = open_index(root / ".kbase")
-    assert [n["similar"] for n in table(reader.notes())] == [[] for _ in range(8)]
+    assert [n.similar for n in reader.notes()] == [[] for _ in range(8)]
     assert bm25_top(reader, "replica")[0][0] == "Databases/Replicas.md"
 
 
@@ -240,10 +241,10 @@ def test_model_from_config_path_and_disabled(make_repo: MakeRepo, tiny_model: Pa
     root = make_repo({**files, ".kbase.yml": "embeddings:\n  model: models/tiny\n"})
     shutil.copytree(tiny_model, root / "models" / "tiny")
     m = build(root, None).manifest
-    assert m["embeddings"]["model"] == "models/tiny" and m["embeddings"]["dim"] == 16
+    assert m.embeddings.model == "models/tiny" and m.embeddings.dim == 16
     write(root, {".kbase.yml": "embeddings:\n  model: models/tiny\n  dim: 8\n"})
     result = build(root, None)
-    assert result.manifest["embeddings"]["dim"] == 8
+    assert result.manifest.embeddings.dim == 8
     assert len(result.shards_built) == 4  # fewer dimensions: other vectors everywhere
     reader = open_index(root / ".kbase")
     assert {reader.vectors(s).ndim for s in reader.shards} == {8}
@@ -252,7 +253,7 @@ def test_model_from_config_path_and_disabled(make_repo: MakeRepo, tiny_model: Pa
         build(root, None)
     write(root, {".kbase.yml": "embeddings:\n  model: null\n"})
     m = build(root, None).manifest
-    assert m["embeddings"]["dim"] is None and "disabled" in m["embeddings"]["reason"]
+    assert m.embeddings.dim is None and "disabled" in str(m.embeddings.reason)
 
 
 def test_frontmatter_domains(make_repo: MakeRepo) -> None:
@@ -263,20 +264,20 @@ def test_frontmatter_domains(make_repo: MakeRepo) -> None:
         "d.md": "# D\n\nno type\n",
     })
     m = build(root, None).manifest
-    assert {v["domain"]: v["notes"] for v in m["shards"].values()} == {"project": 2, "": 1}
-    assert "_none" in m["shards"]
+    assert {v.domain: v.notes for v in m.shards.values()} == {"project": 2, "": 1}
+    assert "_none" in m.shards
 
 
 def test_empty_vault_gives_a_valid_empty_index(make_repo: MakeRepo, tiny_model: Path) -> None:
     root = make_repo({"readme.txt": "not a note\n"})
     result = build(root, tiny_model)
     reader = open_index(root / ".kbase")
-    assert result.counts["notes"] == 0 and reader.shards == []
-    assert reader.notes()["rows"] == [] and reader.links()["rows"] == []
+    assert result.manifest.counts.notes == 0 and reader.shards == []
+    assert reader.notes() == [] and reader.links().rows == []
     # A repository without any commit at all.
     bare = make_repo(commit=False)
     m = build(bare, None).manifest
-    assert m["source"]["commit"] is None and m["counts"]["notes"] == 0
+    assert m.source.commit is None and m.counts.notes == 0
 
 
 def test_unparsable_notes_are_indexed_as_text_with_a_warning(make_repo: MakeRepo) -> None:
@@ -293,7 +294,7 @@ def test_unparsable_notes_are_indexed_as_text_with_a_warning(make_repo: MakeRepo
     assert set(warned) == {"big.md", "yaml.md", "bin.md", "latin1.md"}
     assert "KB003" in warned["big.md"] and "indexed as plain text" in warned["big.md"]
     assert "KB002" in warned["bin.md"] and "not indexed" in warned["bin.md"]
-    assert result.manifest["warnings"] == list(result.warnings)
+    assert result.manifest.warnings == result.warnings
     reader = open_index(root / ".kbase")
     assert bm25_top(reader, "zebra")[0][0] == "big.md"
     assert bm25_top(reader, "quokka")[0][0] == "yaml.md"
@@ -428,7 +429,7 @@ def test_incremental_similar_lists_equal_a_fresh_build(make_repo: MakeRepo, tiny
     inc = build(root, tiny_model)
     fresh = build(root, tiny_model, root.parent / "fresh")
     assert snapshot(root / ".kbase") == snapshot(root.parent / "fresh")
-    n = fresh.counts["notes"]
+    n = fresh.manifest.counts.notes
     assert fresh.similar_rows == n
     assert inc.similar_rows < n / 2  # the update path was taken, not a recomputation
     if change == "unknown-words":  # same vector: only its own list (its links) is redone

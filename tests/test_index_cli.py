@@ -33,7 +33,7 @@ def test_index_command_output(make_repo: MakeRepo, tmp_path: Path) -> None:
     assert "4 shards (4 built, 0 reused), vectors: none" in proc.stdout
     # Why there are no vectors: said once, and the manifest says it too.
     assert proc.stderr.count("not available offline") == 1
-    assert "not available offline" in open_index(root / ".kbase").manifest["embeddings"]["reason"]
+    assert "not available offline" in str(open_index(root / ".kbase").manifest.embeddings.reason)
     assert "is not ignored by git" in proc.stderr
     write(root, {".gitignore": ".kbase/\n"})
     proc = kbase("index", cwd=root, hub=hub)
@@ -94,10 +94,9 @@ def test_real_models_on_the_demo_vault(tmp_path: Path, folder: Path, kind: str,
     proc = kbase("index", "--model", str(folder), cwd=root, hub=tmp_path / "hub")
     assert proc.returncode == 0, proc.stderr
     reader = open_index(root / ".kbase")
-    emb = reader.manifest["embeddings"]
-    assert (emb["model"], emb["dim"], emb["kind"], emb["library"]) == (
-        folder.name, dim, kind, library)
-    assert reader.manifest["fusion"]["rankers"]["semantic"]["weight"] > 0
+    emb, fusion = reader.manifest.embeddings, reader.manifest.fusion
+    assert (emb.model, emb.dim, emb.kind, emb.library) == (folder.name, dim, kind, library)
+    assert fusion is not None and fusion.rankers["semantic"].weight > 0
     q = open_embedder(folder).encode(["tags nested with slashes"], query=True)[0]
     hits = []
     for sid in reader.shards:

@@ -18,7 +18,7 @@ from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import bm25, tokens, vectors
 from kbase_ci.index.build import build_index
 from kbase_ci.index.idf import idf
-from kbase_ci.index.layout import LINK_ROWS_FILE, NOTE_FIELDS, STORED_NOTE_FIELDS
+from kbase_ci.index.layout import LINK_FIELDS, LINK_ROWS_FILE, STORED_NOTE_FIELDS, NoteRow
 from kbase_ci.index.notetable import full_note_row, shard_notes, stored_note_row
 from kbase_ci.index.reader import open_index
 from kbase_ci.index.rowfile import int_view
@@ -42,10 +42,12 @@ def test_rows_match_the_whole_tables(make_repo: MakeRepo, tmp_path: Path,
     reader = open_index(root / ".kbase")
     notes, links = reader.notes(), reader.links()
     fresh = open_index(root / ".kbase")  # a reader that decoded nothing yet
-    assert [fresh.note_row(i) for i in range(len(notes["rows"]))] == notes["rows"]
-    assert [fresh.link_row(i) for i in range(len(links["rows"]))] == links["rows"]
+    assert [fresh.note_row(i) for i in range(len(notes))] == notes
+    assert [fresh.link_row(i) for i in range(len(links.rows))] == links.rows
+    assert [fresh.link_column(f) for f in LINK_FIELDS] == [list(c) for c in zip(*links.rows,
+                                                                                strict=True)]
     paths = reader.core()["paths"]
-    assert paths == sorted(paths) == [r[0] for r in notes["rows"]]
+    assert paths == sorted(paths) == [r.path for r in notes]
     # Format 4: a line holds only what notes.json, blobs.npy, the similar arrays and
     # the shards' chunks.json do not (notetable.py), trailing empty values left out.
     lines = (root / ".kbase" / "notes.jsonl").read_text(encoding="utf-8").splitlines()
@@ -54,24 +56,22 @@ def test_rows_match_the_whole_tables(make_repo: MakeRepo, tmp_path: Path,
     assert groups == sorted(groups) and len(groups) > 1
     assert "blobs" not in core and core["blob_bytes"] == 20
     assert all(len(b) == 40 for b in blobs)
-    f = {name: i for i, name in enumerate(NOTE_FIELDS)}
-    for i, (line, row) in enumerate(zip(lines, notes["rows"], strict=True)):
+    for i, (line, row) in enumerate(zip(lines, notes, strict=True)):
         stored = json.loads(line)
         assert stored == stored_note_row(row) and 1 <= len(stored) <= len(STORED_NOTE_FIELDS)
         assert stored[-1] or len(stored) == 1  # nothing empty at the end
-        assert full_note_row(stored, core, i, blobs[i], row[f["chunks"]],
-                             row[f["similar"]]) == row
-        assert (row[f["blob"]], row[0]) == (blobs[i], core["paths"][i])
-        assert blobs[i] not in line and json.dumps(row[0], ensure_ascii=False) not in line
-        assert groups[core["group"][i]] == [row[f["shard"]], row[f["domain"]]]
+        assert full_note_row(stored, core, i, blobs[i], row.chunks, row.similar) == row
+        assert (row.blob, row.path) == (blobs[i], core["paths"][i])
+        assert blobs[i] not in line and json.dumps(row.path, ensure_ascii=False) not in line
+        assert groups[core["group"][i]] == [row.shard, row.domain]
     # Similar lists: similar_k entries per note in two arrays, 0-score padding.
     k = core["similar_k"]
     ids = np.load(root / ".kbase" / "similar.npy")
     scores = np.load(root / ".kbase" / "similar.scores.npy")
     assert len(ids) == len(scores) == k * len(lines) and ids.dtype == np.uint16
-    assert any(row[f["similar"]] for row in notes["rows"]) == with_model
-    for i, row in enumerate(notes["rows"]):
-        want = row[f["similar"]]
+    assert any(row.similar for row in notes) == with_model
+    for i, row in enumerate(notes):
+        want = row.similar
         assert [[int(n), int(sc) / 1000] for n, sc in zip(ids[i * k:i * k + k],
                                                           scores[i * k:i * k + k],
                                                           strict=True) if sc] == want
@@ -88,20 +88,20 @@ def test_rows_match_the_whole_tables(make_repo: MakeRepo, tmp_path: Path,
             assert reader.chunk_notes(sid)[first:first + count] == [core["paths"][i]] * count
     # The CSR backlinks hold exactly the links from other notes that resolve to a note.
     for i in range(len(paths)):
-        want = [n for n, r in enumerate(links["rows"]) if r[6] == i and r[0] != i]
-        assert sorted(links["backlinks"][i]) == want
+        want = [n for n, r in enumerate(links.rows) if r.target == i and r.source != i]
+        assert sorted(links.backlinks[i]) == want
     names = reader.names()
-    for i, row in enumerate(notes["rows"]):
-        assert i in names[row[1].casefold()]
+    for i, row in enumerate(notes):
+        assert i in names[row.title.casefold()]
 
 
 def test_edges_equal_the_link_rows(make_repo: MakeRepo) -> None:
     root = _index(make_repo)
     reader = open_index(root / ".kbase")
     view = QueryView(Vault(root), IndexSource(reader, "dir", str(root / ".kbase")))
-    rows = reader.links()["rows"]
-    want = {(r[0], r[6]) for r in rows if r[9] == "ok" and isinstance(r[6], int)
-            and r[0] != r[6]}
+    rows = reader.links().rows
+    want = {(r.source, r.target) for r in rows if r.status == "ok"
+            and isinstance(r.target, int) and r.source != r.target}
     assert view.edges.paths == tuple(reader.core()["paths"])
     assert set(view.edges.pairs) == want and len(want) > 3
 
@@ -268,13 +268,8 @@ def test_blob_ids_are_bytes_when_they_can_round_trip(blobs: list[str], width: in
                                                      ) -> None:
     from kbase_ci.index.notetable import blob_bytes, blob_list, core_table
 
-    f = {name: i for i, name in enumerate(NOTE_FIELDS)}
-    rows = []
-    for i, blob in enumerate(blobs):
-        row: list[object] = [None] * len(NOTE_FIELDS)
-        row[f["path"]], row[f["blob"]] = f"n{i}.md", blob
-        row[f["shard"]], row[f["domain"]] = "_root", ""
-        rows.append(row)
+    rows = [NoteRow(f"n{i}.md", f"n{i}", [], [], [], [], {}, blob, 0, 0, "", "_root",
+                    [0, 0], []) for i, blob in enumerate(blobs)]
     core = core_table(rows, [], 0)
     raw = blob_bytes(core, rows)
     assert core.get("blob_bytes") == width and ("blobs" in core) == (width is None)

@@ -76,7 +76,7 @@ def test_a_rebuilt_shard_embeds_only_its_changed_notes(make_repo: MakeRepo,
         pytest.skip(f"{model} absent")
     root = make_repo(VAULT)
     first = build_index(Vault(root), root / ".kbase", model=model)
-    assert first.embedded == first.counts["chunks"]
+    assert first.embedded == first.manifest.counts.chunks
     write(root, EDITS["headings"])
     git(root, "commit", "-qam", "edit")
     again = build_index(Vault(root), root / ".kbase", model=model)
@@ -87,7 +87,7 @@ def test_a_rebuilt_shard_embeds_only_its_changed_notes(make_repo: MakeRepo,
     # Another model: nothing of the previous vectors is reused.
     other = make_tiny_model(tmp_path / "other", seed=8)
     swapped = build_index(Vault(root), root / ".kbase", model=other)
-    assert swapped.embedded == swapped.counts["chunks"]
+    assert swapped.embedded == swapped.manifest.counts.chunks
 
 
 @pytest.mark.parametrize("edit", sorted(EDITS))

@@ -30,7 +30,7 @@ def slices(root: Path, n: int, model: Path | None) -> list[Path]:
     for k in range(1, n + 1):
         d = root.parent / f"slice-{k}"
         result = build_index(Vault(root), d, model=model, shard=(k, n))
-        assert result.manifest["slice"]["k"] == k
+        assert result.manifest.slice.k == k
         out.append(d)
     return out
 
@@ -41,13 +41,13 @@ def test_merged_slices_equal_a_single_build(make_repo: MakeRepo, tiny_model: Pat
     files = {**small_vault(), ".kbase.yml": "index:\n  shard_max_bytes: 150\n"}
     root = make_repo(files)
     single = build_index(Vault(root), root.parent / "single", model=tiny_model)
-    assert single.counts["shards"] > 4  # the small limit split the folders
+    assert single.manifest.counts.shards > 4  # the small limit split the folders
     parts = slices(root, n, tiny_model)
     built = [s for p in parts for s in json.loads((p / "manifest.json").read_text())["shards"]]
-    assert sorted(built) == sorted(single.manifest["shards"])  # each shard built once
+    assert sorted(built) == sorted(single.manifest.shards)  # each shard built once
     # A slice reads only its own notes: together they parsed each note once.
     counts = [json.loads((p / "manifest.json").read_text())["counts"]["notes"] for p in parts]
-    assert sum(counts) == single.counts["notes"]
+    assert sum(counts) == single.manifest.counts.notes
     merge_slices(Vault(root), list(reversed(parts)), root.parent / "merged")
     assert snapshot(root.parent / "merged") == snapshot(root.parent / "single")
 
@@ -61,7 +61,7 @@ def test_transformer_slices_merge_to_a_single_builds_bytes(make_repo: MakeRepo) 
     files = {**small_vault(), ".kbase.yml": "index:\n  shard_max_bytes: 150\n"}
     root = make_repo(files)
     single = build_index(Vault(root), root.parent / "single", model=ONNX_MODEL)
-    assert single.manifest["embeddings"]["kind"] == "onnx"
+    assert single.manifest.embeddings.kind == "onnx"
     merge_slices(Vault(root), slices(root, 3, ONNX_MODEL), root.parent / "merged")
     assert snapshot(root.parent / "merged") == snapshot(root.parent / "single")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
-from kbase_ci.errors import ConfigError, UsageError
+from kbase_ci.errors import ConfigError, IndexFormatError, UsageError
 from kbase_ci.index import tokens
 from kbase_ci.index.chunks import MAX_CHARS, chunk_note, context, embed_text, prose
 from kbase_ci.index.shards import DomainRule, plan_shards, slice_shards
@@ -34,7 +34,7 @@ def test_query_terms_are_stemmed_without_stopwords() -> None:
     # `index.stemmer: none` keeps words as written.
     assert tokens.query_terms("the context managers are running", stem_with="none") == [
         "context", "managers", "running"]
-    with pytest.raises(UsageError, match=r"stemmer 'klingon'.*upgrade"):
+    with pytest.raises(IndexFormatError, match=r"stemmer 'klingon'.*upgrade"):
         tokens.query_terms("x", stem_with="klingon")
 
 

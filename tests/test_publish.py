@@ -456,5 +456,5 @@ def test_source_commit_from_a_branch_must_be_an_object_id(vault: Path, value: st
     from kbase_ci.index.publish import source_of
 
     head = git(vault, "rev-parse", "HEAD").strip()
-    assert source_of(vault, head, {"source": {"commit": head}}) == head
-    assert source_of(vault, head, {"source": {"commit": value}}) is None
+    assert source_of(vault, head, head) == head
+    assert source_of(vault, head, value) is None

@@ -38,26 +38,25 @@ def test_build_selects_exactly_the_scope(repo: Path, name: str) -> None:
     assert all(c["status"] == "ok" for c in got["components"]), got["components"]
     scoped = open_index(repo / ".kbase" / "scopes" / name)
     assert set(scoped.core()["paths"]) == SCOPES[name]
-    block = scoped.manifest["scope"]
+    block = scoped.manifest.scope
     main = open_index(repo / ".kbase")
-    assert block["name"] == name
-    assert block["main_index"]["source_commit"] == main.manifest["source"]["commit"]
-    assert scoped.manifest["source"] == main.manifest["source"]
-    assert scoped.manifest["embeddings"] == main.manifest["embeddings"]
+    assert block is not None and block.name == name
+    assert block.main_index.source_commit == main.manifest.source.commit
+    assert scoped.manifest.source == main.manifest.source
+    assert scoped.manifest.embeddings == main.manifest.embeddings
 
 
 def test_links_leaving_the_scope_name_nothing(repo: Path) -> None:
     answer(repo, "scope", "build", "rust")
     links = open_index(repo / ".kbase" / "scopes" / "rust").links()
-    f = {k: i for i, k in enumerate(links["fields"])}
-    away = [r for r in links["rows"] if r[f["status"]] == "out_of_scope"]
+    away = [r for r in links.rows if r.status == "out_of_scope"]
     # Ownership -> Python GIL, Lucene Segments#Merging; Tokio -> Asyncio
-    assert sorted(r[f["raw"]] for r in away) == [
+    assert sorted(r.raw for r in away) == [
         "[[Asyncio]]", "[[Lucene Segments#Merging]]", "[[Python GIL]]"]
-    assert all(r[f["target"]] is None and r[f["anchor_found"]] is None for r in away)
-    assert links["unresolved"] == {}  # out of scope is not "not yet written"
-    inside = [r for r in links["rows"] if r[f["status"]] == "ok"]
-    assert inside and all(isinstance(r[f["target"]], int) for r in inside)
+    assert all(r.target is None and r.anchor_found is None for r in away)
+    assert links.unresolved == {}  # out of scope is not "not yet written"
+    inside = [r for r in links.rows if r.status == "ok"]
+    assert inside and all(isinstance(r.target, int) for r in inside)
 
 
 def test_vectors_are_the_main_index_vectors(repo: Path) -> None:
@@ -69,7 +68,7 @@ def test_vectors_are_the_main_index_vectors(repo: Path) -> None:
     scoped = open_index(repo / ".kbase" / "scopes" / "rust")
     # Three notes: seven paragraph and heading chunks, five of them with words the tiny
     # model knows (a vector).
-    assert scoped.manifest["counts"]["vectors"] == 5
+    assert scoped.manifest.counts.vectors == 5
 
     def by_note(reader: object) -> dict[str, list[bytes]]:
         out: dict[str, list[bytes]] = {}

@@ -8,12 +8,14 @@ import math
 
 import pytest
 
+from kbase_ci.index.blocks import Fusion, Ranker
 from kbase_ci.index.modelfolder import STATIC as STATIC_KIND
 from kbase_ci.index.modelfolder import TRANSFORMER
-from kbase_ci.index.ranking import WEIGHTS, Ranker, rankers_of, settings
+from kbase_ci.index.ranking import WEIGHTS, rankers_of, settings
 from kbase_ci.query.fusion import fuse
 from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.search import _fuse
+from kbase_ci.typedjson import ShapeError, decode, encode
 
 STATIC = WEIGHTS[STATIC_KIND]
 
@@ -81,11 +83,16 @@ def test_search_keeps_the_bm25_section_and_every_rank() -> None:
 def test_the_manifest_block_is_read_as_untrusted_data() -> None:
     block = settings(TRANSFORMER)
     assert block is not None and rankers_of(block) == WEIGHTS[TRANSFORMER]
-    assert settings(None) is None
-    bad = {"rankers": {"semantic": {"weight": float("nan"), "depth": 5, "floor": "last"},
-                       "bm25": {"weight": True, "depth": None, "floor": "zero"},
-                       "evil": {"weight": 1.0, "depth": 1, "floor": "zero"}}}
-    assert rankers_of(bad) == STATIC
-    assert rankers_of({"rankers": {"semantic": {"weight": 1.0, "depth": -1,
-                                                "floor": "last"}}}) == STATIC
-    assert rankers_of("nonsense") == STATIC
+    assert decode(Fusion, encode(block)) == block
+    assert settings(None) is None and rankers_of(None) == STATIC
+    good = {"weight": 1.0, "depth": 1, "floor": "zero", "stats": None}
+    evil = {"method": "z-score", "stats": 100, "rankers": {"evil": good}}
+    assert rankers_of(decode(Fusion, evil)) == STATIC  # a ranker this kbase does not fuse
+    # A value no query can use is refused where the manifest is read, naming the key.
+    for bad, key in [({"weight": float("nan")}, "weight"), ({"weight": True}, "weight"),
+                     ({"weight": -1.0}, "weight"), ({"depth": -1}, "depth"),
+                     ({"depth": 2.5}, "depth"), ({"floor": "up"}, "floor"),
+                     ({"stats": 1}, "stats")]:
+        with pytest.raises(ShapeError) as got:
+            decode(Fusion, {**evil, "rankers": {"semantic": {**good, **bad}}})
+        assert got.value.path == f'rankers["semantic"].{key}', got.value

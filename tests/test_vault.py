@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.errors import UsageError
+from kbase_ci.errors import GitError, UsageError
 from kbase_ci.git.objects import blob_sha
 from kbase_ci.vault.config import parse_config
 from kbase_ci.vault.files import Vault
@@ -138,5 +138,5 @@ def test_vault_at_a_commit(make_repo: Callable[..., Path]) -> None:
     assert old.read(old.notes)["a.md"] == b"old\n"
     assert old.config.links.markdown_links is False  # the config of that commit
     assert Vault(root, rev="HEAD").config.links.markdown_links is True
-    with pytest.raises(UsageError):
+    with pytest.raises(GitError):  # exit 2 (cli.main.EXIT_CODES)
         Vault(root, rev="no-such-rev")

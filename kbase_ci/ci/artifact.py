@@ -13,7 +13,8 @@ import dataclasses
 import json
 from pathlib import Path
 
-from kbase_ci.ci.records import CiReport, from_json
+from kbase_ci.ci.records import CiReport
+from kbase_ci.ci.reportjson import from_json
 from kbase_ci.errors import UsageError
 
 REPORT_JSON = "report.json"

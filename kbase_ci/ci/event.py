@@ -1,20 +1,23 @@
 """What the runner says about this run: the `GITHUB_*` variables and the event payload.
 
-Only the fields `kbase ci` uses are kept, each checked for its type, so the rest of
-the code never indexes into raw JSON. The payload is GitHub's, but a PR's title,
-branch names and the like are written by whoever opened it: none of them is used
-for anything but display, and display escapes them.
+Only the keys `kbase ci` uses are read (`PayloadJson`), each checked for its type by
+`typedjson.decode`, so the rest of the code never indexes into raw JSON. The payload is
+GitHub's, but a PR's title, branch names and the like are written by whoever opened it:
+none of them is used for anything but display, and display escapes them.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the records' annotations are evaluated once,
+# here, instead of compiled and evaluated again by the first decode of every process
+# (`typedjson.decoding._hints`).
 
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated
 
 from kbase_ci.errors import UsageError
+from kbase_ci.typedjson import Record, ShapeError, decode, matching
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 
@@ -75,6 +78,50 @@ class CiEvent:
         return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}"
 
 
+Sha = Annotated[str, matching(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", "a commit id")]
+
+
+class RepoJson(Record):
+    full_name: str | None = None
+    default_branch: str | None = None
+
+
+class RefJson(Record):
+    sha: Sha
+    ref: str = ""
+    repo: RepoJson | None = None
+    """None for a deleted fork."""
+
+
+class PullRequestJson(Record):
+    head: RefJson
+    base: RefJson
+    number: int | None = None
+    """Else the payload's `number`."""
+
+
+class NumberJson(Record):
+    number: int
+
+
+class WorkflowRunJson(Record):
+    id: int
+    head_sha: Sha
+    event: str = ""
+    conclusion: str | None = None
+    pull_requests: tuple[NumberJson, ...] = ()
+
+
+class PayloadJson(Record):
+    """The keys of `GITHUB_EVENT_PATH` that `kbase ci` reads (every other is ignored)."""
+
+    repository: RepoJson | None = None
+    pull_request: PullRequestJson | None = None
+    number: int | None = None
+    workflow_run: WorkflowRunJson | None = None
+    before: str | None = None
+
+
 def read_event(env: Mapping[str, str]) -> CiEvent:
     """The event of this run; UsageError when not in GitHub Actions or the payload is bad."""
     name = env.get("GITHUB_EVENT_NAME", "")
@@ -82,9 +129,6 @@ def read_event(env: Mapping[str, str]) -> CiEvent:
         raise UsageError("GITHUB_EVENT_NAME is not set: not running in GitHub Actions "
                          "(locally, use `kbase ci --mode report --base REV`)")
     payload = _payload(env.get("GITHUB_EVENT_PATH", ""))
-    repo_obj = payload.get("repository")
-    default_branch = _opt_str(repo_obj, "default_branch") if isinstance(repo_obj, dict) \
-        else None
     repository = env.get("GITHUB_REPOSITORY", "")
     if repository and repository.count("/") != 1:
         raise UsageError(f"GITHUB_REPOSITORY is not owner/name: {repository!r}")
@@ -98,82 +142,54 @@ def read_event(env: Mapping[str, str]) -> CiEvent:
         base_ref=env.get("GITHUB_BASE_REF", ""),
         head_ref=env.get("GITHUB_HEAD_REF", ""),
         run_id=env.get("GITHUB_RUN_ID", ""),
-        default_branch=default_branch,
+        default_branch=payload.repository.default_branch if payload.repository else None,
         step_summary=_opt_path(env.get("GITHUB_STEP_SUMMARY")),
         output=_opt_path(env.get("GITHUB_OUTPUT")),
         pull_request=_pull_request(payload, repository) if name in PR_EVENTS else None,
         workflow_run=_workflow_run(payload) if name == "workflow_run" else None,
-        before=_opt_str(payload, "before") if name == "push" else None,
+        before=payload.before if name == "push" else None,
     )
 
 
-def _payload(path: str) -> dict[str, Any]:
+def _payload(path: str) -> PayloadJson:
     if not path:
-        return {}
+        return PayloadJson()
     try:
         data = json.loads(Path(path).read_bytes())
     except OSError as exc:
         raise UsageError(f"GITHUB_EVENT_PATH: cannot read {path}: {exc.strerror}") from exc
+    except RecursionError:
+        raise UsageError(f"GITHUB_EVENT_PATH: {path} is nested too deeply") from None
     except ValueError as exc:
         raise UsageError(f"GITHUB_EVENT_PATH: {path} is not JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise UsageError(f"GITHUB_EVENT_PATH: {path} is not a JSON object")
-    return data
+    try:
+        return decode(PayloadJson, data)
+    except ShapeError as exc:
+        raise UsageError(f"GITHUB_EVENT_PATH: {path}: {exc}") from None
 
 
-def _pull_request(payload: dict[str, Any], repository: str) -> PullRequest:
-    pr = payload.get("pull_request")
-    if not isinstance(pr, dict):
+def _pull_request(payload: PayloadJson, repository: str) -> PullRequest:
+    pr = payload.pull_request
+    if pr is None:
         raise UsageError("the event payload has no pull_request object")
-    head, base = pr.get("head"), pr.get("base")
-    if not isinstance(head, dict) or not isinstance(base, dict):
-        raise UsageError("the event's pull_request lacks head or base")
-    head_repo_obj = head.get("repo")
-    head_repo = _opt_str(head_repo_obj, "full_name") if isinstance(head_repo_obj, dict) \
-        else None
-    number = pr.get("number", payload.get("number"))
-    if not isinstance(number, int) or isinstance(number, bool):
+    head_repo = pr.head.repo.full_name if pr.head.repo is not None else None
+    number = pr.number if pr.number is not None else payload.number
+    if number is None:
         raise UsageError("the event's pull_request has no number")
     return PullRequest(
-        number=number,
-        head_sha=_sha(head, "head.sha"),
-        head_ref=_opt_str(head, "ref") or "",
-        head_repo=head_repo or "",
-        base_sha=_sha(base, "base.sha"),
-        base_ref=_opt_str(base, "ref") or "",
+        number=number, head_sha=pr.head.sha, head_ref=pr.head.ref, head_repo=head_repo or "",
+        base_sha=pr.base.sha, base_ref=pr.base.ref,
         # A deleted fork has no head repo at all; treat it as a fork.
         fork=head_repo is None or head_repo.lower() != repository.lower(),
     )
 
 
-def _workflow_run(payload: dict[str, Any]) -> WorkflowRun:
-    run = payload.get("workflow_run")
-    if not isinstance(run, dict):
+def _workflow_run(payload: PayloadJson) -> WorkflowRun:
+    run = payload.workflow_run
+    if run is None:
         raise UsageError("the event payload has no workflow_run object")
-    run_id = run.get("id")
-    if not isinstance(run_id, int) or isinstance(run_id, bool):
-        raise UsageError("the event's workflow_run has no id")
-    prs = run.get("pull_requests")
-    numbers = tuple(p["number"] for p in prs if isinstance(p, dict)
-                    and isinstance(p.get("number"), int)) if isinstance(prs, list) else ()
-    return WorkflowRun(run_id, _sha(run, "workflow_run.head_sha", key="head_sha"),
-                       _opt_str(run, "event") or "", _opt_str(run, "conclusion"), numbers)
-
-
-def is_sha(value: str) -> bool:
-    return len(value) in (40, 64) and all(c in "0123456789abcdef" for c in value)
-
-
-def _sha(obj: dict[str, Any], what: str, key: str = "sha") -> str:
-    value = obj.get(key)
-    if not isinstance(value, str) or not is_sha(value):
-        raise UsageError(f"the event's {what} is not a commit id: {value!r}")
-    return value
-
-
-def _opt_str(obj: Any, key: str) -> str | None:
-    value = obj.get(key) if isinstance(obj, dict) else None
-    return value if isinstance(value, str) else None
+    return WorkflowRun(run.id, run.head_sha, run.event, run.conclusion,
+                       tuple(p.number for p in run.pull_requests))
 
 
 def _opt_path(value: str | None) -> Path | None:

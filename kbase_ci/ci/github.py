@@ -20,18 +20,10 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from kbase_ci import __version__
-from kbase_ci.errors import EXIT_INTERNAL, KbaseError
+from kbase_ci.errors import GitHubError
 
 _NEXT = re.compile(r'<([^>]+)>;\s*rel="next"')
 _MAX_PAGES = 100
-
-
-class GitHubError(KbaseError):
-    exit_code = EXIT_INTERNAL
-
-    def __init__(self, message: str, status: int = 0) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class Forbidden(GitHubError):

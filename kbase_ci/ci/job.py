@@ -19,14 +19,14 @@ from pathlib import Path
 from kbase_ci.ci.artifact import read_artifact
 from kbase_ci.ci.comment import CommentResult, pull_numbers_for, upsert_comment
 from kbase_ci.ci.event import PR_EVENTS, CiEvent, read_event
-from kbase_ci.ci.github import GitHubClient, GitHubError
+from kbase_ci.ci.github import GitHubClient
 from kbase_ci.ci.indexjob import build_and_publish
 from kbase_ci.ci.outputs import append_step_summary, set_outputs, write_report_dir
 from kbase_ci.ci.prreport import Context, compare, snapshot
 from kbase_ci.ci.records import CiReport, FailOn
 from kbase_ci.ci.render import MARKER, annotation_lines, comment_body
 from kbase_ci.ci.revisions import commit_of, merge_base, pr_range
-from kbase_ci.errors import EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, UsageError
+from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, PublishGaveUp, UsageError
 from kbase_ci.git.indexbranch import BRANCH
 from kbase_ci.git.repo import git_dir, toplevel
 from kbase_ci.index.publish import describe
@@ -98,10 +98,7 @@ def run_job(args: JobOptions, env: Mapping[str, str]) -> int:
             outputs["comment"] = result.status if result else "skipped"
         if mode == "index":
             outputs.update(_index(args, root))
-    except GitHubError as exc:
-        print(f"kbase ci: error: GitHub API: {exc}", file=sys.stderr)
-        status = EXIT_INTERNAL
-    finally:
+    finally:  # the outputs say what was done, also when an error ends the job
         if event is not None and event.output is not None:
             set_outputs(event.output, outputs)
     return status
@@ -189,12 +186,8 @@ def _index(args: JobOptions, root: Path) -> dict[str, str]:
         print(f"kbase ci: {log_text(line)}")
     print(describe(p))
     if not p.ok:
-        raise _PublishFailed(describe(p))
+        raise PublishGaveUp(describe(p))
     return {"index-status": p.status, "index-commit": p.commit or ""}
-
-
-class _PublishFailed(UsageError):
-    exit_code = EXIT_FINDINGS
 
 
 def _companion(args: JobOptions, event: CiEvent | None, env: Mapping[str, str]) -> int:
@@ -213,22 +206,18 @@ def _companion(args: JobOptions, event: CiEvent | None, env: Mapping[str, str]) 
     if client is None:
         raise UsageError("comment mode needs GITHUB_TOKEN with pull-requests: write")
     more = f"{event.server_url}/{event.repository}/actions/runs/{run.id}"
-    try:
-        numbers = pull_numbers_for(client, run.head_sha)
-        if not numbers:
-            print(f"kbase ci: no open PR has head {run.head_sha[:12]}; nothing to post")
-        statuses = []
-        for n in numbers:
-            body = comment_body(dataclasses.replace(report, pr_number=n), more)
-            result = upsert_comment(client, n, body, MARKER, author=args.comment_author)
-            if result.status == "forbidden":
-                raise UsageError(f"the token may not comment on PR #{n}: {result.detail}; "
-                                 "give the companion job `pull-requests: write`")
-            print(f"kbase ci: PR #{n} comment {result.status} {result.url}")
-            statuses.append(f"{n}:{result.status}")
-    except GitHubError as exc:
-        print(f"kbase ci: error: GitHub API: {exc}", file=sys.stderr)
-        return EXIT_INTERNAL
+    numbers = pull_numbers_for(client, run.head_sha)
+    if not numbers:
+        print(f"kbase ci: no open PR has head {run.head_sha[:12]}; nothing to post")
+    statuses = []
+    for n in numbers:
+        body = comment_body(dataclasses.replace(report, pr_number=n), more)
+        result = upsert_comment(client, n, body, MARKER, author=args.comment_author)
+        if result.status == "forbidden":
+            raise UsageError(f"the token may not comment on PR #{n}: {result.detail}; "
+                             "give the companion job `pull-requests: write`")
+        print(f"kbase ci: PR #{n} comment {result.status} {result.url}")
+        statuses.append(f"{n}:{result.status}")
     if event.step_summary is not None:
         append_step_summary(event.step_summary, report, more)
     if event.output is not None:

@@ -18,8 +18,34 @@ from types import ModuleType
 from typing import Any
 
 from kbase_ci import __version__
-from kbase_ci.errors import EXIT_INTERNAL, KbaseError, exit_code_for
+from kbase_ci.errors import (
+    EXIT_FINDINGS,
+    EXIT_INTERNAL,
+    EXIT_USAGE,
+    GitError,
+    GitHubError,
+    IndexFormatError,
+    KbaseError,
+    PublishGaveUp,
+    UsageError,
+)
 from kbase_ci.heap import collector_off
+
+EXIT_CODES: tuple[tuple[type[BaseException], int], ...] = (
+    (UsageError, EXIT_USAGE),  # and ConfigError, UnsafePathError, ChangedError
+    (IndexFormatError, EXIT_USAGE),  # a bad, forged or other-version index: fix the input
+    (GitError, EXIT_USAGE),  # not a repository, unknown revision, refused push
+    (PublishGaveUp, EXIT_FINDINGS),  # as `kbase publish` giving up: retry later
+    (GitHubError, EXIT_INTERNAL),  # the API still failing after its retry (docs/action.md)
+    (KeyboardInterrupt, 130),
+)
+"""The one place an error becomes an exit code (README "Exit codes"): the first class
+the error is an instance of. Anything else, a KbaseError of no class here included, is
+an internal error (3)."""
+
+
+def exit_code_for(exc: BaseException) -> int:
+    return next((code for kind, code in EXIT_CODES if isinstance(exc, kind)), EXIT_INTERNAL)
 
 OFFLINE_ENV = "KBASE_OFFLINE"
 """`--offline` sets it for the command (kbase_ci.state.hubcache.offline reads it)."""
@@ -226,10 +252,10 @@ def _run(args_list: list[str], word: str | None) -> int:
         red = color_wanted(sys.stderr, args.color)
         print(f"{paint('kbase: error:', 'error', red)} {terminal_text(str(exc))}",
               file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
+        return exit_code_for(exc)
+    except KeyboardInterrupt as exc:
         print("kbase: interrupted", file=sys.stderr)
-        return exit_code_for(KeyboardInterrupt())
+        return exit_code_for(exc)
     except BrokenPipeError:  # `kbase ... | head` closed the pipe: not an error
         return 0
     except Exception:

@@ -4,7 +4,8 @@ shards (`shards`, `sizes`), built per shard (`shardbuild`: paragraph `chunks`, `
 holds, static `embedder` or `transformer`, stored by `vectors`, with an `ann` graph for
 large shards, and the semantic `background`), assembled (`assemble`: `tables`,
 `notetable`, `similar`, `mentions`, the fusion weights of `ranking`) and swapped in
-(`swap`), every file named once in `layout`; read back with `reader` (its files through
+(`swap`), every file named once in `layout`, the manifest declared once in `manifest`
+(its blocks in `blocks`) and decoded only there; read back with `reader` (its files through
 `indexfolder`) after its listing, sizes and hashes (`integrity`) and every table
 (`schema`) are checked, published with `publish`. The embedding model is found and
 verified by `modelchoice` (downloads: kbase_ci.state.downloads).

@@ -9,91 +9,75 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from kbase_ci import __version__
 from kbase_ci.index import background, bm25, ranking, tokens, vectors
+from kbase_ci.index.blocks import (
+    Background,
+    Bm25Settings,
+    Counts,
+    Embeddings,
+    ModelKind,
+    Scope,
+    Shard,
+    Source,
+    Tokenizer,
+    VectorSettings,
+)
 from kbase_ci.index.linkdelta import patched_links
 from kbase_ci.index.manifest import (
-    FORMAT,
     FORMAT_VERSION,
     MANIFEST_NAME,
-    dump_json,
+    Header,
+    IndexManifest,
+    Manifest,
     dump_table,
+    header_fields,
+    manifest_bytes,
     sha256,
     sha256_file,
 )
 from kbase_ci.index.mentions import write_concepts
 from kbase_ci.index.modelfolder import STATIC, library
 from kbase_ci.index.previous import PreviousIndex
-from kbase_ci.index.provenance import Source
 from kbase_ci.index.shardbuild import read_chunk_notes
 from kbase_ci.index.shards import ShardSpec
 from kbase_ci.index.similar import note_vectors, similar_notes
 from kbase_ci.index.tables import links_table, notes_table, write_links, write_notes
 from kbase_ci.model import ParsedNote
 from kbase_ci.state.folders import GIT_HIDE, TEMP_MARK
+from kbase_ci.typedjson import decode
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import RULES_VERSION
 
-
-@dataclass(frozen=True, slots=True)
-class ShardMeta:
-    id: str
-    domain: str
-    notes: int
-    chunks: int
-    vectors: int
-    inputs: str
-    """`shardbuild.inputs_digest`: the same digest means the same shard files."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"domain": self.domain, "notes": self.notes, "chunks": self.chunks,
-                "vectors": self.vectors, "inputs": self.inputs}
-
-    @classmethod
-    def from_json(cls, sid: str, data: dict[str, Any]) -> ShardMeta:
-        return cls(sid, str(data["domain"]), int(data["notes"]), int(data["chunks"]),
-                   int(data["vectors"]), str(data["inputs"]))
+M = TypeVar("M", bound=Manifest)
 
 
-@dataclass(frozen=True, slots=True)
-class Embeddings:
-    model: str | None
-    dim: int | None
-    reason: str | None
-    sha256: str | None
-    kind: str = STATIC
-    """How the model computes vectors (`modelfolder.STATIC` or `TRANSFORMER`)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"model": self.model, "dim": self.dim, "reason": self.reason,
-                "sha256": self.sha256, "kind": self.kind if self.dim else None,
-                "library": library(self.kind) if self.dim else None}
+def embeddings(model: str | None, dim: int | None, reason: str | None,
+               digest: str | None, kind: str = STATIC) -> Embeddings:
+    """The manifest's `embeddings` block: without vectors (`dim` None) no kind or
+    library; `kind` is how the model computes vectors (`modelfolder.STATIC` or
+    `TRANSFORMER`)."""
+    return Embeddings(model, cast(ModelKind, kind) if dim else None, dim, reason, digest,
+                      library(kind) if dim else None)
 
 
-HEADER_KEYS = ("format", "format_version", "kbase_version", "source", "built_at",
-               "config_digest", "domain", "tokenizer", "bm25", "vectors", "embeddings",
-               "fusion")
-
-
-def header(source: Source, config_digest: str, domain_rule: str,
-           embeddings: Embeddings, stemmer: str = tokens.STEMMER,
-           vectors_inputs: str | None = None) -> dict[str, Any]:
-    """Manifest fields an index shares with its slices (`HEADER_KEYS`): all but the
-    files, counts, warnings and shards. `vectors_inputs`: `shardbuild.vectors_digest`."""
-    return {
-        "format": FORMAT, "format_version": FORMAT_VERSION, "kbase_version": __version__,
-        "source": source.to_json(), "built_at": source.built_at,
-        "config_digest": config_digest, "domain": domain_rule,
-        "tokenizer": tokens.settings(stemmer), "bm25": bm25.settings(),
-        "vectors": {**vectors.settings(), "inputs": vectors_inputs} if embeddings.dim
-        else None,
-        "embeddings": embeddings.to_json(),
-        "fusion": ranking.settings(embeddings.kind) if embeddings.dim else None,
-    }
+def header(source: Source, built_at: str, config_digest: str, domain_rule: str,
+           emb: Embeddings, stemmer: str = tokens.STEMMER,
+           vectors_inputs: str | None = None, scope: Scope | None = None) -> Header:
+    """Manifest fields an index shares with its slices: all but the files, counts,
+    warnings and shards. `vectors_inputs`: `shardbuild.vectors_digest`. The settings
+    blocks are the dicts the shard digests hash (`shardbuild`), typed on the way in."""
+    return Header(
+        format="kbase-index", format_version=FORMAT_VERSION, kbase_version=__version__,
+        source=source, built_at=built_at, config_digest=config_digest, domain=domain_rule,
+        tokenizer=decode(Tokenizer, tokens.settings(stemmer)),
+        bm25=decode(Bm25Settings, bm25.settings()),
+        vectors=decode(VectorSettings, {**vectors.settings(), "inputs": vectors_inputs})
+        if emb.dim else None,
+        embeddings=emb, fusion=ranking.settings(emb.kind) if emb.dim else None, scope=scope)
 
 
 def link_inputs(notes: Sequence[ParsedNote], files: Sequence[str], aliases: bool,
@@ -114,9 +98,12 @@ def file_hashes(root: Path) -> dict[str, str]:
             if p.is_file() and p.name not in (MANIFEST_NAME, TEMP_MARK, GIT_HIDE)}
 
 
-def write_manifest(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
-    manifest = {**manifest, "files": file_hashes(root)}
-    (root / MANIFEST_NAME).write_bytes(dump_json(manifest))
+def write_manifest(root: Path, manifest: M) -> M:
+    """`manifest` with the hashes of the files under `root` as its `files`, written
+    there."""
+    # `_replace` keeps the class; mypy sees only M's bound through the attribute.
+    manifest = cast(M, manifest._replace(files=file_hashes(root)))
+    (root / MANIFEST_NAME).write_bytes(manifest_bytes(manifest))
     return manifest
 
 
@@ -142,7 +129,7 @@ def _row_reuse(previous: PreviousIndex, notes: Sequence[ParsedNote],
     return reuse
 
 
-def _background(root: Path, plan: Sequence[ShardSpec]) -> dict[str, Any] | None:
+def _background(root: Path, plan: Sequence[ShardSpec]) -> Background | None:
     """`background.combine` of the shards' null-query cosines (None without vectors)."""
     found = [root / "shards" / spec.id / background.FILE for spec in plan]
     if not any(p.is_file() for p in found):
@@ -154,11 +141,11 @@ def _background(root: Path, plan: Sequence[ShardSpec]) -> dict[str, Any] | None:
 
 
 def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequence[ShardSpec],
-             shards: dict[str, ShardMeta], head: dict[str, Any], warnings: Sequence[str],
+             shards: dict[str, Shard], head: Header, warnings: Sequence[str],
              similar_k: int, previous: PreviousIndex | None = None,
              rebuilt: Collection[str] = (), outside: Sequence[ParsedNote] = (),
              progress: Callable[[str, int, int], None] | None = None
-             ) -> tuple[dict[str, Any], dict[str, float], int]:
+             ) -> tuple[IndexManifest, dict[str, float], int]:
     """Write notes.json, links.json and the manifest into `root`, where the shard folders
     of `plan` already are. With the `previous` index and the notes of the shards built
     this time (`rebuilt`), similar lists are updated rather than recomputed. `outside`:
@@ -199,7 +186,7 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
     report("links", 2, 2)
 
     t0 = time.perf_counter()
-    dim = head["embeddings"]["dim"]
+    dim = head.embeddings.dim
     similar: list[list[list[float]]] = [[] for _ in notes]
     if dim and notes:
         import numpy as np
@@ -213,17 +200,16 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
                             mats)
         known = previous.similar_inputs(
             [n.path for n in notes], [blobs.get(n.path, "") for n in notes], linked, vecs,
-            similar_k, head["embeddings"], set(rebuilt), link_key) if previous else None
+            similar_k, head.embeddings, set(rebuilt), link_key) if previous else None
         similar = similar_notes(vecs, linked, similar_k, changed=known and known[0],
                                 old=known and known[1], stats=counts,
                                 progress=lambda done, total: report("similar", done, total))
     seconds["similar"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     report("notes", 0, 2)
-    table = notes_table(notes, blobs, domain_of, shard_of, spans, similar,
-                        similar_k if dim else 0)
+    table = notes_table(notes, blobs, domain_of, shard_of, spans, similar)
     report("notes", 1, 2)
-    write_notes(root, table, statuses,
+    write_notes(root, table, statuses, similar_k if dim else 0,
                 _row_reuse(previous, notes, blobs) if previous is not None else None)
     seconds["links"] += time.perf_counter() - t0
     report("notes", 2, 2)
@@ -232,15 +218,15 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
 
     similar_rows = counts.get("similar_rows", 0)
     n_links = len(graph.lines)
-    counts = {
-        "notes": len(notes), "links": n_links,
-        "unresolved_links": sum(len(v) for v in graph.unresolved.values()),
-        "chunks": sum(m.chunks for m in shards.values()),
-        "vectors": sum(m.vectors for m in shards.values()),
-        "shards": len(plan), "domains": len({s.domain for s in plan}),
-        "markdown_bytes": sum(n.size for n in notes),
-    }
-    manifest = {**head, "counts": counts, "warnings": list(warnings), "link_inputs": link_key,
-                "shards": {sid: shards[sid].to_json() for sid in sorted(shards)},
-                "background": _background(root, plan)}
+    manifest = IndexManifest(
+        **header_fields(head),
+        counts=Counts(notes=len(notes), links=n_links,
+                      unresolved_links=sum(len(v) for v in graph.unresolved.values()),
+                      chunks=sum(m.chunks for m in shards.values()),
+                      vectors=sum(m.vectors for m in shards.values()),
+                      shards=len(plan), domains=len({s.domain for s in plan}),
+                      markdown_bytes=sum(n.size for n in notes)),
+        warnings=tuple(warnings), link_inputs=link_key,
+        shards={sid: shards[sid] for sid in sorted(shards)},
+        background=_background(root, plan), files={})
     return write_manifest(root, manifest), seconds, similar_rows

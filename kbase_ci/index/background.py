@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kbase_ci.index.blocks import Background
 from kbase_ci.index.rowfile import write_npy
 
 if TYPE_CHECKING:
@@ -117,22 +118,20 @@ def write_shard(path: Path, values: npt.NDArray[np.uint16]) -> None:
     write_npy(path, values, "<u2")
 
 
-def combine(shards: Sequence[Sequence[int]]) -> dict[str, Any] | None:
+def combine(shards: Sequence[Sequence[int]]) -> Background | None:
     """The manifest's `background`: per null query the best over all shards, sorted,
     as cosines; None without any shard's values."""
     if not shards:
         return None
     best = [max(col) for col in zip(*shards, strict=True)]
-    return {"queries": len(best), "version": VERSION,
-            "top1": [round(v / SCALE, 4) for v in sorted(best)]}
+    return Background(len(best), VERSION, tuple(round(v / SCALE, 4) for v in sorted(best)))
 
 
-def percentile(cosine: float, background: dict[str, Any] | None) -> float | None:
+def percentile(cosine: float, background: Background | None) -> float | None:
     """The share of null queries whose best chunk is less similar than `cosine` (1.0:
     closer than any of them got); None without a background."""
-    if not background or not background.get("top1"):
+    if background is None or not background.top1:
         return None
-    top1: list[float] = background["top1"]
     from bisect import bisect_left
 
-    return bisect_left(top1, round(cosine, 4)) / len(top1)
+    return bisect_left(background.top1, round(cosine, 4)) / len(background.top1)

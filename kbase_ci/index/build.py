@@ -14,15 +14,25 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.heap import bulk_allocations
 from kbase_ci.index import swap
-from kbase_ci.index.assemble import Embeddings, ShardMeta, assemble, header, write_manifest
+from kbase_ci.index.assemble import assemble, embeddings, header, write_manifest
+from kbase_ci.index.blocks import Shard, Slice, SliceCounts
 from kbase_ci.index.integrity import manifest_digest, remember
 from kbase_ci.index.layout import PARSED_FILE
-from kbase_ci.index.manifest import dump_table, read_manifest, sha256
+from kbase_ci.index.manifest import (
+    Header,
+    IndexManifest,
+    Manifest,
+    SliceManifest,
+    dump_table,
+    header_fields,
+    read_manifest,
+    sha256,
+)
 from kbase_ci.index.modelchoice import ModelChoice, choose_model
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.provenance import source_of
@@ -48,7 +58,7 @@ _EFFECT = {"KB001": "indexed as decoded", "KB002": "not indexed",
 @dataclass(frozen=True)
 class BuildResult:
     out_dir: Path
-    manifest: dict[str, Any]
+    manifest: Manifest
     shards_built: tuple[str, ...]
     shards_reused: tuple[str, ...]
     seconds: dict[str, float] = field(default_factory=dict)
@@ -63,13 +73,8 @@ class BuildResult:
     """Chunks embedded by this build; rebuilt shards copy the vectors of unchanged notes."""
 
     @property
-    def counts(self) -> dict[str, int]:
-        return dict(self.manifest.get("counts", {}))
-
-    @property
     def embeddings_reason(self) -> str | None:
-        reason: str | None = self.manifest["embeddings"]["reason"]
-        return reason
+        return self.manifest.embeddings.reason
 
 
 def parse_warnings(notes: Sequence[ParsedNote]) -> list[str]:
@@ -117,12 +122,11 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     report("prepare", 1, 4)
     model_key = f"{choice.sha256}/{dim}" if choice.sha256 else None
     vectors_key = vectors_digest(model_key, cfg.vault.max_note_bytes) if dim else None
-    head = header(scope.source if scope is not None else source_of(vault), cfg.digest,
-                  cfg.index.domain, Embeddings(choice.id, dim, choice.reason, choice.sha256,
-                                             choice.kind),
-                  cfg.index.stemmer, vectors_key)
-    if scope is not None:
-        head["scope"] = scope.manifest
+    built = scope.source if scope is not None else source_of(vault)
+    head = header(built.source, built.built_at, cfg.digest, cfg.index.domain,
+                  embeddings(choice.id, dim, choice.reason, choice.sha256, choice.kind),
+                  cfg.index.stemmer, vectors_key,
+                  scope.manifest if scope is not None else None)
     seconds: dict[str, float] = {"parse": 0.0}
 
     parsed: dict[str, ParsedNote] = {}
@@ -131,7 +135,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
         parsed = {n.path: n for n in parse_notes(vault, [nf.path for nf in vault.notes],
                                                    use_cache)}
         seconds["parse"] = time.perf_counter() - t0
-    prev_index = PreviousIndex(out_dir, previous) if previous else None
+    prev_index = PreviousIndex(out_dir, previous) if previous is not None else None
     sizes = note_sizes(vault, prev_index.blob_sizes() if prev_index is not None else None)
     report("prepare", 2, 4)
     plan = plan_shards([(nf.path, sizes[nf.path], rule.domain(
@@ -143,7 +147,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     tmp = swap.temp_dir_for(out_dir)
     try:
         blobs = {nf.path: nf.sha for nf in vault.notes}
-        metas: dict[str, ShardMeta] = {}
+        metas: dict[str, Shard] = {}
         tasks: list[Task] = []
         digests: dict[str, str] = {}
         reused: list[ShardSpec] = []
@@ -152,10 +156,10 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
             digest = digests[spec.id] = inputs_digest(
                 spec.id, [(p, blobs[p]) for p in spec.notes], model_key,
                 cfg.vault.max_note_bytes, cfg.index.stemmer)
-            old = previous.get("shards", {}).get(spec.id) if previous else None
-            if (previous and old and old.get("inputs") == digest
+            old = previous.shards.get(spec.id) if previous is not None else None
+            if (previous is not None and old is not None and old.inputs == digest
                     and _copy_shard(out_dir, tmp, spec.id, previous)):
-                metas[spec.id] = ShardMeta.from_json(spec.id, old)
+                metas[spec.id] = old
                 reused.append(spec)
             else:
                 known = tuple(parsed[p] for p in spec.notes) if parsed else None
@@ -171,13 +175,14 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
         parsed.update(fresh)
         for task in tasks:
             r = results[task.spec.id]
-            metas[r.id] = ShardMeta(r.id, task.spec.domain, len(task.spec.notes), r.chunks,
-                                    r.vectors, digests[r.id])
+            metas[r.id] = Shard(task.spec.domain, len(task.spec.notes), r.chunks,
+                                r.vectors, digests[r.id])
             for stage, secs in r.seconds.items():
                 seconds[stage] = seconds.get(stage, 0.0) + secs
         chosen = [parsed[p] for s in selected for p in s.notes]
         warnings = parse_warnings(chosen)
         similar_rows = 0
+        manifest: Manifest
         if shard is None:
             manifest, more, similar_rows = assemble(
                 tmp, vault, chosen, plan, metas, head, warnings, cfg.index.similar,
@@ -200,19 +205,17 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
                        similar_rows, sum(results[t.spec.id].embedded for t in tasks))
 
 
-def _dim_of(choice: ModelChoice, cfg: Config, previous: dict[str, Any] | None
+def _dim_of(choice: ModelChoice, cfg: Config, previous: IndexManifest | None
             ) -> int | None:
     """The vectors' dimension: the previous index's when it used the same model file and
     settings, else the model's (loading it costs ~0.2 s, and an incremental build's
     worker loads it anyway for the shards it rebuilds)."""
     if choice.path is None:
         return None
-    old = (previous or {}).get("embeddings") or {}
-    if previous is not None and previous.get("config_digest") == cfg.digest and \
-            choice.sha256 and old.get("sha256") == choice.sha256 and \
-            isinstance(old.get("dim"), int):
-        dim: int = old["dim"]
-        return dim
+    if previous is not None and previous.config_digest == cfg.digest and \
+            choice.sha256 and previous.embeddings.sha256 == choice.sha256 and \
+            previous.embeddings.dim is not None:
+        return previous.embeddings.dim
     return embedder_for(choice.path, cfg.embeddings.dim).dim
 
 
@@ -224,23 +227,23 @@ def _carry_scopes(out_dir: Path, tmp: Path) -> None:
         replace(old, tmp / "scopes")
 
 
-def _previous(out_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
+def _previous(out_dir: Path) -> tuple[IndexManifest | None, str | None]:
     if not (out_dir / "manifest.json").exists():
         return None, None
     try:
         data = read_manifest(out_dir)
     except IndexFormatError as exc:
         return None, f"previous index not reused: {exc}"
-    if "slice" in data:
+    if not isinstance(data, IndexManifest):  # a slice
         return None, None
     return data, None
 
 
-def _copy_shard(old_root: Path, new_root: Path, sid: str, previous: dict[str, Any]) -> bool:
+def _copy_shard(old_root: Path, new_root: Path, sid: str, previous: IndexManifest) -> bool:
     """Copy a shard's files from the previous index, checking each against its manifest;
     False (and nothing copied) if any file is missing or was modified."""
     prefix = f"shards/{sid}/"
-    files = {rel: h for rel, h in previous["files"].items() if rel.startswith(prefix)}
+    files = {rel: h for rel, h in previous.files.items() if rel.startswith(prefix)}
     if not files:
         return False
     blobs: dict[str, bytes] = {}
@@ -259,20 +262,18 @@ def _copy_shard(old_root: Path, new_root: Path, sid: str, previous: dict[str, An
     return True
 
 
-def _write_slice(tmp: Path, head: dict[str, Any], plan: Sequence[ShardSpec],
-                 metas: dict[str, ShardMeta], notes: Sequence[ParsedNote],
-                 warnings: Sequence[str], shard: tuple[int, int]) -> dict[str, Any]:
+def _write_slice(tmp: Path, head: Header, plan: Sequence[ShardSpec],
+                 metas: dict[str, Shard], notes: Sequence[ParsedNote],
+                 warnings: Sequence[str], shard: tuple[int, int]) -> SliceManifest:
     """A slice: its shard folders, its notes as parsed, and a manifest that says which
     slice of which plan it is. It is not an index; `merge_slices` makes one."""
     (tmp / PARSED_FILE).write_bytes(dump_table(
         [n.to_json() for n in sorted(notes, key=lambda n: n.path)]))
-    manifest = {
-        **head, "warnings": list(warnings),
-        "counts": {"notes": len(notes), "shards": len(metas)},
-        "shards": {sid: metas[sid].to_json() for sid in sorted(metas)},
-        "slice": {"k": shard[0], "n": shard[1], "plan": plan_digest(plan)},
-    }
-    return write_manifest(tmp, manifest)
+    return write_manifest(tmp, SliceManifest(
+        **header_fields(head), warnings=tuple(warnings),
+        counts=SliceCounts(notes=len(notes), shards=len(metas)),
+        shards={sid: metas[sid] for sid in sorted(metas)},
+        slice=Slice(shard[0], shard[1], plan_digest(plan)), files={}))
 
 
 def plan_digest(plan: Sequence[ShardSpec]) -> str:

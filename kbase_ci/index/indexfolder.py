@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.integrity import check_listing, mismatch
 from kbase_ci.index.layout import CORE_FILES
-from kbase_ci.index.manifest import MANIFEST_NAME, read_manifest, sha256
+from kbase_ci.index.manifest import (
+    MANIFEST_NAME,
+    IndexManifest,
+    SliceManifest,
+    read_manifest,
+    sha256,
+)
 from kbase_ci.index.rowfile import all_rows, int_view, npy_layout, offsets_name, row_at
 from kbase_ci.state.generations import Pinned
 
@@ -46,36 +52,36 @@ class IndexFolder:
             raise IndexFormatError(f"{self.root}: not an index folder") from None
         self.base = self._pin.path
         """Where its files are read: the pinned generation."""
-        self.manifest = read_manifest(self.base, shown=self.root)
-        if "slice" in self.manifest:
-            sl = self.manifest["slice"]
+        manifest = read_manifest(self.base, shown=self.root)
+        if isinstance(manifest, SliceManifest):
             raise IndexFormatError(
-                f"{self.root}: this is slice {sl.get('k')}/{sl.get('n')} of an index, not an "
-                "index: combine the slices with `kbase index --merge`")
+                f"{self.root}: this is slice {manifest.slice.k}/{manifest.slice.n} of an "
+                "index, not an index: combine the slices with `kbase index --merge`")
+        self.manifest: IndexManifest = manifest
         self._verify = verify
         self._checked: set[str] = set()
         self._cache: dict[str, Any] = {}
         if verify:
             check_listing(self.base, self.manifest, shown=self.root)
             for rel in CORE_FILES:
-                if rel in self.manifest["files"]:
+                if rel in self.manifest.files:
                     self.path(rel)
         self.confirm()  # the manifest and the listing were read through `base`
 
     # -- files ---------------------------------------------------------------------------
     def verify_all(self) -> None:
         """Hash every file now (a branch is checked whole when it is materialised)."""
-        for rel in sorted(self.manifest["files"]):
+        for rel in sorted(self.manifest.files):
             self.path(rel)
 
     def has(self, rel: str) -> bool:
-        return rel in self.manifest["files"]
+        return rel in self.manifest.files
 
     def path(self, rel: str) -> Path:
         """`root/rel`, hashed against the manifest the first time it is asked for. A
         library that opens it by this path calls `confirm` afterwards (see
         kbase_ci.state.generations)."""
-        want = self.manifest["files"].get(rel)
+        want = self.manifest.files.get(rel)
         if want is None:
             raise IndexFormatError(f"{self.root}: the index has no {rel}")
         if self._verify and rel not in self._checked:
@@ -102,7 +108,7 @@ class IndexFolder:
         """A file's bytes (kept), hashed as read."""
         key = f"bytes:{rel}"
         if key not in self._cache:
-            want = self.manifest["files"].get(rel)
+            want = self.manifest.files.get(rel)
             if want is None:
                 raise IndexFormatError(f"{self.root}: the index has no {rel}")
             with self._opened(rel) as fh:
@@ -123,7 +129,7 @@ class IndexFolder:
         if key not in self._cache:
             if self._verify and rel not in self._checked:
                 return self.data(rel)
-            if rel not in self.manifest["files"]:
+            if rel not in self.manifest.files:
                 raise IndexFormatError(f"{self.root}: the index has no {rel}")
             with self._opened(rel) as fh:
                 size = os.fstat(fh.fileno()).st_size

@@ -16,14 +16,13 @@ import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.layout import SCOPES_DIR
-from kbase_ci.index.manifest import MANIFEST_NAME, sha256_file
+from kbase_ci.index.manifest import MANIFEST_NAME, Manifest, sha256_file
 from kbase_ci.state.folders import GIT_HIDE
 from kbase_ci.state.memos import state_store
-from kbase_ci.vault.safefs import foreign_entry, unsafe_part
+from kbase_ci.vault.safefs import foreign_entry
 
 MAX_JSON_BYTES = 256 << 20
 """A JSON table is decoded whole: 256 MiB of JSON is ~2.5 GB of Python objects."""
@@ -44,17 +43,15 @@ def check_sizes(where: str, sizes: dict[str, int]) -> None:
         raise IndexFormatError(f"{where}: the index holds more than {MAX_TOTAL_BYTES} bytes")
 
 
-def check_listing(root: Path, manifest: dict[str, Any], *, allow_extra: bool = False,
+def check_listing(root: Path, manifest: Manifest, *, allow_extra: bool = False,
                   shown: Path | None = None) -> None:
     """Raise IndexFormatError unless the files under `root` are the manifest's (names
     only; `verify_files` also compares contents), none of them a symbolic link (which
     could lead a read outside the index) and none above its size cap (`schema`).
     `shown`: the folder to name in errors."""
     where = shown if shown is not None else root
-    files: dict[str, str] = manifest["files"]
-    for rel in sorted(files):
-        if unsafe_part(rel) is not None:
-            raise IndexFormatError(f"{where}: manifest names a file outside the index: {rel}")
+    files = manifest.files
+    for rel in sorted(files):  # each a path inside the index (`blocks.IndexPath`)
         if not (root / rel).is_file():
             raise IndexFormatError(f"{where}: file {rel} is missing: the index is incomplete")
     # GIT_HIDE: a swap writes it into the generation it replaced, which a reader opening
@@ -73,10 +70,10 @@ def mismatch(root: Path, rel: str) -> IndexFormatError:
                             "was modified")
 
 
-def verify_files(root: Path, manifest: dict[str, Any], *, allow_extra: bool = False) -> None:
+def verify_files(root: Path, manifest: Manifest, *, allow_extra: bool = False) -> None:
     """Raise IndexFormatError unless the files under `root` are exactly the manifest's."""
     check_listing(root, manifest, allow_extra=allow_extra)
-    for rel, want in sorted(manifest["files"].items()):
+    for rel, want in sorted(manifest.files.items()):
         if sha256_file(root / rel) != want:
             raise mismatch(root, rel)
 

@@ -1,10 +1,14 @@
 """Every file and table field of an index folder, named once (docs/index-format.md).
 
 Builders and readers both import from here, so reading an index never imports the
-build code, and the build code never imports the reader for a name.
+build code, and the build code never imports the reader for a name. A table row is a
+named tuple (`NoteRow`, `LinkRow`): read by field name, written as the JSON array of its
+fields in order.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: `NamedTuple` turns string annotations into
+# compiled forward references, which made these four classes cost 2.3x as much to make.
+from typing import Any, NamedTuple
 
 NOTES_FILE = "notes.json"
 """Core: note paths, blob ids, and the small vocabularies of the other tables."""
@@ -29,11 +33,75 @@ heading path follows from the note's headings)."""
 SCOPES_DIR = "scopes/"
 """Scoped indexes inside an index folder (kbase_ci/scope), not listed in its manifest."""
 
-NOTE_FIELDS = ("path", "title", "aliases", "tags", "headings", "block_ids", "frontmatter",
-               "blob", "size", "tokens", "domain", "shard", "chunks", "similar")
-"""A full notes-table row, as readers rebuild it."""
-STORED_NOTE_FIELDS = ("size", "headings", "aliases", "tags", "block_ids", "frontmatter")
-"""What a `notes.jsonl` line holds (trailing empty values left out)."""
-LINK_FIELDS = ("source", "line", "col", "raw", "style", "embed", "target", "subpath",
-               "anchor", "status", "anchor_found", "key")
-CHUNK_FIELDS = ("note", "heading_path", "start_line", "end_line")
+
+class NoteRow(NamedTuple):
+    """A full notes-table row, as readers rebuild it (`notetable.full_note_row`); a
+    `notes.jsonl` line holds only its `StoredNote` part."""
+
+    path: str
+    title: str
+    """The file name without `.md` (Obsidian's note name)."""
+    aliases: list[str]
+    tags: list[str]
+    headings: list[list[Any]]
+    """[level, text, line] per heading, in document order."""
+    block_ids: list[list[Any]]
+    """[id, line] per `^id` marker."""
+    frontmatter: dict[str, Any]
+    blob: str
+    size: int
+    tokens: int
+    domain: str
+    shard: str
+    chunks: list[int]
+    """[first, count]: the note's chunks of its shard."""
+    similar: list[list[Any]]
+    """[note number, score] of up to `similar_k` similar notes it does not link to."""
+
+
+class StoredNote(NamedTuple):
+    """What a `notes.jsonl` line holds (trailing empty values left out when written;
+    `notetable.stored_fields` puts them back)."""
+
+    size: int
+    headings: list[list[Any]]
+    aliases: list[str]
+    tags: list[str]
+    block_ids: list[list[Any]]
+    frontmatter: dict[str, Any]
+
+
+class LinkRow(NamedTuple):
+    """A `links.jsonl` line."""
+
+    source: int
+    """Note number of the note holding the link."""
+    line: int
+    col: int
+    raw: str
+    style: str
+    embed: bool
+    target: int | str | None
+    """Note number when it resolves to a note; path of an attachment; else None."""
+    subpath: str
+    anchor: str
+    status: str
+    anchor_found: bool | None
+    key: str | None
+    """The frontmatter key of a link in a frontmatter value."""
+
+
+class ChunkRow(NamedTuple):
+    """A chunk as `IndexReader.chunks` gives it (a shard's chunk tables hold counts and
+    lines; the heading path follows from the note's headings)."""
+
+    note: str
+    heading_path: list[str]
+    start_line: int
+    end_line: int
+
+
+NOTE_FIELDS = NoteRow._fields
+STORED_NOTE_FIELDS = StoredNote._fields
+LINK_FIELDS = LinkRow._fields
+CHUNK_FIELDS = ChunkRow._fields

@@ -42,8 +42,8 @@ def patched_links(previous: PreviousIndex, notes: Sequence[ParsedNote], files: S
     """The links table of `notes` (sorted by path) from the previous index's, or None when
     it cannot be reused (other link inputs, other notes, another kbase, a file that does
     not match the previous manifest, or most notes changed)."""
-    if previous.manifest.get("link_inputs") != link_key or \
-            previous.manifest.get("kbase_version") != __version__:
+    if previous.manifest.link_inputs != link_key or \
+            previous.manifest.kbase_version != __version__:
         return None
     paths = [n.path for n in notes]
     changed = previous.changed_notes(paths, blobs)

@@ -8,7 +8,6 @@ half-written one is refused before anything reaches the branch.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -16,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.git.objects import object_id
 from kbase_ci.index.manifest import MANIFEST_NAME as MANIFEST
-from kbase_ci.index.manifest import read_manifest
+from kbase_ci.index.manifest import IndexManifest, decode_manifest
 from kbase_ci.vault.safefs import links_between
 
 TRAILER = "Kbase-Source-Commit"
@@ -35,6 +34,8 @@ class LocalIndex:
     """relpath -> git blob id, manifest.json included."""
     ignored: tuple[str, ...]
     """Files in the directory that the manifest does not list: not published."""
+    scope_of: str | None = None
+    """A scoped index: the digest of the main index's manifest it was cut from."""
 
     def commit_message(self) -> str:
         """Deterministic for a given manifest, so equal publishes write equal commits."""
@@ -70,10 +71,9 @@ def _scope_blobs(index_dir: Path, main_digest: str, fmt: str) -> dict[str, str]:
             continue
         try:
             scoped = load_index(entry, fmt, allow_dirty=True)
-            block = read_manifest(entry).get("scope") or {}
-        except UsageError:  # IndexFormatError too: a broken scope is not published
+        except (IndexFormatError, UsageError):  # a broken scope is not published
             continue
-        if (block.get("main_index") or {}).get("digest") != main_digest:
+        if scoped.scope_of != main_digest:
             continue
         out.update({f"scopes/{entry.name}/{rel}": blob for rel, blob in scoped.blobs.items()})
     return out
@@ -85,18 +85,24 @@ def load_index(index_dir: Path, fmt: str = "sha1", *, allow_dirty: bool = False)
     Each file is read once: the bytes whose sha256 matched are the bytes whose git id is
     recorded, so a file rewritten mid-publish cannot slip in unverified (see write_blobs).
     """
-    manifest = read_manifest(index_dir)
-    raw = (index_dir / MANIFEST).read_bytes()
-    if json.loads(raw) != manifest:
-        raise IndexFormatError(f"{index_dir / MANIFEST}: changed while publishing; run again")
-    version, files = manifest["format_version"], manifest["files"]
-    source = manifest["source"] if isinstance(manifest["source"], dict) else {}
-    if source.get("dirty") and not allow_dirty:
-        paths = ", ".join(str(p) for p in (source.get("dirty_paths") or [])[:5])
+    path = index_dir / MANIFEST
+    try:  # read once: the bytes decoded are the bytes published
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise IndexFormatError(f"{path}: no index here (manifest.json is missing)") from None
+    except OSError as exc:
+        raise IndexFormatError(f"{path}: unreadable manifest: {exc}") from None
+    manifest = decode_manifest(raw, path)
+    if not isinstance(manifest, IndexManifest):
+        raise IndexFormatError(f"{index_dir}: a slice of an index, not an index: combine "
+                               "the slices with `kbase index --merge` first")
+    source = manifest.source
+    if source.dirty and not allow_dirty:
+        paths = ", ".join(source.dirty_paths[:5])
         raise UsageError(f"{index_dir / MANIFEST}: index was built from a dirty work tree "
                          f"({paths}); commit and rebuild, or pass --allow-dirty")
     blobs = {MANIFEST: object_id(raw, "blob", fmt)}
-    for rel, want in sorted(files.items()):
+    for rel, want in sorted(manifest.files.items()):
         rel = _safe_relpath(rel)
         if rel == MANIFEST:
             continue
@@ -118,10 +124,8 @@ def load_index(index_dir: Path, fmt: str = "sha1", *, allow_dirty: bool = False)
             rel = Path(dirpath, name).relative_to(index_dir).as_posix()
             if rel not in blobs:
                 ignored.append(rel)
-    commit = source.get("commit")
     return LocalIndex(
-        format_version=version, source_commit=commit if isinstance(commit, str) else None,
-        dirty=bool(source.get("dirty")), built_at=str(manifest.get("built_at", "")),
-        kbase_version=str(manifest.get("kbase_version", "")), blobs=blobs,
-        ignored=tuple(sorted(ignored)),
-    )
+        format_version=manifest.format_version, source_commit=source.commit,
+        dirty=source.dirty, built_at=manifest.built_at,
+        kbase_version=manifest.kbase_version, blobs=blobs, ignored=tuple(sorted(ignored)),
+        scope_of=manifest.scope.main_index.digest if manifest.scope is not None else None)

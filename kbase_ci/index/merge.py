@@ -19,38 +19,25 @@ from typing import Any
 
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index import swap
-from kbase_ci.index.assemble import HEADER_KEYS, ShardMeta, assemble
+from kbase_ci.index.assemble import assemble
+from kbase_ci.index.blocks import Shard
 from kbase_ci.index.build import BuildResult, Progress, parse_warnings, plan_digest
 from kbase_ci.index.integrity import manifest_digest, remember, verify_files
 from kbase_ci.index.layout import PARSED_FILE
-from kbase_ci.index.manifest import read_manifest
+from kbase_ci.index.manifest import Header, SliceManifest, header_fields, read_manifest
 from kbase_ci.index.provenance import source_of
 from kbase_ci.index.shards import DomainRule, plan_shards
 from kbase_ci.index.sizes import note_sizes
 from kbase_ci.model import ParsedNote
 from kbase_ci.vault.files import Vault
 
-_SHARED = HEADER_KEYS  # must agree between slices
 
-
-def _load_slice(d: Path) -> dict[str, Any]:
-    """A slice folder's manifest, checked: slices are CI artifacts, data from another
-    job, so the slice block and the shard records must be as kbase writes them."""
+def _load_slice(d: Path) -> SliceManifest:
+    """A slice folder's manifest, checked (`read_manifest`: slices are CI artifacts,
+    data from another job) and its files verified."""
     m = read_manifest(d)
-    if "slice" not in m:
+    if not isinstance(m, SliceManifest):
         raise IndexFormatError(f"{d}: not a slice (built without --shard K/N)")
-    sl, shards = m["slice"], m.get("shards")
-    if not (isinstance(sl, dict) and _n(sl.get("k")) and _n(sl.get("n"))
-            and 1 <= sl["k"] <= sl["n"] and isinstance(sl.get("plan"), str)
-            and isinstance(shards, dict)):
-        raise IndexFormatError(f"{d}: the manifest's slice or shards are not as kbase "
-                               "writes them")
-    for sid, meta in shards.items():
-        try:
-            ShardMeta.from_json(sid, meta)
-        except (KeyError, TypeError, ValueError):
-            raise IndexFormatError(f"{d}: the manifest's shard {sid!r} is not as kbase "
-                                   "writes it") from None
     verify_files(d, m)
     return m
 
@@ -90,26 +77,27 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
         raise UsageError("--merge needs the slice folders to combine")
     found = [(d, _load_slice(d)) for d in slices]
     first = found[0][1]
-    n = int(first["slice"]["n"])
+    n = first.slice.n
+    shared = header_fields(first)  # must agree between slices
     for d, m in found:
-        for key in _SHARED:
-            if m.get(key) != first.get(key):
+        for key, value in header_fields(m).items():
+            if value != shared[key]:
                 raise UsageError(f"{d}: slice differs from {found[0][0]} in `{key}`: "
                                  "slices must come from one build of one commit")
-        if m["slice"]["n"] != n or m["slice"]["plan"] != first["slice"]["plan"]:
+        if m.slice.n != n or m.slice.plan != first.slice.plan:
             raise UsageError(f"{d}: slice of another shard plan than {found[0][0]}")
-    ks = sorted(int(m["slice"]["k"]) for _, m in found)
+    ks = sorted(m.slice.k for _, m in found)
     if ks != list(range(1, n + 1)):
         raise UsageError(f"--merge needs slices 1..{n} once each; got {ks}")
-    here = source_of(vault).to_json()
-    if here != first["source"]:
+    here = source_of(vault).source
+    if here != first.source:
         raise UsageError("the slices were built from another state of the vault "
-                         f"(commit {first['source']['commit']}, here {here['commit']})")
-    if vault.config.digest != first["config_digest"]:
+                         f"(commit {first.source.commit}, here {here.commit})")
+    if vault.config.digest != first.config_digest:
         raise UsageError("the slices were built with another .kbase.yml")
 
     parsed: dict[str, ParsedNote] = {}
-    metas: dict[str, ShardMeta] = {}
+    metas: dict[str, Shard] = {}
     owner: dict[str, Path] = {}
     for d, m in found:
         try:
@@ -119,8 +107,8 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
         for row in rows if isinstance(rows, list) else [None]:
             note = _parsed_note(row, d / PARSED_FILE)
             parsed[note.path] = note
-        for sid, meta in m["shards"].items():
-            metas[sid] = ShardMeta.from_json(sid, meta)
+        for sid, meta in m.shards.items():
+            metas[sid] = meta
             owner[sid] = d
     rule = DomainRule.parse(vault.config.index.domain)
     sizes = note_sizes(vault)
@@ -131,7 +119,7 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
     plan = plan_shards([(nf.path, sizes[nf.path], rule.domain(
         nf.path, parsed[nf.path].frontmatter)) for nf in vault.notes],
         rule, vault.config.index.shard_max_bytes)
-    if plan_digest(plan) != first["slice"]["plan"] or {s.id for s in plan} != set(metas):
+    if plan_digest(plan) != first.slice.plan or {s.id for s in plan} != set(metas):
         raise UsageError("the slices' shard plan does not match this vault")
 
     out_dir = Path(os.path.abspath(out_dir))  # not resolve(): see build_index
@@ -146,7 +134,7 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
                 shutil.copytree(src, tmp / "shards" / spec.id)
             report("merge", i + 1, len(plan))
         notes = [parsed[p] for s in plan for p in s.notes]
-        head = {k: first[k] for k in _SHARED}
+        head = Header(**shared)
         manifest, seconds, similar_rows = assemble(
             tmp, vault, notes, plan, metas, head, parse_warnings(notes),
             vault.config.index.similar)
@@ -157,4 +145,4 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
     remember(vault.git_dir, manifest_digest(out_dir))  # built here: trusted
     seconds["total"] = time.perf_counter() - t_start
     return BuildResult(out_dir, manifest, (), tuple(s.id for s in plan), seconds,
-                       tuple(manifest["warnings"]), None, similar_rows)
+                       manifest.warnings, None, similar_rows)

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from kbase_ci.errors import ConfigError, UsageError
+from kbase_ci.index.blocks import Embeddings
 from kbase_ci.index.modelfolder import STATIC, model_files, model_kind
 from kbase_ci.state import hubcache
 from kbase_ci.state.downloads import Progress, download_model
@@ -138,12 +138,12 @@ def fix_hint(model_id: str, sha: str | None = None) -> str:
 
 
 def find_index_model(root: Path, configured: str | None, option: Path | None,
-                     emb: Mapping[str, Any]) -> tuple[ModelChoice | None, str | None]:
+                     emb: Embeddings) -> tuple[ModelChoice | None, str | None]:
     """The index's model (`emb`: the manifest's `embeddings`), or None and one notice
     saying what to do. `--model` with other weights is an error: asked for, not found."""
-    want, model_id = emb.get("sha256"), str(emb.get("model") or "")
-    kind = str(emb.get("kind") or STATIC)
-    if not emb.get("dim") or not want:
+    want, model_id = emb.sha256, emb.model or ""
+    kind = emb.kind or STATIC
+    if not emb.dim or not want:
         return None, None
     if option is not None:
         got = choose_model(root, None, option)

@@ -1,11 +1,11 @@
 """The notes table as stored (format 4): what a `notes.jsonl` line holds, and what is
 kept once for every note instead (docs/index-format.md).
 
-A full row (`tables.NOTE_FIELDS`) repeats much that is known elsewhere: the title is the
+A full row (`layout.NoteRow`) repeats much that is known elsewhere: the title is the
 file name, the token estimate follows from the size, a note's chunks are counted in its
 shard's `chunks.json`. On a vault of short notes (tldr-pages: 38k pages of 477 bytes)
 the repeated parts were most of the table, and the table a third of the index. So a line
-holds only `STORED_NOTE_FIELDS`, trailing empty values left out; `notes.json` holds per
+holds only `layout.StoredNote`, trailing empty values left out; `notes.json` holds per
 note its path and `group` (the number of its [shard, domain] pair in `groups`);
 `blobs.npy` the blob ids as bytes; `similar.npy` and `similar.scores.npy` the similar
 lists, `similar_k` entries per note. Readers put full rows back together
@@ -18,51 +18,55 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kbase_ci.errors import IndexFormatError
-from kbase_ci.index.layout import NOTE_FIELDS, STORED_NOTE_FIELDS
+from kbase_ci.index.layout import NoteRow, StoredNote
 from kbase_ci.model import note_title
 
-_F = {name: i for i, name in enumerate(NOTE_FIELDS)}
 
+def stored_note_row(row: NoteRow) -> list[Any]:
+    """A full row's `notes.jsonl` line (`StoredNote`, trailing empties left out)."""
 
-def stored_note_row(row: Sequence[Any]) -> list[Any]:
-    """A full row's `notes.jsonl` line (`STORED_NOTE_FIELDS`, trailing empties left out)."""
-
-    if row[_F["title"]] != note_title(row[_F["path"]]) \
-            or row[_F["tokens"]] != token_estimate(row[_F["size"]]):
-        raise ValueError(f"{row[_F['path']]}: title or token estimate is not derived")
-    out = [row[_F[k]] for k in STORED_NOTE_FIELDS]
+    if row.title != note_title(row.path) or row.tokens != token_estimate(row.size):
+        raise ValueError(f"{row.path}: title or token estimate is not derived")
+    out: list[Any] = [row.size, row.headings, row.aliases, row.tags, row.block_ids,
+                      row.frontmatter]
     while len(out) > 1 and not out[-1]:
         out.pop()
     return out
 
 
-def full_note_row(stored: Sequence[Any], core: Mapping[str, Any], i: int, blob: str,
-                  chunks: Sequence[int], similar: list[list[float]]) -> list[Any]:
-    """Note `i`'s line as a full row (`NOTE_FIELDS`): `core` is `notes.json`, `blob` the
-    note's (`blob_list`), `chunks` its [first, count] chunks of its shard
-    (`chunk_spans`), `similar` its similar list (`similar_list`)."""
+def stored_fields(stored: Sequence[Any]) -> StoredNote:
+    """A `notes.jsonl` line with its left-out trailing fields put back (empty)."""
+    empty: list[Any] = [[], [], [], [], {}]  # new each time: callers may modify a row
+    return StoredNote._make([*stored, *empty[len(stored) - 1:]])
 
+
+def full_note_row(stored: Sequence[Any], core: Mapping[str, Any], i: int, blob: str,
+                  chunks: Sequence[int], similar: list[list[float]]) -> NoteRow:
+    """Note `i`'s line as a full row: `core` is `notes.json`, `blob` the note's
+    (`blob_list`), `chunks` its [first, count] chunks of its shard (`chunk_spans`),
+    `similar` its similar list (`similar_list`)."""
+
+    # `stored_fields` inlined: this runs once per note of a whole-table query.
     empty: list[Any] = [[], [], [], [], {}]  # new each time: callers may modify a row
     size, headings, aliases, tags, block_ids, frontmatter = [*stored, *empty[len(stored) - 1:]]
     path = core["paths"][i]
     shard, domain = core["groups"][core["group"][i]]
-    return [path, note_title(path), aliases, tags, headings, block_ids, frontmatter,
-            blob, size, token_estimate(size), domain, shard, list(chunks),
-            similar]
+    return NoteRow(path, note_title(path), aliases, tags, headings, block_ids, frontmatter,
+                   blob, size, token_estimate(size), domain, shard, list(chunks), similar)
 
 
-def core_table(rows: Sequence[Sequence[Any]], statuses: Sequence[str],
+def core_table(rows: Sequence[NoteRow], statuses: Sequence[str],
                similar_k: int) -> dict[str, Any]:
     """`notes.json` for full rows. Blob ids are in `blobs.npy` when they are all hex of
     one width (`blob_bytes` per note); otherwise, as a list, in `blobs`."""
-    pairs = [(r[_F["shard"]], r[_F["domain"]]) for r in rows]
+    pairs = [(r.shard, r.domain) for r in rows]
     groups = sorted(set(pairs))
     number = {g: i for i, g in enumerate(groups)}
     out: dict[str, Any] = {
-        "paths": [r[_F["path"]] for r in rows], "group": [number[g] for g in pairs],
+        "paths": [r.path for r in rows], "group": [number[g] for g in pairs],
         "groups": [list(g) for g in groups], "similar_k": similar_k,
         "link_statuses": list(statuses)}
-    blobs = [r[_F["blob"]] for r in rows]
+    blobs = [r.blob for r in rows]
     width = _blob_width(blobs)
     if width is None:
         out["blobs"] = blobs
@@ -83,11 +87,11 @@ def _blob_width(blobs: Sequence[str]) -> int | None:
     return len(blobs[0]) // 2 if raw.hex() == "".join(blobs) else None
 
 
-def blob_bytes(core: Mapping[str, Any], rows: Sequence[Sequence[Any]]) -> bytes | None:
+def blob_bytes(core: Mapping[str, Any], rows: Sequence[NoteRow]) -> bytes | None:
     """`blobs.npy`'s values for `core_table(rows)`, or None when `core` lists them."""
     if "blob_bytes" not in core:
         return None
-    return bytes.fromhex("".join(r[_F["blob"]] for r in rows))
+    return bytes.fromhex("".join(r.blob for r in rows))
 
 
 def blob_list(core: Mapping[str, Any], values: bytes | memoryview | None) -> list[str]:
@@ -105,13 +109,13 @@ def blob_list(core: Mapping[str, Any], values: bytes | memoryview | None) -> lis
     return [hexed[j:j + step] for j in range(0, n * step, step)]
 
 
-def similar_arrays(rows: Sequence[Sequence[Any]], k: int) -> tuple[list[int], list[int]]:
+def similar_arrays(rows: Sequence[NoteRow], k: int) -> tuple[list[int], list[int]]:
     """`similar.npy` (note numbers) and `similar.scores.npy` (score x 1000, 0 where a
     list is shorter than `k`) for full rows: `k` entries per note."""
     ids: list[int] = []
     scores: list[int] = []
     for r in rows:
-        got = r[_F["similar"]][:k]
+        got = r.similar[:k]
         ids += [n for n, _ in got] + [0] * (k - len(got))
         scores += [round(s * 1000) for _, s in got] + [0] * (k - len(got))
     return ids, scores

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import IndexFormatError
+from kbase_ci.index.blocks import Embeddings
 from kbase_ci.index.layout import (
     BLOBS_FILE,
     CHUNKS_FILE,
@@ -22,8 +23,14 @@ from kbase_ci.index.layout import (
     SIMILAR_FILE,
     SIMILAR_SCORES_FILE,
 )
-from kbase_ci.index.manifest import sha256
-from kbase_ci.index.notetable import blob_list, chunk_spans, shard_notes, similar_list
+from kbase_ci.index.manifest import IndexManifest, sha256
+from kbase_ci.index.notetable import (
+    blob_list,
+    chunk_spans,
+    shard_notes,
+    similar_list,
+    stored_fields,
+)
 from kbase_ci.index.rowfile import all_rows, int_view
 from kbase_ci.index.similar import note_vectors
 from kbase_ci.index.vectors import FILE as VECTORS_FILE
@@ -39,7 +46,7 @@ Row = list[list[float]]
 class PreviousIndex:
     """A previous index (state: its manifest and the tables read so far)."""
 
-    def __init__(self, root: Path, manifest: dict[str, Any]) -> None:
+    def __init__(self, root: Path, manifest: IndexManifest) -> None:
         self.root = root
         self.manifest = manifest
         self._rows: tuple[list[Any], list[bytes]] | None = None
@@ -95,9 +102,10 @@ class PreviousIndex:
         when the previous vectors were computed the same way (`vectors_inputs`,
         `shardbuild.vectors_digest`): what an incremental build copies instead of
         embedding. Notes whose shard files do not match the manifest are left out."""
-        old = self.manifest.get("vectors") or {}
+        old = self.manifest.vectors
         core = self.core()
-        if vectors_inputs is None or old.get("inputs") != vectors_inputs or core is None:
+        if vectors_inputs is None or old is None or old.inputs != vectors_inputs \
+                or core is None:
             return {}
         number = self._numbers()
         groups, group = core["groups"], core["group"]
@@ -123,8 +131,11 @@ class PreviousIndex:
         got, core = self.note_rows(), self.core()
         if got is None or core is None:
             return {}
-        return {blob: row[0] for blob, row in zip(core["blobs"], got[0], strict=True)
-                if isinstance(row, list) and row and isinstance(row[0], int)}
+        # The rows are as stored (only hashed, not validated): a size that is not an
+        # integer is left out.
+        return {blob: size for blob, row in zip(core["blobs"], got[0], strict=True)
+                if isinstance(row, list) and row
+                and isinstance(size := stored_fields(row).size, int)}
 
     def _numbers(self) -> dict[str, int]:
         if "numbers" not in self._decoded:
@@ -161,7 +172,7 @@ class PreviousIndex:
         except IndexFormatError:
             return None
         rel = f"shards/{sid}/{VECTORS_FILE}"
-        if rel not in self.manifest["files"]:
+        if rel not in self.manifest.files:
             return spans, None
         data = self.data(rel)
         if data is None:
@@ -170,12 +181,11 @@ class PreviousIndex:
         rows = sum(c for _, c in spans.values())
         if packed.dtype != np.uint8 or packed.ndim != 2 or len(packed) != rows:
             return None
-        dim = (self.manifest.get("embeddings") or {}).get("dim")
-        return spans, Vectors(packed, dim if isinstance(dim, int) else None)
+        return spans, Vectors(packed, self.manifest.embeddings.dim)
 
     def data(self, rel: str) -> bytes | None:
         """A file's bytes when they match the previous manifest, else None."""
-        want = self.manifest["files"].get(rel)
+        want = self.manifest.files.get(rel)
         try:
             data = (self.root / rel).read_bytes()
         except OSError:
@@ -206,7 +216,7 @@ class PreviousIndex:
 
     def similar_inputs(self, paths: Sequence[str], blobs: Sequence[str],
                        linked: Sequence[Sequence[int]], vectors: npt.NDArray[np.float64],
-                       k: int, embeddings: dict[str, Any], rebuilt: set[str],
+                       k: int, embeddings: Embeddings, rebuilt: set[str],
                        link_key: str) -> tuple[list[bool], list[Row | None]] | None:
         """(changed, old) for `similar.similar_notes`, or None to recompute everything.
 
@@ -216,7 +226,7 @@ class PreviousIndex:
         in the list is gone."""
         import numpy as np
 
-        if self.manifest.get("embeddings") != embeddings:
+        if self.manifest.embeddings != embeddings:
             return None
         core = self.core()
         if core is None or core.get("similar_k") != k:
@@ -231,7 +241,7 @@ class PreviousIndex:
         old_vecs = self._note_vectors(core, vectors.shape[1], wanted)
         if old_vecs is None:
             return None
-        same_links = self.manifest.get("link_inputs") == link_key
+        same_links = self.manifest.link_inputs == link_key
         prev_linked = None if same_links else self._linked(len(prev_paths))
         if not same_links and prev_linked is None:
             return None

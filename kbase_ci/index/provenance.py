@@ -7,39 +7,33 @@ must be byte-identical, and the commit date already says how fresh the index is.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from kbase_ci.git.listing import changed_since
 from kbase_ci.git.repo import commit_date, head_commit, tree_of
+from kbase_ci.index.blocks import Source
 from kbase_ci.vault.files import Vault
 
 NO_DATE = "1970-01-01T00:00:00+00:00"
 
 
 @dataclass(frozen=True, slots=True)
-class Source:
-    commit: str | None
-    tree: str | None
-    dirty: bool
-    dirty_paths: tuple[str, ...]
-    """Vault-relative paths whose content differs from `commit` (notes and attachments)."""
+class Provenance:
+    source: Source
+    """The manifest's `source` block."""
     built_at: str
-    path: str
-    """The vault's folder inside the repository ("" at the root)."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"commit": self.commit, "tree": self.tree, "dirty": self.dirty,
-                "dirty_paths": list(self.dirty_paths), "path": self.path}
+    """The commit's committer date (`NO_DATE` without one)."""
 
 
-def source_of(vault: Vault) -> Source:
+def source_of(vault: Vault) -> Provenance:
     if vault.repo_root is None:
-        return Source(None, None, bool(vault.files), tuple(vault.files), NO_DATE, "")
+        return Provenance(Source(None, None, bool(vault.files), tuple(vault.files), ""),
+                          NO_DATE)
     where = vault.prefix().rstrip("/")
     commit = head_commit(vault.root)
     if commit is None:  # no commit yet: everything is uncommitted
-        return Source(None, None, bool(vault.files), tuple(vault.files), NO_DATE, where)
+        return Provenance(Source(None, None, bool(vault.files), tuple(vault.files), where),
+                          NO_DATE)
     tree = tree_of(vault.root, commit)
     date = commit_date(vault.root, commit)
     dirty = changed_since(vault.root, commit)
-    return Source(commit, tree, bool(dirty), tuple(dirty), date or NO_DATE, where)
+    return Provenance(Source(commit, tree, bool(dirty), tuple(dirty), where), date or NO_DATE)

@@ -19,7 +19,7 @@ from kbase_ci.errors import GitError, IndexFormatError, UsageError
 from kbase_ci.git import indexbranch
 from kbase_ci.git import repo as git_repo
 from kbase_ci.index.localindex import TRAILER, LocalIndex, load_index
-from kbase_ci.index.manifest import manifest_at
+from kbase_ci.index.manifest import BranchIndex, manifest_at
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 PublishStatus = Literal["created", "committed", "unchanged", "superseded", "gave-up"]
@@ -135,7 +135,7 @@ def _attempt(t: _Target, index: LocalIndex, tree: str, squash: bool,
              lost: tuple[str, ...]) -> PublishResult | _Lost:
     local_tip = git_repo.rev_commit(t.repo, t.ref)
     seen = indexbranch.remote_tip(t.repo, t.remote, t.branch) if t.remote else None
-    manifests: dict[str, dict[str, Any] | None] = {}
+    manifests: dict[str, BranchIndex | None] = {}
     for tip, where in ((local_tip, f"branch {t.branch}"), (seen, f"{t.remote}/{t.branch}")):
         if tip is not None and tip not in manifests:
             manifests[tip] = _check_replaceable(t, tip, where, index)
@@ -195,7 +195,7 @@ def _attempt(t: _Target, index: LocalIndex, tree: str, squash: bool,
 
 
 def _check_replaceable(t: _Target, tip: str, where: str, index: LocalIndex
-                       ) -> dict[str, Any] | None:
+                       ) -> BranchIndex | None:
     manifest = manifest_at(t.repo, tip)
     if t.force:
         return manifest
@@ -203,19 +203,19 @@ def _check_replaceable(t: _Target, tip: str, where: str, index: LocalIndex
         raise UsageError(f"{where} ({tip[:12]}) does not hold a kbase index (no manifest.json "
                          "with format kbase-index); refusing to overwrite it. Pick another "
                          "--branch, or pass --force to replace it")
-    if manifest["format_version"] > index.format_version:
-        raise IndexFormatError(f"{where} holds index format {manifest['format_version']}, "
+    if manifest.format_version > index.format_version:
+        raise IndexFormatError(f"{where} holds index format {manifest.format_version}, "
                                f"newer than this build's {index.format_version}; upgrade "
                                "kbase-ci, or pass --force to replace it")
     return manifest
 
 
-def _newer_source(t: _Target, tip: str, manifest: dict[str, Any] | None,
+def _newer_source(t: _Target, tip: str, manifest: BranchIndex | None,
                   ours: str | None) -> str | None:
     """The source commit behind `tip` when it strictly descends from ours, else None."""
     if t.force or manifest is None or ours is None:
         return None
-    theirs = source_of(t.repo, tip, manifest)
+    theirs = source_of(t.repo, tip, manifest.source_commit)
     if theirs is None or theirs == ours:
         return None
     present = (indexbranch.fetch_commit(t.repo, t.remote, theirs) if t.remote
@@ -230,15 +230,15 @@ def _newer_source(t: _Target, tip: str, manifest: dict[str, Any] | None,
     return theirs if git_repo.is_ancestor(t.repo, ours, theirs) else None
 
 
-def source_of(repo: Path, commit: str, manifest: dict[str, Any] | None) -> str | None:
-    """The source commit an index-branch commit was built from: manifest, else trailer.
+def source_of(repo: Path, commit: str, recorded: str | None) -> str | None:
+    """The source commit an index-branch commit was built from: what its manifest
+    records (`recorded`), else its trailer.
 
     Only a full hex object id counts: the value comes from a branch anyone with push access
     wrote, and is passed to `git fetch` and `git merge-base` (no `--upload-pack=...`).
     """
-    src = (manifest or {}).get("source") or {}
-    value = src.get("commit") if isinstance(src, dict) else None
-    if not isinstance(value, str):
+    value = recorded
+    if value is None:
         value = indexbranch.trailer(repo, commit, TRAILER)
     return value if value is not None and _OBJECT_ID.fullmatch(value) else None
 

@@ -16,28 +16,10 @@ relative to BM25's 1.0; docs/query.md has the figures.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-from typing import Any
+from kbase_ci.index.blocks import Fusion, Ranker
 
 STATS = 100
 """Notes of a list whose scores give its mean and spread."""
-
-
-@dataclass(frozen=True, slots=True)
-class Ranker:
-    weight: float
-    depth: int | None
-    """How many of its top notes take part (None: all)."""
-    floor: str
-    """What a note missing from the list scores: "zero" or "last" (the lowest taking part)."""
-    stats: int | None = None
-    """How many of its top notes give the mean and spread (None: those taking part, at
-    most `STATS`). More than `depth` lets a sure first note stand out further."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"weight": self.weight, "depth": self.depth, "floor": self.floor,
-                "stats": self.stats}
 
 
 WEIGHTS: dict[str, dict[str, Ranker]] = {
@@ -47,33 +29,19 @@ WEIGHTS: dict[str, dict[str, Ranker]] = {
 """Per model kind (`modelfolder.STATIC`, `TRANSFORMER`), chosen by measurement."""
 
 
-def settings(kind: str | None) -> dict[str, Any] | None:
+def settings(kind: str | None) -> Fusion | None:
     """The manifest's `fusion` block for an index whose model is of `kind`."""
     rankers = WEIGHTS.get(kind or "")
     if rankers is None:
         return None
-    return {"method": "z-score", "stats": STATS,
-            "rankers": {name: r.to_json() for name, r in sorted(rankers.items())}}
+    return Fusion("z-score", STATS, dict(sorted(rankers.items())))
 
 
-def rankers_of(block: Any) -> dict[str, Ranker]:
-    """The rankers of a manifest's `fusion` block; the static defaults for an index
-    without one, or with values this kbase cannot use (the block is untrusted data)."""
+def rankers_of(block: Fusion | None) -> dict[str, Ranker]:
+    """The rankers of a manifest's `fusion` block (its values were checked when the
+    manifest was read: kbase_ci.index.blocks.Ranker); the static defaults for an index
+    without one, and for rankers this kbase does not fuse."""
     out = dict(WEIGHTS["model2vec"])
-    got = block.get("rankers") if isinstance(block, dict) else None
-    if not isinstance(got, dict):
-        return out
-    for name, r in got.items():
-        if name not in out or not isinstance(r, dict):
-            continue
-        weight, depth, floor = r.get("weight"), r.get("depth"), r.get("floor")
-        stats = r.get("stats")
-        if isinstance(weight, int | float) and not isinstance(weight, bool) \
-                and math.isfinite(weight) and weight >= 0 \
-                and (depth is None or (type(depth) is int and depth > 0)) \
-                and (stats is None or (type(stats) is int and 1 < stats <= 10 * STATS)) \
-                and floor in ("zero", "last"):
-            out[name] = Ranker(float(weight), depth, str(floor), stats)
+    if block is not None:
+        out.update((name, r) for name, r in block.rankers.items() if name in out)
     return out
-
-

@@ -11,6 +11,7 @@ tables stay on the reader, so a long-lived process reuses them across queries.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,19 +25,20 @@ from kbase_ci.index.layout import (
     BACKLINK_IDS_FILE,
     BACKLINKS_FILE,
     BLOBS_FILE,
-    CHUNK_FIELDS,
     CHUNK_LINES_FILE,
     CHUNKS_FILE,
     LINK_FIELDS,
     LINK_ROWS_FILE,
     NAMES_FILE,
-    NOTE_FIELDS,
     NOTE_ROWS_FILE,
     NOTES_FILE,
     OUTGOING_FILE,
     SIMILAR_FILE,
     SIMILAR_SCORES_FILE,
     UNRESOLVED_FILE,
+    ChunkRow,
+    LinkRow,
+    NoteRow,
 )
 from kbase_ci.index.notetable import (
     blob_list,
@@ -46,10 +48,24 @@ from kbase_ci.index.notetable import (
     heading_path,
     shard_notes,
     similar_list,
+    stored_fields,
 )
 from kbase_ci.index.rowfile import int_view
 from kbase_ci.index.schema import validate
 from kbase_ci.index.vectors import FILE, Vectors
+
+
+@dataclass(frozen=True, slots=True)
+class LinkTableRows:
+    """The whole link table as `IndexReader.links` decodes it."""
+
+    rows: list[LinkRow]
+    outgoing: list[tuple[int, int]]
+    """Per note: (its first link number, how many links it has)."""
+    backlinks: list[list[int]]
+    """Per note: the link numbers of links from other notes that resolve to it."""
+    unresolved: dict[str, list[int]]
+    """Target as written -> link numbers of the unresolved (or escaping) links to it."""
 
 
 class IndexReader(IndexFolder):
@@ -59,7 +75,7 @@ class IndexReader(IndexFolder):
     # -- tables --------------------------------------------------------------------------
     @property
     def shards(self) -> list[str]:
-        return sorted(self.manifest.get("shards", {}))
+        return sorted(self.manifest.shards)
 
     def core(self) -> dict[str, Any]:
         """`notes.json`: paths, groups (row order = note number), statuses, similar_k."""
@@ -100,7 +116,7 @@ class IndexReader(IndexFolder):
         if number not in spans:
             core = self.core()
             shard = core["groups"][core["group"][number]][0]
-            if shard in self.manifest.get("shards", {}):
+            if shard in self.manifest.shards:
                 counts = self.json(f"shards/{shard}/{CHUNKS_FILE}").get("counts")
                 spans.update(chunk_spans(self._members()[shard], counts or []))
             spans.setdefault(number, [0, 0])
@@ -118,50 +134,65 @@ class IndexReader(IndexFolder):
         out: dict[str, list[int]] = self.json(NAMES_FILE)
         return out
 
-    def note_row(self, number: int) -> list[Any]:
-        """Row `number` of the notes table (`tables.NOTE_FIELDS`)."""
-
+    def _stored(self, number: int) -> Any:
+        """Note `number`'s `notes.jsonl` line as stored (from the decoded table if any)."""
         key = f"rows:{NOTE_ROWS_FILE}"
-        stored = self._cache[key][number] if key in self._cache else \
+        return self._cache[key][number] if key in self._cache else \
             self.row(NOTE_ROWS_FILE, number)
-        return full_note_row(stored, self.core(), number, self.blobs()[number],
-                             self.chunk_span(number), self.similar(number))
 
-    def link_row(self, number: int) -> list[Any]:
+    def note_row(self, number: int) -> NoteRow:
+        """Row `number` of the notes table."""
+        return full_note_row(self._stored(number), self.core(), number,
+                             self.blobs()[number], self.chunk_span(number),
+                             self.similar(number))
+
+    def link_row(self, number: int) -> LinkRow:
         key = f"rows:{LINK_ROWS_FILE}"
-        if key in self._cache:
-            return list(self._cache[key][number])
-        return list(self.row(LINK_ROWS_FILE, number))
+        row = self._cache[key][number] if key in self._cache else \
+            self.row(LINK_ROWS_FILE, number)
+        try:
+            return LinkRow._make(row)
+        except TypeError:  # not a row of 12 (validated indexes have none)
+            raise IndexFormatError(f"{self.root}: {LINK_ROWS_FILE} row {number} is not a "
+                                   "link: the index is damaged or forged") from None
 
-    def notes(self) -> dict[str, Any]:
-        """The whole notes table as {fields, rows, similar_k} (decodes every row)."""
+    def link_column(self, field: str) -> list[Any]:
+        """One field (`LinkRow`) of every link, by link number (decodes every row once):
+        what a scan over all links reads, without a record per link."""
+        key = f"column:{field}"
+        if key not in self._cache:
+            at = LINK_FIELDS.index(field)
+            self._cache[key] = [r[at] for r in self.rows(LINK_ROWS_FILE)]
+        out: list[Any] = self._cache[key]
+        return out
+
+    def notes(self) -> list[NoteRow]:
+        """The whole notes table, by note number (decodes every row)."""
         core = self.core()
         stored = self.rows(NOTE_ROWS_FILE)
         if len(stored) != len(core["paths"]):
             raise IndexFormatError(f"{self.root}: notes.jsonl and notes.json differ in length")
         blobs = self.blobs()
-        rows = [full_note_row(r, core, i, blobs[i], self.chunk_span(i), self.similar(i))
+        return [full_note_row(r, core, i, blobs[i], self.chunk_span(i), self.similar(i))
                 for i, r in enumerate(stored)]
-        return {"fields": list(NOTE_FIELDS), "rows": rows, "similar_k": core["similar_k"]}
 
-    def links(self) -> dict[str, Any]:
-        """The whole link table as {fields, rows, outgoing, backlinks, unresolved}."""
+    def links(self) -> LinkTableRows:
+        """The whole link table (decodes every row)."""
 
         out = self.ints(OUTGOING_FILE)
         ptr, ids = self.ints(BACKLINKS_FILE), self.ints(BACKLINK_IDS_FILE)
-        return {"fields": list(LINK_FIELDS), "rows": self.rows(LINK_ROWS_FILE),
-                "outgoing": [[int(out[i]), int(out[i + 1] - out[i])]
-                             for i in range(len(out) - 1)],
-                "backlinks": [[int(x) for x in ids[ptr[i]:ptr[i + 1]]]
-                              for i in range(len(ptr) - 1)],
-                "unresolved": self.json(UNRESOLVED_FILE)}
+        rows = self.rows(LINK_ROWS_FILE)
+        return LinkTableRows(
+            self._decoded(LINK_ROWS_FILE, lambda: [LinkRow._make(r) for r in rows]),
+            [(int(out[i]), int(out[i + 1] - out[i])) for i in range(len(out) - 1)],
+            [[int(x) for x in ids[ptr[i]:ptr[i + 1]]] for i in range(len(ptr) - 1)],
+            self.json(UNRESOLVED_FILE))
 
-    def chunks(self, shard: str) -> dict[str, Any]:
-        """A shard's chunk table as {fields, rows} (every row)."""
+    def chunks(self, shard: str) -> list[ChunkRow]:
+        """A shard's chunks, by chunk number (every row)."""
 
-        notes = self.chunk_notes(shard)
-        return {"fields": list(CHUNK_FIELDS),
-                "rows": [[n, *self.chunk_row(shard, i)] for i, n in enumerate(notes)]}
+        return [ChunkRow(n, *self.chunk_row(shard, i))
+                for i, n in enumerate(self.chunk_notes(shard))]
 
     def chunk_notes(self, shard: str) -> list[str]:
         """Note path of each chunk of `shard`, by chunk number."""
@@ -177,7 +208,7 @@ class IndexReader(IndexFolder):
     def chunk_lines(self, shard: str) -> Sequence[int]:
         """Every chunk's first and last line, two numbers per chunk."""
         lines = self.ints(f"shards/{shard}/{CHUNK_LINES_FILE}")
-        if len(lines) != 2 * int(self.manifest["shards"][shard]["chunks"]):
+        if len(lines) != 2 * self.manifest.shards[shard].chunks:
             raise IndexFormatError(f"{self.root}: shards/{shard}/{CHUNK_LINES_FILE} does "
                                    "not hold two lines per chunk")
         return lines
@@ -187,11 +218,7 @@ class IndexReader(IndexFolder):
         lines = self.chunk_lines(shard)
         lo, hi = int(lines[2 * chunk]), int(lines[2 * chunk + 1])
         number = self.note_numbers()[self.chunk_notes(shard)[chunk]]
-        key = f"rows:{NOTE_ROWS_FILE}"
-        stored = self._cache[key][number] if key in self._cache else \
-            self.row(NOTE_ROWS_FILE, number)
-        heads = stored[1] if len(stored) > 1 else []
-        return heading_path(heads, lo), lo, hi
+        return heading_path(stored_fields(self._stored(number)).headings, lo), lo, hi
 
     def bm25(self, shard: str) -> Any:
         """The shard's `bm25.Postings`; None for a shard without chunks."""
@@ -201,7 +228,7 @@ class IndexReader(IndexFolder):
             base = f"shards/{shard}/bm25/"
             if not self.has(base + FILES[0]):
                 return None
-            self._cache[key] = Postings(self, base, int(self.manifest["shards"][shard]["chunks"]))
+            self._cache[key] = Postings(self, base, self.manifest.shards[shard].chunks)
         return self._cache[key]
 
     def vectors(self, shard: str) -> Any:
@@ -212,10 +239,9 @@ class IndexReader(IndexFolder):
             return None
         key = f"vectors:{rel}"
         if key not in self._cache:
-            dim = (self.manifest.get("embeddings") or {}).get("dim")
             graph, same = f"shards/{shard}/{GRAPH_FILE}", f"shards/{shard}/{SAME_FILE}"
             self._cache[key] = Vectors(
-                self.npy(rel), dim if isinstance(dim, int) else None,
+                self.npy(rel), self.manifest.embeddings.dim,
                 (self.path(graph), self.npy(same)) if self.has(graph) and self.has(same)
                 else None, self.confirm)
         return self._cache[key]

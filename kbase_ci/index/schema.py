@@ -34,9 +34,9 @@ from kbase_ci.index.layout import (
     SIMILAR_FILE,
     SIMILAR_SCORES_FILE,
     STORED_NOTE_FIELDS,
+    LinkRow,
 )
-from kbase_ci.index.manifest import MANIFEST_NAME
-from kbase_ci.index.notetable import shard_notes
+from kbase_ci.index.notetable import shard_notes, stored_fields
 from kbase_ci.index.rowfile import int_table, offsets_name
 from kbase_ci.parse.mentions import VERSION
 from kbase_ci.vault.safefs import unsafe_part
@@ -44,14 +44,9 @@ from kbase_ci.vault.safefs import unsafe_part
 IndexReader = Any  # kbase_ci.index.reader.IndexReader (which imports this module)
 
 MAX_SIMILAR = 1000
-KINDS = (None, "model2vec", "onnx")
-"""`embeddings.kind` values (kbase_ci.index.modelfolder: STATIC, TRANSFORMER)."""
 GRAPH_BYTES_PER_ROW = 4096
 """Cap on a `vectors.usearch` file per chunk of its shard: connectivity 32 at f16 takes
 about 800 bytes a distinct row, so a larger file is not this shard's graph."""
-
-_LINK = {name: i for i, name in enumerate(LINK_FIELDS)}
-
 
 def _fail(reader: IndexReader, rel: str, what: str) -> IndexFormatError:
     return IndexFormatError(f"{reader.root}: {rel} {what}: the index is damaged or forged")
@@ -106,25 +101,16 @@ def _pairs(value: Any, first: type, second: type) -> TypeGuard[list[list[Any]]]:
 def _note_row(row: Any) -> bool:
     if not isinstance(row, list) or not 1 <= len(row) <= len(STORED_NOTE_FIELDS):
         return False
-    empty: list[Any] = [[], [], [], [], {}]  # what trailing empty fields stand for
-    size, heads, aliases, tags, blocks, fm = [*row, *empty[len(row) - 1:]]
-    return (_nat(size) and isinstance(heads, list) and all(
+    r = stored_fields(row)
+    return (_nat(r.size) and isinstance(r.headings, list) and all(
         isinstance(h, list) and len(h) == 3 and _nat(h[0]) and isinstance(h[1], str)
-        and _nat(h[2]) for h in heads) and _strs(aliases) and _strs(tags)
-        and _pairs(blocks, str, int) and isinstance(fm, dict))
+        and _nat(h[2]) for h in r.headings) and _strs(r.aliases) and _strs(r.tags)
+        and _pairs(r.block_ids, str, int) and isinstance(r.frontmatter, dict))
 
 
 def validate(reader: IndexReader) -> None:
-    """Check the whole index read by `reader` (hashing every file as it goes)."""
-    m = reader.manifest
-    for rel in m["files"]:
-        why = unsafe_part(rel)
-        if why is not None or not isinstance(m["files"][rel], str):
-            raise _fail(reader, MANIFEST_NAME, f"lists {rel!r}, which {why or 'has no hash'}")
-    emb = m.get("embeddings") or {}
-    if emb.get("kind") not in KINDS or not (emb.get("dim") is None or (
-            _nat(emb.get("dim")) and 0 < emb["dim"] <= 4096)):
-        raise _fail(reader, MANIFEST_NAME, "names an unknown model kind or dimension")
+    """Check the whole index read by `reader` (hashing every file as it goes); its
+    manifest was checked when it was read (kbase_ci.index.manifest)."""
     core = reader.core()
     if not isinstance(core, dict):
         raise _fail(reader, "notes.json", "is not an object")
@@ -185,16 +171,17 @@ def _concepts(reader: IndexReader, n: int) -> None:
 
 
 def _links(reader: IndexReader, n: int, statuses: int) -> None:
-    def ok(row: Any) -> bool:
-        if not isinstance(row, list) or len(row) != len(LINK_FIELDS):
+    def ok(values: Any) -> bool:
+        if not isinstance(values, list) or len(values) != len(LINK_FIELDS):
             return False
-        target = row[_LINK["target"]]
-        return (_is(row[_LINK["source"]], int) and 0 <= row[_LINK["source"]] < n
-                and _nat(row[_LINK["line"]]) and _nat(row[_LINK["col"]])
-                and all(isinstance(row[_LINK[f]], str)
-                        for f in ("raw", "style", "subpath", "status"))
-                and isinstance(row[_LINK["embed"]], bool)
-                and row[_LINK["anchor_found"]] in (None, True, False)
+        row = LinkRow._make(values)
+        target = row.target
+        return (_is(row.source, int) and 0 <= row.source < n
+                and _nat(row.line) and _nat(row.col)
+                and all(isinstance(s, str) for s in (row.raw, row.style, row.subpath,
+                                                     row.status))
+                and isinstance(row.embed, bool)
+                and row.anchor_found in (None, True, False)
                 and (target is None or isinstance(target, str)
                      or (_is(target, int) and 0 <= target < n)))
 
@@ -219,31 +206,26 @@ def _links(reader: IndexReader, n: int, statuses: int) -> None:
 
 def _shards(reader: IndexReader, core: dict[str, Any]) -> None:
     members = shard_notes(core)
-    shards = reader.manifest.get("shards", {})
-    if not isinstance(shards, dict):
-        raise _fail(reader, MANIFEST_NAME, "has no shards object")
-    for sid, meta in sorted(shards.items()):
-        if not isinstance(meta, dict) or not _nat(meta.get("chunks")):
-            raise _fail(reader, MANIFEST_NAME, f"shard {sid!r} has no chunk count")
+    for sid, meta in sorted(reader.manifest.shards.items()):
         base = f"shards/{sid}/"
         if not reader.has(base + CHUNKS_FILE):
             continue
         counts = reader.json(base + CHUNKS_FILE).get("counts") \
             if isinstance(reader.json(base + CHUNKS_FILE), dict) else None
         if not (isinstance(counts, list) and len(counts) == len(members.get(sid, []))
-                and all(_nat(c) for c in counts) and sum(counts) == meta["chunks"]):
+                and all(_nat(c) for c in counts) and sum(counts) == meta.chunks):
             raise _fail(reader, base + CHUNKS_FILE, "does not count the shard's chunks")
-        lines = _ints(reader, base + CHUNK_LINES_FILE, 2 * meta["chunks"])
+        lines = _ints(reader, base + CHUNK_LINES_FILE, 2 * meta.chunks)
         if any(a > b for a, b in zip(lines[0::2], lines[1::2], strict=True)):
             raise _fail(reader, base + CHUNK_LINES_FILE, "has a chunk that ends before it "
                         "starts")
-        _shard_vectors(reader, base, meta["chunks"])
+        _shard_vectors(reader, base, meta.chunks)
         postings = reader.bm25(sid)
         if postings is not None:
             postings.validate()
         vectors = reader.vectors(sid)
         if vectors is not None and (vectors.packed.ndim != 2 or
-                                    len(vectors.packed) != meta["chunks"]):
+                                    len(vectors.packed) != meta.chunks):
             raise _fail(reader, base + "vectors.npy", "does not hold one row per chunk")
 
 

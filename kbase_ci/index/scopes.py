@@ -9,16 +9,19 @@ is rebuilt the digests differ and the scope is stale.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import IndexFormatError, UsageError
-from kbase_ci.index.manifest import MANIFEST_NAME, read_manifest, sha256
+from kbase_ci.index.blocks import Scope, Selectors
+from kbase_ci.index.layout import NoteRow
+from kbase_ci.index.manifest import MANIFEST_NAME, IndexManifest, read_manifest, sha256
 from kbase_ci.index.modelchoice import ModelChoice
-from kbase_ci.index.provenance import Source
+from kbase_ci.index.provenance import Provenance
 from kbase_ci.model import BlockId, Heading, ParsedNote
+from kbase_ci.typedjson import decode, encode
 from kbase_ci.vault.scopeconfig import ScopeSpec, check_name
 
 SCOPES = "scopes"
@@ -41,32 +44,38 @@ def state(main_dir: Path, name: str,
     """{name, stale, reason, main_index} of one built scope (manifest only, not hashes).
     Stale: built from another main index, or (`declared`: `.kbase.yml`'s scopes) for
     other selectors than `.kbase.yml` declares for it now."""
-    manifest = read_manifest(scope_dir(main_dir, name))
-    block = manifest.get("scope") or {}
-    want = (block.get("main_index") or {}).get("digest")
+    folder = scope_dir(main_dir, name)
+    manifest = read_manifest(folder)
+    block = manifest.scope
+    if not isinstance(manifest, IndexManifest) or block is None:
+        raise IndexFormatError(f"{folder}: not a scoped index")
     reason = why = None
-    if want != main_digest(main_dir):
+    if block.main_index.digest != main_digest(main_dir):
         reason, why = f"scope {name} was built from another index", "index"
     elif declared is not None and name in declared and \
-            declared[name].to_json() != block.get("selectors"):
+            selectors_of(declared[name]) != block.selectors:
         # Cutting the new selection means a build (links, BM25, vectors), not a filter:
         # the old cut would answer for a scope nobody declares any more.
         reason = (f"scope {name} was built for another declaration ("
-                  f"{describe(block.get('selectors') or {})}; .kbase.yml now declares "
-                  f"{describe(declared[name].to_json())})")
+                  f"{describe(block.selectors)}; .kbase.yml now declares "
+                  f"{describe(selectors_of(declared[name]))})")
         why = "declaration"
     return {"name": name, "stale": reason is not None, "why": why,
             "reason": f"{reason}; rebuild with `kbase scope build {name}`" if reason else None,
-            "main_index": block.get("main_index"),
-            "notes": manifest.get("counts", {}).get("notes")}
+            "main_index": encode(block.main_index), "notes": manifest.counts.notes}
 
 
-def describe(selectors: Mapping[str, Any]) -> str:
+def selectors_of(spec: ScopeSpec) -> Selectors:
+    """A declaration's selectors as a manifest records them."""
+    return decode(Selectors, spec.to_json())
+
+
+def describe(selectors: Selectors) -> str:
     """`include domain: a, b; exclude tag: draft` for a manifest's selectors block."""
     return "; ".join(f"{side} {kind}: {', '.join(values)}"
-                     for side in ("include", "exclude")
-                     for kind, values in sorted((selectors.get(side) or {}).items())) \
-        or "no selectors"
+                     for side, chosen in (("include", selectors.include),
+                                          ("exclude", selectors.exclude))
+                     for kind, values in sorted(chosen.items())) or "no selectors"
 
 
 def states(main_dir: Path, declared: Mapping[str, ScopeSpec] | None = None
@@ -89,12 +98,12 @@ def states(main_dir: Path, declared: Mapping[str, ScopeSpec] | None = None
     return out
 
 
-def light_note(row: Sequence[Any], f: dict[str, int]) -> ParsedNote:
+def light_note(row: NoteRow) -> ParsedNote:
     """A main-index notes-table row as the names and anchors a link resolves against
     (a note outside a scope: `ScopeInputs.outside`, and the overlay of a scoped query)."""
-    return ParsedNote(row[f["path"]], row[f["title"]], tuple(row[f["aliases"]]),
-                      headings=tuple(Heading(lv, tx, ln) for lv, tx, ln in row[f["headings"]]),
-                      block_ids=tuple(BlockId(i, ln) for i, ln in row[f["block_ids"]]))
+    return ParsedNote(row.path, row.title, tuple(row.aliases),
+                      headings=tuple(Heading(lv, tx, ln) for lv, tx, ln in row.headings),
+                      block_ids=tuple(BlockId(i, ln) for i, ln in row.block_ids))
 
 
 @dataclass(frozen=True)
@@ -102,10 +111,10 @@ class ScopeInputs:
     model: ModelChoice
     """The main index's model; its `path` names the vector donor (`donor.py`), so no
     chunk is embedded again."""
-    source: Source
-    """The main index's source: a scope is of the same commit."""
+    source: Provenance
+    """The main index's source and date: a scope is of the same commit."""
     outside: tuple[ParsedNote, ...]
     """The main index's other notes, names and anchors only: links resolve as in the
     whole vault, and those landing outside become `out_of_scope`."""
-    manifest: dict[str, Any]
+    manifest: Scope
     """The manifest's `scope` block: name, selectors, main index digest and commit."""

@@ -19,14 +19,13 @@ refused with the path that is in the way.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 from pathlib import Path
 
 from kbase_ci.errors import UnsafePathError
 from kbase_ci.index.layout import SCOPES_DIR
-from kbase_ci.index.manifest import FORMAT, MANIFEST_NAME
+from kbase_ci.index.manifest import MANIFEST_NAME, listed_files
 from kbase_ci.state.files import exchange, replace
 from kbase_ci.state.folders import (
     GIT_HIDE,
@@ -61,11 +60,10 @@ def index_foreign(folder: Path) -> str | None:
     try:
         if manifest.is_symlink() or manifest.stat().st_size > _MAX_MANIFEST:
             return f"{MANIFEST_NAME} (a link, or too large)"
-        data = json.loads(manifest.read_bytes())
-    except (OSError, ValueError, RecursionError):
-        data = None
-    files = data.get("files") if isinstance(data, dict) else None
-    if not isinstance(files, dict) or data.get("format") != FORMAT:
+        files = listed_files(manifest.read_bytes())
+    except OSError:
+        files = None
+    if files is None:
         return f"a {MANIFEST_NAME} that is not a kbase index's"
     return foreign_entry(folder, lambda rel: rel in (MANIFEST_NAME, GIT_HIDE) or rel in files
                          or rel.startswith(SCOPES_DIR))

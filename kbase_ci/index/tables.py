@@ -1,6 +1,6 @@
 """The notes table and the link graph (docs/index-format.md).
 
-Rows are JSON arrays in the order of `NOTE_FIELDS`/`LINK_FIELDS`, one per line of
+Rows are JSON arrays of the fields of `NoteRow`/`LinkRow` (layout.py), one per line of
 `links.jsonl`, and of `notes.jsonl` less what is kept once for all notes (notetable.py),
 so a query reads one note's rows without decoding the table. Notes are in path order; a
 note's number is its row number, which links and similar lists use. What every query
@@ -22,13 +22,14 @@ from kbase_ci.index.layout import (
     LINK_ROWS_FILE,
     LINKS_FILE,
     NAMES_FILE,
-    NOTE_FIELDS,
     NOTE_ROWS_FILE,
     NOTES_FILE,
     OUTGOING_FILE,
     SIMILAR_FILE,
     SIMILAR_SCORES_FILE,
     UNRESOLVED_FILE,
+    LinkRow,
+    NoteRow,
 )
 from kbase_ci.index.manifest import dump_table
 from kbase_ci.index.notetable import (
@@ -49,19 +50,19 @@ if TYPE_CHECKING:
 def notes_table(notes: Sequence[ParsedNote], blobs: Mapping[str, str],
                 domains: Mapping[str, str], shards: Mapping[str, str],
                 chunk_spans: Mapping[str, tuple[int, int]],
-                similar: Sequence[list[list[float]]], similar_k: int) -> dict[str, Any]:
-    rows: list[list[Any]] = []
+                similar: Sequence[list[list[float]]]) -> list[NoteRow]:
+    rows: list[NoteRow] = []
     for i, n in enumerate(notes):
-        tags = sorted({t.name for t in n.tags})
         first, count = chunk_spans.get(n.path, (0, 0))
-        rows.append([
-            n.path, n.title, list(n.aliases), tags,
-            [[h.level, h.text, h.line] for h in n.headings],
-            [[b.id, b.line] for b in n.block_ids],
-            n.frontmatter, blobs.get(n.path, ""), n.size, token_estimate(n.size),
-            domains.get(n.path, ""), shards.get(n.path, ""), [first, count], similar[i],
-        ])
-    return {"fields": list(NOTE_FIELDS), "rows": rows, "similar_k": similar_k}
+        rows.append(NoteRow(
+            path=n.path, title=n.title, aliases=list(n.aliases),
+            tags=sorted({t.name for t in n.tags}),
+            headings=[[h.level, h.text, h.line] for h in n.headings],
+            block_ids=[[b.id, b.line] for b in n.block_ids], frontmatter=n.frontmatter,
+            blob=blobs.get(n.path, ""), size=n.size, tokens=token_estimate(n.size),
+            domain=domains.get(n.path, ""), shard=shards.get(n.path, ""),
+            chunks=[first, count], similar=similar[i]))
+    return rows
 
 
 @dataclass(frozen=True)
@@ -127,10 +128,10 @@ class NoteRows:
             status = "out_of_scope" if away else r.status
             # A note target is its row number (paths of 60k targets are megabytes);
             # an attachment keeps its path.
-            table.lines.append(dump_table([
+            table.lines.append(dump_table(LinkRow(
                 i, ln.line, ln.col, ln.raw, ln.style, ln.embed,
                 t if t is not None or away else r.target, ln.subpath, ln.anchor_kind,
-                status, None if away else r.anchor_found, ln.frontmatter_key]))
+                status, None if away else r.anchor_found, ln.frontmatter_key)))
             table.sources.append(i)
             table.targets.append(t if t is not None else -1)
             table.statuses.append(status)
@@ -138,18 +139,17 @@ class NoteRows:
                 table.unresolved.setdefault(ln.target, []).append(lid)
 
 
-def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str],
+def write_notes(root: Path, rows: Sequence[NoteRow], statuses: Sequence[str],
+                similar_k: int,
                 reuse: Callable[[int, Any], bytes | None] | None = None) -> None:
     """`notes.json` (core), `names.json`, `notes.jsonl`, `blobs.npy` and the similar
-    arrays from a `notes_table` (kbase_ci/index/notetable.py; `reuse`: see
-    `rowfile.write_rows`, given the row as stored)."""
-    f = {name: i for i, name in enumerate(table["fields"])}
-    rows = table["rows"]
+    arrays (`similar_k` per note) from a `notes_table` (kbase_ci/index/notetable.py;
+    `reuse`: see `rowfile.write_rows`, given the row as stored)."""
     names: dict[str, list[int]] = {}
     for i, row in enumerate(rows):
-        for name in dict.fromkeys(n.casefold() for n in (row[f["title"]], *row[f["aliases"]])):
+        for name in dict.fromkeys(n.casefold() for n in (row.title, *row.aliases)):
             names.setdefault(name, []).append(i)
-    core = core_table(rows, statuses, table["similar_k"])
+    core = core_table(rows, statuses, similar_k)
     (root / NOTES_FILE).write_bytes(dump_table(core))
     (root / NAMES_FILE).write_bytes(dump_table(names))
     write_rows(root / NOTE_ROWS_FILE, [stored_note_row(r) for r in rows], reuse)
@@ -158,7 +158,7 @@ def write_notes(root: Path, table: dict[str, Any], statuses: Sequence[str],
         import numpy as np
 
         write_npy(root / BLOBS_FILE, np.frombuffer(raw, dtype=np.uint8), "|u1")
-    ids, scores = similar_arrays(rows, table["similar_k"])
+    ids, scores = similar_arrays(rows, similar_k)
     write_npy(root / SIMILAR_FILE, ids, "<u2" if len(rows) <= 2**16 else "<i4")
     write_npy(root / SIMILAR_SCORES_FILE, scores, "<u2")
 

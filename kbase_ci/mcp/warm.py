@@ -229,8 +229,8 @@ class Warm:
             return self._embedder(view)
 
     def _embedder(self, view: QueryView) -> tuple[Any, str | None]:
-        emb = view.manifest.get("embeddings") or {}
-        sha, dim = emb.get("sha256"), emb.get("dim")
+        emb = view.manifest.embeddings
+        sha, dim = emb.sha256, emb.dim
         if not sha or not dim:
             return None, None
         key = (str(sha), int(dim))

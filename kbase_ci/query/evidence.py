@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbase_ci.index import tokens
 from kbase_ci.index.background import percentile
+from kbase_ci.index.blocks import Background, Tokenizer
 from kbase_ci.query.answer import Record
 from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.overlay import tokenize
@@ -155,7 +155,7 @@ def level(idf_cov: float, coverage: float, semantic: float | None, named: bool,
 
 
 def judge(chunks: Sequence[ChunkHit], q: QueryTerms, bm25: float | None,
-          cosine: float | None, background: dict[str, Any] | None, named: str | None,
+          cosine: float | None, background: Background | None, named: str | None,
           rule: Rule = RULE) -> Evidence:
     """The evidence of one note from its chunk hits (any ranker's): the chunk holding the
     most of the query's IDF mass (ties: the first found) speaks for it. `bm25` and
@@ -192,6 +192,6 @@ def note_fields(ev: Evidence, title: str, aliases: Sequence[str], headings: Sequ
     return [name for name, yes in found.items() if yes]
 
 
-def stopword_set(tokenizer: dict[str, Any]) -> frozenset[str]:
-    stop = tokenizer.get("stopwords")
-    return frozenset(stop if isinstance(stop, list) else tokens.stopwords())
+def stopword_set(tokenizer: Tokenizer) -> frozenset[str]:
+    """The index's stopwords (the manifest's `tokenizer` block)."""
+    return frozenset(tokenizer.stopwords)

@@ -18,15 +18,15 @@ relinked; nothing else is re-read.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import quote
 
 from kbase_ci.git.listing import added_or_deleted_since, refresh_index
-from kbase_ci.index.layout import LINK_FIELDS, LINK_ROWS_FILE, LINKS_FILE, NOTE_FIELDS
+from kbase_ci.index.layout import LINKS_FILE
+from kbase_ci.index.manifest import IndexManifest
 from kbase_ci.index.reader import IndexReader
 from kbase_ci.query.answer import Record
 from kbase_ci.vault.files import NoteFile, Vault
@@ -34,8 +34,6 @@ from kbase_ci.vault.scanner import scan as scan_notes
 
 if TYPE_CHECKING:
     from kbase_ci.model import ParsedNote
-
-_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class Freshness(Record):
@@ -140,11 +138,10 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
         deleted = sorted({*deleted, *(p for p in gone if p in number)})
         outside = {p: parsed.pop(p) for p in sorted(gone)}
 
-    ititle, ialiases = NOTE_FIELDS.index("title"), NOTE_FIELDS.index("aliases")
     old_names = {}
     for p in changed:
         row = reader.note_row(number[p])
-        old_names[p] = {_key(row[ititle]), *(_key(a) for a in row[ialiases])}
+        old_names[p] = {_key(row.title), *(_key(a) for a in row.aliases)}
     # A note outside the scope that is new, changed or deleted may take or free a name
     # that a scope link resolves to (out_of_scope <-> unresolved or inside).
     names_moved = bool(added or deleted or outside or gone_away) or any(
@@ -167,37 +164,31 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
                      outside)
 
 
-def _attachments_moved(vault: Vault, manifest: dict[str, Any]) -> tuple[set[str], bool]:
+def _attachments_moved(vault: Vault, manifest: IndexManifest) -> tuple[set[str], bool]:
     """Attachments (files that are not notes) added or deleted since the index, and
     whether that is all of them: untracked ones, those git's index adds or drops against
     the index's source commit (`diff --cached`: no work-tree stat), those deleted in the
     work tree only, and those the build saw uncommitted. Not all when the source commit
     is not in this clone (a shallow one): committed additions are then unknown."""
-    source = manifest.get("source")
-    source = source if isinstance(source, dict) else {}
-    commit = source.get("commit")
-    # A full object id only: the value comes from an index branch anyone could push.
-    since = added_or_deleted_since(vault.root, commit) \
-        if isinstance(commit, str) and _OBJECT_ID.fullmatch(commit) else None
+    commit = manifest.source.commit  # a full object id (checked when the manifest was read)
+    since = added_or_deleted_since(vault.root, commit) if commit is not None else None
     untracked, modified = vault.worktree_moves()
     files = set(vault.files)
     moved = {*untracked, *(since or ()), *(p for p in modified if p not in files)}
-    dirty = source.get("dirty_paths")
-    if isinstance(dirty, list):
-        moved |= {p for p in dirty if isinstance(p, str)}
+    moved |= set(manifest.source.dirty_paths)
     return {p for p in moved if not vault.is_note_path(p)}, since is not None
 
 
-def _built_from(vault: Vault, manifest: dict[str, Any]) -> bool:
+def _built_from(vault: Vault, manifest: IndexManifest) -> bool:
     """Was the index built from the commit the vault is at, with nothing changed since
     (staged or not) and the same settings (which decide what is a note)?"""
-    source = manifest.get("source")
-    if not isinstance(source, dict) or source.get("dirty") or not source.get("commit"):
+    source = manifest.source
+    if source.dirty or not source.commit:
         return False
-    if manifest.get("config_digest") != vault.config.digest or \
-            not vault.unchanged_since(source["commit"]):  # False outside a work tree
+    if manifest.config_digest != vault.config.digest or \
+            not vault.unchanged_since(source.commit):  # False outside a work tree
         return False
-    return source.get("path") == vault.prefix().rstrip("/")
+    return source.path == vault.prefix().rstrip("/")
 
 
 def scan(vault: Vault, notes: list[NoteFile]) -> tuple[list[ParsedNote], object]:
@@ -215,18 +206,16 @@ def _attachment_relinks(reader: IndexReader, moved: set[str], files: set[str] | 
     names |= {quote(n) for n in names}
     paths: list[str] = reader.core()["paths"]
     numbers = reader.npy(LINKS_FILE).tolist()
-    raws = reader.rows(LINK_ROWS_FILE)
-    iraw, itarget = LINK_FIELDS.index("raw"), LINK_FIELDS.index("target")
+    raws, targets = reader.link_column("raw"), reader.link_column("target")
     out: set[str] = set()
-    for (source, _target, _status), row in zip(numbers, raws, strict=True):
+    for (source, _target, _status), raw, target in zip(numbers, raws, targets, strict=True):
         src = paths[source]
         if src in skip or src in out:
             continue
-        target = row[itarget]
         if files is not None and isinstance(target, str) and target not in files:
             out.add(src)
             continue
-        raw = row[iraw].casefold()
+        raw = raw.casefold()
         if any(name in raw for name in names):
             out.add(src)
     return sorted(out)
@@ -238,22 +227,21 @@ def _relinked(reader: IndexReader, fresh: set[str], deleted: set[str],
     statuses: list[str] = reader.core()["link_statuses"]
     unresolved = statuses.index("unresolved") if "unresolved" in statuses else -1
     numbers = reader.npy(LINKS_FILE).tolist()
-    raws = reader.rows(LINK_ROWS_FILE)
-    iraw = LINK_FIELDS.index("raw")
+    raws = reader.link_column("raw")
     gone_numbers = {i for i, p in enumerate(paths) if p in deleted or p in fresh}
     new_names = {_key(n.title) for n in parsed}
     new_names |= {_key(a) for n in parsed for a in n.aliases}
     new_names |= {_key(p.rsplit("/", 1)[-1].removesuffix(".md"))
                   for p in [*deleted, *gone_away]}
     out: set[str] = set()
-    for (source, target, status), row in zip(numbers, raws, strict=True):
+    for (source, target, status), raw in zip(numbers, raws, strict=True):
         src = paths[source]
         if src in deleted or src in fresh or src in out:
             continue
         if status == unresolved or target in gone_numbers:
             out.add(src)
             continue
-        raw = row[iraw].casefold()
+        raw = raw.casefold()
         if any(name and name in raw for name in new_names):
             out.add(src)
     return sorted(out)

@@ -21,7 +21,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from kbase_ci.index.ranking import STATS, Ranker
+from kbase_ci.index.blocks import Ranker
+from kbase_ci.index.ranking import STATS
 
 
 def fuse(lists: Mapping[str, Sequence[tuple[str, float]]], rankers: Mapping[str, Ranker]

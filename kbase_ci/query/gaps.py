@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kbase_ci.index.layout import LINK_FIELDS, UNRESOLVED_FILE
+from kbase_ci.index.layout import UNRESOLVED_FILE
 from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.parse.outline import note_text, split_lines
 from kbase_ci.query.answer import IndexInfo, Record, json_field
@@ -37,15 +37,13 @@ def unresolved_links(view: QueryView) -> list[tuple[str, GapSource, GapKind]]:
     reader = view.source.reader
     redone = {*view.fresh.changed, *view.fresh.added, *view.fresh.deleted,
               *view.fresh.relinked}
-    isrc, iline, icol, iraw, istyle, istatus = (LINK_FIELDS.index(k) for k in (
-        "source", "line", "col", "raw", "style", "status"))
     found: list[tuple[str, str, int, int, str, str]] = []
     for target, ids in reader.json(UNRESOLVED_FILE).items():
         for lid in ids:
             row = reader.link_row(lid)
-            src = view.paths[row[isrc]]
-            if row[istatus] == "unresolved" and src not in redone:
-                found.append((target, src, row[iline], row[icol], row[iraw], row[istyle]))
+            src = view.paths[row.source]
+            if row.status == "unresolved" and src not in redone:
+                found.append((target, src, row.line, row.col, row.raw, row.style))
     for path in sorted({*view.fresh.changed, *view.fresh.added, *view.fresh.relinked}):
         for lk in view.outgoing(path):
             if lk.status == "unresolved":

@@ -178,7 +178,7 @@ def _from_refs(repo: Path, problems: list[str],
             continue
         short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
         kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
-        newer = _newer_fetch_head(repo, commit, reader.manifest, problems)
+        newer = _newer_fetch_head(repo, commit, reader.manifest.source.commit, problems)
         if newer is not None:
             reader.close()
             yield newer
@@ -186,8 +186,8 @@ def _from_refs(repo: Path, problems: list[str],
             yield IndexSource(reader, kind, short)
 
 
-def _newer_fetch_head(repo: Path, tip: str, manifest: dict[str, Any], problems: list[str]
-                      ) -> IndexSource | None:
+def _newer_fetch_head(repo: Path, tip: str, source_commit: str | None,
+                      problems: list[str]) -> IndexSource | None:
     """FETCH_HEAD's index when it is newer than the branch at `tip`: `git fetch origin
     kbase-index` refreshes only FETCH_HEAD, not origin/kbase-index. Newer: it descends
     from `tip`, or was built from a commit that descends from `tip`'s source commit."""
@@ -201,8 +201,9 @@ def _newer_fetch_head(repo: Path, tip: str, manifest: dict[str, Any], problems: 
         if not is_ancestor(repo, tip, commit):
             from kbase_ci.index.publish import source_of  # rare: only a rival index
 
-            ours = source_of(repo, tip, manifest)
-            theirs = source_of(repo, commit, manifest_at(repo, commit))
+            ours = source_of(repo, tip, source_commit)
+            rival = manifest_at(repo, commit)
+            theirs = source_of(repo, commit, rival.source_commit if rival else None)
             if ours is None or theirs is None or ours == theirs \
                     or not (has_commit(repo, ours) and has_commit(repo, theirs)) \
                     or not is_ancestor(repo, ours, theirs):

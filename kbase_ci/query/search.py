@@ -60,11 +60,8 @@ class Searcher:
         self._query_vector: Any = None
         self._fresh_cosine: dict[str, float] = {}
         # Queries are tokenized as the index was (its manifest says how).
-        tok = view.manifest.get("tokenizer")
-        self._tokenizer: dict[str, Any] = tok if isinstance(tok, dict) else {}
-        stem = self._tokenizer.get("stemmer")
-        self.stemmer = stem if isinstance(stem, str) else tokens.STEMMER
-        self.stop = ev.stopword_set(self._tokenizer)
+        self.stemmer = view.manifest.tokenizer.stemmer
+        self.stop = ev.stopword_set(view.manifest.tokenizer)
         reader = view.source.reader
         self.models = {shard: m for shard in reader.shards
                        if (m := reader.bm25(shard)) is not None}
@@ -165,14 +162,14 @@ class Searcher:
     def embedder(self) -> tuple[Any, str | None]:
         """The index's model loaded, or None and the one notice saying how to get it
         (None, None: an index without vectors)."""
-        emb = self.view.manifest.get("embeddings") or {}
+        emb = self.view.manifest.embeddings
         choice, notice = find_index_model(self.view.vault.root,
                                           self.view.vault.config.embeddings.model,
                                           self.model_option, emb)
         if choice is None or choice.path is None:
             return None, notice
         # The index may keep fewer dimensions than the model (`embeddings.dim`).
-        return open_embedder(choice.path, dim=int(emb["dim"])), None
+        return open_embedder(choice.path, dim=emb.dim), None
 
     def semantic(self, query: str, embedder: Any) -> list[ChunkHit]:
         import numpy as np
@@ -302,12 +299,12 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
             notices.append(notice or _no_vectors(view))
         else:
             lists["semantic"] = searcher.semantic(query, embedder)
-    fused, named = ranked(view, query, lists, view.manifest.get("fusion"))
+    fused, named = ranked(view, query, lists, view.manifest.fusion)
     return Ranking(searcher, fused, named, notices)
 
 
 def _no_vectors(view: QueryView) -> str:
-    reason = (view.manifest.get("embeddings") or {}).get("reason")
+    reason = view.manifest.embeddings.reason
     return "this index has no vectors" + (f" ({reason})" if reason else "") + \
         ": ranked by BM25 only"
 

@@ -8,6 +8,7 @@ from typing import Any
 from kbase_ci.index.scopes import states
 from kbase_ci.query.answer import IndexInfo, Record, ScopeRef
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import encode
 
 
 class Source(Record):
@@ -64,14 +65,14 @@ class StatusAnswer(Record):
 def status_answer(view: QueryView) -> StatusAnswer:
     m = view.manifest
     root = view.source.reader.root
-    size = sum((root / rel).stat().st_size for rel in m.get("files", {}))
-    emb = m.get("embeddings", {})
+    size = sum((root / rel).stat().st_size for rel in m.files)
+    emb = m.embeddings
     fresh = view.fresh
     return StatusAnswer(
         Source(view.source.origin, view.source.location,
                str(root) if view.source.origin != "memory" else None),
-        m.get("format_version"), m.get("kbase_version"), m.get("counts", {}), size,
-        Model(emb.get("model"), emb.get("dim"), emb.get("reason")),
+        m.format_version, m.kbase_version, encode(m.counts), size,
+        Model(emb.model, emb.dim, emb.reason),
         Changed(list(fresh.changed), list(fresh.added), list(fresh.deleted),
                 list(fresh.relinked)),
         view.index_info(), _scopes(view))

@@ -158,7 +158,7 @@ def judge(view: QueryView, searcher: Searcher, fused: list[NoteHit], q: ev.Query
     """Walk the ranking in its order, judging each note that passes the filters, until
     `limit` answers (or `JUDGE_MAX` notes); the ranking decides the order, the evidence
     only what is kept."""
-    background = view.manifest.get("background")
+    background = view.manifest.background
     out = Judged()
     for n in fused:
         if out.judged >= JUDGE_MAX:

@@ -5,18 +5,16 @@ from __future__ import annotations
 
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from functools import cached_property
-from typing import Any
 
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index.layout import (
     BACKLINK_IDS_FILE,
     BACKLINKS_FILE,
-    LINK_FIELDS,
     LINKS_FILE,
-    NOTE_FIELDS,
     NOTE_ROWS_FILE,
     OUTGOING_FILE,
 )
+from kbase_ci.index.manifest import IndexManifest
 from kbase_ci.index.reader import IndexReader
 from kbase_ci.index.rowfile import int_table
 from kbase_ci.model import BlockId, Heading, ParsedNote
@@ -54,10 +52,6 @@ class LinkInfo(Record):
     anchor_found: bool | None
 
 
-_NF = {name: i for i, name in enumerate(NOTE_FIELDS)}
-_LF = {name: i for i, name in enumerate(LINK_FIELDS)}
-
-
 class NoteTable(Mapping[str, NoteInfo]):
     """The current notes: index rows (read and turned into records only when asked for)
     minus the deleted and changed ones, plus fresh parses of the changed and added ones."""
@@ -84,12 +78,11 @@ class NoteTable(Mapping[str, NoteInfo]):
         # The index's similar list: a note moved since is shown at its new path.
         moved = self._moved
         similar = tuple((moved.get(p, p), float(s)) for p, s in
-                        ((self._paths[n], s) for n, s in row[_NF["similar"]])
+                        ((self._paths[n], s) for n, s in row.similar)
                         if p not in self._deleted or p in moved)
-        return NoteInfo(path, row[_NF["title"]], tuple(row[_NF["aliases"]]),
-                        tuple(row[_NF["tags"]]), row[_NF["domain"]], row[_NF["size"]],
-                        tuple((h[0], h[1], h[2]) for h in row[_NF["headings"]]),
-                        tuple((b[0], b[1]) for b in row[_NF["block_ids"]]), similar, False)
+        return NoteInfo(path, row.title, tuple(row.aliases), tuple(row.tags), row.domain,
+                        row.size, tuple((h[0], h[1], h[2]) for h in row.headings),
+                        tuple((b[0], b[1]) for b in row.block_ids), similar, False)
 
     def __contains__(self, path: object) -> bool:
         return path in self._fresh or (path in self._number and path not in self._deleted)
@@ -125,7 +118,7 @@ class QueryView:
         self.vault = vault
         self.source = source
         reader = source.reader
-        self.manifest: dict[str, Any] = reader.manifest
+        self.manifest: IndexManifest = reader.manifest
         self.paths: list[str] = reader.core()["paths"]
         self.number: dict[str, int] = reader.note_numbers()
         self.fresh: Freshness = assess(vault, reader, source.member)
@@ -194,9 +187,8 @@ class QueryView:
         return {p: self._texts[p] for p in asked}
 
     def index_info(self) -> IndexInfo:
-        src = self.manifest.get("source", {})
         scope = self.source.scope
-        return IndexInfo(src.get("commit"), self.manifest.get("built_at"),
+        return IndexInfo(self.manifest.source.commit, self.manifest.built_at,
                          len(self.fresh.stale), self.fresh.stale, self.fresh.overlaid,
                          self.source.origin,
                          ScopeRef(scope["name"], scope["stale"], scope["reason"])
@@ -278,11 +270,10 @@ class QueryView:
     # -- links ---------------------------------------------------------------------------
     def _from_index(self, number: int) -> LinkInfo:
         row = self.source.reader.link_row(number)
-        target = row[_LF["target"]]
+        target = row.target
         path = self.paths[target] if isinstance(target, int) else target
-        return LinkInfo(self.paths[row[_LF["source"]]], row[_LF["line"]], row[_LF["col"]],
-                        row[_LF["raw"]], path, row[_LF["subpath"]], row[_LF["status"]],
-                        row[_LF["embed"]], row[_LF["anchor_found"]])
+        return LinkInfo(self.paths[row.source], row.line, row.col, row.raw, path,
+                        row.subpath, row.status, row.embed, row.anchor_found)
 
     @cached_property
     def _overlay_links(self) -> dict[str, list[LinkInfo]]:

@@ -20,18 +20,28 @@ from typing import Any
 
 from kbase_ci.errors import KbaseError, UsageError
 from kbase_ci.git.repo import repo_dirs
+from kbase_ci.index.blocks import MainIndex, Scope
 from kbase_ci.index.build import build_index
 from kbase_ci.index.integrity import verify_files
+from kbase_ci.index.layout import NoteRow
 from kbase_ci.index.manifest import read_manifest
 from kbase_ci.index.modelchoice import ModelChoice
 from kbase_ci.index.modelfolder import STATIC
-from kbase_ci.index.provenance import NO_DATE, Source
+from kbase_ci.index.provenance import Provenance
 from kbase_ci.index.reader import IndexReader, open_index
-from kbase_ci.index.scopes import ScopeInputs, light_note, main_digest, scope_dir, states
+from kbase_ci.index.scopes import (
+    ScopeInputs,
+    light_note,
+    main_digest,
+    scope_dir,
+    selectors_of,
+    states,
+)
 from kbase_ci.index.swap import check_target
 from kbase_ci.scope import donor as donors
 from kbase_ci.scope.select import NoteFacts, Selection, select
 from kbase_ci.state.locks import exclusive
+from kbase_ci.typedjson import encode
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.scanner import scan
 from kbase_ci.vault.scopeconfig import ScopeSpec
@@ -61,7 +71,7 @@ class ScopeResult:
     """planned, built, up-to-date, failed."""
     selection: Selection
     components: tuple[Component, ...]
-    scope: dict[str, Any]
+    scope: Scope
 
     @property
     def ok(self) -> bool:
@@ -71,37 +81,32 @@ class ScopeResult:
         return self.outcome != "failed" and all(c.status != "error" for c in self.components)
 
     def to_json(self) -> dict[str, Any]:
-        return {"scope": self.scope, "folder": str(self.folder), "plan": self.plan,
+        return {"scope": encode(self.scope), "folder": str(self.folder), "plan": self.plan,
                 "outcome": self.outcome, "notes": list(self.selection.paths),
                 "unmatched": [{"side": s, "selector": sel, "hint": h}
                               for s, sel, h in self.selection.unmatched],
                 "components": [c.to_json() for c in self.components]}
 
 
-def scope_block(name: str, spec: ScopeSpec, main: IndexReader, digest: str) -> dict[str, Any]:
-    return {"name": name, "selectors": spec.to_json(),
-            "main_index": {"digest": digest,
-                           "source_commit": main.manifest["source"].get("commit")}}
+def scope_block(name: str, spec: ScopeSpec, main: IndexReader, digest: str) -> Scope:
+    return Scope(name, selectors_of(spec), MainIndex(digest, main.manifest.source.commit))
 
 
 def _planned(main: IndexReader, chosen: set[str]) -> tuple[Component, ...]:
     table = main.notes()
-    f = {k: i for i, k in enumerate(table["fields"])}
-    rows = [r for r in table["rows"] if r[f["path"]] in chosen]
+    rows = [r for r in table if r.path in chosen]
     links = main.links()
-    lf = {k: i for i, k in enumerate(links["fields"])}
-    number = {r[f["path"]]: i for i, r in enumerate(table["rows"])}
+    number = {r.path: i for i, r in enumerate(table)}
     inside = {number[p] for p in chosen}
     n_links = away = 0
     for p in sorted(chosen):
-        first, count = links["outgoing"][number[p]]
-        for row in links["rows"][first:first + count]:
+        first, count = links.outgoing[number[p]]
+        for row in links.rows[first:first + count]:
             n_links += 1
-            t = row[lf["target"]]
-            away += isinstance(t, int) and t not in inside
-    chunks = sum(r[f["chunks"]][1] for r in rows)
-    dim = main.manifest["embeddings"].get("dim")
-    shards = len({r[f["domain"]] for r in rows})
+            away += isinstance(row.target, int) and row.target not in inside
+    chunks = sum(r.chunks[1] for r in rows)
+    dim = main.manifest.embeddings.dim
+    shards = len({r.domain for r in rows})
     return (
         Component("notes", "skipped", f"{len(rows)} notes would be included",
                   {"notes": len(rows)}),
@@ -142,8 +147,7 @@ def build_scope(root: Path, name: str, spec: ScopeSpec, *, index_dir: Path | Non
     digest = main_digest(main_dir)
     block = scope_block(name, spec, main, digest)
     table = main.notes()
-    f = {k: i for i, k in enumerate(table["fields"])}
-    selection = select(spec, [NoteFacts.from_row(f, r) for r in table["rows"]])
+    selection = select(spec, [NoteFacts.from_row(r) for r in table])
     out = scope_dir(main_dir, name)
     chosen = set(selection.paths)
     if plan:
@@ -159,7 +163,7 @@ def build_scope(root: Path, name: str, spec: ScopeSpec, *, index_dir: Path | Non
         if _current(out, block):
             comps = tuple(Component(c, "ok", "up to date") for c in COMPONENTS)
             return ScopeResult(name, out, False, "up-to-date", selection, comps, block)
-        return _build(root, main, table, f, selection, block, out)
+        return _build(root, main, table, selection, block, out)
 
 
 def build_declared(root: Path, index_dir: Path,
@@ -192,111 +196,104 @@ def build_declared(root: Path, index_dir: Path,
     return tuple(lines)
 
 
-def _current(out: Path, block: dict[str, Any]) -> bool:
+def _current(out: Path, block: Scope) -> bool:
     if not (out / "manifest.json").is_file():
         return False
     try:
-        if read_manifest(out).get("scope") != block:
+        manifest = read_manifest(out)
+        if manifest.scope != block:
             return False
-
-        verify_files(out, read_manifest(out))
+        verify_files(out, manifest)
     except KbaseError:
         return False
     return True
 
 
-def _build(root: Path, main: IndexReader, table: dict[str, Any], f: dict[str, int],
-           selection: Selection, block: dict[str, Any], out: Path) -> ScopeResult:
+def _build(root: Path, main: IndexReader, table: list[NoteRow], selection: Selection,
+           block: Scope, out: Path) -> ScopeResult:
     m = main.manifest
-    src = m["source"]
-    commit = src.get("commit")
+    commit = m.source.commit
     if commit is None:
         raise UsageError("the main index was not built from a git commit; a scope reads "
                          "its notes at the main index's commit")
     vault = Vault(root, rev=commit)
     chosen = set(selection.paths)
     sub = restrict(vault, chosen)
-    blob = {r[f["path"]]: r[f["blob"]] for r in table["rows"]}
+    blob = {r.path: r.blob for r in table}
     differ = sorted(n.path for n in sub.notes if blob.get(n.path) != n.sha)
     missing = sorted(chosen - {n.path for n in sub.notes})
-    emb = m["embeddings"]
-    dim = emb.get("dim")
-    key = Path(f"<scope donor {block['main_index']['digest']}>")
+    emb = m.embeddings
+    dim = emb.dim
+    key = Path(f"<scope donor {block.main_index.digest}>")
     donor = None
     if dim:
         parsed, _ = scan(sub, list(sub.notes))
-        donor, rechunked = donors.collect(main, parsed, sub.read(sub.notes), int(dim))
+        donor, rechunked = donors.collect(main, parsed, sub.read(sub.notes), dim)
         differ = sorted({*differ, *rechunked})
         donors.install(donor, key, sub.config.embeddings.dim)
     inputs = ScopeInputs(
-        ModelChoice(emb.get("model"), key if dim else None, emb.get("reason"),
-                    emb.get("sha256"), emb.get("kind") or STATIC),
-        Source(commit, src.get("tree"), bool(src.get("dirty")),
-               tuple(src.get("dirty_paths", ())), m.get("built_at") or NO_DATE,
-               src.get("path", "")),
-        tuple(light_note(r, f) for r in table["rows"] if r[f["path"]] not in chosen), block)
+        ModelChoice(emb.model, key if dim else None, emb.reason, emb.sha256,
+                    emb.kind or STATIC),
+        Provenance(m.source, m.built_at),
+        tuple(light_note(r) for r in table if r.path not in chosen), block)
     try:
         result = build_index(sub, out, jobs=1, scope=inputs)
     except KbaseError as exc:
         comps = tuple(Component(c, "error", f"build failed: {exc}") for c in COMPONENTS)
-        return ScopeResult(block["name"], out, False, "failed", selection, comps, block)
+        return ScopeResult(block.name, out, False, "failed", selection, comps, block)
     finally:
         if dim:
             donors.uninstall(key, sub.config.embeddings.dim)
     scoped = open_index(out, validated=True)  # built just now
-    return ScopeResult(block["name"], out, False, "built", selection, _report(
-        main, scoped, table, f, chosen, list(result.warnings), differ, missing, donor),
+    return ScopeResult(block.name, out, False, "built", selection, _report(
+        main, scoped, table, chosen, list(result.warnings), differ, missing, donor),
         block)
 
 
-def _report(main: IndexReader, scoped: IndexReader, table: dict[str, Any],
-            f: dict[str, int], chosen: set[str], warnings: list[str], differ: list[str],
+def _report(main: IndexReader, scoped: IndexReader, table: list[NoteRow],
+            chosen: set[str], warnings: list[str], differ: list[str],
             missing: list[str], donor: Any) -> tuple[Component, ...]:
-    counts = scoped.manifest["counts"]
+    counts = scoped.manifest.counts
     comps: list[Component] = []
     problems = bool(warnings or differ or missing)
     comps.append(Component(
         "notes", "warn" if problems else "ok",
-        f"{counts['notes']} notes" + (f"; {len(differ)} differ from the main index (it was "
+        f"{counts.notes} notes" + (f"; {len(differ)} differ from the main index (it was "
                                       "built from a dirty work tree)" if differ else "")
         + (f"; {len(missing)} not in the source commit" if missing else ""),
-        {"notes": counts["notes"], "warnings": warnings, "differ_from_main": differ,
+        {"notes": counts.notes, "warnings": warnings, "differ_from_main": differ,
          "missing": missing}))
     try:
-        links = scoped.links()
-        st = links["fields"].index("status")
-        away = sum(1 for r in links["rows"] if r[st] == "out_of_scope")
-        comps.append(Component("links", "ok", f"{counts['links']} links, {away} leaving the "
+        away = sum(1 for r in scoped.links().rows if r.status == "out_of_scope")
+        comps.append(Component("links", "ok", f"{counts.links} links, {away} leaving the "
                                "scope (kept as out_of_scope, no target)",
-                               {"links": counts["links"], "out_of_scope": away,
-                                "unresolved": counts["unresolved_links"]}))
+                               {"links": counts.links, "out_of_scope": away,
+                                "unresolved": counts.unresolved_links}))
     except KbaseError as exc:
         comps.append(Component("links", "error", str(exc)))
-    expected = sum(r[f["chunks"]][1] for r in table["rows"] if r[f["path"]] in chosen)
-    chunks = int(counts["chunks"])
+    expected = sum(r.chunks[1] for r in table if r.path in chosen)
+    chunks = counts.chunks
     comps.append(Component(
         "bm25", "ok" if chunks == expected or differ else "error",
-        f"{chunks} chunks in {counts['shards']} shard(s)" + (
+        f"{chunks} chunks in {counts.shards} shard(s)" + (
             "" if chunks == expected else f"; the main index has {expected} for these notes"),
-        {"chunks": chunks, "shards": counts["shards"], "main_chunks": expected}))
+        {"chunks": chunks, "shards": counts.shards, "main_chunks": expected}))
     if donor is None:
         comps.append(Component("vectors", "skipped", "no vectors: " + str(
-            main.manifest["embeddings"].get("reason") or "the main index has none"),
+            main.manifest.embeddings.reason or "the main index has none"),
             {"vectors": 0}))
     else:
         missed = len(donor.missed)
         comps.append(Component(
             "vectors", "warn" if missed else "ok",
-            f"{counts['vectors']} vectors copied from the main index, none embedded" + (
+            f"{counts.vectors} vectors copied from the main index, none embedded" + (
                 f"; {missed} chunk(s) differ from the main index and have no vector"
                 if missed else ""),
-            {"vectors": counts["vectors"], "missed": missed}))
+            {"vectors": counts.vectors, "missed": missed}))
     if donor is None:
         comps.append(Component("similar", "skipped", "no similar notes without vectors"))
     else:
-        sf = scoped.notes()
-        isim = sf["fields"].index("similar")
-        with_sim = sum(1 for r in sf["rows"] if r[isim])
+        with_sim = sum(1 for r in scoped.notes() if r.similar)
         comps.append(Component("similar", "ok", f"similar notes recomputed inside the scope "
                                f"({with_sim} notes have some)", {"notes": with_sim}))
     return tuple(comps)

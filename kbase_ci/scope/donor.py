@@ -53,22 +53,20 @@ def collect(main: IndexReader, notes: Sequence[ParsedNote], contents: Mapping[st
     (their chunks get no vector)."""
     import numpy as np
 
-    table = main.notes()
-    f = {name: i for i, name in enumerate(table["fields"])}
-    row_of = {r[f["path"]]: r for r in table["rows"]}
+    row_of = {r.path: r for r in main.notes()}
     wanted: dict[str, list[tuple[int, str]]] = {}
     differ: list[str] = []
     for note in notes:
         row = row_of.get(note.path)
         if row is None or any(d.code == _UNREADABLE for d in note.diagnostics):
             continue
-        first, count = row[f["chunks"]]
+        first, count = row.chunks
         chunks = chunk_note(note, contents[note.path])
         if len(chunks) != count:
             differ.append(note.path)
             continue
         for j, c in enumerate(chunks):
-            wanted.setdefault(row[f["shard"]], []).append(
+            wanted.setdefault(row.shard, []).append(
                 (first + j, embed_text(note.title, c)))
     donor: dict[str, npt.NDArray[np.float16]] = {}
     for shard in sorted(wanted):

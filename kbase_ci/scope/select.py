@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any
 
+from kbase_ci.index.layout import NoteRow
 from kbase_ci.model import ParsedNote
 from kbase_ci.vault.globs import match as glob_match
 from kbase_ci.vault.scopeconfig import ScopeSpec, Selector
@@ -26,11 +26,10 @@ class NoteFacts:
     type: str
 
     @classmethod
-    def from_row(cls, f: dict[str, int], row: Sequence[Any]) -> NoteFacts:
-        fm = row[f["frontmatter"]] or {}
+    def from_row(cls, row: NoteRow) -> NoteFacts:
+        fm = row.frontmatter or {}
         kind = fm.get("type") if isinstance(fm, dict) else None
-        return cls(row[f["path"]], row[f["title"]], tuple(row[f["aliases"]]),
-                   tuple(row[f["tags"]]), row[f["domain"]],
+        return cls(row.path, row.title, tuple(row.aliases), tuple(row.tags), row.domain,
                    kind if isinstance(kind, str) else "")
 
     @classmethod

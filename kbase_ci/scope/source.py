@@ -4,10 +4,11 @@ the main index, refused when stale, with the freshness overlay limited to its no
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.git.indexbranch import BRANCH
+from kbase_ci.index.blocks import Scope
 from kbase_ci.index.manifest import MANIFEST_NAME
 from kbase_ci.index.reader import IndexReader, open_index
 from kbase_ci.index.scopes import light_note, scope_dir, state
@@ -25,13 +26,13 @@ class ScopeMember:
     selectors): a note unchanged since the main index and left out then is left out
     without parsing; any other note is judged by the selectors on its fresh parse."""
 
-    def __init__(self, vault: Vault, main: IndexReader, manifest: dict[str, Any]) -> None:
+    def __init__(self, vault: Vault, main: IndexReader, block: Scope) -> None:
         self._reader = main
         self.main: dict[str, str] = dict(zip(main.core()["paths"], main.blobs(), strict=True))
-        sel = manifest["scope"]["selectors"]
+        sel = block.selectors
         self._spec = ScopeSpec.from_pairs(
-            [(k, v) for k, vs in sel.get("include", {}).items() for v in vs],
-            [(k, v) for k, vs in sel.get("exclude", {}).items() for v in vs])
+            [(k, v) for k, vs in sel.include.items() for v in vs],
+            [(k, v) for k, vs in sel.exclude.items() for v in vs])
         self._rule = DomainRule.parse(vault.config.index.domain)
 
     def known_outside(self, path: str, sha: str) -> bool:
@@ -40,9 +41,8 @@ class ScopeMember:
     def light(self, paths: list[str]) -> list[ParsedNote]:
         # The rows the scope's build resolved its links against (`ScopeInputs.outside`).
         number = self._reader.note_numbers()
-        table = self._reader.notes()
-        f = {k: i for i, k in enumerate(table["fields"])}
-        return [light_note(table["rows"][number[p]], f) for p in paths]
+        rows = self._reader.notes()
+        return [light_note(rows[number[p]]) for p in paths]
 
     def __call__(self, note: ParsedNote) -> bool:
         return selected(self._spec, NoteFacts.from_parsed(
@@ -68,12 +68,13 @@ def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
         if info["stale"] and not stale_ok:
             raise UsageError(str(info["reason"]))
         reader = open_index(scope_dir(folder, name), git_dir=vault.git_dir)
-        if "scope" not in reader.manifest:
+        block = reader.manifest.scope
+        if block is None:
             raise IndexFormatError(f"{scope_dir(folder, name)}: not a scoped index")
         return IndexSource(reader, main.origin, f"{main.location} scope {name}",
                            scope={"name": name, "stale": info["stale"],
                                   "reason": info["reason"]},
-                           member=ScopeMember(vault, main.reader, reader.manifest))
+                           member=ScopeMember(vault, main.reader, block))
     declared = sorted(vault.config.scopes.named)
     hint = f" (declared in .kbase.yml: {', '.join(declared)})" if declared else ""
     extra = f"; {'; '.join(problems)}" if problems else ""

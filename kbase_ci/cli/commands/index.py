@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbase_ci.cli.common import open_vault
 from kbase_ci.cli.queryargs import add_offline
@@ -18,6 +18,9 @@ from kbase_ci.errors import EXIT_OK
 from kbase_ci.git.listing import is_ignored
 from kbase_ci.git.repo import toplevel
 from kbase_ci.report.escape import terminal_text
+
+if TYPE_CHECKING:
+    from kbase_ci.index.manifest import Manifest
 
 
 def add_parser(sub: Any) -> None:
@@ -120,15 +123,21 @@ def _scopes(vault: Any, out: Path, *, rebuild: bool,
                  for s in states(out, declared) if s["stale"])
 
 
-def summary(manifest: dict[str, Any], out: Path, built: int, reused: int,
+def summary(manifest: Manifest, out: Path, built: int, reused: int,
             seconds: float) -> str:
-    c = manifest.get("counts", {})
-    emb = manifest["embeddings"]
-    vec = f"{emb['model']} ({emb['dim']}d)" if emb.get("dim") else "none"
+    # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+    from kbase_ci.index.manifest import IndexManifest
+
+    emb = manifest.embeddings
+    vec = f"{emb.model} ({emb.dim}d)" if emb.dim else "none"
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    what = "slice" if "slice" in manifest else "index"
-    return (f"kbase {what}: {c.get('notes', 0)} notes, {c.get('chunks', 0)} chunks, "
-            f"{c.get('links', 0)} links, {built + reused} shards ({built} built, {reused} "
+    if isinstance(manifest, IndexManifest):
+        c = manifest.counts
+        what, chunks, links = "index", c.chunks, c.links
+    else:  # a slice counts its notes and shards only
+        what, chunks, links = "slice", 0, 0
+    return (f"kbase {what}: {manifest.counts.notes} notes, {chunks} chunks, "
+            f"{links} links, {built + reused} shards ({built} built, {reused} "
             f"reused), vectors: {vec} -> {out} ({size / 1e6:.1f} MB) in {seconds:.1f} s")
 
 
