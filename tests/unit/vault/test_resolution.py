@@ -18,8 +18,9 @@ from kbase_ci.parse.anchors import (
 from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
 from tests import tables
+from tests.conftest import REPO
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "resolution"
+FIXTURES = REPO / "fixtures" / "resolution"
 
 
 def _headings(spec: str) -> tuple[Heading, ...]:

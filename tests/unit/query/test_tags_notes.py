@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from conftest import run_kbase, write
+from graphkit import make_vault
 from querykit import query
-from test_graph import make_vault
 
 from kbase_ci.query.location import open_source
 from kbase_ci.query.tagtree import notes_answer, tag_matches, tags_answer

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, git, run_kbase
-from test_graph import check_dot, check_mermaid
+from graphkit import check_dot, check_mermaid
 
 from kbase_ci.query.payload import cost
 

@@ -65,7 +65,7 @@ def query_commands() -> list[str]:
             parser.parse_args([name, "--help"])
         if "--scope" in buf.getvalue() or name == "graph":
             out.append(name)
-    return [n for n in out if n not in ("mcp", "scope")]  # MCP: tests/test_mcp.py
+    return [n for n in out if n not in ("mcp", "scope")]  # MCP: tests/flows/test_mcp.py
 
 
 def run(repo: Path, argv: list[str]) -> tuple[int, str]:

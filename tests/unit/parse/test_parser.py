@@ -12,7 +12,6 @@ import json
 import random
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,8 +21,8 @@ from kbase_ci.parse.frontmatter import has_clib
 from kbase_ci.parse.linksyntax import link_from_raw, wikilink_spans
 from kbase_ci.parse.parser import parse_note
 from tests import tables
+from tests.conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 TABLES = REPO / "fixtures" / "parser"
 CORPORA = REPO.parent / "shared" / "corpora"
 

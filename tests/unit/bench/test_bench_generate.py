@@ -17,8 +17,8 @@ import pytest
 
 from bench.generate import VaultStats, generate_vault
 from kbase_ci.errors import UsageError
+from tests.conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 WIKI = re.compile(r"!?\[\[([^\[\]\n]+)\]\]")
 MD = re.compile(r"(?<![!\]])\[[^\[\]\n]*\]\((<[^>\n]+>|[^)\s]+)\)")
 FENCE = re.compile(r"^(```|~~~)")

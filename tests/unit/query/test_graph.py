@@ -6,14 +6,14 @@ Mermaid/DOT pictures."""
 from __future__ import annotations
 
 import re
-import shutil
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import networkx as nx
 import pytest
-from conftest import FIXTURES, git, run_kbase, write
+from conftest import run_kbase, write
+from graphkit import DOT_STR, check_dot, check_mermaid, make_vault
 from querykit import query
 
 from kbase_ci.errors import UsageError
@@ -27,21 +27,12 @@ from kbase_ci.vault.files import Vault
 from kbase_ci.vault.linkgraph import link_graph
 from kbase_ci.vault.scanner import scan
 
-VAULT = FIXTURES / "graph" / "vault"
 ISOLATED = ["Drafts/Scratch.md", "Gallery.md", "Lonely.md", "Self Ref.md", "Wishlist.md"]
 LINK_OUT_ONLY = ["Index Page.md", 'Say "Cheese" [v2].md']
 GARDEN = {"Garden/Compost.md", "Garden/Garden.md", "Garden/Seeds.md", "Garden/Tomatoes.md",
           "Garden/Watering.md"}
 COFFEE = {"Coffee/Coffee.md", "Coffee/Espresso.md", "Coffee/Grinders.md",
           "Coffee/Milk Steaming.md", "Coffee/Roasting.md"}
-
-
-def make_vault(dest: Path) -> Path:
-    shutil.copytree(VAULT, dest)
-    git(dest, "init", "-q", "-b", "main")
-    git(dest, "add", "-A")
-    git(dest, "commit", "-q", "-m", "graph fixture")
-    return dest
 
 
 @pytest.fixture(scope="module")
@@ -286,67 +277,13 @@ def test_overlay_changes_the_answer_without_a_rebuild(tmp_path: Path) -> None:
 
 
 # -- pictures -------------------------------------------------------------------------
-_MERMAID_NODE = re.compile(r'^\s*n\d+\["[^"\n]*"\]$')
-_MERMAID_EDGE = re.compile(r"^\s*(n\d+) --> (n\d+)$")
-_DOT_STR = r'"(?:[^"\\\n]|\\.)*"'
-_DOT_NODE = re.compile(rf"^\s*(n\d+) \[label={_DOT_STR}, tooltip={_DOT_STR}\];$")
-_DOT_EDGE = re.compile(r"^\s*(n\d+) -> (n\d+);$")
-
-
-def check_mermaid(text: str) -> tuple[set[str], list[tuple[str, str]]]:
-    lines = text.splitlines()
-    assert lines[0] == "flowchart LR"
-    declared: set[str] = set()
-    edges: list[tuple[str, str]] = []
-    depth = 0
-    for line in lines[1:]:
-        if re.match(r'^\s*subgraph c\d+\["[^"\n]*"\]$', line):
-            depth += 1
-        elif line.strip() == "end":
-            depth -= 1
-            assert depth >= 0
-        elif m := _MERMAID_EDGE.match(line):
-            assert m[1] in declared and m[2] in declared
-            edges.append((m[1], m[2]))
-        else:
-            assert _MERMAID_NODE.match(line), line
-            declared.add(line.split("[", 1)[0].strip())
-    assert depth == 0
-    return declared, edges
-
-
-def check_dot(text: str) -> tuple[set[str], list[tuple[str, str]]]:
-    lines = text.splitlines()
-    assert lines[:3] == ["digraph kbase {", "  rankdir=LR;", "  node [shape=box];"]
-    assert lines[-1] == "}"
-    declared: set[str] = set()
-    edges: list[tuple[str, str]] = []
-    depth = 1
-    for line in lines[3:-1]:
-        if re.match(r"^\s*subgraph cluster_\d+ \{$", line):
-            depth += 1
-        elif line.strip() == "}":
-            depth -= 1
-        elif re.match(rf"^\s*label={_DOT_STR};$", line) or re.match(r"^\s*n\d+;$", line):
-            continue
-        elif m := _DOT_EDGE.match(line):
-            assert m[1] in declared and m[2] in declared
-            edges.append((m[1], m[2]))
-        else:
-            node = _DOT_NODE.match(line)
-            assert node, line
-            declared.add(node[1])
-    assert depth == 1
-    return declared, edges
-
-
 def test_labels_escape_quotes_brackets_and_newlines() -> None:
     title = 'Say "Cheese" [v2] #1 <b>\n`x` & \\n'
     label = mermaid_label(title)
     assert label == '"Say #34;Cheese#34; [v2] #35;1 #60;b#62; #96;x#96; #38; \\n"'
     assert "\n" not in label and label.count('"') == 2
     assert dot_string(title) == '"Say \\"Cheese\\" [v2] #1 <b> `x` & \\\\n"'
-    assert re.fullmatch(_DOT_STR, dot_string(title))
+    assert re.fullmatch(DOT_STR, dot_string(title))
 
 
 @pytest.mark.parametrize("args", [

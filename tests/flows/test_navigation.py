@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from conftest import GIT_ENV, REPO, corpus_repo, run_kbase
+from graphkit import make_vault
 from querykit import query
-from test_graph import make_vault
 
 
 @pytest.fixture(scope="module")
