@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -118,10 +117,12 @@ _APPENDER = """
 import os, sys, time
 path, stop = sys.argv[1], sys.argv[2]
 n = 0
-while not os.path.exists(stop) and n < 20000:
+while not os.path.exists(stop) and n < 100000:
     with open(path, "a") as fh:
         fh.write(f"appended {n}\\n")
     n += 1
+    if n == 1:
+        print("appending", flush=True)  # the test starts its fixes now
     time.sleep(0.0002)
 print(n)
 """
@@ -136,14 +137,13 @@ def test_fix_never_loses_a_concurrent_append(make_repo: Repo) -> None:
     appender = subprocess.Popen([sys.executable, "-c", _APPENDER, str(root / "Source.md"),
                                  str(stop)], stdout=subprocess.PIPE, text=True)
     try:
-        codes = []
-        deadline = time.monotonic() + 20
-        while len(codes) < 5 and time.monotonic() < deadline:
-            codes.append(run_kbase("fix", "--staged", cwd=root).returncode)
+        assert appender.stdout is not None
+        assert appender.stdout.readline() == "appending\n"  # it is writing: fix now
+        codes = [run_kbase("fix", "--staged", cwd=root).returncode for _ in range(5)]
     finally:
         stop.touch()
         out, _ = appender.communicate(timeout=60)
-    appended = int(out)
+    appended = int(out.split()[-1])
     kept = {line for p in root.glob("Source.md*") for line in p.read_text().splitlines()}
     missing = [n for n in range(appended) if f"appended {n}" not in kept]
     assert not missing, f"{len(missing)} of {appended} appended lines lost"

@@ -131,7 +131,9 @@ def test_a_silent_remote_costs_a_bounded_wait(make_repo: Callable[..., Path],
     t0 = time.monotonic()
     proc = run_kbase("search", "compost", "--mode", "bm25", cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert time.monotonic() - t0 < 30
+    # Bounded: the 2 s fetch limit plus a small in-memory build, with room for a loaded
+    # machine; without the limit git waits on the silent remote for ever.
+    assert time.monotonic() - t0 < 60
     assert "gave no answer within 2 s" in proc.stderr and "built in memory" in proc.stderr
 
 

@@ -12,7 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.shared._stream_protocols import WriteStream
+from mcp.shared.message import SessionMessage
 from mcp.types import CallToolResult, TextContent
 
 from tests.conftest import GIT_ENV, REPO, git, run_kbase, write
@@ -52,23 +55,39 @@ def test_slow_call_times_out_and_never_blocks_the_others(tmp_path: Path) -> None
                                    args=["-m", "kbase_ci", "mcp", "--timeout", limit],
                                    cwd=root, env=env)
     done: list[tuple[str, float, CallToolResult]] = []
+    slow_sent = anyio.Event()  # the slow call is on the server's stdin: send the quick one
 
-    async def call(session: ClientSession, name: str, tool: str, delay: float,
+    async def call(session: ClientSession, name: str, tool: str, after: anyio.Event | None,
                    **arguments: Any) -> None:
-        await anyio.sleep(delay)
+        if after is not None:
+            await after.wait()
         result = await session.call_tool(tool, arguments)
         done.append((name, time.monotonic(), result))
+
+    async def forward(messages: MemoryObjectReceiveStream[SessionMessage],
+                      server: WriteStream[SessionMessage]) -> None:
+        """The client's messages to the server's stdin, noting when a tool call went."""
+        async with messages:
+            async for message in messages:
+                await server.send(message)
+                if getattr(message.message, "method", None) == "tools/call":
+                    slow_sent.set()
 
     async def main() -> None:
         with open(os.devnull, "w") as quiet:
             async with stdio_client(params, errlog=quiet) as (read, write_), \
-                    ClientSession(read, write_) as session:
-                await session.initialize()
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(lambda: call(session, "slow", "explore", 0, note="Big"))
-                    tg.start_soon(lambda: call(session, "quick", "read", 0.05, note="N3"))
-                after = await session.call_tool("explore", {"note": "Lone"})
-                done.append(("after", time.monotonic(), after))
+                    anyio.create_task_group() as pipes:
+                to_server, messages = anyio.create_memory_object_stream[SessionMessage]()
+                pipes.start_soon(forward, messages, write_)
+                async with to_server, ClientSession(read, to_server) as session:
+                    await session.initialize()
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(lambda: call(session, "slow", "explore", None,
+                                                   note="Big"))
+                        tg.start_soon(lambda: call(session, "quick", "read", slow_sent,
+                                                   note="N3"))
+                    after = await session.call_tool("explore", {"note": "Lone"})
+                    done.append(("after", time.monotonic(), after))
 
     anyio.run(main)
     order = [name for name, _, _ in done]

@@ -1,12 +1,11 @@
-"""The tree is the architecture (docs/development.md): layers checked by import-linter,
-plus the rules it cannot express. A change that breaks one fails here, not in review."""
+"""The tree is the architecture (docs/development.md): the rules import-linter cannot
+express (its layer contracts run beside the suite, in `.ci/run`). A change that breaks
+one fails here, not in review."""
 
 from __future__ import annotations
 
 import ast
-import shutil
-import subprocess
-import sys
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -50,21 +49,18 @@ def _imports(name: str, path: Path) -> Iterator[tuple[ast.ImportFrom | ast.Impor
         yield node, in_function
 
 
+@functools.cache
+def _imports_of(name: str) -> tuple[tuple[ast.ImportFrom | ast.Import, bool], ...]:
+    """`_imports` of a module, parsed once for the three tests that read them."""
+    return tuple(_imports(name, MODULES[name]))
+
+
 def _targets(node: ast.Import | ast.ImportFrom) -> list[str]:
     if isinstance(node, ast.Import):
         return [a.name for a in node.names]
     module = node.module or ""
     return [f"{module}.{a.name}" if f"{module}.{a.name}" in MODULES else module
             for a in node.names]
-
-
-def test_import_contracts_hold() -> None:
-    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) \
-        or shutil.which("lint-imports")
-    assert exe, "import-linter is part of the test extra"
-    proc = subprocess.run([exe, "--no-cache"], cwd=REPO, capture_output=True, text=True,
-                          timeout=300, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_package_root_holds_only_leaves() -> None:
@@ -79,7 +75,7 @@ def test_module_size(name: str) -> None:
 
 
 def test_no_import_cycles() -> None:
-    graph = {name: sorted({t for node, _ in _imports(name, path) for t in _targets(node)
+    graph = {name: sorted({t for node, _ in _imports_of(name) for t in _targets(node)
                            if t in MODULES and t != name})
              for name, path in MODULES.items()}
     state: dict[str, int] = {}  # 1 on the stack, 2 done
@@ -108,7 +104,7 @@ def test_lazy_imports_of_our_modules_say_why() -> None:
     bare = []
     for name, path in MODULES.items():
         lines = path.read_text(encoding="utf-8").splitlines()
-        for node, in_function in _imports(name, path):
+        for node, in_function in _imports_of(name):
             if not in_function or not any(t.startswith("kbase_ci") for t in _targets(node)):
                 continue
             said = any("#" in lines[i] for i in range(node.lineno - 1, node.end_lineno or 0))
@@ -128,7 +124,7 @@ def test_lazy_imports_of_our_modules_say_why() -> None:
 
 def test_only_the_git_package_starts_processes() -> None:
     users = sorted(name for name, path in MODULES.items()
-                   for node, _ in _imports(name, path)
+                   for node, _ in _imports_of(name)
                    if "subprocess" in _targets(node) and not name.startswith("kbase_ci.git."))
     assert users == [], users
 

@@ -1,36 +1,14 @@
-"""House rules enforced by the suite: ruff and mypy clean, no pickle, light imports."""
+"""House rules enforced by the suite: no pickle, light imports. (ruff, mypy and
+`lint-imports` run beside the suite, in `.ci/run`.)"""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import REPO
-
-
-def _tool(name: str) -> list[str]:
-    # Both are test dependencies (pyproject `test` extra); run them as modules of this
-    # interpreter so the suite uses the versions it installed.
-    if importlib.util.find_spec(name) is None:
-        pytest.skip(f"{name} is not installed")
-    return [sys.executable, "-m", name]
-
-
-def test_ruff_clean() -> None:
-    proc = subprocess.run([*_tool("ruff"), "check", "kbase_ci", "tests", "bench"], cwd=REPO,
-                          capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-
-
-def test_mypy_clean() -> None:
-    proc = subprocess.run([*_tool("mypy")], cwd=REPO, capture_output=True, text=True,
-                          check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_no_pickle_anywhere() -> None:

@@ -56,3 +56,15 @@ def test_quick_start_has_exactly_two_commands() -> None:
     assert tests == 'python -m pip install -e ".[test]" && python -m pytest'
     ci = (REPO / ".ci" / "run").read_text()
     assert tests in ci, ".ci/run must run the README's test command verbatim"
+
+
+def test_ci_runs_the_linters_beside_the_tests() -> None:
+    """The linters left pytest (tests/unit is for behaviour, in seconds); CI must still
+    run each of them, after the whole suite, and fail when one fails."""
+    ci = (REPO / ".ci" / "run").read_text()
+    tests_at = ci.index('python -m pip install -e ".[test]" && python -m pytest')
+    for linter in ("ruff check kbase_ci tests bench", "mypy", "lint-imports"):
+        at = ci.index(linter, tests_at)
+        line = ci[ci.rindex("\n", 0, at) + 1:ci.index("\n", at)]
+        assert "failed+=" in line, f".ci/run ignores a failure of {linter}: {line}"
+    assert "exit 1" in ci.split("failed+=")[-1]
