@@ -64,9 +64,9 @@ def test_a_build_holds_the_selected_notes_and_is_kept_until_it_changes(root: Pat
     again = build_scope(root, "rust", python)  # same name, other notes: built again
     assert again.outcome == "built" and _paths(again.folder) == ["python/GIL.md"]
     source = open_index_source(Vault(root), None, "rust")
-    assert source.scope == {"name": "rust", "stale": False, "reason": None} \
-        or (source.scope is not None and source.scope["name"] == "rust")
-    assert source.member is not None
+    assert source.scope == {"name": "rust", "stale": False, "reason": None}
+    assert source.location.endswith(".kbase scope rust") and source.member is not None
+    assert _paths(source.reader.root) == ["python/GIL.md"]
 
 
 def test_a_scope_that_selects_nothing_says_which_selector_and_what_exists(root: Path) -> None:
