@@ -24,7 +24,6 @@ from tests import tables
 from tests.conftest import REPO
 
 TABLES = REPO / "fixtures" / "parser"
-CORPORA = REPO.parent / "shared" / "corpora"
 
 _ITEM_SEP = " ; "
 
@@ -231,33 +230,3 @@ def test_random_bytes_never_raise() -> None:
         data = bytes(rng.choice(b"[]#%`<>$\\!|^-\n\r \xff\xc3\xa9ax") for _ in range(200))
         note = parse_note("r.md", data)
         json.dumps(note.to_json())
-
-
-# ------------------------------------------------------------- real corpora ----
-
-# Exact counts found by this parser (body wikilinks without embeds / wiki embeds);
-# MANIFEST.md numbers are approximate (its script skips only fenced code).
-_CORPUS_COUNTS = {
-    "obsidian-tasks-docs": (1108, 28, 1108),
-    "data-engineering-wiki": (303, 56, 302),
-    "dnd-5e-srd": (778, 0, 778),
-}
-
-
-@pytest.mark.corpus
-@pytest.mark.parametrize("name", sorted(_CORPUS_COUNTS))
-def test_real_corpus(name: str) -> None:
-    vault = CORPORA / name / "vault"
-    if not vault.is_dir():
-        pytest.skip(f"../shared/corpora/{name} is not available")
-    wiki = embeds = 0
-    for p in sorted(vault.rglob("*.md")):
-        note = parse_note(p.relative_to(vault).as_posix(), p.read_bytes())
-        assert not [d for d in note.diagnostics if d.code.startswith("KB0")], p
-        for ln in note.links:
-            if ln.style == "wiki" and ln.frontmatter_key is None:
-                embeds += ln.embed
-                wiki += not ln.embed
-    exact_wiki, exact_embeds, manifest = _CORPUS_COUNTS[name]
-    assert (wiki, embeds) == (exact_wiki, exact_embeds)
-    assert abs(wiki - manifest) <= 0.03 * manifest

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, corpus_repo, git, run_kbase, write
+from conftest import FIXTURES, git, run_kbase, write
 from querykit import query
 
 from kbase_ci.parse.mentions import extract
@@ -202,13 +202,3 @@ def test_incremental_build_matches_full_build(vault: Path, tmp_path: Path) -> No
     _, ans, _ = query(vault, "gaps")
     assert [(c["name"], c["notes"]) for c in ans["concepts"]] == [
         ("Change Data Capture", 5), ("dbt_project", 4)]
-
-
-def test_data_engineering_wiki_top_gap(tmp_path: Path) -> None:
-    repo = corpus_repo("data-engineering-wiki", tmp_path / "dew")
-    assert run_kbase("index", cwd=repo).returncode == 0
-    code, ans, _ = query(repo, "gaps")
-    assert code == 0
-    top = ans["unwritten"][0]
-    assert (top["target"], top["notes"]) == ("Apache Kafka", 3)  # per its MANIFEST.md
-    assert all(r["sentence"] for r in top["referrers"])
