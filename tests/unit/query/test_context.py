@@ -10,7 +10,7 @@ from typing import Any
 
 import networkx as nx
 import pytest
-from conftest import FIXTURES, run_kbase, write
+from conftest import FIXTURES, git, run_kbase, write
 
 from kbase_ci.parse.outline import sections
 from kbase_ci.parse.parser import parse_note
@@ -40,9 +40,15 @@ def repo(make_repo: Callable[..., Path]) -> Path:
     return make_repo(_files(VAULT))
 
 
-@pytest.fixture
-def view(repo: Path) -> QueryView:
-    return _view(repo)
+@pytest.fixture(scope="module")
+def view(tmp_path_factory: pytest.TempPathFactory) -> QueryView:
+    """One view of the fixture vault for the tests that only read it (a view is only
+    read, and building its index in memory is most of a test's time)."""
+    root = tmp_path_factory.mktemp("context") / "vault"
+    write(root, _files(VAULT))
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "v")):
+        git(root, *args)
+    return _view(root)
 
 
 def _text(answer: dict[str, Any]) -> str:
