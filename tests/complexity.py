@@ -75,12 +75,13 @@ def assert_linear(make: Callable[[int], T], run: Callable[[T], Any], n: int, *,
     """Fail unless `run(make(2 * n))` takes at most `limit` times the CPU time of
     `run(make(n))`; the result of the run on the larger input.
 
-    The inputs are made first (not timed), then timed in turn, one right after the other,
-    so a change of load between them is unlikely; when the ratio is over the limit the
-    pair is timed again, up to `rounds` times, and the call passes if one pair kept to
-    it. A linear call needs one quiet pair; a quadratic one is ~4x in every pair. Pass
-    `rounds=1` when a second run on the same input is cheaper than the first (a command
-    that fills a cache on its first run): only first runs compare like with like.
+    The inputs are made first (not timed), then timed small, big, small, the big run
+    compared with the mean of the two small ones, so a change of the machine's speed
+    during the round cancels out; when the ratio is over the limit the round is timed
+    again, up to `rounds` times, and the call passes if one round kept to it: a linear
+    call needs one quiet round, a quadratic one is ~4x in every round. Pass `rounds=1`
+    when a second run on the same input is cheaper than the first (a command that fills a
+    cache on its first run): each input is then run once, first runs compared.
 
     `n` must be large enough that the call's fixed costs are small beside its work and
     that a quadratic term would dominate (the sizes that made scans quadratic before)."""
@@ -93,13 +94,18 @@ def assert_linear(make: Callable[[int], T], run: Callable[[T], Any], n: int, *,
         pairs: list[tuple[float, float]] = []
         result: Any = None
         for _ in range(rounds):
-            pair = []
-            for arg in (small, big):
+            # small, big, small: the big run against the mean of the small runs on either
+            # side of it, so a drift of the machine's speed during the round cancels out.
+            took = []
+            for arg in (small, big, small) if rounds > 1 else (small, big):
                 gc.collect()
                 start = _cpu()
-                result = run(arg)
-                pair.append(_cpu() - start)
-            pairs.append((pair[0], pair[1]))
+                got = run(arg)
+                took.append(_cpu() - start)
+                if arg is big:
+                    result = got
+            pair = ((took[0] + took[-1]) / 2 if len(took) == 3 else took[0], took[1])
+            pairs.append(pair)
             if pair[1] <= limit * pair[0]:
                 break
         return {"pairs": pairs, "result": _plain(result)}
