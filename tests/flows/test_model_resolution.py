@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import SHARED, git, run_kbase, write
+from conftest import git, run_kbase, write
 from indexkit import make_tiny_model
 from querykit import clone, publish_index, query
 
@@ -164,7 +164,7 @@ def test_a_model_folder_in_the_repository_travels_with_it(
     assert code == 0 and "other weights refused" in ans["notices"][0]
 
 
-ONNX = SHARED / "models" / "minilm-l6-onnx"
+ONNX = Path(__file__).resolve().parents[3] / "shared" / "models" / "minilm-l6-onnx"
 
 
 @pytest.mark.skipif(not ONNX.is_dir(), reason="../shared/models/minilm-l6-onnx is absent")
