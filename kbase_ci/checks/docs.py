@@ -1,7 +1,7 @@
 """docs/checks.md, generated from the check registry so the list of codes cannot drift.
 
 Regenerate after adding a check or code: `python -m kbase_ci.checks.docs > docs/checks.md`
-(tests/test_checks_docs.py fails while the file differs from `render()`).
+(tests/unit/checks/test_checks_docs.py fails while the file differs from `render()`).
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ _REGEN = """\
 python -m kbase_ci.checks.docs > docs/checks.md
 ```
 
-`tests/test_checks_docs.py` fails while this file differs from
+`tests/unit/checks/test_checks_docs.py` fails while this file differs from
 `kbase_ci.checks.docs.render()`, so a new check or code is documented by regenerating.
 """
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from kbase_ci.index.scopes import states
 from kbase_ci.query.answer import IndexInfo, Record, ScopeRef
 from kbase_ci.query.view import QueryView
@@ -86,11 +83,7 @@ def _scopes(view: QueryView) -> list[ScopeState] | list[ScopeRef]:
         return [scope]
     if view.source.origin == "memory":
         return []
-    return [_state(s) for s in states(view.source.reader.root, view.vault.config.scopes.named)]
-
-
-def _state(s: Mapping[str, Any]) -> ScopeState:
-    main = s["main_index"]
-    return ScopeState(s["name"], s["stale"], s["why"], s["reason"],
-                      MainIndex(main.get("digest"), main.get("source_commit"))
-                      if isinstance(main, dict) else None, s["notes"])
+    return [ScopeState(s.name, s.stale, s.why, s.reason,
+                       MainIndex(s.main_index.digest, s.main_index.source_commit)
+                       if s.main_index is not None else None, s.notes)
+            for s in states(view.source.reader.root, view.vault.config.scopes.named)]

@@ -65,15 +65,14 @@ def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
         if not (scope_dir(folder, name) / MANIFEST_NAME).is_file():
             continue
         info = state(folder, name, vault.config.scopes.named)
-        if info["stale"] and not stale_ok:
-            raise UsageError(str(info["reason"]))
+        if info.stale and not stale_ok:
+            raise UsageError(str(info.reason))
         reader = open_index(scope_dir(folder, name), git_dir=vault.git_dir)
         block = reader.manifest.scope
         if block is None:
             raise IndexFormatError(f"{scope_dir(folder, name)}: not a scoped index")
         return IndexSource(reader, main.origin, f"{main.location} scope {name}",
-                           scope={"name": name, "stale": info["stale"],
-                                  "reason": info["reason"]},
+                           scope={"name": name, "stale": info.stale, "reason": info.reason},
                            member=ScopeMember(vault, main.reader, block))
     declared = sorted(vault.config.scopes.named)
     hint = f" (declared in .kbase.yml: {', '.join(declared)})" if declared else ""
