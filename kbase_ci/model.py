@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 # Bump whenever parser output changes for the same input: it keys the parse cache.
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 
 LinkStyle = Literal["wiki", "markdown"]
 AnchorKind = Literal["none", "heading", "block"]
