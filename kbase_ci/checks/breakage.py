@@ -229,6 +229,12 @@ class NoteChanges:
             suggestion = retarget(link, note.path, expected, resolver, before.via)
         return Breakage(note.path, link, code, reason, cause, was, expected, suggestion)
 
+    def written_lines(self, path: str) -> frozenset[int] | None:
+        """Lines of note `path` this commit added or edited (None: the whole note is new)."""
+        if path not in self._fresh:
+            self._fresh[path] = self._changed_lines(path, self._moved_from.get(path, path))
+        return self._fresh[path]
+
     def _written_now(self, path: str, old_path: str, line: int) -> bool:
         """Whether `line` of note `path` was added or edited in this commit (a line diff
         against the HEAD version)."""

@@ -1,11 +1,8 @@
 """What a PR did: its head commit compared with its merge base, finding by finding.
 
 Both commits are read from git objects (`Vault(rev=...)`), never checked out, so PR
-content is only ever data. A finding at the head is *new* unless the base has the same
-finding, matched by (path after the PR's renames, code, message with positions and
-"did you mean" stripped): moving a paragraph or renaming a note does not turn old
-problems into new ones. Of several identical findings in one note, those on lines the
-PR touched are the new ones. Base findings left unmatched were *fixed by this PR*.
+content is only ever data. Findings are matched as new, fixed or pre-existing by
+`checks.findingmatch` (the hook's matcher too).
 Orphans and gaps are diffed the same way; handover completeness comes from
 `handover.pr_report`.
 
@@ -17,18 +14,18 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from kbase_ci.checks import registry as checks
+from kbase_ci.checks.findingmatch import AddedLines, mark
+from kbase_ci.checks.findingmatch import match_key as match_key  # tests and callers
 from kbase_ci.ci.conceptgaps import pr_concepts
 from kbase_ci.ci.records import (
     CiReport,
     FailOn,
-    FindingStatus,
     GraphView,
     HandoverItem,
     HandoverNote,
@@ -44,10 +41,6 @@ from kbase_ci.vault.linkgraph import Gap, LinkGraph, Orphan, graph_of
 from kbase_ci.vault.scanner import open_store
 
 MAX_GRAPH_NODES = 40
-AddedLines = Callable[[str], frozenset[int]]
-"""Lines (head side) the PR added or rewrote in a note, by path."""
-_POSITIONS = re.compile(r"\b(lines?|col(?:umn)?s?)\s+\d+(?:\s*[-–]\s*\d+)?|:\d+(?::\d+)?\b")
-_SUGGESTION = re.compile(r";?\s*did you mean .*$", re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -150,49 +143,12 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
     )
 
 
-def match_key(f: Finding, renames: Mapping[str, str] | None = None) -> tuple[str, str, str]:
-    """(path, code, message) with the base's renamed paths mapped to the head's, and line
-    and column numbers and suggestions dropped from the message."""
-    renames = renames or {}
-    message = f.message
-    for old, new in renames.items():
-        if old in message:
-            message = message.replace(old, new)
-    message = _POSITIONS.sub(lambda m: m.group(1) or "", _SUGGESTION.sub("", message))
-    return renames.get(f.path, f.path), f.code, " ".join(message.split())
-
-
 def match_findings(base: Iterable[Finding], head: Iterable[Finding],
                    renames: Mapping[str, str],
                    added: AddedLines | None = None) -> tuple[MarkedFinding, ...]:
-    """Every head finding as new or pre-existing, every unmatched base finding as fixed."""
-    before: dict[tuple[str, str, str], list[Finding]] = {}
-    for f in base:
-        before.setdefault(match_key(f, renames), []).append(f)
-    after: dict[tuple[str, str, str], list[Finding]] = {}
-    for f in head:
-        after.setdefault(match_key(f), []).append(f)
-    out: list[MarkedFinding] = []
-    for key, now in after.items():
-        was = before.pop(key, [])
-        extra = len(now) - len(was)
-        if extra <= 0:
-            out += [MarkedFinding("pre-existing", f) for f in now]
-            out += [MarkedFinding("fixed", f) for f in _pick(was, -extra)]
-            continue
-        touched = added(key[0]) if added is not None and was else frozenset()
-        # The ones on lines this PR wrote are the new ones; ties go to the later lines.
-        ranked = sorted(now, key=lambda f: (f.line in touched, f.line, f.col), reverse=True)
-        fresh = set(map(id, ranked[:extra]))
-        out += [MarkedFinding("new" if id(f) in fresh else "pre-existing", f) for f in now]
-    for was in before.values():
-        out += [MarkedFinding("fixed", f) for f in was]
-    order: dict[FindingStatus, int] = {"new": 0, "fixed": 1, "pre-existing": 2, "present": 3}
-    return tuple(sorted(out, key=lambda m: (order[m.status], m.finding.sort_key())))
-
-
-def _pick(was: Sequence[Finding], n: int) -> list[Finding]:
-    return sorted(was, key=lambda f: (f.line, f.col))[len(was) - n:] if n > 0 else []
+    """Every head finding as new or pre-existing, every unmatched base finding as fixed
+    (`checks.findingmatch`, the matcher the hook uses too)."""
+    return tuple(MarkedFinding(status, f) for status, f in mark(base, head, renames, added))
 
 
 def _handover(vault: Vault, base: str, head: str, use_cache: bool

@@ -20,6 +20,7 @@ from kbase_ci.parse.frontmatter import YamlMemo, parse_frontmatter
 from kbase_ci.parse.grammar import BLOCK
 from kbase_ci.parse.inline import CharIndex, Hits, InlineScanner, worth_scanning
 from kbase_ci.parse.linksyntax import markdown_link, wikilink_from_raw
+from kbase_ci.parse.suppressions import find_suppressions
 
 # Only these are descended into. Everything else is handled (or skipped) whole, so we
 # never visit the thousands of punctuation leaves inside long inline nodes; a tree-sitter
@@ -34,6 +35,7 @@ _ONLY_BLOCK_ID = re.compile(rb"\s*\^([A-Za-z0-9-]+)\s*")
 _EMPTY_ROW = re.compile(rb"^([ \t>]*)(\|[ \t|]*)$", re.MULTILINE)
 _ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _CONTINUATION = "block_continuation"
+_CODE_BLOCKS = frozenset({"fenced_code_block", "indented_code_block"})
 
 
 class _Lines:
@@ -120,6 +122,8 @@ class _NoteBuilder:
         self.block_ids: list[BlockId] = []
         self._stack: list[Heading] = []
         self._in_comment = False
+        self.code_rows: set[int] | None = set() if "kbase-ignore" in text else None
+        """1-based lines of code blocks, gathered only when a suppression may be there."""
 
     def run(self, block: Parser, scanner: InlineScanner) -> None:
         tree = block.parse(self.src)
@@ -148,6 +152,8 @@ class _NoteBuilder:
                 self._table(node, scanner)
             elif kind == "link_reference_definition" and not self._in_comment:
                 self._refdef(node, scanner)
+            elif kind in _CODE_BLOCKS and self.code_rows is not None:
+                self.code_rows.update(range(node.start_point.row + 1, node.end_point.row + 2))
             while not cursor.goto_next_sibling():
                 if not cursor.goto_parent():
                     return
@@ -329,6 +335,8 @@ def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000,
     builder.run(block, scanner)
 
     links = sorted([*fm.links, *builder.links], key=lambda ln: (ln.line, ln.col))
+    quiet = () if builder.code_rows is None else find_suppressions(
+        text, builder.code_rows, fm.end_line + 1)
     return ParsedNote(
         path=path,
         title=title,
@@ -342,4 +350,5 @@ def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000,
         diagnostics=tuple(diags),
         size=size,
         lines=_count_lines(text),
+        suppressions=quiet,
     )
