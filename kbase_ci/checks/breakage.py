@@ -86,7 +86,9 @@ class NoteChanges:
                  old_notes: Mapping[str, ParsedNote], *, inbound: bool = True,
                  elsewhere: Collection[str] = (), resolve_aliases: bool = True,
                  include_dot: bool = False, vault: Vault | None = None,
-                 old_shas: Mapping[str, str] | None = None) -> None:
+                 old_shas: Mapping[str, str] | None = None,
+                 when: str = "in this commit") -> None:
+        """`when`: how causes name the change (`in this commit`, `in this PR`)."""
         self.renames = dict(renames)
         """Old path -> new path, for every file moved in this commit."""
         self.deleted = frozenset(deleted)
@@ -105,6 +107,7 @@ class NoteChanges:
         self._vault = vault
         self._old_shas = dict(old_shas or {})
         self._fresh: dict[str, frozenset[int] | None] = {}
+        self.when = when
         self.scanned: frozenset[str] = frozenset()
         """The notes `breakage` looked at: the focus and the notes linking to what moved."""
 
@@ -269,18 +272,18 @@ class NoteChanges:
     def _why(self, was: str, expected: str | None, old_source: str, source: str,
              before: ResolvedLink) -> tuple[Reason, str]:
         if was in self.renames:
-            return "renamed", f"`{was}` was renamed to `{expected}` in this commit"
+            return "renamed", f"`{was}` was renamed to `{expected}` {self.when}"
         if expected is None:
-            return "deleted", f"`{was}` was deleted in this commit"
+            return "deleted", f"`{was}` was deleted {self.when}"
         if before.via == "alias":
             old = self.old_notes.get(was)
             wanted = name_key(before.link.target)
             alias = next((a for a in (old.aliases if old else ()) if name_key(a) == wanted),
                          before.link.target)
-            return "alias-removed", f"alias `{alias}` was removed from `{was}` in this commit"
+            return "alias-removed", f"alias `{alias}` was removed from `{was}` {self.when}"
         if old_source != source:
-            return "moved", f"this note was moved from `{old_source}` in this commit"
-        return "moved", f"`{was}` is no longer found from here after this commit"
+            return "moved", f"this note was moved from `{old_source}` {self.when}"
+        return "moved", f"`{was}` is no longer found from here after a change {self.when}"
 
     def _anchor(self, note: ParsedNote, link: Link, was: str, target: str,
                 resolver: Resolver) -> Breakage | None:
@@ -296,14 +299,14 @@ class NoteChanges:
         where = f"`{target}`"
         if renamed is None:
             return Breakage(note.path, link, code, "anchor-removed",
-                            f"{what} was removed from {where} in this commit", was, target)
+                            f"{what} was removed from {where} {self.when}", was, target)
         suggestion = relink(link, subpath=new_sub) if new_sub is not None else None
         if suggestion is not None:
             check = resolver.resolve(note.path, link_for(link, suggestion))
             if check.target != target or check.anchor_found is not True:
                 suggestion = None
         return Breakage(note.path, link, code, "anchor-renamed",
-                        f"{what} was renamed to `{renamed}` in {where} in this commit", was,
+                        f"{what} was renamed to `{renamed}` in {where} {self.when}", was,
                         target, suggestion)
 
 

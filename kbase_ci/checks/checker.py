@@ -68,6 +68,7 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
     `new_only` keeps only the findings HEAD did not have (`newonly`).
     """
     cfg = vault.config.checks
+    checks.make_policy(vault.config, vault.root)  # a located KB900 before `select` fails
     selected = checks.select([*cfg.select, *select], [*cfg.ignore, *ignore])
     ignored: list[str] = []
     focus: set[str] | None = None

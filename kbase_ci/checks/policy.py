@@ -128,7 +128,7 @@ class Policy:
                 for word in self.unknown(s.codes):
                     yield Finding(note.path, s.line, s.col, UNUSED,
                                   f"kbase-ignore names `{word}`, which is no check, code or "
-                                  "code prefix (`kbase check --help` lists them)",
+                                  f"code prefix{_near(word, self._codes)}",
                                   severity="warning")
 
 
@@ -153,9 +153,22 @@ def _validate(cfg: Config, checks: ChecksConfig, codes: Mapping[str, str], names
         where = checks.where or _positions(cfg, root)
         line, col = where.get(key, (1, 1))
         raise ConfigError(f"`checks.{key.split('[')[0]}` names `{word}`, which is no check, "
-                          f"code or code prefix; known: "
-                          f"{', '.join(sorted({*codes.values(), *codes}))}",
+                          f"code or code prefix{_near(word, codes)} (checks: "
+                          f"{', '.join(dict.fromkeys(codes.values()))}; codes: docs/checks.md)",
                           cfg.source or ".kbase.yml", line, col)
+
+
+def _near(word: str, codes: Mapping[str, str]) -> str:
+    """`; did you mean X?` for the one code or check name within two edits of `word`."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    wanted = word.strip().upper() if word.strip()[:2].upper() == "KB" else word.strip()
+    near = process.extract(wanted, [*codes, *dict.fromkeys(codes.values())],
+                           scorer=Levenshtein.distance, score_cutoff=2, limit=2)
+    if not near or (len(near) > 1 and near[1][1] == near[0][1]):
+        return ""
+    return f"; did you mean `{near[0][0]}`?"
 
 
 def _positions(cfg: Config, root: Path | None) -> dict[str, tuple[int, int]]:

@@ -18,7 +18,10 @@ from kbase_ci.errors import UsageError
 from kbase_ci.model import Finding, Severity
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from kbase_ci.checks.policy import Policy
+    from kbase_ci.vault.config import Config
 
 
 @dataclass(frozen=True)
@@ -130,14 +133,20 @@ def policy_of(ctx: CheckContext) -> Policy:
     """The severity and suppression rules of `ctx`'s config (built once per context)."""
     got = ctx.__dict__.get("_policy")
     if got is None:
-        from kbase_ci.checks.policy import Policy
-
-        owner = {code: name for code, (name, _text) in all_codes().items()}
-        defaults = default_severities()
-        root = ctx.vault.root if ctx.vault is not None else None
-        got = ctx.__dict__["_policy"] = Policy(
-            ctx.config, owner, defaults, lambda w, code: _matches(w, code, owner[code]), root)
+        got = ctx.__dict__["_policy"] = make_policy(
+            ctx.config, ctx.vault.root if ctx.vault is not None else None)
     return got
+
+
+def make_policy(config: Config, root: Path | None = None) -> Policy:
+    """The severity and suppression rules of `config`; a config error (KB900, at its
+    line) when `checks:` names a check or code that does not exist. `root`: where the
+    config file is, to place that error when the settings came from the config memo."""
+    from kbase_ci.checks.policy import Policy
+
+    owner = {code: name for code, (name, _text) in all_codes().items()}
+    return Policy(config, owner, default_severities(),
+                  lambda w, code: _matches(w, code, owner[code]), root)
 
 
 def run_checks(ctx: CheckContext, selected: Sequence[tuple[Check, set[str]]]) -> list[Finding]:
@@ -168,5 +177,6 @@ def _with_check(f: Finding, name: str) -> Finding:
     return replace(f, check=name)
 
 
-__all__ = ["REGISTRY", "Check", "CheckContext", "all_codes", "default_severities", "policy_of",
+__all__ = ["REGISTRY", "Check", "CheckContext", "all_codes", "default_severities", "make_policy",
+           "policy_of",
            "run_checks", "select"]

@@ -22,6 +22,7 @@ from pathlib import Path
 from kbase_ci.checks import registry as checks
 from kbase_ci.checks.findingmatch import AddedLines, mark
 from kbase_ci.checks.findingmatch import match_key as match_key  # tests and callers
+from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.ci.conceptgaps import pr_concepts
 from kbase_ci.ci.records import (
     CiReport,
@@ -51,6 +52,11 @@ class Side:
     orphans: tuple[Orphan, ...]
     gaps: tuple[Gap, ...]
     notes: int
+    broken: frozenset[tuple[str, int, int]] = frozenset()
+    """(path, line, col) of the links a rename or deletion in the PR broke (head side):
+    reported with that cause, and no note to write."""
+    renames: int = 0
+    """Of those, links `kbase fix --base` can rewrite to the renamed note."""
 
 
 @dataclass(frozen=True)
@@ -65,20 +71,28 @@ class Context:
 
 
 def read_side(root: Path, rev: str, *, use_cache: bool = True,
-              jobs: int | None = None) -> tuple[Side, LinkGraph]:
+              jobs: int | None = None, base: str | None = None,
+              changes: Sequence[FileChange] = ()) -> tuple[Side, LinkGraph]:
     """`check_vault(vault)` of the whole vault at `rev`, run here on a context we keep:
-    the graph then reuses the links the checks resolved instead of resolving 60k again."""
+    the graph then reuses the links the checks resolved instead of resolving 60k again.
+    With `base` and `changes` (base to `rev`), links the PR's renames and deletions broke
+    are reported with their cause, as the hook reports them."""
     vault = Vault(root, rev=rev)
     cfg = vault.config
     store, _ = open_store(vault, jobs=jobs, use_cache=use_cache)
-    ctx = checks.CheckContext(store, vault.files, cfg, None, vault=vault)
+    change = load_change(vault, changes, base=base, when="in this PR") \
+        if base is not None and changes else None
+    ctx = checks.CheckContext(store, vault.files, cfg, None, vault=vault, change=change)
+    checks.policy_of(ctx)  # a located KB900 for an unknown code, before `select`
     findings = checks.run_checks(ctx, checks.select(cfg.checks.select, cfg.checks.ignore))
+    broken = ctx.breakage.values()
     notes = ctx.notes
     graph = graph_of([n.path for n in notes], (ctx.resolved(n) for n in notes),
                      ignore_targets=cfg.links.ignore_targets,
                      markdown_links=cfg.links.markdown_links)
     return Side(tuple(findings), tuple(graph.orphans()), tuple(graph.gaps()),
-                len(vault.notes)), graph
+                len(vault.notes), frozenset(b.key[:3] for b in broken),
+                sum(1 for b in broken if b.fixable)), graph
 
 
 def _base_side(root: Path, rev: str, use_cache: bool) -> Side:
@@ -109,8 +123,9 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
         pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
         pending = pool.submit(_base_side, root, base, use_cache)
     try:
-        head_side, graph = read_side(root, head, use_cache=use_cache, jobs=1)
         changes = changes_between(root, base, head)
+        head_side, graph = read_side(root, head, use_cache=use_cache, jobs=1, base=base,
+                                     changes=changes)
         handover, notices = _handover(head_vault, base, head, use_cache)
         base_side = pending.result() if pending is not None else _base_side(root, base,
                                                                                use_cache)
@@ -133,10 +148,11 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
         new_orphans=tuple(o for o in head_side.orphans if o.path not in old_orphans),
         fixed_orphans=tuple(sorted(old_orphans - new_orphans)),
         orphans=len(head_side.orphans),
-        new_gaps=tuple(g for g in head_side.gaps if g.key not in base_gaps),
+        new_gaps=tuple(g for g in head_side.gaps if g.key not in base_gaps
+                       and not _broken_by_pr(g, head_side.broken)),
         closed_gaps=tuple(g.target for g in base_side.gaps if g.key not in head_gaps),
         gaps=len(head_side.gaps), handover=handover,
-        notices=notices,
+        notices=notices + _fix_hint(head_side, base),
         graph=GraphView(tuple(nodes), tuple(p for p in nodes if p in changed),
                         tuple(edges)),
         new_concepts=concepts.new, closed_concepts=tuple(c.name for c in concepts.closed),
@@ -162,6 +178,20 @@ def _handover(vault: Vault, base: str, head: str, use_cache: bool
                   for s in pr.handovers)
     items = tuple(HandoverItem(m.code, m.message, m.line) for m in pr.missing)
     return HandoverSummary(pr.score, vault.config.handover.threshold, notes, items), ()
+
+
+def _broken_by_pr(gap: Gap, broken: frozenset[tuple[str, int, int]]) -> bool:
+    """A gap every link of which a rename or deletion in the PR broke: the report names
+    that cause at each link, and the target is no note to write."""
+    return bool(gap.sources) and all((s.path, s.line, s.col) in broken for s in gap.sources)
+
+
+def _fix_hint(side: Side, base: str) -> tuple[str, ...]:
+    if not side.renames:
+        return ()
+    return (f"{side.renames} link(s) broken by notes renamed in this PR: `kbase fix --base "
+            f"{base[:12]}` rewrites them to the new names (`--suggestions` also renamed "
+            "headings).",)
 
 
 def changed_notes(changes: Sequence[FileChange], vault: Vault) -> list[str]:

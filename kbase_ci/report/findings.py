@@ -80,12 +80,12 @@ def summary_line(report: CheckReport, fail_on: Severity = "error") -> str:
     counts = f"{report.errors} error(s), {report.warnings} warning(s)"
     if report.new_only:
         counts = f"{len(report.findings)} new ({counts})"
-    files = len({f.path for f in report.findings})
+    in_files = len({f.path for f in report.findings})
     quiet = ""
     if not report.failing(fail_on):
         quiet = " (not failing: warnings fail with --fail-on warning)"
     old_ones = f", {pre}" if pre else ""
-    return f"kbase: {counts} in {files} file(s){quiet}{old_ones}; {checked}{walk}{fixed}"
+    return f"kbase: {counts} in {in_files} file(s){quiet}{old_ones}; {checked}{walk}{fixed}"
 
 
 def untracked_notice(report: CheckReport) -> str | None:
