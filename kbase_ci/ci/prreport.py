@@ -151,7 +151,8 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
         new_gaps=tuple(g for g in head_side.gaps if g.key not in base_gaps
                        and not _broken_by_pr(g, head_side.broken)),
         closed_gaps=tuple(g.target for g in base_side.gaps if g.key not in head_gaps),
-        gaps=len(head_side.gaps), handover=handover,
+        gaps=sum(1 for g in head_side.gaps if not _broken_by_pr(g, head_side.broken)),
+        handover=handover,
         notices=notices + _fix_hint(head_side, base),
         graph=GraphView(tuple(nodes), tuple(p for p in nodes if p in changed),
                         tuple(edges)),
