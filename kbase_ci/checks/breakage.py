@@ -102,6 +102,7 @@ class NoteChanges:
         self.include_dot = include_dot
         self._moved_from = {new: old for old, new in self.renames.items()}
         self._old_resolver: Resolver | None = None
+        self._old_state: tuple[NoteStore, list[str]] | None = None
         self._found: dict[LinkKey, Breakage] | None = None
         # Texts for telling links written in this commit from links that were there.
         self._vault = vault
@@ -185,15 +186,39 @@ class NoteChanges:
                                     *(name_key(a) for a in before.aliases)})
         return lost, anchor_notes, anchor_keys
 
-    def old_resolver(self, notes: NoteStore, files: Sequence[str]) -> Resolver:
-        """The vault as it was at HEAD: changed notes replaced by their old versions."""
-        if self._old_resolver is None:
+    def old_state(self, notes: NoteStore, files: Sequence[str]
+                  ) -> tuple[NoteStore, list[str]]:
+        """The notes and files as they were at HEAD: changed notes replaced by their old
+        versions, added ones gone, moved and deleted ones back (nothing listed again)."""
+        if self._old_state is None:
             new_only = set(self.renames.values()) | self.added
             old_files = [f for f in files if f not in new_only]
             old_files += [*self.renames, *self.deleted]
-            self._old_resolver = Resolver(overlay(notes, new_only | self.modified,
-                                                  self.old_notes),
-                                          old_files, resolve_aliases=self.resolve_aliases,
+            self._old_state = (overlay(notes, new_only | self.modified, self.old_notes),
+                               old_files)
+        return self._old_state
+
+    def keeps_targets(self, notes: NoteStore) -> bool:
+        """Whether every link resolves now as it did at HEAD: nothing added, moved or
+        deleted, and no changed note lost or gained an alias, heading or block id."""
+        if self.renames or self.deleted or self.added:
+            return False
+        for path in self.modified:
+            before, after = self.old_notes.get(path), notes.get(path)
+            if before is None or after is None:
+                if (before is None) != (after is None):
+                    return False  # a note that was or became something else (binary)
+                continue
+            if before.aliases != after.aliases or _anchors(before) != _anchors(after):
+                return False
+        return True
+
+    def old_resolver(self, notes: NoteStore, files: Sequence[str]) -> Resolver:
+        """The vault as it was at HEAD, for resolving links as they were."""
+        if self._old_resolver is None:
+            store, old_files = self.old_state(notes, files)
+            self._old_resolver = Resolver(store, old_files,
+                                          resolve_aliases=self.resolve_aliases,
                                           include_dot=self.include_dot)
         return self._old_resolver
 
@@ -231,6 +256,10 @@ class NoteChanges:
 
             suggestion = retarget(link, note.path, expected, resolver, before.via)
         return Breakage(note.path, link, code, reason, cause, was, expected, suggestion)
+
+    def old_sha(self, path: str) -> str | None:
+        """The blob id at HEAD of changed note `path` (its HEAD path)."""
+        return self._old_shas.get(path)
 
     def written_lines(self, path: str) -> frozenset[int] | None:
         """Lines of note `path` this commit added or edited (None: the whole note is new)."""
@@ -332,7 +361,10 @@ def overlay(store: NoteStore, drop: Collection[str], add: Mapping[str, ParsedNot
         out.update({n.path: n for n in store.load(rest)})
         return out
 
-    return NoteStore([*paths, *add], summaries, load, extra, aliases=aliases)
+    # Tag spellings as counted now: of the notes whose tags changed, only the ones the
+    # caller checks matter, and those it checks by their own tags.
+    return NoteStore([*paths, *add], summaries, load, extra, aliases=aliases,
+                     tag_variants=store.tag_variants)
 
 
 def _text_lines(data: bytes) -> list[str]:

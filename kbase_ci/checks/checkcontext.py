@@ -71,6 +71,11 @@ class CheckContext:
                 self._texts[p] = note_text(data)
         return self._texts[path]
 
+    def known_texts(self, texts: Mapping[str, str]) -> None:
+        """Texts of notes that `vault` does not hold as they are here (the HEAD versions
+        of notes a commit changed, in a context of the vault as it was)."""
+        self._texts.update(texts)
+
     @cached_property
     def resolver(self) -> Resolver:
         return Resolver(self.store, self.files,

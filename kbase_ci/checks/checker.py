@@ -110,7 +110,7 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
         found, fixed = list(parts.kept), parts.fixed
         if new_only:
             split = split_new(vault, ctx, found, select=select, ignore=ignore,
-                              same_config=not new_config, use_cache=use_cache)
+                              same_config=not new_config)
             found, pre = list(split.new), split.pre_existing
     return CheckReport(
         findings=tuple(found), notes=len(notes), checked=len(ctx.checked), mode=vault.mode,
