@@ -36,7 +36,7 @@ from kbase_ci.ci.records import (
 from kbase_ci.errors import KbaseError
 from kbase_ci.git.diff import FileChange, added_lines, changes_between
 from kbase_ci.handover.handovers import pr_report
-from kbase_ci.model import Finding
+from kbase_ci.model import Finding, Severity
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.linkgraph import Gap, LinkGraph, Orphan, graph_of
 from kbase_ci.vault.scanner import open_store
@@ -68,6 +68,7 @@ class Context:
     server_url: str = "https://github.com"
     pr_number: int | None = None
     fail_on: FailOn = "new"
+    fail_level: Severity = "error"
 
 
 def read_side(root: Path, rev: str, *, use_cache: bool = True,
@@ -106,7 +107,7 @@ def snapshot(root: Path, head: str, ctx: Context, *, use_cache: bool = True) -> 
     return CiReport(ctx.event, ctx.repository, ctx.server_url, head, None, ctx.pr_number,
                     vault.prefix(), ctx.fail_on, side.notes,
                     findings=tuple(MarkedFinding("present", f) for f in side.findings),
-                    orphans=len(side.orphans), gaps=len(side.gaps))
+                    orphans=len(side.orphans), gaps=len(side.gaps), fail_level=ctx.fail_level)
 
 
 def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool = True,
@@ -157,6 +158,7 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
         graph=GraphView(tuple(nodes), tuple(p for p in nodes if p in changed),
                         tuple(edges)),
         new_concepts=concepts.new, closed_concepts=tuple(c.name for c in concepts.closed),
+        fail_level=ctx.fail_level,
     )
 
 
