@@ -158,3 +158,22 @@ def test_config_commit_findings_are_new_against_heads_config(tmp_path: Path,
     want = [["Python.md", "3", "KB201"]] if not args else \
         [["Python.md", "3", "KB201"], ["Python.md", "3", "KB201"]]
     assert codes == want and proc.returncode == 1
+
+
+def test_a_handovers_old_gaps_do_not_block_an_edit_that_fills_one(tmp_path: Path) -> None:
+    # The HEAD side reads the handover's HEAD text (not the staged one): the section the
+    # edit adds counts as fixed, the five gaps left are pre-existing, a new one blocks.
+    root = _repo(tmp_path, "handover-edit")
+    _append(root, "handovers/h.md", "\n## Key Decisions\n- Kept the old API: callers use it.\n")
+    proc = run_kbase("check", "--staged", cwd=root)
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "no new problems, 5 pre-existing" in proc.stderr
+    text = (root / "handovers/h.md").read_text(encoding="utf-8")
+    (root / "handovers/h.md").write_text(
+        text.replace("- `a.md` - changed\n", "- `a.md` - changed\n- `gone.md` - added\n"),
+        encoding="utf-8")
+    git(root, "add", "-A")
+    proc = run_kbase("check", "--staged", cwd=root)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == [
+        "handovers/h.md:12:4: KB406 `gone.md` does not exist and was not deleted in this change"]

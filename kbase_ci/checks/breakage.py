@@ -17,11 +17,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from kbase_ci.checks.overlay import overlay
 from kbase_ci.git.objects import read_blobs
 from kbase_ci.model import Finding, Link, ParsedNote
 from kbase_ci.parse.outline import note_text, split_lines
 from kbase_ci.vault.files import Vault
-from kbase_ci.vault.notestore import LazySummaries, NoteStore, summarize
+from kbase_ci.vault.notestore import NoteStore
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
 
 Reason = Literal["renamed", "deleted", "moved", "alias-removed", "anchor-removed",
@@ -337,34 +338,6 @@ class NoteChanges:
         return Breakage(note.path, link, code, "anchor-renamed",
                         f"{what} was renamed to `{renamed}` in {where} {self.when}", was,
                         target, suggestion)
-
-
-def overlay(store: NoteStore, drop: Collection[str], add: Mapping[str, ParsedNote]
-            ) -> NoteStore:
-    """`store` with the notes at `drop` removed and `add` put in (by path), decoding
-    nothing more than `store` itself would."""
-    gone = set(drop) | set(add)
-    paths = [p for p in store.paths if p not in gone]
-    added = {p: summarize(n) for p, n in add.items()}
-    # Lazy, like the store under it: the old-state resolver needs names and aliases only,
-    # and reading every summary row would cost a rename commit ~0.15 s on 10k notes.
-    summaries = LazySummaries(paths, lambda: {p: store.summary(p) for p in paths}, added)
-    extra = dict(add)
-
-    def aliases() -> dict[str, tuple[str, ...]]:
-        kept = {p: a for p, a in store.aliases().items() if p not in gone}
-        return {**kept, **{p: s.aliases for p, s in added.items() if s.aliases}}
-
-    def load(wanted: Sequence[str]) -> dict[str, ParsedNote]:
-        out = {p: extra[p] for p in wanted if p in extra}
-        rest = [p for p in wanted if p not in out]
-        out.update({n.path: n for n in store.load(rest)})
-        return out
-
-    # Tag spellings as counted now: of the notes whose tags changed, only the ones the
-    # caller checks matter, and those it checks by their own tags.
-    return NoteStore([*paths, *add], summaries, load, extra, aliases=aliases,
-                     tag_variants=store.tag_variants)
 
 
 def _text_lines(data: bytes) -> list[str]:

@@ -15,9 +15,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbase_ci.checks.breakage import Breakage, NoteChanges, overlay
+from kbase_ci.checks.breakage import Breakage, NoteChanges
 from kbase_ci.checks.fixmemo import remember
 from kbase_ci.checks.hookshare import staged_share
+from kbase_ci.checks.overlay import overlay
 from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.errors import ChangedError, UnsafePathError, UsageError
 from kbase_ci.git.diff import FileChange

@@ -24,9 +24,7 @@ from kbase_ci.checks.breakage import NoteChanges
 from kbase_ci.checks.findingmatch import AddedLines, mark
 from kbase_ci.checks.suggestions import Suggester
 from kbase_ci.errors import KbaseError
-from kbase_ci.git.objects import read_blobs
 from kbase_ci.model import Finding, ParsedNote
-from kbase_ci.parse.outline import note_text
 from kbase_ci.vault.files import Vault, config_at
 from kbase_ci.vault.resolver import ResolvedLink
 
@@ -91,7 +89,7 @@ def _head_findings(vault: Vault, ctx: checks.CheckContext, change: NoteChanges,
     except KbaseError:  # no HEAD, or HEAD's config was broken: everything is new
         return None
     store, files = change.old_state(ctx.store, ctx.files)
-    present = set(store.paths).intersection(paths)
+    present = {p for p in paths if store.__contains__(p)}
     if not present:
         return []
     head = checks.CheckContext(store, files, config, present, vault=vault)
@@ -103,12 +101,10 @@ def _head_findings(vault: Vault, ctx: checks.CheckContext, change: NoteChanges,
             else change.old_resolver(ctx.store, ctx.files)
     # "Did you mean" is no part of a match (`findingmatch` strips it): not worked out.
     head.__dict__["suggester"] = _NoSuggestions(head.resolver, ())
-    # The handover check reads note texts: those of notes this commit changed are HEAD's.
-    shas = {p: sha for p in present if p in change.old_notes
-            and (sha := change.old_sha(p)) is not None}
-    if shas:
-        blobs = read_blobs(vault.root, sorted(set(shas.values())))
-        head.known_texts({p: note_text(blobs[sha]) for p, sha in shas.items()})
+    # The handover check reads note texts: those of notes this commit changed are HEAD's
+    # (read only if a check asks: most notes are no handover).
+    head.known_blobs({p: sha for p in present if p in change.old_notes
+                      and (sha := change.old_sha(p)) is not None})
     cfg = config.checks
     try:
         selected = checks.select([*cfg.select, *select], [*cfg.ignore, *ignore])
