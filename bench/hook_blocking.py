@@ -56,12 +56,26 @@ def corpus_repo(name: str, dest: Path) -> Path:
     return dest
 
 
-def export(rev: str, dest: Path) -> Path:
-    """The kbase_ci package at `rev`, unpacked under `dest` (importable from there)."""
+_SITE = """\
+import sys
+# This copy of kbase_ci, not the checkout an editable install points at.
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+"""
+
+
+def export(rev: str | None, dest: Path) -> Path:
+    """The kbase_ci package at `rev` (None: this checkout as it is), under `dest`, which
+    then goes first on PYTHONPATH. Both versions are imported the same way: through an
+    editable install's finder every import costs more, which would be measured too."""
     dest.mkdir(parents=True)
-    archive = subprocess.run(["git", "archive", rev, "kbase_ci"], cwd=REPO, check=True,
-                             capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    if rev is None:
+        shutil.copytree(REPO / "kbase_ci", dest / "kbase_ci",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        archive = subprocess.run(["git", "archive", rev, "kbase_ci"], cwd=REPO, check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    (dest / "sitecustomize.py").write_text(_SITE, encoding="utf-8")
     return dest
 
 
@@ -121,7 +135,8 @@ def main() -> None:
     base = args.base or _git(REPO, "merge-base", "HEAD", "main").strip()
     work = args.work or Path(tempfile.mkdtemp(prefix="kbase-hookblock-"))
     try:
-        versions = {f"before ({base[:8]})": export(base, work / "base"), "after": REPO}
+        versions = {f"before ({base[:8]})": export(base, work / "base"),
+                    "after": export(None, work / "after")}
         print(f"{'vault':24} {'notes':>5}  " + "  ".join(
             f"{label + ' blocked':>24} {'cpu med':>8} {'max':>6}" for label in versions))
         for name in args.vaults.split(","):

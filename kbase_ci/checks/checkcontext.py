@@ -17,6 +17,7 @@ from kbase_ci.vault.notestore import NoteStore
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
 
 if TYPE_CHECKING:
+    from kbase_ci.checks.policy import Policy
     from kbase_ci.vault.files import Vault
 
 
@@ -39,6 +40,8 @@ class CheckContext:
         self._blobs: dict[str, str] = {}
         self.change = change
         """What this commit changes (hook mode); None when checking a tree as it is."""
+        self.policy: Policy | None = None
+        """Severity and suppression rules of `config` (`registry.policy_of` sets it)."""
 
     @property
     def notes(self) -> list[ParsedNote]:

@@ -13,14 +13,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kbase_ci.checks import policy
 from kbase_ci.checks.checkcontext import CheckContext
+from kbase_ci.checks.policy import Policy
 from kbase_ci.errors import UsageError
 from kbase_ci.model import Finding, Severity
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from kbase_ci.checks.policy import Policy
     from kbase_ci.vault.config import Config
 
 
@@ -50,7 +51,6 @@ class Check:
 
 def _registry() -> list[Check]:
     # Imported here so `checks` has no import cycle with the modules it lists.
-    from kbase_ci.checks import policy
     from kbase_ci.checks.rules import (
         frontmatter,
         handover,
@@ -131,19 +131,15 @@ def _matches(word: str, code: str, name: str) -> bool:
 
 def policy_of(ctx: CheckContext) -> Policy:
     """The severity and suppression rules of `ctx`'s config (built once per context)."""
-    got = ctx.__dict__.get("_policy")
-    if got is None:
-        got = ctx.__dict__["_policy"] = make_policy(
-            ctx.config, ctx.vault.root if ctx.vault is not None else None)
-    return got
+    if ctx.policy is None:
+        ctx.policy = make_policy(ctx.config, ctx.vault.root if ctx.vault is not None else None)
+    return ctx.policy
 
 
 def make_policy(config: Config, root: Path | None = None) -> Policy:
     """The severity and suppression rules of `config`; a config error (KB900, at its
     line) when `checks:` names a check or code that does not exist. `root`: where the
     config file is, to place that error when the settings came from the config memo."""
-    from kbase_ci.checks.policy import Policy
-
     owner = {code: name for code, (name, _text) in all_codes().items()}
     return Policy(config, owner, default_severities(),
                   lambda w, code: _matches(w, code, owner[code]), root)

@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kbase_ci.index.tokens import query_terms
+
 SLIP = 80
 """rapidfuzz `ratio` (case-folded) at which a name counts as the same name mistyped."""
 LOOSE = 50
@@ -67,8 +69,6 @@ class NameIndex:
 
     def by_words(self, text: str, limit: int = 3) -> list[str]:
         """Titles of the notes whose names best match the words of `text` (BM25)."""
-        from kbase_ci.index.tokens import query_terms
-
         wanted = set(query_terms(text, stem_with=self.stemmer))
         if not wanted or not self._docs:
             return []
@@ -98,8 +98,6 @@ def suggest(text: str, notes: Sequence[Named], *, limit: int = 3,
 
 
 def _terms(note: Named, stemmer: str) -> Counter[str]:
-    from kbase_ci.index.tokens import query_terms
-
     out: Counter[str] = Counter()
     for name in (note.title, *note.aliases):
         for t in query_terms(name, stem_with=stemmer):

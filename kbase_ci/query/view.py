@@ -268,6 +268,7 @@ class QueryView:
         raise UsageError(f"no note named {text}{self._suggest(text)}")
 
     def _suggest(self, text: str) -> str:
+        # Lazy: only a name no note has needs the name search.
         from kbase_ci.query.namesearch import Named, suggest
 
         near = suggest(text, [Named(n.title, n.aliases, tuple(h[1] for h in n.headings))

@@ -10,8 +10,6 @@ from kbase_ci.model import Finding
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:
-    from kbase_ci.checks.registry import policy_of  # the registry lists this module
-
     notes = [n for n in ctx.focus_notes if n.suppressions]
-    if notes:
-        yield from policy_of(ctx).unknown_words(notes)
+    if notes and ctx.policy is not None:  # `run_checks` sets it before any check runs
+        yield from ctx.policy.unknown_words(notes)
