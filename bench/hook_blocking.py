@@ -1,7 +1,7 @@
 """How often the pre-commit hook blocks an edit that adds no problem, before and after.
 
 Usage: python -m bench.hook_blocking [--vaults obsidian-tasks-docs,...] [--notes 30]
-       [--seed 29] [--base REV] [--work DIR]
+       [--seed 29] [--base REV] [--work DIR] [--sample random|with-findings]
 
 Each shared vault (../shared/corpora/NAME/vault, attachments as empty files) becomes a
 scratch git repository. For N random notes (seeded), one plain line is appended to the
@@ -12,11 +12,14 @@ commit (exit 1) is a note whose old problems (or warnings) stop new work: issue 
 "267 of 1,319 notes of an API-docs vault". Printed per vault: notes tried, commits each
 version blocked, and the median and max wall time of one hook run (the parse cache is
 warm: both versions checked the vault once first), in CPU seconds of the process.
+`--sample with-findings` edits only notes that had a finding before (any severity): the
+notes whose every edit the old hook blocked.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import resource
@@ -51,6 +54,8 @@ def corpus_repo(name: str, dest: Path) -> Path:
                 (dest / rel).parent.mkdir(parents=True, exist_ok=True)
                 (dest / rel).touch()
     _git(dest, "init", "-q", "-b", "main")
+    # A detached auto-gc would pack objects while the repository is being copied.
+    _git(dest, "config", "gc.autoDetach", "false")
     _git(dest, "add", "-A")
     _git(dest, "commit", "-q", "-m", "corpus")
     return dest
@@ -80,6 +85,11 @@ def export(rev: str | None, dest: Path) -> Path:
 
 
 def run(version: Path, repo: Path, *args: str) -> tuple[int, float]:
+    rc, cpu, _out = run_out(version, repo, *args)
+    return rc, cpu
+
+
+def run_out(version: Path, repo: Path, *args: str) -> tuple[int, float, str]:
     """(exit code, CPU seconds of the run): CPU, not wall, because the machine is shared
     and wall time also measures the neighbours."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -91,20 +101,25 @@ def run(version: Path, repo: Path, *args: str) -> tuple[int, float]:
                           capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return proc.returncode, cpu
+    return proc.returncode, cpu, proc.stdout
 
 
-def bench_vault(name: str, versions: dict[str, Path], work: Path, n: int, seed: int
-                ) -> dict[str, tuple[int, list[float]]]:
+def bench_vault(name: str, versions: dict[str, Path], work: Path, n: int, seed: int,
+                sample: str = "random") -> dict[str, tuple[int, list[float]]]:
     first = corpus_repo(name, work / name / "repo")
     # A repository per version: the parse cache is stamped with the parser version, and
     # two versions sharing one would each find the other's cache stale on every run.
     repos = {label: first if i == 0 else Path(shutil.copytree(first, work / name / f"r{i}",
                                                               symlinks=True))
              for i, label in enumerate(versions)}
+    flagged: set[str] = set()
     for label, version in versions.items():  # warm each version's parse cache
-        run(version, repos[label], "check", "--all")
+        _rc, _cpu, out = run_out(version, repos[label], "check", "--all", "--format", "json")
+        if not flagged:  # the first version's findings: the notes an edit was blocked in
+            flagged = {f["path"] for f in json.loads(out)["findings"]}
     notes = sorted(p for p in _git(first, "ls-files", "-z", "*.md").split("\0") if p)
+    if sample == "with-findings":
+        notes = [p for p in notes if p in flagged]
     picked = random.Random(seed).sample(notes, min(n, len(notes)))
     out: dict[str, tuple[int, list[float]]] = {k: (0, []) for k in versions}
     for note in picked:
@@ -131,6 +146,9 @@ def main() -> None:
     ap.add_argument("--base", default=None, help="kbase revision to compare with "
                     "(default: merge base of HEAD and main)")
     ap.add_argument("--work", type=Path, default=None)
+    ap.add_argument("--sample", choices=["random", "with-findings"], default="random",
+                    help="edit random notes, or only notes with a finding before (the "
+                         "ones an edit used to be blocked in)")
     args = ap.parse_args()
     base = args.base or _git(REPO, "merge-base", "HEAD", "main").strip()
     work = args.work or Path(tempfile.mkdtemp(prefix="kbase-hookblock-"))
@@ -143,8 +161,11 @@ def main() -> None:
             if not (CORPORA / name / "vault").is_dir():
                 print(f"{name:24} (not available)")
                 continue
-            got = bench_vault(name, versions, work, args.notes, args.seed)
+            got = bench_vault(name, versions, work, args.notes, args.seed, args.sample)
             tried = len(next(iter(got.values()))[1])
+            if not tried:
+                print(f"{name:24} {0:>5}  (no note to edit)")
+                continue
             cells = [f"{blocked:>24} {statistics.median(t):8.2f} {max(t):6.2f}"
                      for blocked, t in got.values()]
             print(f"{name:24} {tried:>5}  " + "  ".join(cells), flush=True)
