@@ -67,7 +67,7 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
     `new_only` keeps only the findings HEAD did not have (`newonly`).
     """
     cfg = vault.config.checks
-    checks.make_policy(vault.config, vault.root)  # a located KB900 before `select` fails
+    policy = checks.make_policy(vault.config, vault.root)  # a located KB900 before `select`
     selected = checks.select([*cfg.select, *select], [*cfg.ignore, *ignore])
     ignored: list[str] = []
     focus: set[str] | None = None
@@ -100,6 +100,7 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
         focus |= {p for p in affected_notes(vault, notes) if p not in skip}
     ctx = checks.CheckContext(notes, vault.files, vault.config, focus, vault=vault,
                               change=change)
+    ctx.policy = policy
     wanted = focus is None or focus or (change is not None and change.inbound)
     found = checks.run_checks(ctx, selected) if wanted else []
     fixed: tuple[Finding, ...] = ()
