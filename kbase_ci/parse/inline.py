@@ -346,14 +346,18 @@ def _pasted_into(hit: MarkdownHit, text: str, masked: str) -> MarkdownHit | None
     CommonMark reads one link whose destination is `[https://x](https://x)`;
     tree-sitter-markdown only the inner one. The outer link is the one written, and it
     leads nowhere: it is returned, so the checks can report it (KB107)."""
+    if hit.embed:
+        return None
     a, b = hit.start, hit.start + len(hit.raw)
     i = a
     while i > 0 and text[i - 1] in " \t":
         i -= 1
+    if text[i - 2:i] != "](":
+        return None
     j = b
     while j < len(text) and text[j] in " \t":
         j += 1
-    if hit.embed or text[i - 2:i] != "](" or text[j:j + 1] != ")":
+    if text[j:j + 1] != ")":
         return None
     close = i - 2
     open_ = masked.rfind("[", 0, close)
