@@ -5,7 +5,8 @@ Usage: python -m bench.name_suggest [--per-vault 200] [--seed 29]
 Cases from the shared vaults' own note titles (kbase_ci.query.namesearch):
 - `concept`: one word of a title of two or more words, inflected the way an agent types
   a concept (`Hash Function` -> `hashing`, `Page Table` -> `pages`): the note;
-- `slip`: the whole title with one typing slip (bench.typos): the note.
+- `slip`: the whole title with one typing slip (bench.typos): the note;
+- `unwritten`: a title of another vault this one lacks: no suggestion is right.
 A case counts as found when the note is among the (at most 3) names offered, and as
 first when it leads them. The old rule (one name, rapidfuzz WRatio >= 50) is measured
 beside the new one; `--sweep` prints the new rule for other `SLIP` cut-offs, each vault
@@ -54,6 +55,15 @@ def cases(notes: Sequence[Named], per: int, rng: random.Random) -> list[Case]:
     return out
 
 
+def unwritten(notes: Sequence[Named], others: Sequence[str], per: int,
+              rng: random.Random) -> list[Case]:
+    """Titles of another vault that this one lacks: nothing is right, so any suggestion
+    counts as wrong (`title` is empty)."""
+    mine = {n.title.lower() for n in notes}
+    pool = sorted({t for t in others if t.lower() not in mine})
+    return [Case("unwritten", t, "") for t in rng.sample(pool, min(per // 2, len(pool)))]
+
+
 def old_rule(text: str, index: namesearch.NameIndex) -> list[str]:
     from rapidfuzz import process
 
@@ -67,14 +77,15 @@ def new_rule(text: str, index: namesearch.NameIndex) -> list[str]:
 
 def score(rule: Rule, notes: namesearch.NameIndex, cs: Sequence[Case]
           ) -> dict[str, list[int]]:
-    """kind -> [cases, found, first]."""
+    """kind -> [cases, found, first]; for `unwritten`: [cases, suggested, suggested]."""
     out: dict[str, list[int]] = {}
     for c in cs:
         got = rule(c.query, notes)
         row = out.setdefault(c.kind, [0, 0, 0])
         row[0] += 1
-        row[1] += c.title in got
-        row[2] += bool(got) and got[0] == c.title
+        hit = bool(got) if not c.title else c.title in got
+        row[1] += hit
+        row[2] += bool(got) and (not c.title or got[0] == c.title)
     return out
 
 
@@ -83,6 +94,8 @@ def main() -> None:
     ap.add_argument("--per-vault", type=int, default=200)
     ap.add_argument("--seed", type=int, default=29)
     ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--cover-sweep", action="store_true",
+                    help="the new rule for other COVER values, all vaults together")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     data: dict[str, tuple[namesearch.NameIndex, list[Case]]] = {}
@@ -93,6 +106,10 @@ def main() -> None:
         notes = [Named(n.title, n.aliases, tuple(h.text for h in n.headings))
                  for n in vault.notes]
         data[name] = (namesearch.NameIndex(notes), cases(notes, args.per_vault, rng))
+    titles = {name: [n.title for n in index.notes] for name, (index, _cs) in data.items()}
+    for name, (index, cs) in data.items():
+        others = [t for o, ts in titles.items() if o != name for t in ts]
+        cs.extend(unwritten(index.notes, others, args.per_vault, rng))
     print(f"{'vault':24} {'kind':8} {'n':>4}  {'old found':>9} {'first':>6}  "
           f"{'new found':>9} {'first':>6}")
     for name, (notes, cs) in data.items():
@@ -102,6 +119,20 @@ def main() -> None:
             _, f_new, a_new = new[kind]
             print(f"{name:24} {kind:8} {n:4d}  {f_old:9d} {a_old:6d}  {f_new:9d} {a_new:6d}",
                   flush=True)
+    if args.cover_sweep:
+        print("\nCOVER  concept found/first  slip first  unwritten suggested (all vaults)")
+        for cover in (0.0, 0.3, 0.4, 0.5, 0.6, 0.7):
+            namesearch.COVER = cover
+            tot: dict[str, list[int]] = {}
+            for _name, (index, cs) in data.items():
+                for kind, row in score(new_rule, index, cs).items():
+                    acc = tot.setdefault(kind, [0, 0, 0])
+                    for i, v in enumerate(row):
+                        acc[i] += v
+            c, sl, u = tot.get("concept", [0, 0, 0]), tot["slip"], tot["unwritten"]
+            print(f"{cover:5.1f}  {c[1]:5d}/{c[2]:<5d} of {c[0]:<4d}  {sl[2]:5d} of {sl[0]:<4d}"
+                  f"  {u[1]:5d} of {u[0]}")
+        namesearch.COVER = 0.5
     if args.sweep:
         cutoffs = (75, 80, 85, 90, 95)
         table: dict[tuple[str, int], int] = {}

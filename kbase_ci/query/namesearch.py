@@ -22,6 +22,8 @@ SLIP = 80
 """rapidfuzz `ratio` (case-folded) at which a name counts as the same name mistyped."""
 LOOSE = 50
 """WRatio below which a name is not offered at all (the old rule, when words find none)."""
+COVER = 0.5
+"""Share of the name's words (weighted by idf) a note must have to be suggested."""
 K1, B = 1.2, 0.75
 NAME_WEIGHT = 2
 
@@ -74,17 +76,20 @@ class NameIndex:
             return []
         df = Counter(t for d in self._docs for t in d.keys() & wanted)
         n = len(self._docs)
+        idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
+        mass = sum(idf.values())
         scored: list[tuple[float, str]] = []
         for note, terms in zip(self.notes, self._docs, strict=True):
             hits = wanted & terms.keys()
-            if not hits:
+            # The words a note shares must carry most of what the name says: `No Such
+            # Note Anywhere` is not every note with a heading that says `note`.
+            if not hits or sum(idf[t] for t in hits) < COVER * mass:
                 continue
             length = sum(terms.values())
             score = 0.0
             for t in hits:
-                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
                 tf = terms[t]
-                score += idf * tf * (K1 + 1) / (
+                score += idf[t] * tf * (K1 + 1) / (
                     tf + K1 * (1 - B + B * length / (self._average or 1.0)))
             scored.append((score, note.title))
         scored.sort(key=lambda s: (-s[0], s[1]))
