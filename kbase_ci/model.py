@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 # Bump whenever parser output changes for the same input: it keys the parse cache.
-PARSER_VERSION = 2
+PARSER_VERSION = 3
 
 LinkStyle = Literal["wiki", "markdown"]
 AnchorKind = Literal["none", "heading", "block"]
@@ -102,6 +102,20 @@ class Diagnostic:
     severity: Severity = "warning"
 
 
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """An inline `<!-- kbase-ignore CODES -->` or `%% kbase-ignore CODES %%` comment."""
+
+    line: int
+    col: int
+    """Where the comment starts."""
+    codes: tuple[str, ...]
+    """Codes, code prefixes or check names as written; empty: every code."""
+    target: int
+    """The line it silences: its own when it shares the line with text, else the next
+    non-blank line; 0 for `kbase-ignore-file` (the whole note)."""
+
+
 def note_title(path: str) -> str:
     """A note's name as Obsidian shows it: the file name without `.md`."""
     name = path.rsplit("/", 1)[-1]
@@ -129,6 +143,7 @@ class ParsedNote:
     size: int = 0
     """Size in bytes of the source."""
     lines: int = 0
+    suppressions: tuple[Suppression, ...] = ()
 
     def __hash__(self) -> int:  # frontmatter is a dict; identity by path suffices
         return hash(self.path)
@@ -154,12 +169,13 @@ class ParsedNote:
             [[d.code, d.message, d.line, d.col, d.severity] for d in self.diagnostics],
             self.size,
             self.lines,
+            [[x.line, x.col, list(x.codes), x.target] for x in self.suppressions],
         ]
 
     @classmethod
     def from_json(cls, row: list[Any]) -> ParsedNote:
         (path, title, aliases, tags, fm, fm_end, heads, blocks, links, diags, size,
-         lines) = row
+         lines, quiet) = row
         return cls(
             path=path,
             title=title,
@@ -173,6 +189,7 @@ class ParsedNote:
             diagnostics=tuple(Diagnostic(*d) for d in diags),
             size=size,
             lines=lines,
+            suppressions=tuple(Suppression(ln, c, tuple(k), t) for ln, c, k, t in quiet),
         )
 
 

@@ -42,18 +42,24 @@ class HookShare:
     """File arguments that are not notes of this vault."""
 
 
+_CONFIG = ".kbase.yml"
+"""`vault.config.CONFIG_NAME`, spelled here: the fast path must not import the config."""
+
+
 def may_break_links(changes: Sequence[FileChange]) -> bool:
-    """Cheap test before any scan: does the change set touch Markdown at all, or move or
-    delete a file a note could embed? (Decided on paths alone, before the vault config
-    is even read.)"""
+    """Cheap test before any scan: does the change set touch Markdown at all, move or
+    delete a file a note could embed, or change `.kbase.yml` (validated, and its new
+    policy applied)? Decided on paths alone, before the vault config is even read."""
     return any(c.kind in ("deleted", "renamed") or c.path.lower().endswith(".md")
-               for c in changes)
+               or c.path == _CONFIG for c in changes)
 
 
 def touches_notes(vault: Vault, changes: Sequence[FileChange]) -> bool:
-    """Whether the change set adds, edits, deletes or renames a note of this vault."""
+    """Whether the change set adds, edits, deletes or renames a note of this vault, or
+    changes its `.kbase.yml`."""
     return any(vault.is_note_path(c.path) or (c.old_path and vault.is_note_path(c.old_path))
-               or c.kind in ("deleted", "renamed") for c in changes)
+               or c.kind in ("deleted", "renamed") or _CONFIG in (c.path, c.old_path)
+               for c in changes)
 
 
 def staged_share(vault: Vault, changes: Sequence[FileChange],

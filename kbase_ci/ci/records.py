@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from kbase_ci.ci.conceptgaps import ConceptChange
 from kbase_ci.git.diff import FileChange
-from kbase_ci.model import Finding
+from kbase_ci.model import Finding, Severity
 from kbase_ci.vault.linkgraph import Gap, Orphan
 
 FORMAT = "kbase-ci-report"
@@ -91,18 +91,21 @@ class CiReport:
     """Undocumented concepts that are gaps at the head and were not at the base."""
     closed_concepts: tuple[str, ...] = ()
     """Concepts that were gaps at the base and a note of the head now documents."""
+    fail_level: Severity = "error"
+    """Warnings fail the run too only at `warning` (`--fail-on new,warning`)."""
 
     def with_status(self, *statuses: FindingStatus) -> list[Finding]:
         return [m.finding for m in self.findings if m.status in statuses]
 
     @property
     def failing(self) -> int:
-        """Findings that fail the run under `fail_on`."""
+        """Findings that fail the run under `fail_on` and `fail_level`."""
         if self.fail_on == "none":
             return 0
-        if self.fail_on == "new":
-            return len(self.with_status("new"))
-        return len(self.with_status("new", "pre-existing", "present"))
+        statuses: tuple[FindingStatus, ...] = ("new",) if self.fail_on == "new" else (
+            "new", "pre-existing", "present")
+        return sum(1 for f in self.with_status(*statuses)
+                   if self.fail_level == "warning" or f.severity == "error")
 
     def to_json(self) -> dict[str, Any]:
         h = self.handover
@@ -110,7 +113,8 @@ class CiReport:
             "format": FORMAT, "version": VERSION, "event": self.event,
             "repository": self.repository, "server_url": self.server_url,
             "head": self.head, "base": self.base, "pr_number": self.pr_number,
-            "vault_prefix": self.vault_prefix, "fail_on": self.fail_on, "notes": self.notes,
+            "vault_prefix": self.vault_prefix, "fail_on": self.fail_on,
+            "fail_level": self.fail_level, "notes": self.notes,
             "changes": [{"kind": c.kind, "path": c.path, "old_path": c.old_path}
                         for c in self.changes],
             "findings": [{"status": m.status, **m.finding.to_json()} for m in self.findings],

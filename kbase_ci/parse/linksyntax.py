@@ -57,8 +57,8 @@ def _clean_dest(dest: str) -> str:
     dest = dest.strip()
     if dest.startswith("<"):
         end = dest.find(">")
-        if end > 0:
-            return dest[1:end]
+        if end > 0:  # `< https://x.org>`: spaces inside the brackets are no part of it
+            return dest[1:end].strip()
     m = _TITLE.search(dest)
     if m is not None:
         dest = dest[:m.start()]

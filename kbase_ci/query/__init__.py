@@ -4,4 +4,5 @@
 would: `overlay`), the answers (search, read, links, explore, context and `bundle`,
 graph, gaps, status, ...) as typed records (`answer`: their JSON at the edge), the words
 their choices take (`choices`), how far to trust a search hit (`evidence`, `verdict`),
-and what an answer costs an agent (`payload`)."""
+what an answer costs an agent (`payload`), and which notes an unknown name means
+(`namesearch`)."""

@@ -271,6 +271,20 @@ def test_untracked_handovers_count_until_the_setting_says_not(repo: Path) -> Non
     assert json.loads(proc.stdout)["handover"]["path"] != "handovers/zz-untracked.md"
 
 
+def test_a_bare_bullet_path_with_spaces_is_one_path_in_the_pr_report(repo: Path) -> None:
+    """Issue 29: `- Ideas/New idea.md` was read as `Ideas/New` (a false KB406), and the
+    file it names counted as mentioned by no handover (a false KB413)."""
+    base = git(repo, "rev-parse", "HEAD").strip()
+    text = handover([]).replace("## Changes Made\n",
+                                "## Changes Made\n- Ideas/New idea.md - the idea itself\n")
+    write(repo, {"Ideas/New idea.md": "# New idea\n", "handovers/h.md": text})
+    commit(repo, "an idea")
+    pr = pr_report(Vault(repo), base, "HEAD")
+    assert [m.code for m in pr.missing] == []
+    notes = {n.path: [m.code for m in n.missing] for n in pr.handovers}
+    assert "KB406" not in notes["handovers/h.md"]
+
+
 def test_paths_with_spaces_are_not_split(repo: Path) -> None:
     """`docs/My Note.md` in a code span or a `<...>` link is one path (no false KB406);
     a path with spaces that is really missing is still reported whole."""

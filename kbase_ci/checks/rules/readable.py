@@ -12,6 +12,8 @@ CODES = {
     "KB002": "file named .md is binary",
     "KB003": "note is larger than vault.max_note_bytes and was not parsed",
 }
+WARNINGS = frozenset({"KB001", "KB003"})
+"""Codes reported as warnings by default (the registry's severity)."""
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

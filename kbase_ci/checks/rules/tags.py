@@ -25,6 +25,8 @@ CODES = {
     "KB204": "note lacks a tag that `tags.required` asks for at its path",
     "KB205": "tag is spelled in another case in other notes (`#Rust` vs `#rust`)",
 }
+WARNINGS = frozenset({"KB205"})
+"""Codes reported as warnings by default (the registry's severity)."""
 
 _UNPARSED = {"KB002", "KB003"}
 """Binary or oversized notes: never parsed, so their tags are unknown, not missing."""

@@ -194,7 +194,7 @@ def test_the_unforged_copy_is_read(built: Path, tmp_path: Path) -> None:
 
 
 def test_a_forged_branch_manifest_falls_back_to_memory(built: Path, tmp_path: Path) -> None:
-    """As for any refused index (tests/test_hostile_index.py): the query answers from an
+    """As for any refused index (tests/slow/test_hostile_index.py): the query answers from an
     in-memory build and says why, naming the key."""
     import shutil
 

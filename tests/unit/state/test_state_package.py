@@ -235,6 +235,23 @@ def test_the_store_of_a_folder_is_opened_again_when_its_file_goes(tmp_path: Path
     assert again is not first and again.get("config", "k") is None
 
 
+def test_a_process_visiting_many_repositories_keeps_few_stores_open(tmp_path: Path) -> None:
+    """A test run or a library user opens stores of hundreds of git dirs; each open one
+    holds three descriptors, so the least recently used are closed (a process ran out of
+    descriptors at ~330 repositories), and one used again still works."""
+    def open_fds() -> int:
+        return len(os.listdir(f"/proc/{os.getpid()}/fd"))
+
+    first = state_store(tmp_path / "r0")
+    first.put("config", "k", "v0")
+    before = open_fds()
+    for i in range(1, 40):
+        state_store(tmp_path / f"r{i}").put("config", "k", f"v{i}")
+    assert open_fds() - before <= 3 * 8
+    assert first.get("config", "k") == "v0"  # closed meanwhile: opens its file again
+    assert state_store(tmp_path / "r0").get("config", "k") == "v0"
+
+
 def test_a_database_of_another_layout_is_made_again(tmp_path: Path) -> None:
     path = tmp_path / "x.sqlite"
     db = open_database(path, "1", {"t": "CREATE TABLE IF NOT EXISTS t (a TEXT)"})
