@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from bench.workloads import corpus_vault
 from kbase_ci.checks import suggestions
 from kbase_ci.checks.suggestions import Suggester
-from kbase_ci.model import Link, ParsedNote
 from kbase_ci.parse.anchors import normalize_heading
 from kbase_ci.parse.parser import parse_note
+from kbase_ci.parsed import Link, ParsedNote
 from kbase_ci.vault.files import is_hidden
 from kbase_ci.vault.resolver import Resolver
 

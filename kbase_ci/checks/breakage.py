@@ -19,8 +19,8 @@ from typing import Literal
 
 from kbase_ci.checks.overlay import overlay
 from kbase_ci.git.objects import read_blobs
-from kbase_ci.model import Finding, Link, ParsedNote
 from kbase_ci.parse.outline import note_text, split_lines
+from kbase_ci.parsed import Finding, Link, ParsedNote
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.notestore import NoteStore
 from kbase_ci.vault.resolver import ResolvedLink, Resolver

@@ -10,8 +10,8 @@ from kbase_ci.checks.breakage import Breakage, LinkKey, NoteChanges
 from kbase_ci.checks.suggestions import Suggester
 from kbase_ci.errors import UsageError
 from kbase_ci.git.objects import read_blobs
-from kbase_ci.model import ParsedNote
 from kbase_ci.parse.outline import note_text
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.config import Config
 from kbase_ci.vault.notestore import NoteStore
 from kbase_ci.vault.resolver import ResolvedLink, Resolver

@@ -10,10 +10,10 @@ from kbase_ci.checks import registry as checks
 from kbase_ci.checks.breakage import NoteChanges
 from kbase_ci.checks.configchange import affected_notes, config_changed
 from kbase_ci.checks.fixmemo import sort_out
-from kbase_ci.checks.hookshare import staged_share
+from kbase_ci.checks.hookbatch import staged_share
 from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.git.diff import FileChange
-from kbase_ci.model import Finding, Severity
+from kbase_ci.parsed import Finding, Severity
 from kbase_ci.vault.files import Vault, VaultMode
 from kbase_ci.vault.scanner import ScanStats, open_store
 
@@ -62,7 +62,7 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
     """Check `files` (paths as given on a command line), or every note when None.
 
     With `changes` (the staged change set: hook mode) links this commit breaks in other
-    notes are reported too, `files=[]` means the staged notes (see `hookshare`), a
+    notes are reported too, `files=[]` means the staged notes (see `hookbatch`), a
     staged `.kbase.yml` adds the notes its changes can affect (`configchange`), and
     `new_only` keeps only the findings HEAD did not have (`newonly`).
     """

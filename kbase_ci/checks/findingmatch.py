@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal
 
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding
 
 Status = Literal["new", "fixed", "pre-existing"]
 AddedLines = Callable[[str], frozenset[int]]

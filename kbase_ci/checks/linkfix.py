@@ -17,7 +17,7 @@ from pathlib import Path
 
 from kbase_ci.checks.breakage import Breakage, NoteChanges
 from kbase_ci.checks.fixmemo import remember
-from kbase_ci.checks.hookshare import staged_share
+from kbase_ci.checks.hookbatch import staged_share
 from kbase_ci.checks.overlay import overlay
 from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.errors import ChangedError, UnsafePathError, UsageError
@@ -51,7 +51,7 @@ def fix_staged_moves(vault: Vault, changes: Sequence[FileChange],
     heading or block id the change renamed (`kbase fix --suggestions`).
 
     With `files` (a hook's argv) only those notes are rewritten, plus, in the one
-    process `hookshare` elects, every note no process was given.
+    process `hookbatch` elects, every note no process was given.
     """
     focus: Collection[str] = ()
     inbound, elsewhere = True, frozenset[str]()

@@ -24,7 +24,7 @@ from kbase_ci.checks.breakage import NoteChanges
 from kbase_ci.checks.findingmatch import AddedLines, mark
 from kbase_ci.checks.suggestions import Suggester
 from kbase_ci.errors import KbaseError
-from kbase_ci.model import Finding, ParsedNote
+from kbase_ci.parsed import Finding, ParsedNote
 from kbase_ci.vault.files import Vault, config_at
 from kbase_ci.vault.resolver import ResolvedLink
 

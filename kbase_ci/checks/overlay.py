@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping, Sequence
 
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.notestore import LazySummaries, NoteStore, NoteSummary, summarize
 
 

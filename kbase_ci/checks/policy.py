@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from kbase_ci.errors import ConfigError
-from kbase_ci.model import Finding, ParsedNote, Severity, Suppression
+from kbase_ci.parsed import Finding, ParsedNote, Severity, Suppression
 from kbase_ci.vault.config import ChecksConfig, Config, Level, load_config
 from kbase_ci.vault.globs import match
 

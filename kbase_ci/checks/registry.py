@@ -17,7 +17,7 @@ from kbase_ci.checks import policy
 from kbase_ci.checks.checkcontext import CheckContext
 from kbase_ci.checks.policy import Policy
 from kbase_ci.errors import UsageError
-from kbase_ci.model import Finding, Severity
+from kbase_ci.parsed import Finding, Severity
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from kbase_ci.checks.breakage import NoteChanges
 from kbase_ci.git.diff import FileChange, old_blob_shas
 from kbase_ci.git.objects import read_blobs
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.cache import ParseCache, cache_key
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.scanner import parse_and_store

@@ -17,8 +17,8 @@ import unicodedata
 from collections.abc import Sequence
 from functools import cached_property
 
-from kbase_ci.model import Link, ParsedNote
 from kbase_ci.parse.anchors import github_slugs, heading_link_text, normalize_heading
+from kbase_ci.parsed import Link, ParsedNote
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
 from kbase_ci.vault.rewrite import link_for, relink, retarget
 

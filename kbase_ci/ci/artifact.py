@@ -13,7 +13,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from kbase_ci.ci.records import CiReport
+from kbase_ci.ci.cireport import CiReport
 from kbase_ci.ci.reportjson import from_json
 from kbase_ci.errors import UsageError
 

@@ -17,20 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kbase_ci.ci.artifact import read_artifact
+from kbase_ci.ci.cireport import CiReport, FailOn
 from kbase_ci.ci.comment import CommentResult, pull_numbers_for, upsert_comment
 from kbase_ci.ci.event import PR_EVENTS, CiEvent, read_event
 from kbase_ci.ci.github import GitHubClient
 from kbase_ci.ci.indexjob import build_and_publish
 from kbase_ci.ci.outputs import append_step_summary, set_outputs, write_report_dir
 from kbase_ci.ci.prreport import Context, compare, snapshot
-from kbase_ci.ci.records import CiReport, FailOn
 from kbase_ci.ci.render import MARKER, annotation_lines, comment_body
 from kbase_ci.ci.revisions import commit_of, merge_base, pr_range
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, PublishGaveUp, UsageError
 from kbase_ci.git.indexbranch import BRANCH
 from kbase_ci.git.repo import git_dir, toplevel
 from kbase_ci.index.publish import describe
-from kbase_ci.model import Severity
+from kbase_ci.parsed import Severity
 from kbase_ci.report.escape import log_text, stop_commands
 
 _LOGGED_FINDINGS = 50

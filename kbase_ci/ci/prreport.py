@@ -23,8 +23,7 @@ from kbase_ci.checks import registry as checks
 from kbase_ci.checks.findingmatch import AddedLines, mark
 from kbase_ci.checks.findingmatch import match_key as match_key  # tests and callers
 from kbase_ci.checks.stagedchanges import load_change
-from kbase_ci.ci.conceptgaps import pr_concepts
-from kbase_ci.ci.records import (
+from kbase_ci.ci.cireport import (
     CiReport,
     FailOn,
     GraphView,
@@ -33,10 +32,11 @@ from kbase_ci.ci.records import (
     HandoverSummary,
     MarkedFinding,
 )
+from kbase_ci.ci.conceptgaps import pr_concepts
 from kbase_ci.errors import KbaseError
 from kbase_ci.git.diff import FileChange, added_lines, changes_between
 from kbase_ci.handover.handovers import pr_report
-from kbase_ci.model import Finding, Severity
+from kbase_ci.parsed import Finding, Severity
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.linkgraph import Gap, LinkGraph, Orphan, graph_of
 from kbase_ci.vault.scanner import open_store

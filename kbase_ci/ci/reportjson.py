@@ -11,8 +11,7 @@ rather than cleaned; any path git can name is accepted (kbase reports them).
 
 from typing import Annotated, Any, Literal
 
-from kbase_ci.ci.conceptgaps import ConceptChange
-from kbase_ci.ci.records import (
+from kbase_ci.ci.cireport import (
     FORMAT,
     VERSION,
     CiReport,
@@ -24,9 +23,10 @@ from kbase_ci.ci.records import (
     HandoverSummary,
     MarkedFinding,
 )
+from kbase_ci.ci.conceptgaps import ConceptChange
 from kbase_ci.errors import UsageError
 from kbase_ci.git.diff import ChangeKind, FileChange
-from kbase_ci.model import Finding, Severity
+from kbase_ci.parsed import Finding, Severity
 from kbase_ci.typedjson import Check, Record, ShapeError, between, decode, matching
 from kbase_ci.vault.linkgraph import Gap, GapKind, GapSource, Orphan
 

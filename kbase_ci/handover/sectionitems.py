@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from kbase_ci.handover.placeholders import Body, BodyLine, read_body, strip_marker
-from kbase_ci.model import ParsedNote
 from kbase_ci.parse.anchors import normalize_heading
 from kbase_ci.parse.linksyntax import is_external
 from kbase_ci.parse.outline import sections, split_lines
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.globs import match as glob_match
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")

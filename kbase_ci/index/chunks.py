@@ -32,8 +32,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kbase_ci.model import ParsedNote
 from kbase_ci.parse.outline import note_text, sections, split_lines
+from kbase_ci.parsed import ParsedNote
 
 VERSION = 2
 MAX_CHARS = 1000

@@ -30,7 +30,7 @@ from kbase_ci.vault.resolver import Resolver
 
 if TYPE_CHECKING:
     from kbase_ci.index.previous import PreviousIndex
-    from kbase_ci.model import ParsedNote
+    from kbase_ci.parsed import ParsedNote
 
 # Past this share of changed notes, copying saves little over resolving everything.
 _MAX_CHANGED = 0.25

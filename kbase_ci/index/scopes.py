@@ -19,7 +19,7 @@ from kbase_ci.index.layout import NoteRow
 from kbase_ci.index.manifest import MANIFEST_NAME, IndexManifest, read_manifest, sha256
 from kbase_ci.index.modelchoice import ModelChoice
 from kbase_ci.index.provenance import Provenance
-from kbase_ci.model import BlockId, Heading, ParsedNote
+from kbase_ci.parsed import BlockId, Heading, ParsedNote
 from kbase_ci.typedjson import Record, decode
 from kbase_ci.vault.scopeconfig import ScopeSpec, check_name
 

@@ -1,4 +1,4 @@
-"""Bytes of one note -> `ParsedNote` (kbase_ci.model): tree-sitter blocks (`grammar`,
+"""Bytes of one note -> `ParsedNote` (kbase_ci.parsed): tree-sitter blocks (`grammar`,
 `parser`), links and tags in inline text (`inline`, `linksyntax`), YAML frontmatter and
 the links in its `properties`, sections (`outline`), heading and block anchors
 (`anchors`), `kbase-ignore` comments (`suppressions`) and concept `mentions` (which

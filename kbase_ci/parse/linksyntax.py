@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from kbase_ci.errors import UsageError
-from kbase_ci.model import Link
+from kbase_ci.parsed import Link
 
 # A URL scheme; one letter followed by `:` is a Windows drive (`C:\x`), not a scheme.
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kbase_ci.errors import UsageError
-from kbase_ci.model import Link
 from kbase_ci.parse.linksyntax import closing_bracket, link_from_raw, wikilink_spans
+from kbase_ci.parsed import Link
 
 Finder = Callable[[str, str, tuple[int, int]], "tuple[int, int] | None"]
 """(key, text, (row, col) to search from) -> (row, col) of `text` in the raw YAML of

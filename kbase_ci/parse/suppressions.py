@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from kbase_ci.model import Suppression
 from kbase_ci.parse.inline import code_spans
+from kbase_ci.parsed import Suppression
 
 MARKER = "kbase-ignore"
 _COMMENT = re.compile(r"<!--[ \t]*kbase-ignore(-file)?\b(.*?)-->|%%[ \t]*kbase-ignore(-file)?\b"

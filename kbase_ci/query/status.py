@@ -67,7 +67,7 @@ def status_answer(view: QueryView) -> StatusAnswer:
     fresh = view.fresh
     return StatusAnswer(
         Source(view.source.origin, view.source.location,
-               str(root) if view.source.origin != "memory" else None),
+               str(root) if view.source.origin != "temporary" else None),
         m.format_version, m.kbase_version, encode(m.counts), size,
         Model(emb.model, emb.dim, emb.reason),
         Changed(list(fresh.changed), list(fresh.added), list(fresh.deleted),
@@ -81,7 +81,7 @@ def _scopes(view: QueryView) -> list[ScopeState] | list[ScopeRef]:
     scope = view.index_info().scope
     if scope is not None:
         return [scope]
-    if view.source.origin == "memory":
+    if view.source.origin == "temporary":
         return []
     return [ScopeState(s.name, s.stale, s.why, s.reason,
                        MainIndex(s.main_index.digest, s.main_index.source_commit)

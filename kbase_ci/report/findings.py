@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kbase_ci.checks.checker import CheckReport
-from kbase_ci.model import Finding, Severity
 from kbase_ci.parse.outline import split_lines
+from kbase_ci.parsed import Finding, Severity
 from kbase_ci.report.escape import command_data, command_property, terminal_text
 from kbase_ci.report.terminal import paint, severity_style
 

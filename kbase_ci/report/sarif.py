@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from kbase_ci import __version__
 from kbase_ci.checks.registry import all_codes, default_severities
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding
 from kbase_ci.report.findings import display_path
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -3,7 +3,7 @@ parse cache (`<git dir>/kbase/state.sqlite`), one table per memo.
 
 - `config` (kbase_ci.vault.files): `.kbase.yml`'s settings as JSON, by the sha256 of
   the file, its path and kbase's version;
-- `remote_miss` (kbase_ci.query.location): when a remote last had no index branch, by
+- `remote_miss` (kbase_ci.query.discovery): when a remote last had no index branch, by
   the remote's name;
 - `validated` (kbase_ci.index.integrity): the index manifests validated or built here,
   by their sha256;

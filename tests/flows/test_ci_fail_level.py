@@ -50,7 +50,7 @@ def test_a_bad_fail_on_word_is_a_usage_error(pr: tuple[Path, str]) -> None:
 
 
 def test_a_report_without_fail_level_reads_as_error() -> None:
-    from kbase_ci.ci.records import CiReport
+    from kbase_ci.ci.cireport import CiReport
 
     data = CiReport("push", "", "https://github.com", "a" * 40, None, None, "", "all",
                     1).to_json()

@@ -36,7 +36,7 @@ def test_committed_kbase_symlink_to_parent_is_refused(make_repo: Repo) -> None:
     assert proc.returncode == 2, proc.stderr
     assert ".kbase is a symbolic link" in proc.stderr
     assert _tree(root.parent) == before
-    # Queries do not read through it either: they build in memory and say why.
+    # Queries do not read through it either: they build a temporary index and say why.
     query = run_kbase("links", "A", cwd=root)
     assert query.returncode == 0, query.stderr
     assert "symbolic link" in query.stderr

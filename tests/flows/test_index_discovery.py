@@ -46,7 +46,7 @@ def test_single_branch_clone_fetches_the_published_index(remote: Path, tmp_path:
     code, ans, err = query(cl, "search", "compost", "--mode", "bm25")
     assert code == 0, err
     assert ans["index"]["origin"] == "remote-branch"
-    assert "fetched the index branch from origin" in err and "built in memory" not in err
+    assert "fetched the index branch from origin" in err and "built for this query" not in err
     assert "origin/kbase-index" in git(cl, "branch", "-a")  # fetched once, kept
     code, ans, err = query(cl, "backlinks", "Beta")
     assert code == 0 and ans["index"]["origin"] == "remote-branch" and err == ""
@@ -56,11 +56,11 @@ def test_offline_never_fetches(remote: Path, tmp_path: Path,
                                monkeypatch: pytest.MonkeyPatch) -> None:
     cl = _single(remote, tmp_path / "clone")
     code, ans, err = query(cl, "search", "compost", "--mode", "bm25", "--offline")
-    assert code == 0 and ans["index"]["origin"] == "memory"
+    assert code == 0 and ans["index"]["origin"] == "temporary"
     assert "git fetch origin +kbase-index:refs/remotes/origin/kbase-index" in err
     monkeypatch.setenv("KBASE_OFFLINE", "1")
     code, ans, _ = query(cl, "status")
-    assert ans["source"]["origin"] == "memory"
+    assert ans["source"]["origin"] == "temporary"
     assert "kbase-index" not in git(cl, "branch", "-a")
 
 
@@ -73,7 +73,7 @@ def test_fetch_head_holding_an_index_is_used(remote: Path, tmp_path: Path) -> No
     assert ans["index"]["origin"] == "fetch-head"
     git(cl, "fetch", "-q", "origin", "main")  # FETCH_HEAD now names no index
     code, ans, _ = query(cl, "search", "tomato", "--mode", "bm25", "--offline")
-    assert ans["index"]["origin"] == "memory"
+    assert ans["index"]["origin"] == "temporary"
 
 
 def test_a_remote_without_an_index_is_asked_once_an_hour(make_repo: Callable[..., Path],
@@ -84,7 +84,7 @@ def test_a_remote_without_an_index_is_asked_once_an_hour(make_repo: Callable[...
     cl = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(bare), str(cl))
     code, ans, _ = query(cl, "search", "compost", "--mode", "bm25")
-    assert code == 0 and ans["index"]["origin"] == "memory"
+    assert code == 0 and ans["index"]["origin"] == "temporary"
     from kbase_ci.state.memos import state_store
 
     before = state_store(cl / ".git" / "kbase").all("remote_miss")
@@ -135,7 +135,7 @@ def test_a_silent_remote_costs_a_bounded_wait(make_repo: Callable[..., Path],
     # Bounded: the 2 s fetch limit plus a small in-memory build, with room for a loaded
     # machine; without the limit git waits on the silent remote for ever.
     assert time.monotonic() - t0 < 60
-    assert "gave no answer within 2 s" in proc.stderr and "built in memory" in proc.stderr
+    assert "gave no answer within 2 s" in proc.stderr and "built for this query" in proc.stderr
 
 
 def test_a_newer_index_in_fetch_head_beats_the_remote_tracking_branch(

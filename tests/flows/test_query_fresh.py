@@ -1,6 +1,6 @@
 """Freshness: a clone whose work tree moved on since the published index (notes added,
 deleted, renamed, links removed) must answer for the work tree, never the index; a
-tampered index branch is refused and the answer rebuilt in memory."""
+tampered index branch is refused and the answer rebuilt in a temporary folder."""
 
 from __future__ import annotations
 
@@ -150,8 +150,8 @@ def test_tampered_branch_is_refused_and_answer_rebuilt(make_repo: Callable[..., 
     cl = clone(src, tmp_path / "clone")
     code, ans, err = query(cl, "backlinks", "Alpha")
     assert code == 0 and paths(ans["backlinks"]) == ["Beta.md", "Hub.md"]
-    assert "does not match the manifest" in err and "built in memory" in err
-    assert ans["index"]["origin"] == "memory"
+    assert "does not match the manifest" in err and "built for this query" in err
+    assert ans["index"]["origin"] == "temporary"
     assert not list((cl / ".git" / "kbase" / "index").glob("[0-9a-f]*"))
 
 
@@ -223,8 +223,8 @@ def test_index_of_this_exact_commit_is_used_without_listing_the_vault(fresh: Pat
     """When HEAD is the index's source commit, nothing differs from it (staged or not) and
     the settings are the same, the index's notes are the vault's: not listed, not compared.
     Anything else takes the full comparison."""
+    from kbase_ci.query.discovery import open_source
     from kbase_ci.query.freshness import assess
-    from kbase_ci.query.location import open_source
     from kbase_ci.vault.files import Vault
 
     def assessed() -> tuple[tuple[str, ...], bool]:

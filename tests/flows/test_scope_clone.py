@@ -1,6 +1,6 @@
 """Scopes in a fresh `git clone --single-branch` of a remote the index (with its scopes)
 was published to: `--scope`, `kbase mcp --scope` and `kbase scope build` find the
-published index as plain queries do (kbase_ci/query/location.py): the bounded auto-fetch,
+published index as plain queries do (kbase_ci/query/discovery.py): the bounded auto-fetch,
 and FETCH_HEAD after `git fetch origin kbase-index`."""
 
 from __future__ import annotations

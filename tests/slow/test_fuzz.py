@@ -237,7 +237,7 @@ def test_forged_index_files_never_crash_a_query(built: Path, data: st.DataObject
         manifest = json.loads((copy / "manifest.json").read_bytes())
         manifest["files"][rel] = hashlib.sha256(forged).hexdigest()
         (copy / "manifest.json").write_text(json.dumps(manifest))
-        with suppress(IndexFormatError):  # refused at open: the CLI builds in memory
+        with suppress(IndexFormatError):  # refused at open: the CLI builds a temporary index
             open_index(copy)
         for args in (["links", "A"], ["backlinks", "A"], ["explore", "B"], ["search", "A"],
                      ["gaps"], ["read", "sub/C.md"], ["status"]):

@@ -2,7 +2,7 @@
 recomputed, as anyone who can push to it can) is refused with the file it got wrong and
 the query answered from an in-memory build; `--index` at a forged folder exits 2; no
 bad data ends in exit 3. Readers keep the generation they opened while a build swaps
-`.kbase/`; a query killed while building in memory leaves no temp folder behind."""
+`.kbase/`; a query killed while building its temporary index leaves no temp folder behind."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ def test_forged_index_is_refused_and_the_answer_built_in_memory(
     proc = run_kbase("backlinks", "A", cwd=root)
     assert proc.returncode == 0, proc.stderr
     assert "is not a valid index" in proc.stderr and named in proc.stderr
-    assert json.loads(proc.stdout)["index"]["origin"] == "memory"
+    assert json.loads(proc.stdout)["index"]["origin"] == "temporary"
     assert "passwd" not in proc.stdout
     direct = run_kbase("backlinks", "A", "--index", str(forged), cwd=root)
     assert direct.returncode == 2 and named in direct.stderr, direct.stderr
@@ -225,7 +225,7 @@ def test_queries_during_rebuilds_never_fail(make_repo: Repo) -> None:
     assert builder.returncode == 0, out  # a build failed while queries read
     builds = int(out)
     assert builds >= 2 and len(codes) >= 5
-    assert all(code == 0 and "in memory" not in err for code, err in codes), codes
+    assert all(code == 0 and "built for this query" not in err for code, err in codes), codes
 
 
 def test_sigterm_while_building_in_memory_leaves_no_temp_folder(make_repo: Repo,

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from kbase_ci.checks.checkcontext import CheckContext
 from kbase_ci.errors import UsageError
-from kbase_ci.model import Finding
 from kbase_ci.parse.linksyntax import link_from_raw
+from kbase_ci.parsed import Finding
 from kbase_ci.vault.globs import any_match
 from kbase_ci.vault.resolver import ResolvedLink
 from kbase_ci.vault.rewrite import relink

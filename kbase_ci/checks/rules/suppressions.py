@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kbase_ci.checks.checkcontext import CheckContext
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from kbase_ci.checks.hookshare import may_break_links
+from kbase_ci.checks.hookbatch import may_break_links
 from kbase_ci.cli.common import open_vault, staged_changes_for
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK
 from kbase_ci.git.repo import find_root
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     # Imported here, not above: a commit without Markdown has returned by now, having
     # loaded neither the config nor the check code (~40 ms of a 80 ms hook run).
     from kbase_ci.checks.checker import check_vault
-    from kbase_ci.checks.hookshare import touches_notes
+    from kbase_ci.checks.hookbatch import touches_notes
     from kbase_ci.report.findings import (
         summary_line,
         untracked_notice,

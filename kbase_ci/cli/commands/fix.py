@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from kbase_ci.checks.hookshare import may_break_links
+from kbase_ci.checks.hookbatch import may_break_links
 from kbase_ci.checks.linkfix import FixReport, fix_staged_moves, fix_suggestions
 from kbase_ci.cli.common import open_vault, staged_changes_for, vault_root
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, UsageError

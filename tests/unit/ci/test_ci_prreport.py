@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from kbase_ci.ci.cireport import CiReport
 from kbase_ci.ci.prreport import Context, compare, match_findings, match_key, snapshot
-from kbase_ci.ci.records import CiReport
 from kbase_ci.ci.reportjson import from_json
 from kbase_ci.errors import UsageError
-from kbase_ci.model import Finding
 from kbase_ci.parse.parser import parse_note
+from kbase_ci.parsed import Finding
 from kbase_ci.vault.linkgraph import link_graph
 from tests.ci_support import SCENARIO, event_file, run_ci, runner_env, scenario_repo, step_outputs
 from tests.conftest import git, write

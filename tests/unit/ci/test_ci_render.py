@@ -8,7 +8,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt  # comes with rich
 
-from kbase_ci.ci.records import CiReport, GraphView, MarkedFinding
+from kbase_ci.ci.cireport import CiReport, GraphView, MarkedFinding
 from kbase_ci.ci.render import (
     COMMENT_LIMIT,
     MARKER,
@@ -19,7 +19,7 @@ from kbase_ci.ci.render import (
     step_summary,
     verdict,
 )
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding
 from kbase_ci.report.escape import ZWJ, log_text, md_text, mermaid_label, stop_commands
 from kbase_ci.vault.linkgraph import Gap, GapSource, Orphan
 from tests.conftest import FIXTURES

@@ -22,7 +22,7 @@ from kbase_ci.index.layout import LINK_FIELDS, LINK_ROWS_FILE, STORED_NOTE_FIELD
 from kbase_ci.index.notetable import full_note_row, shard_notes, stored_note_row
 from kbase_ci.index.reader import open_index
 from kbase_ci.index.rowfile import int_view
-from kbase_ci.query.location import IndexSource
+from kbase_ci.query.discovery import IndexSource
 from kbase_ci.query.view import QueryView
 from kbase_ci.vault.files import Vault
 
@@ -130,8 +130,8 @@ def test_format_1_is_refused_and_queries_fall_back(make_repo: MakeRepo) -> None:
         open_index(root / ".kbase")
     proc = run_kbase("backlinks", "Context Managers", "--format", "json", cwd=root)
     assert proc.returncode == 0, proc.stderr
-    assert "older kbase" in proc.stderr and "built in memory" in proc.stderr
-    assert json.loads(proc.stdout)["index"]["origin"] == "memory"
+    assert "older kbase" in proc.stderr and "built for this query" in proc.stderr
+    assert json.loads(proc.stdout)["index"]["origin"] == "temporary"
 
 
 def test_postings_score_as_bm25s_does_within_a_byte(tmp_path: Path) -> None:

@@ -205,7 +205,7 @@ def test_a_forged_branch_manifest_falls_back_to_memory(built: Path, tmp_path: Pa
         proc = run_kbase("backlinks", "A", cwd=built)
         assert proc.returncode == 0, proc.stderr
         assert "`embeddings.dim` should be from 1 to 4096, not -3" in proc.stderr
-        assert json.loads(proc.stdout)["index"]["origin"] == "memory"
+        assert json.loads(proc.stdout)["index"]["origin"] == "temporary"
     finally:
         shutil.rmtree(built / ".kbase")
         shutil.move(tmp_path / "kept", built / ".kbase")

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from kbase_ci.model import ParsedNote
 from kbase_ci.parse.outline import Section, note_text, sections
 from kbase_ci.parse.parser import parse_note
+from kbase_ci.parsed import ParsedNote
 
 DOC = """---
 title: x

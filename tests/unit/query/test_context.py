@@ -17,7 +17,7 @@ from kbase_ci.parse.parser import parse_note
 from kbase_ci.query.budget import Piece, estimate_tokens, fill
 from kbase_ci.query.bundle import ConciseContext, ContextAnswer, text_lines
 from kbase_ci.query.context import context_answer
-from kbase_ci.query.location import open_source
+from kbase_ci.query.discovery import open_source
 from kbase_ci.query.payload import cost
 from kbase_ci.query.pieces import outline_note
 from kbase_ci.query.view import QueryView
@@ -44,7 +44,7 @@ def repo(make_repo: Callable[..., Path]) -> Path:
 @pytest.fixture(scope="module")
 def view(tmp_path_factory: pytest.TempPathFactory) -> QueryView:
     """One view of the fixture vault for the tests that only read it (a view is only
-    read, and building its index in memory is most of a test's time)."""
+    read, and building its temporary index is most of a test's time)."""
     root = tmp_path_factory.mktemp("context") / "vault"
     write(root, _files(VAULT))
     for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "v")):

@@ -18,10 +18,10 @@ from querykit import query
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.clusters import louvain
+from kbase_ci.query.discovery import open_source
 from kbase_ci.query.graph import NoteGraph
 from kbase_ci.query.graphanswer import graph_answer
 from kbase_ci.query.graphdraw import dot, dot_string, mermaid, mermaid_label
-from kbase_ci.query.location import open_source
 from kbase_ci.query.view import NoteEdges, QueryView
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.linkgraph import link_graph
@@ -235,7 +235,7 @@ def test_cli_exit_codes_and_json(repo: Path) -> None:
     assert code == 1 and ans["length"] is None and ans["paths"] == []
     code, ans, _ = query(repo, "graph", "path", "Tomatoes", "Espresso")
     assert code == 0 and ans["length"] == 4 and ans["action"] == "path"
-    assert ans["index"]["origin"] == "memory"
+    assert ans["index"]["origin"] == "temporary"
     code, ans, err = query(repo, "graph", "neighborhood", "Espreso")
     assert code == 2 and "did you mean Espresso" in err
     code, ans, _ = query(repo, "graph", "neighbourhood", "Lonely")

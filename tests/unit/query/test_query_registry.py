@@ -21,7 +21,7 @@ from kbase_ci.cli import queryargs, queryrun
 from kbase_ci.cli.main import COMMANDS, build_parser
 from kbase_ci.errors import UsageError
 from kbase_ci.mcp.server import build_server
-from kbase_ci.mcp.warm import Warm
+from kbase_ci.mcp.serverstate import ServerState
 from kbase_ci.query.answer import Record, json_field
 from kbase_ci.query.tools import docs, registry
 from kbase_ci.query.tools.spec import Param, Query, Session, fields_of
@@ -105,7 +105,7 @@ def _text(result: CallToolResult) -> str:
 
 
 def test_a_declared_query_is_a_tool(echo: None, tmp_path: Path) -> None:
-    server = build_server(Warm(tmp_path))
+    server = build_server(ServerState(tmp_path))
 
     async def listed() -> dict[str, Any]:
         return {t.name: t for t in await server.list_tools()}

@@ -14,7 +14,7 @@ from conftest import run_kbase, write
 from graphkit import make_vault
 from querykit import query
 
-from kbase_ci.query.location import open_source
+from kbase_ci.query.discovery import open_source
 from kbase_ci.query.tagtree import notes_answer, tag_matches, tags_answer
 from kbase_ci.query.view import QueryView
 from kbase_ci.vault.files import Vault
@@ -127,7 +127,7 @@ def test_cooccurrence(view: QueryView) -> None:
 def test_commands_exit_codes_text_and_overlay(repo: Path, tmp_path: Path) -> None:
     code, ans, _ = query(repo, "notes", "--tag", "coffee", "--tag", "status")
     assert code == 0 and paths(ans) == ["Coffee/Milk Steaming.md"]
-    assert ans["index"]["origin"] == "memory"
+    assert ans["index"]["origin"] == "temporary"
     code, ans, err = query(repo, "notes", "--tag", "nope")
     assert code == 2 and "no note has the tag #nope" in err
     code, ans, _ = query(repo, "tags", "--tree", "--stats")

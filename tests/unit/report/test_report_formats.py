@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kbase_ci.checks.checker import CheckReport, check_vault
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding
 from kbase_ci.report.findings import display_path, summary_line, to_json, write_github, write_text
 from kbase_ci.report.sarif import to_sarif
 from kbase_ci.report.terminal import StageProgress
@@ -62,7 +62,8 @@ def test_summary_and_json_count_errors_and_warnings(vault: tuple[Path, CheckRepo
                                     "4 of 4 notes checked")
     got = to_json(report)
     assert got["summary"] == {"findings": 3, "errors": 2, "warnings": 1,
-                              "by_code": {"KB101": 2, "KB103": 1}}
+                              "by_code": {"KB101": 2, "KB103": 1}, "fail_on": "error",
+                              "failing": 2, "new_only": False, "pre_existing": 0}
     assert [f["code"] for f in got["findings"]] == ["KB101", "KB103", "KB101"]
     assert json.loads(json.dumps(got)) == got
 

@@ -13,6 +13,7 @@ import pytest
 
 from kbase_ci.errors import UsageError
 from kbase_ci.index.reader import open_index
+from kbase_ci.index.scopes import selectors_of
 from kbase_ci.scope.build import build_scope
 from kbase_ci.scope.source import open_index_source
 from kbase_ci.vault.files import Vault
@@ -38,9 +39,7 @@ def root(make_repo: Repo) -> Path:
 
 
 def _paths(folder: Path) -> list[str]:
-    table = open_index(folder).notes()
-    at = table["fields"].index("path")
-    return sorted(row[at] for row in table["rows"])
+    return sorted(row.path for row in open_index(folder).notes())
 
 
 def test_a_plan_counts_and_writes_nothing(root: Path) -> None:
@@ -58,7 +57,8 @@ def test_a_build_holds_the_selected_notes_and_is_kept_until_it_changes(root: Pat
     built = build_scope(root, "rust", RUST)
     assert (built.outcome, built.ok) == ("built", True)
     assert _paths(built.folder) == ["rust/Borrowing.md", "rust/Ownership.md"]
-    assert open_index(built.folder).manifest["scope"]["selectors"] == RUST.to_json()
+    scope = open_index(built.folder).manifest.scope
+    assert scope is not None and scope.selectors == selectors_of(RUST)
     assert build_scope(root, "rust", RUST).outcome == "up-to-date"
     python = ScopeSpec.from_pairs([("tag", "python")], [])
     again = build_scope(root, "rust", python)  # same name, other notes: built again

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.model import Heading, Link, ParsedNote, Tag
+from kbase_ci.parsed import Heading, Link, ParsedNote, Tag
 from kbase_ci.vault.cache import ParseCache, cache_key
 
 

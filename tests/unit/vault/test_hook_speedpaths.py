@@ -16,7 +16,7 @@ from pathlib import Path
 from kbase_ci.git.diff import staged_changes
 from kbase_ci.git.listing import ls_files_rows
 from kbase_ci.git.repo import repo_dirs
-from kbase_ci.model import ParsedNote, Tag
+from kbase_ci.parsed import ParsedNote, Tag
 from kbase_ci.vault.cache import ParseCache, cache_key
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.notestore import LazySummaries, NoteStore, NoteSummary

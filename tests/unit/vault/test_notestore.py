@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from kbase_ci.model import ParsedNote
 from kbase_ci.parse.parser import parse_note
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.config import parse_config
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.notestore import NoteStore, summarize

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.model import BlockId, Heading, Link, ParsedNote
 from kbase_ci.parse.anchors import (
     HeadingIndex,
     find_block,
@@ -16,6 +15,7 @@ from kbase_ci.parse.anchors import (
     normalize_heading,
 )
 from kbase_ci.parse.linksyntax import link_from_raw
+from kbase_ci.parsed import BlockId, Heading, Link, ParsedNote
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
 from tests import tables
 from tests.conftest import REPO

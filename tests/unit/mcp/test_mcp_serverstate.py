@@ -1,4 +1,4 @@
-"""The server's warm state (kbase_ci/mcp/warm.py) in-process on real repositories: a view
+"""The server's warm state (kbase_ci/mcp/serverstate.py) in-process on real repositories: a view
 is reused only while nothing it depends on moved, and the index is reopened when the
 index branch moves."""
 
@@ -12,7 +12,7 @@ import pytest
 from conftest import git, run_kbase
 from querykit import publish_index
 
-from kbase_ci.mcp.warm import Warm
+from kbase_ci.mcp.serverstate import ServerState
 from kbase_ci.mcp.watch import Watch
 
 NOTES = {
@@ -25,7 +25,7 @@ NOTES = {
 def test_view_is_reused_until_the_work_tree_moves(make_repo: Callable[..., Path]) -> None:
     repo = make_repo(NOTES)
     publish_index(repo)
-    warm = Warm(repo)
+    warm = ServerState(repo)
     first = warm.view()
     assert warm.view() is first  # nothing moved
     assert first.source.origin == "worktree"
@@ -82,7 +82,7 @@ def test_index_branch_moving_reopens_the_source(make_repo: Callable[..., Path]) 
     repo = make_repo(NOTES)
     publish_index(repo)
     shutil.rmtree(repo / ".kbase")  # answer from the branch, as a fresh clone would
-    warm = Warm(repo)
+    warm = ServerState(repo)
     before = warm.view()
     assert before.source.origin == "branch" and warm.reopened == 1
     old_commit = before.index_info().to_json()["source_commit"]

@@ -307,7 +307,8 @@ def _build(vault: Vault, problems: list[str]) -> IndexSource:
         keep.cleanup()
         raise
     why = "; ".join(problems) + ": refused" if problems else "no committed index found"
-    notice = (f"kbase: {why}; answering from an index built in memory. Get the published "
-              f"one with `{FETCH_COMMAND}`, or build one with `kbase index`."
+    notice = (f"kbase: {why}; answering from an index built for this query in a temporary "
+              f"folder. Get the published one with `{FETCH_COMMAND}`, or build one with "
+              "`kbase index`."
               + (_retry_note(vault.repo_root) if vault.repo_root is not None else ""))
-    return IndexSource(open_index(out, validated=True), "memory", "", notice, keep)
+    return IndexSource(open_index(out, validated=True), "temporary", "", notice, keep)

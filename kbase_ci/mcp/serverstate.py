@@ -34,7 +34,7 @@ from kbase_ci.scope.source import open_index_source
 from kbase_ci.vault.files import Vault
 
 if TYPE_CHECKING:
-    from kbase_ci.query.location import IndexSource
+    from kbase_ci.query.discovery import IndexSource
 
 REUSE_MAX = 200
 """Calls one view may serve: it caches the note texts it read, so bound its memory."""
@@ -67,7 +67,7 @@ class Stamp:
     refs: str
 
 
-class Warm:
+class ServerState:
     """The open index source, the embedding models, and what they were opened from
     (state: guarded by `lock` while it changes, as tool calls run on worker threads; a
     view, once handed out, is only read, so answers are computed outside the lock)."""

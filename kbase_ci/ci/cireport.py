@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from kbase_ci.ci.conceptgaps import ConceptChange
 from kbase_ci.git.diff import FileChange
-from kbase_ci.model import Finding, Severity
+from kbase_ci.parsed import Finding, Severity
 from kbase_ci.vault.linkgraph import Gap, Orphan
 
 FORMAT = "kbase-ci-report"
