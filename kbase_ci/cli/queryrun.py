@@ -86,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
         answer = query.run(session, params)
     except Nothing as exc:
         print(f"kbase: {exc.message}", file=sys.stderr)
+        if args.format == "json":  # stdout answers in JSON whatever the exit code
+            from kbase_ci.cli.failure import print_json_error
+
+            print_json_error(exc.kind, EXIT_FINDINGS, exc.message, hint=exc.hint)
         return EXIT_FINDINGS
     if query.pictures and args.format in query.pictures:
         _draw(args, query, answer)
