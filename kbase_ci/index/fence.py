@@ -35,6 +35,6 @@ def fenced(what: str, call: Callable[[], T], error: type[KbaseError]) -> T:
         raise
     except PASS:
         raise
-    except BaseException as exc:
+    except BaseException as exc:  # pyo3's PanicException is one
         detail = " ".join(str(exc).split())[:300] or "no message"
         raise error(f"{what}: {type(exc).__name__}: {detail}") from None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from kbase_ci.query.answer import Record
-from kbase_ci.query.tools.spec import Note, Param, Query, Session
+from kbase_ci.query.tools.spec import MAX_LIMIT, Note, Param, Query, Session
 
 if TYPE_CHECKING:
     from kbase_ci.query.tagsuggest import SuggestAnswer
@@ -17,7 +17,8 @@ class TagsParams(Record):
     tree: Annotated[bool, Param(help="the tag hierarchy", tool="The tag hierarchy.")] = False
     stats: Annotated[bool, Param(help="pairs of tags used together",
                                  tool="Pairs of tags used together.")] = False
-    limit: Annotated[int, Param(ge=0, help="pairs with --stats, 0 = all (default: 50)",
+    limit: Annotated[int, Param(ge=0, le=MAX_LIMIT,
+                                help="pairs with --stats, 0 = all (default: 50)",
                                 tool="Pairs with stats, 0 = all.")] = 50
 
 
@@ -47,7 +48,7 @@ def _tag_lines(a: TagsAnswer) -> list[str]:
 
 class SuggestParams(Record):
     note: Note
-    limit: Annotated[int, Param(ge=1, tool_le=100, help="most tags (default: 5)",
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=100, help="most tags (default: 5)",
                                 tool="Most tags.")] = 5
 
 
