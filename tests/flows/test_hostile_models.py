@@ -69,7 +69,6 @@ def test_a_manifest_never_chooses_a_model_to_download(
     hub.serve(evil, EVIL)
     root = make_repo(FILES)
     assert run_kbase("index", cwd=root).returncode == 0
-    assert _status_model(root)["available"] is True
     hub.endless.add("model.safetensors")  # and, were it fetched, a body that never ends
     _rename_model(root, EVIL, digest(evil))
     asked = len(hub.asked)

@@ -54,11 +54,19 @@ def _slot(graph: bytes, dim: int) -> bytes:
     return graph[:at] + struct.pack("<II", 1, 10**8) + graph[at + 8:]
 
 
-def _relabel(descr: bytes) -> Callable[[bytes], bytes]:
+def _relabel(descr: bytes, size: int) -> Callable[[bytes], bytes]:
+    """The array's header rewritten to say `descr` (items of `size` bytes), its shape
+    made to fit the bytes (as a forger who wants the header to add up writes it)."""
     def edit(data: bytes) -> bytes:
-        head = data[:data.index(b"\n") + 1]
-        old = head.split(b"'descr': '")[1].split(b"'")[0]
-        return head.replace(old, descr) + data[len(head):]
+        start = 10 + int.from_bytes(data[8:10], "little")
+        head = data[10:start].decode("latin-1")
+        body = data[start:]
+        descr_at = head.index("'descr': '") + len("'descr': '")
+        head = head[:descr_at] + descr.decode() + head[head.index("'", descr_at):]
+        shape_at = head.index("'shape': (")
+        head = (head[:shape_at] + f"'shape': ({len(body) // size},), }}").ljust(
+            start - 11) + "\n"
+        return data[:10] + head.encode("latin-1") + body
     return edit
 
 
@@ -77,9 +85,9 @@ def _stopwords(m: dict[str, object]) -> None:
 
 
 FORGERIES: dict[str, tuple[str, Callable[[bytes], bytes]]] = {
-    "vectors.npy labelled <f1": (SHARD + "vectors.npy", _relabel(b"<f1")),
-    "blobs.npy relabelled <u8": ("blobs.npy", _relabel(b"<u8")),
-    "offsets labelled <f2": (SHARD + "chunks.lines.npy", _relabel(b"<f2")),
+    "vectors.npy labelled <f1": (SHARD + "vectors.npy", _relabel(b"<f1", 1)),
+    "blobs.npy relabelled <u4": ("blobs.npy", _relabel(b"<u4", 4)),
+    "line numbers labelled <f2": (SHARD + "chunks.lines.npy", _relabel(b"<f2", 2)),
     "a number among the stopwords": ("manifest.json", _manifest(_stopwords)),
 }
 
