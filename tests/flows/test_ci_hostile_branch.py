@@ -12,6 +12,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.ci_support import commit_files
 from tests.conftest import GIT_ENV, git
 from tests.flows.test_ci_index import _clone, _finish, _origin, _push_env, _remote_index, _start
@@ -94,14 +96,18 @@ def test_an_invalid_branch_is_replaced_not_an_error_forever(tmp_path: Path) -> N
     assert "shards/escape" not in _branch_files(bare, "kbase-index")
 
 
-def test_a_manifest_too_large_to_be_kbases_is_replaced_unread(tmp_path: Path) -> None:
+@pytest.mark.parametrize("manifest", [
+    # 80 MiB of one JSON string: past the cap, never read.
+    b'{"format": "kbase-index", "x": "' + b"a" * (80 << 20) + b'"}',
+    b'{"format": "kbase-index", "format_version": "three", "files": 7}',  # bad types
+    b"\x00\xff not JSON",
+], ids=["80 MiB", "bad types", "not JSON"])
+def test_a_broken_manifest_is_replaced(tmp_path: Path, manifest: bytes) -> None:
     bare, clone = _origin(tmp_path)
     _run(bare, tmp_path, "run1")
     git(clone, "fetch", "-q", "origin", "kbase-index")
     tip = git(clone, "rev-parse", "FETCH_HEAD").strip()
-    # 80 MiB of one JSON string: past the cap, never decoded.
-    huge = b'{"format": "kbase-index", "x": "' + b"a" * (80 << 20) + b'"}'
-    _push_tree(clone, tip, [("100644", "manifest.json", huge)])
+    _push_tree(clone, tip, [("100644", "manifest.json", manifest)])
     out = _run(bare, tmp_path, "run2")
     assert "from source" in out
     source, _ = _remote_index(bare)
