@@ -32,12 +32,12 @@ def _tags(s: Session, p: TagsParams) -> TagsAnswer:
 def _tag_lines(a: TagsAnswer) -> list[str]:
     out: list[str] = []
     if a.tree is not None:
-        def walk(nodes: list[TagNode], depth: int) -> None:
-            for n in nodes:
-                out.append(f"{'  ' * depth}{n.name}  {n.total}"
-                           + (f" ({n.count} exact)" if n.count != n.total else ""))
-                walk(n.children, depth + 1)
-        walk(a.tree, 0)
+        stack: list[tuple[TagNode, int]] = [(n, 0) for n in reversed(a.tree)]
+        while stack:  # depth first, in order, without recursion
+            n, depth = stack.pop()
+            out.append(f"{'  ' * depth}{n.name}  {n.total}"
+                       + (f" ({n.count} exact)" if n.count != n.total else ""))
+            stack.extend((c, depth + 1) for c in reversed(n.children))
     else:
         out.extend(f"{t.total:>6} {t.count:>6}  #{t.tag}" for t in a.tags)
     if a.cooccurrence is not None:
