@@ -27,7 +27,7 @@ def _depth(nodes: list[dict[str, Any]]) -> int:
 def test_a_500_level_tag_makes_a_bounded_tree(make_repo: Callable[..., Path]) -> None:
     root = make_repo({"Deep.md": f"# Deep\n\n#{DEEP} and #{DEEP[:20]}\n",
                       "Other.md": "# Other\n\n#plain\n"})
-    proc = run_kbase("tags", "--tree", cwd=root)
+    proc = run_kbase("tags", "--tree", "--max-tokens", "0", cwd=root)  # whole
     assert proc.returncode == 0, proc.stderr
     tree = json.loads(proc.stdout)["tree"]
     assert _depth(tree) == MAX_TREE_DEPTH + 1
