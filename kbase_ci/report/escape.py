@@ -95,6 +95,12 @@ _TERMINAL_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u
                              "\u2028\u2029\ufeff]")
 
 
+_COMMAND = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+                      "\u2028\u2029\ufeff]")
+"""What a workflow command's message shows as `\\xNN`: `_TERMINAL_LINES` but CR, which the
+runner's own encoding (`%0D`) carries."""
+
+
 def _shown(m: re.Match[str]) -> str:
     c = ord(m.group())
     return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
@@ -116,7 +122,7 @@ def command_data(s: str) -> str:
     other control characters and bidi overrides shown as `\\xNN` (an annotation is shown
     in the log and on the PR: a note's text must not colour, move or hide it), `%`, CR
     and LF encoded as the runner wants them."""
-    shown = _TERMINAL_LINES.sub(_shown, s)
+    shown = _COMMAND.sub(_shown, s)
     return shown.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

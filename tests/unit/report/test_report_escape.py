@@ -120,7 +120,7 @@ def test_md_text_breaks_gh_references(text: str, shown: str) -> None:
     ("a\x1b[31mred", "a\\x1b[31mred"),
     ("bell\x07 and \x9b", "bell\\x07 and \\x9b"),
     ("two\nlines 100%", "two%0Alines 100%25"),
-    ("cr\rhere", "cr\\x0dhere"),
+    ("cr\r\nhere", "cr%0D%0Ahere"),
     ("\u202eevil", "\\u202eevil"),
 ])
 def test_command_data_shows_control_characters(text: str, data: str) -> None:
