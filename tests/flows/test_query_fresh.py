@@ -8,11 +8,12 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import git, run_kbase, write
+from conftest import GIT_ENV, REPO, git, run_kbase, write
 from indexkit import make_tiny_model
 from querykit import clone, paths, publish_index, query
 
@@ -295,6 +296,22 @@ ATTACHED: dict[str, str | bytes] = {
     "Plain.md": "# Plain\n\nNo pictures. See [[Gallery]].\n",
     "images/y.png": b"PNG-y",
 }
+
+
+def test_an_untracked_file_no_link_names_costs_no_link_table(fresh: Path) -> None:
+    """Issue 32: an untracked file beside a fresh index (a scratch file, a `.gitignore`)
+    can change an answer only when some link names it; when none does, the link numbers
+    are not read, and numpy (~70 ms of every query's start) is never imported."""
+    write(fresh, {"scratch.txt": "notes to self\n"})
+    env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "kbase_ci", "backlinks",
+                           "Alpha"], cwd=fresh, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert paths(json.loads(proc.stdout)["backlinks"]) == ["Beta.md", "Hub.md"]
+    imported = {ln.rsplit("|", 1)[-1].strip() for ln in proc.stderr.splitlines()
+                if ln.startswith("import time:")}
+    assert "kbase_ci.query.freshness" in imported and "numpy" not in imported
 
 
 def _attachment_gaps(cl: Path) -> list[str]:
