@@ -81,7 +81,7 @@ def _load(path: Path) -> list[dict[str, Any]]:
 def _view(corpus: str, work: Path) -> Any:
     from kbase_ci.index.build import build_index
     from kbase_ci.index.reader import open_index
-    from kbase_ci.query.location import IndexSource
+    from kbase_ci.query.discovery import IndexSource
     from kbase_ci.query.view import QueryView
     from kbase_ci.vault.files import Vault
 

@@ -71,7 +71,7 @@ def _index_ok(index: Path) -> bool:
 
 def _in_process(vault_dir: Path, index: Path, runs: int) -> None:
     from kbase_ci.query.context import context_answer
-    from kbase_ci.query.location import open_source
+    from kbase_ci.query.discovery import open_source
     from kbase_ci.query.traverse import view_graph
     from kbase_ci.query.view import QueryView
     from kbase_ci.vault.files import Vault

@@ -56,7 +56,7 @@ def _concept_stage(src: Path) -> str:
     from kbase_ci.index.mentions import write_concepts
     from kbase_ci.index.previous import PreviousIndex
     from kbase_ci.index.reader import open_index
-    from kbase_ci.model import ParsedNote
+    from kbase_ci.parsed import ParsedNote
     from kbase_ci.vault.files import Vault
 
     vault = Vault(src)

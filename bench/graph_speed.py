@@ -59,7 +59,7 @@ def _usable(index: Path) -> bool:
 
 def _in_process(clone: Path, index: Path) -> None:
     from kbase_ci.query import graphanswer as ga
-    from kbase_ci.query.location import open_source
+    from kbase_ci.query.discovery import open_source
     from kbase_ci.query.view import QueryView
     from kbase_ci.vault.files import Vault
 

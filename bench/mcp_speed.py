@@ -1,4 +1,4 @@
-"""Warm `kbase mcp` round trips: `python -m bench.mcp_speed [--vault DIR] [--index DIR]
+"""ServerState `kbase mcp` round trips: `python -m bench.mcp_speed [--vault DIR] [--index DIR]
 [--runs N]`.
 
 Starts the real server (`kbase mcp --index ... --model ...`) with the SDK's stdio client on

@@ -93,7 +93,7 @@ def measure(vault: Path, index: Path, runs: int, model: Path | None, query: str,
 
 
 def mcp(runs: int, vault: Path, index: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """Warm MCP round trips on VAULT with INDEX (copied), by bench/mcp_speed.py."""
+    """ServerState MCP round trips on VAULT with INDEX (copied), by bench/mcp_speed.py."""
     try:
         from bench import mcp_speed
     except ImportError as exc:

@@ -51,7 +51,7 @@ def _repo(corpus: str, work: Path) -> Path:
 def _view(corpus: str, work: Path, model: Path = MODEL) -> Any:
     from kbase_ci.index.build import build_index
     from kbase_ci.index.reader import open_index
-    from kbase_ci.query.location import IndexSource
+    from kbase_ci.query.discovery import IndexSource
     from kbase_ci.query.view import QueryView
     from kbase_ci.vault.files import Vault
 

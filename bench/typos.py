@@ -11,10 +11,12 @@ and the answer it should give:
   words reordered, kebab-case, a plural `s`, `-` for a space): the note.
 - `folder`: `[[folder/name]]` with a slip in the name, the note in that folder: the note.
 - `heading`, `block`: a slip in a heading or block id of an existing note: that anchor.
+- `attachment`: `![[name.ext]]` with a slip in an attachment's name: the file.
 - `unwritten`: no answer is right. Names of notes held out of the vault (10%, so their
   neighbours remain), names from another vault, `[[other-folder/name]]` for a note that
-  lives elsewhere, headings of another note, and every broken link kbase reports on the
-  vault as it is.
+  lives elsewhere, headings of another note, names of attachments held out (20%, among
+  files named much like them), and every broken link kbase reports on the vault as it
+  is.
 
 A suggestion is right when the link it proposes resolves to the expected note (and
 anchor). Precision = right / all suggestions; recall = right / cases with an answer.
@@ -33,9 +35,9 @@ from dataclasses import dataclass
 from bench.workloads import corpus_vault
 from kbase_ci.checks import suggestions
 from kbase_ci.checks.suggestions import Suggester
-from kbase_ci.model import Link, ParsedNote
 from kbase_ci.parse.anchors import normalize_heading
 from kbase_ci.parse.parser import parse_note
+from kbase_ci.parsed import Link, ParsedNote
 from kbase_ci.vault.files import is_hidden
 from kbase_ci.vault.resolver import Resolver
 
@@ -161,6 +163,7 @@ def cases(vault: Vault, others: list[Vault], per: int, rng: random.Random) -> li
         out.append(Case(vault.name, "unwritten", src,
                         f"[[{other.rpartition('/')[2] or 'x'}/{note.title}]]", None))
     out.extend(_anchor_cases(vault, per, rng))
+    out.extend(_attachment_cases(vault, per, rng))
     held = rng.sample(unique, min(per // 2, len(unique) // 10))
     out.extend(Case(vault.name, "unwritten", src, f"[[{n.title}]]", None, held_out=True)
                for n in held)
@@ -193,6 +196,24 @@ def _anchor_cases(vault: Vault, per: int, rng: random.Random) -> Iterator[Case]:
         if bad.lower() != b.id.lower():
             yield Case(vault.name, "block", "Source.md", f"[[{note.title}#^{bad}]]",
                        f"{note.path}#^{b.id.lower()}")
+
+
+def _attachment_cases(vault: Vault, per: int, rng: random.Random) -> Iterator[Case]:
+    """`![[name.ext]]` with a slip in the name (the file), and names of attachments held
+    out of the vault (no answer: they sit among files named much like them, the
+    `item-*-sprite.png` of issue 29)."""
+    files = [f for f in vault.files if not f.lower().endswith(".md")]
+    names = Counter(f.rpartition("/")[2].lower() for f in files)
+    unique = [f for f in files if names[f.rpartition("/")[2].lower()] == 1
+              and "." in f.rpartition("/")[2].strip(".")
+              and len(f.rpartition("/")[2].rpartition(".")[0]) >= 4]
+    for path in rng.sample(unique, min(per // 3, len(unique))):
+        stem, _, ext = path.rpartition("/")[2].rpartition(".")
+        yield Case(vault.name, "attachment", "Source.md",
+                   f"![[{typo(rng, stem).rstrip('.')}.{ext}]]", path)
+    for path in rng.sample(unique, min(per // 6, len(unique) // 5)):
+        yield Case(vault.name, "unwritten", "Source.md", f"![[{path.rpartition('/')[2]}]]",
+                   None, held_out=True)
 
 
 def real_broken(vault: Vault) -> list[Case]:
@@ -310,8 +331,12 @@ def main() -> None:
         all_cases += real_broken(v)
     held: dict[str, set[str]] = {}
     for v in vaults:
-        titles = {c.link[2:-2] for c in all_cases if c.vault == v.name and c.held_out}
-        held[v.name] = {n.path for n in v.notes if n.title in titles}
+        titles = {c.link[2:-2] for c in all_cases if c.vault == v.name and c.held_out
+                  and not c.link.startswith("!")}
+        files = {c.link[3:-2] for c in all_cases if c.vault == v.name and c.held_out
+                 and c.link.startswith("!")}
+        held[v.name] = {n.path for n in v.notes if n.title in titles} | {
+            f for f in v.files if f.rpartition("/")[2] in files}
     print(f"{len(all_cases)} cases (seed {args.seed}); cutoff {suggestions.CUTOFF}, "
           f"margin {suggestions.MARGIN}, at least {suggestions.MIN_CHARS} characters")
     report(evaluate(vaults, all_cases, held))

@@ -126,3 +126,16 @@ def kbase_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
     return subprocess.run([sys.executable, "-m", "kbase_ci", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300, check=False)
+
+
+TIERS = ("unit", "flows", "slow")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test is marked with its tier, the folder it lives in (docs/development.md), so
+    `-m "not slow"` or `-m unit` selects across folders as a path cannot."""
+    here = Path(__file__).parent
+    for item in items:
+        parts = item.path.relative_to(here).parts if item.path.is_relative_to(here) else ()
+        if parts and parts[0] in TIERS:
+            item.add_marker(parts[0])

@@ -32,7 +32,7 @@ def render() -> str:
         rows.append(f"| `{rel}/` ({modules}) | {_doc(init)} |")
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     contracts = config["tool"]["importlinter"]["contracts"]
-    lines = [*rows, "", "Import contracts (`lint-imports`, run by tests/test_architecture.py):", ""]
+    lines = [*rows, "", "Import contracts (`lint-imports`, run by `.ci/run`):", ""]
     for c in contracts:
         lines.append(f"- **{c['name']}**" + (
             ": " + " > ".join(f"`{layer}`" for layer in c["layers"]) if c["type"] == "layers"

@@ -1,5 +1,7 @@
 """`kbase check` and the pre-commit hooks: the ordered check `registry` and its `rules`
-(one module per check), what one hook run reports on (`hookshare`), what the commit
-changes (`stagedchanges`, `breakage`, `anchorfate`), confident "did you mean"
+(one module per check), how much each finding weighs and which are silenced (`policy`),
+what one hook run reports on (`hookbatch`), what the commit changes (`stagedchanges`,
+`breakage`, `anchorfate`, `overlay`, a staged `configchange`), which findings it
+introduces (`newonly`, with the PR report's `findingmatch`), confident "did you mean"
 (`suggestions`), and repairing links (`linkfix`, `notemove`). Never imports the index,
 queries or numeric libraries."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from kbase_ci.model import Link, ParsedNote
 from kbase_ci.parse.anchors import (
     HeadingIndex,
     find_block,
@@ -10,6 +9,7 @@ from kbase_ci.parse.anchors import (
     heading_link_text,
     normalize_heading,
 )
+from kbase_ci.parsed import Link, ParsedNote
 
 AnchorFate = tuple[str, str, str | None, str | None]
 """(code, what was lost in words, its new name or None when removed, the link's new

@@ -17,11 +17,12 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from kbase_ci.checks.overlay import overlay
 from kbase_ci.git.objects import read_blobs
-from kbase_ci.model import Finding, Link, ParsedNote
 from kbase_ci.parse.outline import note_text, split_lines
+from kbase_ci.parsed import Finding, Link, ParsedNote
 from kbase_ci.vault.files import Vault
-from kbase_ci.vault.notestore import LazySummaries, NoteStore, summarize
+from kbase_ci.vault.notestore import NoteStore
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
 
 Reason = Literal["renamed", "deleted", "moved", "alias-removed", "anchor-removed",
@@ -86,7 +87,9 @@ class NoteChanges:
                  old_notes: Mapping[str, ParsedNote], *, inbound: bool = True,
                  elsewhere: Collection[str] = (), resolve_aliases: bool = True,
                  include_dot: bool = False, vault: Vault | None = None,
-                 old_shas: Mapping[str, str] | None = None) -> None:
+                 old_shas: Mapping[str, str] | None = None,
+                 when: str = "in this commit") -> None:
+        """`when`: how causes name the change (`in this commit`, `in this PR`)."""
         self.renames = dict(renames)
         """Old path -> new path, for every file moved in this commit."""
         self.deleted = frozenset(deleted)
@@ -100,11 +103,13 @@ class NoteChanges:
         self.include_dot = include_dot
         self._moved_from = {new: old for old, new in self.renames.items()}
         self._old_resolver: Resolver | None = None
+        self._old_state: tuple[NoteStore, list[str]] | None = None
         self._found: dict[LinkKey, Breakage] | None = None
         # Texts for telling links written in this commit from links that were there.
         self._vault = vault
         self._old_shas = dict(old_shas or {})
         self._fresh: dict[str, frozenset[int] | None] = {}
+        self.when = when
         self.scanned: frozenset[str] = frozenset()
         """The notes `breakage` looked at: the focus and the notes linking to what moved."""
 
@@ -182,15 +187,39 @@ class NoteChanges:
                                     *(name_key(a) for a in before.aliases)})
         return lost, anchor_notes, anchor_keys
 
-    def old_resolver(self, notes: NoteStore, files: Sequence[str]) -> Resolver:
-        """The vault as it was at HEAD: changed notes replaced by their old versions."""
-        if self._old_resolver is None:
+    def old_state(self, notes: NoteStore, files: Sequence[str]
+                  ) -> tuple[NoteStore, list[str]]:
+        """The notes and files as they were at HEAD: changed notes replaced by their old
+        versions, added ones gone, moved and deleted ones back (nothing listed again)."""
+        if self._old_state is None:
             new_only = set(self.renames.values()) | self.added
             old_files = [f for f in files if f not in new_only]
             old_files += [*self.renames, *self.deleted]
-            self._old_resolver = Resolver(overlay(notes, new_only | self.modified,
-                                                  self.old_notes),
-                                          old_files, resolve_aliases=self.resolve_aliases,
+            self._old_state = (overlay(notes, new_only | self.modified, self.old_notes),
+                               old_files)
+        return self._old_state
+
+    def keeps_targets(self, notes: NoteStore) -> bool:
+        """Whether every link resolves now as it did at HEAD: nothing added, moved or
+        deleted, and no changed note lost or gained an alias, heading or block id."""
+        if self.renames or self.deleted or self.added:
+            return False
+        for path in self.modified:
+            before, after = self.old_notes.get(path), notes.get(path)
+            if before is None or after is None:
+                if (before is None) != (after is None):
+                    return False  # a note that was or became something else (binary)
+                continue
+            if before.aliases != after.aliases or _anchors(before) != _anchors(after):
+                return False
+        return True
+
+    def old_resolver(self, notes: NoteStore, files: Sequence[str]) -> Resolver:
+        """The vault as it was at HEAD, for resolving links as they were."""
+        if self._old_resolver is None:
+            store, old_files = self.old_state(notes, files)
+            self._old_resolver = Resolver(store, old_files,
+                                          resolve_aliases=self.resolve_aliases,
                                           include_dot=self.include_dot)
         return self._old_resolver
 
@@ -229,6 +258,16 @@ class NoteChanges:
             suggestion = retarget(link, note.path, expected, resolver, before.via)
         return Breakage(note.path, link, code, reason, cause, was, expected, suggestion)
 
+    def old_sha(self, path: str) -> str | None:
+        """The blob id at HEAD of changed note `path` (its HEAD path)."""
+        return self._old_shas.get(path)
+
+    def written_lines(self, path: str) -> frozenset[int] | None:
+        """Lines of note `path` this commit added or edited (None: the whole note is new)."""
+        if path not in self._fresh:
+            self._fresh[path] = self._changed_lines(path, self._moved_from.get(path, path))
+        return self._fresh[path]
+
     def _written_now(self, path: str, old_path: str, line: int) -> bool:
         """Whether `line` of note `path` was added or edited in this commit (a line diff
         against the HEAD version)."""
@@ -263,18 +302,18 @@ class NoteChanges:
     def _why(self, was: str, expected: str | None, old_source: str, source: str,
              before: ResolvedLink) -> tuple[Reason, str]:
         if was in self.renames:
-            return "renamed", f"`{was}` was renamed to `{expected}` in this commit"
+            return "renamed", f"`{was}` was renamed to `{expected}` {self.when}"
         if expected is None:
-            return "deleted", f"`{was}` was deleted in this commit"
+            return "deleted", f"`{was}` was deleted {self.when}"
         if before.via == "alias":
             old = self.old_notes.get(was)
             wanted = name_key(before.link.target)
             alias = next((a for a in (old.aliases if old else ()) if name_key(a) == wanted),
                          before.link.target)
-            return "alias-removed", f"alias `{alias}` was removed from `{was}` in this commit"
+            return "alias-removed", f"alias `{alias}` was removed from `{was}` {self.when}"
         if old_source != source:
-            return "moved", f"this note was moved from `{old_source}` in this commit"
-        return "moved", f"`{was}` is no longer found from here after this commit"
+            return "moved", f"this note was moved from `{old_source}` {self.when}"
+        return "moved", f"`{was}` is no longer found from here after a change {self.when}"
 
     def _anchor(self, note: ParsedNote, link: Link, was: str, target: str,
                 resolver: Resolver) -> Breakage | None:
@@ -290,40 +329,15 @@ class NoteChanges:
         where = f"`{target}`"
         if renamed is None:
             return Breakage(note.path, link, code, "anchor-removed",
-                            f"{what} was removed from {where} in this commit", was, target)
+                            f"{what} was removed from {where} {self.when}", was, target)
         suggestion = relink(link, subpath=new_sub) if new_sub is not None else None
         if suggestion is not None:
             check = resolver.resolve(note.path, link_for(link, suggestion))
             if check.target != target or check.anchor_found is not True:
                 suggestion = None
         return Breakage(note.path, link, code, "anchor-renamed",
-                        f"{what} was renamed to `{renamed}` in {where} in this commit", was,
+                        f"{what} was renamed to `{renamed}` in {where} {self.when}", was,
                         target, suggestion)
-
-
-def overlay(store: NoteStore, drop: Collection[str], add: Mapping[str, ParsedNote]
-            ) -> NoteStore:
-    """`store` with the notes at `drop` removed and `add` put in (by path), decoding
-    nothing more than `store` itself would."""
-    gone = set(drop) | set(add)
-    paths = [p for p in store.paths if p not in gone]
-    added = {p: summarize(n) for p, n in add.items()}
-    # Lazy, like the store under it: the old-state resolver needs names and aliases only,
-    # and reading every summary row would cost a rename commit ~0.15 s on 10k notes.
-    summaries = LazySummaries(paths, lambda: {p: store.summary(p) for p in paths}, added)
-    extra = dict(add)
-
-    def aliases() -> dict[str, tuple[str, ...]]:
-        kept = {p: a for p, a in store.aliases().items() if p not in gone}
-        return {**kept, **{p: s.aliases for p, s in added.items() if s.aliases}}
-
-    def load(wanted: Sequence[str]) -> dict[str, ParsedNote]:
-        out = {p: extra[p] for p in wanted if p in extra}
-        rest = [p for p in wanted if p not in out]
-        out.update({n.path: n for n in store.load(rest)})
-        return out
-
-    return NoteStore([*paths, *add], summaries, load, extra, aliases=aliases)
 
 
 def _text_lines(data: bytes) -> list[str]:

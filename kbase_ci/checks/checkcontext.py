@@ -9,14 +9,16 @@ from typing import TYPE_CHECKING
 from kbase_ci.checks.breakage import Breakage, LinkKey, NoteChanges
 from kbase_ci.checks.suggestions import Suggester
 from kbase_ci.errors import UsageError
-from kbase_ci.model import ParsedNote
+from kbase_ci.git.objects import read_blobs
 from kbase_ci.parse.outline import note_text
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.config import Config
 from kbase_ci.vault.notestore import NoteStore
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
 from kbase_ci.vault.yamlconfig import close_matches
 
 if TYPE_CHECKING:
+    from kbase_ci.checks.policy import Policy
     from kbase_ci.vault.files import Vault
 
 
@@ -36,8 +38,11 @@ class CheckContext:
         self.focus = frozenset(self.store.paths) if focus is None else frozenset(focus)
         self._resolved: dict[str, list[ResolvedLink]] = {}
         self._texts: dict[str, str] = {}
+        self._blobs: dict[str, str] = {}
         self.change = change
         """What this commit changes (hook mode); None when checking a tree as it is."""
+        self.policy: Policy | None = None
+        """Severity and suppression rules of `config` (`registry.policy_of` sets it)."""
 
     @property
     def notes(self) -> list[ParsedNote]:
@@ -62,15 +67,26 @@ class CheckContext:
         """
 
         vault = self.vault
+        if path not in self._texts and path in self._blobs and vault is not None:
+            sha = self._blobs[path]
+            self._texts[path] = note_text(read_blobs(vault.root, [sha])[sha])
+        if path in self._texts:
+            return self._texts[path]
         nf = vault.note(path) if vault is not None else None
         if vault is None or nf is None:
             raise UsageError(f"no text for {path}: the check context has no vault")
         if path not in self._texts:
             batch = [n for p in sorted(self.focus | {path})
-                     if p not in self._texts and (n := vault.note(p)) is not None]
+                     if p not in self._texts and p not in self._blobs
+                     and (n := vault.note(p)) is not None]
             for p, data in vault.read(batch).items():
                 self._texts[p] = note_text(data)
         return self._texts[path]
+
+    def known_blobs(self, blobs: Mapping[str, str]) -> None:
+        """Blob ids of notes whose text here is not what `vault` holds (the HEAD versions
+        of notes a commit changed, in a context of the vault as it was)."""
+        self._blobs.update(blobs)
 
     @cached_property
     def resolver(self) -> Resolver:

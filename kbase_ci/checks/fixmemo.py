@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kbase_ci.git.objects import blob_sha
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding
 from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.fileedit import Edit
 from kbase_ci.vault.files import Vault

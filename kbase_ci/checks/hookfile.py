@@ -1,7 +1,7 @@
 """`.pre-commit-hooks.yaml`, generated from the check registry: one hook for every check
 (`kbase-NAME`, `kbase check --staged --select NAME`), `kbase-check` for all of them, and
 `kbase-fix-links`. docs/checks.md names the same hook ids from the same registry, so the
-two cannot disagree (tests/test_checks_docs.py compares both files with their renders).
+two cannot disagree (tests/unit/checks/test_checks_docs.py compares both files with their renders).
 
 Regenerate after adding a check: `python -m kbase_ci.checks.hookfile > .pre-commit-hooks.yaml`.
 """

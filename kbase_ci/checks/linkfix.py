@@ -15,9 +15,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbase_ci.checks.breakage import Breakage, NoteChanges, overlay
+from kbase_ci.checks.breakage import Breakage, NoteChanges
 from kbase_ci.checks.fixmemo import remember
-from kbase_ci.checks.hookshare import staged_share
+from kbase_ci.checks.hookbatch import staged_share
+from kbase_ci.checks.overlay import overlay
 from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.errors import ChangedError, UnsafePathError, UsageError
 from kbase_ci.git.diff import FileChange
@@ -43,25 +44,30 @@ class FixReport:
 
 
 def fix_staged_moves(vault: Vault, changes: Sequence[FileChange],
-                     files: Sequence[str] | None = None, *, dry_run: bool = False) -> FixReport:
-    """Rewrite links broken by the renames in `changes` (the staged change set).
+                     files: Sequence[str] | None = None, *, dry_run: bool = False,
+                     anchors: bool = False, base: str = "HEAD") -> FixReport:
+    """Rewrite links broken by the renames in `changes` (the staged change set, against
+    HEAD or against commit `base`: `kbase fix --base`); with `anchors`, also links to a
+    heading or block id the change renamed (`kbase fix --suggestions`).
 
     With `files` (a hook's argv) only those notes are rewritten, plus, in the one
-    process `hookshare` elects, every note no process was given.
+    process `hookbatch` elects, every note no process was given.
     """
     focus: Collection[str] = ()
     inbound, elsewhere = True, frozenset[str]()
     if files:
         scope = staged_share(vault, changes, files)
         focus, inbound, elsewhere = scope.focus, scope.inbound, scope.elsewhere
-    change = load_change(vault, changes, inbound=inbound, elsewhere=elsewhere)
-    if not change.renames:
+    when = "in this commit" if base == "HEAD" else f"since {base}"
+    change = load_change(vault, changes, inbound=inbound, elsewhere=elsewhere, base=base,
+                         when=when)
+    if not change.renames and not (anchors and change.modified):
         return FixReport((), (), (), ())
     store, _stats = open_store(vault)
     resolver = Resolver(store, vault.files, resolve_aliases=vault.config.links.resolve_aliases,
                         include_dot=vault.config.vault.include_dot_folders)
     broken = change.breakage(store, vault.files, resolver, focus)
-    report = apply_fixes(vault, list(broken.values()), dry_run=dry_run)
+    report = apply_fixes(vault, list(broken.values()), dry_run=dry_run, anchors=anchors)
     if report.changed and not dry_run and vault.mode == "git-index":
         # For `kbase check` in this run: only rewrites that now resolve whole. One whose
         # heading or block the commit also removed is still broken, so the check must
@@ -98,13 +104,17 @@ def plan_move(vault: Vault, old: str, new: str) -> list[Breakage]:
     return list(change.breakage(after, files, resolver, ()).values())
 
 
-def apply_fixes(vault: Vault, broken: Sequence[Breakage], *, dry_run: bool = False
-                ) -> FixReport:
-    """Apply the rewrites of the fixable `broken` links, file by file, in the work tree."""
+def apply_fixes(vault: Vault, broken: Sequence[Breakage], *, dry_run: bool = False,
+                anchors: bool = False) -> FixReport:
+    """Apply the rewrites of the fixable `broken` links, file by file, in the work tree;
+    with `anchors`, also the new name of a heading or block id the change renamed (the
+    hook names it, but "renamed" is read from its place among the note's headings: a
+    guess, so only with `--suggestions`)."""
     edits: list[Edit] = []
     unfixable: list[Breakage] = []
     for b in sorted(broken, key=lambda b: b.key):
-        if b.fixable and b.suggestion is not None:
+        renamed = anchors and b.reason == "anchor-renamed"
+        if (b.fixable or renamed) and b.suggestion is not None:
             edits.append(Edit(b.source, b.link.line, b.link.col, b.link.raw, b.suggestion))
         elif b.reason in ("renamed", "moved"):
             unfixable.append(b)

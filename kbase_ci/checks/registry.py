@@ -11,10 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from kbase_ci.checks import policy
 from kbase_ci.checks.checkcontext import CheckContext
+from kbase_ci.checks.policy import Policy
 from kbase_ci.errors import UsageError
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding, Severity
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from kbase_ci.vault.config import Config
 
 
 @dataclass(frozen=True)
@@ -29,39 +37,57 @@ class Check:
     func: Callable[[CheckContext], Iterable[Finding]]
     rejects: str
     """What its pre-commit hook rejects (the hook's description in .pre-commit-hooks.yaml)."""
+    warnings: frozenset[str] = frozenset()
+    """Codes whose default severity is `warning` (reported, not failing); the rest are
+    errors. `checks.severity` in `.kbase.yml` overrides either."""
 
     @property
     def hook_id(self) -> str:
         return f"kbase-{self.name}"
 
+    def severity(self, code: str) -> Severity:
+        return "warning" if code in self.warnings else "error"
+
 
 def _registry() -> list[Check]:
     # Imported here so `checks` has no import cycle with the modules it lists.
-    from kbase_ci.checks.rules import frontmatter, handover, links, readable, sections, tags
+    from kbase_ci.checks.rules import (
+        frontmatter,
+        handover,
+        links,
+        readable,
+        sections,
+        suppressions,
+        tags,
+    )
 
     return [
         Check("input", "notes that cannot be read or parsed as Markdown",
               readable.CODES, readable.check,
               "Reject notes that are not UTF-8, binary files named .md, and notes over "
-              "vault.max_note_bytes."),
+              "vault.max_note_bytes.", readable.WARNINGS),
         Check("links", "wikilinks, embeds and Markdown links whose target does not exist",
               links.CODES, links.check,
               "Reject unresolved links and embeds, ambiguous names, links leaving the "
-              "repository."),
+              "repository.", links.WARNINGS),
         Check("sections", "links to a heading or block id the target note lacks",
               sections.CODES, sections.check,
               "Reject links to headings or block ids that do not exist."),
         Check("tags", "tags outside the configured policy, or spelled in several cases",
               tags.CODES, tags.check,
               "Reject tags outside the .kbase.yml tag policy and tags spelled in several "
-              "cases."),
+              "cases.", tags.WARNINGS),
         Check("frontmatter", "YAML frontmatter that is invalid or breaks the configured rules",
               frontmatter.CODES, frontmatter.check,
               "Reject invalid YAML frontmatter and frontmatter that breaks .kbase.yml rules."),
         Check("handover", "handovers and other typed notes missing what their type requires",
               handover.CODES, handover.check,
               "Reject handovers, questions, answers, discoveries and decisions missing what "
-              "their type requires."),
+              "their type requires.", handover.WARNINGS),
+        Check("suppressions", "`kbase-ignore` comments that name no code or silence nothing",
+              policy.CODES, suppressions.check,
+              "Report kbase-ignore comments that name no check or code, or silence nothing.",
+              policy.WARNINGS),
     ]
 
 
@@ -71,6 +97,11 @@ REGISTRY: list[Check] = _registry()
 def all_codes() -> dict[str, tuple[str, str]]:
     """code -> (check name, meaning), in registry order."""
     return {code: (c.name, text) for c in REGISTRY for code, text in c.codes.items()}
+
+
+def default_severities() -> dict[str, Severity]:
+    """code -> its default severity (`checks.severity` in `.kbase.yml` overrides it)."""
+    return {code: c.severity(code) for c in REGISTRY for code in c.codes}
 
 
 def select(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[tuple[Check, set[str]]]:
@@ -98,13 +129,42 @@ def _matches(word: str, code: str, name: str) -> bool:
     return w == name or (code.upper().startswith(w.upper()) and w[:2].upper() == "KB")
 
 
+def policy_of(ctx: CheckContext) -> Policy:
+    """The severity and suppression rules of `ctx`'s config (built once per context)."""
+    if ctx.policy is None:
+        ctx.policy = make_policy(ctx.config, ctx.vault.root if ctx.vault is not None else None)
+    return ctx.policy
+
+
+def make_policy(config: Config, root: Path | None = None) -> Policy:
+    """The severity and suppression rules of `config`; a config error (KB900, at its
+    line) when `checks:` names a check or code that does not exist. `root`: where the
+    config file is, to place that error when the settings came from the config memo."""
+    owner = {code: name for code, (name, _text) in all_codes().items()}
+    return Policy(config, owner, default_severities(),
+                  lambda w, code: _matches(w, code, owner[code]), root)
+
+
 def run_checks(ctx: CheckContext, selected: Sequence[tuple[Check, set[str]]]) -> list[Finding]:
+    """The findings of the `selected` checks, weighed and filtered by the config's
+    severity, per-path and inline-suppression rules (`policy`)."""
+    rules = policy_of(ctx)
     findings: set[Finding] = set()
-    for check, enabled in selected:
+    enabled: set[str] = set()
+    for check, codes in selected:
+        wanted = codes - rules.off
+        enabled |= wanted
+        if not wanted:
+            continue  # every code of it is `off`: not even run
         for f in check.func(ctx):
-            if f.code in enabled:
+            if f.code in wanted:
                 findings.add(f if f.check else _with_check(f, check.name))
-    return sorted(findings, key=Finding.sort_key)
+    cfg = ctx.config.checks
+    configured = {c for _check, codes in select(cfg.select, cfg.ignore) for c in codes}
+    kept = rules.apply(sorted(findings, key=Finding.sort_key), ctx.store.get,
+                       ctx.focus_notes if "KB901" in enabled else (), enabled,
+                       configured - rules.off)
+    return sorted(kept, key=Finding.sort_key)
 
 
 def _with_check(f: Finding, name: str) -> Finding:
@@ -113,4 +173,6 @@ def _with_check(f: Finding, name: str) -> Finding:
     return replace(f, check=name)
 
 
-__all__ = ["REGISTRY", "Check", "CheckContext", "all_codes", "run_checks", "select"]
+__all__ = ["REGISTRY", "Check", "CheckContext", "all_codes", "default_severities", "make_policy",
+           "policy_of",
+           "run_checks", "select"]

@@ -12,15 +12,18 @@ from collections.abc import Collection, Mapping, Sequence
 from kbase_ci.checks.breakage import NoteChanges
 from kbase_ci.git.diff import FileChange, old_blob_shas
 from kbase_ci.git.objects import read_blobs
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.cache import ParseCache, cache_key
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.scanner import parse_and_store
 
 
 def load_change(vault: Vault, changes: Sequence[FileChange], *, inbound: bool = True,
-                elsewhere: Collection[str] = ()) -> NoteChanges:
-    """The change set with the HEAD versions of changed notes parsed (cache first)."""
+                elsewhere: Collection[str] = (), base: str = "HEAD",
+                when: str = "in this commit") -> NoteChanges:
+    """The change set with the versions at `base` (HEAD, or the commit a PR or `kbase fix
+    --base` compares with) of changed notes parsed (cache first); `when` names the
+    change in causes."""
     renames: dict[str, str] = {}
     deleted: set[str] = set()
     added: set[str] = set()
@@ -35,24 +38,24 @@ def load_change(vault: Vault, changes: Sequence[FileChange], *, inbound: bool = 
         else:
             modified.add(c.path)
     old_side = [p for p in (*renames, *deleted, *modified) if vault.is_note_path(p)]
-    shas = _head_shas(vault, changes, old_side)
+    shas = _head_shas(vault, changes, old_side, base)
     _pair_moves(vault, shas, renames, deleted, added, modified)
     old_notes = _old_versions(vault, shas) if shas else {}
     return NoteChanges(renames, deleted, added, modified, old_notes, inbound=inbound,
                   elsewhere=elsewhere, resolve_aliases=vault.config.links.resolve_aliases,
                   include_dot=vault.config.vault.include_dot_folders,
-                  vault=vault, old_shas=shas)
+                  vault=vault, old_shas=shas, when=when)
 
 
-def _head_shas(vault: Vault, changes: Sequence[FileChange], paths: list[str]
-               ) -> dict[str, str]:
-    """HEAD blob ids of `paths`: from the diff's own records, else asked of git."""
+def _head_shas(vault: Vault, changes: Sequence[FileChange], paths: list[str],
+               base: str = "HEAD") -> dict[str, str]:
+    """Blob ids of `paths` at `base`: from the diff's own records, else asked of git."""
     known = {c.old_path or c.path: c.old_sha for c in changes if c.old_sha is not None}
     shas = {p: known[p] for p in paths if p in known}
     rest = [p for p in paths if p not in shas]
     if rest:  # changes built by hand carry no blob ids
         # Before the first commit there is no HEAD: ls-tree fails and finds nothing.
-        shas.update(old_blob_shas(vault.root, "HEAD", rest))
+        shas.update(old_blob_shas(vault.root, base, rest))
     return shas
 
 

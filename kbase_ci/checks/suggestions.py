@@ -17,8 +17,8 @@ import unicodedata
 from collections.abc import Sequence
 from functools import cached_property
 
-from kbase_ci.model import Link, ParsedNote
 from kbase_ci.parse.anchors import github_slugs, heading_link_text, normalize_heading
+from kbase_ci.parsed import Link, ParsedNote
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
 from kbase_ci.vault.rewrite import link_for, relink, retarget
 
@@ -79,6 +79,41 @@ def closest(wanted: str, keys: Sequence[str]) -> int | None:
     return slip if slip is not None else similar
 
 
+def same_file(written: str, name: str) -> bool:
+    """Whether attachment name `written` (a suggestion key) is a slip of `name` and not
+    another file of the same series. Attachments come in series sharing a long prefix
+    and suffix (`auto-suggest-menu-after-due-date.png`, `...-due-emoji.png`;
+    `dialog-1.png`, `dialog-2.png`), which makes any two look alike as whole strings
+    (issue 29: `item-tr-high-power-sprite.png` scored as `item-bright-powder-sprite.png`),
+    so the words they do not share are judged on their own: each must be a slip of the
+    other (`_word_slip`). When the words do not pair up, the part between the shared
+    prefix and suffix must lie inside one word and be at most two characters."""
+    ours, theirs = written.split(), name.split()
+    if len(ours) == len(theirs):
+        pairs = [(a, b) for a, b in zip(ours, theirs, strict=True) if a != b]
+        return bool(pairs) and all(_word_slip(a, b) for a, b in pairs)
+    p = 0
+    while p < min(len(written), len(name)) and written[p] == name[p]:
+        p += 1
+    s = 0
+    while s < min(len(written), len(name)) - p and written[-1 - s] == name[-1 - s]:
+        s += 1
+    inside = (p > 0 and written[p - 1] != " ") or (s > 0 and written[len(written) - s] != " ")
+    return inside and max(len(written), len(name)) - p - s <= 2
+
+
+def _word_slip(a: str, b: str) -> bool:
+    """`a` is `b` mistyped: at most two edits, fewer than either word has letters, the
+    same digits (`v1` is not `v2`), and the same first letter unless both are long."""
+    from rapidfuzz.distance import OSA
+
+    if sorted(c for c in a if c.isdigit()) != sorted(c for c in b if c.isdigit()):
+        return False
+    edits = OSA.distance(a, b)
+    return edits <= 2 and edits < min(len(a), len(b)) and (
+        a[:1] == b[:1] or min(len(a), len(b)) >= 5)
+
+
 def _stem(path: str) -> str:
     name = path.rpartition("/")[2]
     return name[:-3] if name.lower().endswith(".md") else name
@@ -115,20 +150,23 @@ class Suggester:
         keys, paths = self._note_names
         query = _stem(name)
         ext = name.rpartition(".")[2].lower() if "." in name else ""
+        attachment = False
         if _EXTENSION.match(ext) and ext != "md":
             same = [i for i, p in enumerate(self._file_names[1])
                     if p.rpartition(".")[2].lower() == ext]
             if same:  # else a note name with a dot (`Release 2.0`)
                 keys, paths = _pick(self._file_names, same)
                 query = name
+                attachment = True
         if folder:
             # A link that names a folder means that folder: only files in it qualify.
             inside = suggestion_key(folder.rpartition("../")[2].lstrip("./"))
             keys, paths = _pick((keys, paths), [
                 i for i, p in enumerate(paths)
                 if _in_folder(suggestion_key(p.rpartition("/")[0]), inside)])
-        hit = closest(suggestion_key(query), keys)
-        if hit is None:
+        wanted = suggestion_key(query)
+        hit = closest(wanted, keys)
+        if hit is None or (attachment and not same_file(wanted, keys[hit])):
             return None
         return self._prove_target(r, paths[hit], folder)
 

@@ -1,7 +1,7 @@
 """The PR workflow's report, read back by the `workflow_run` companion as data only.
 
 The artifact comes from a run that may have executed a fork's code, so it is capped in
-size, parsed as JSON, validated field by field (`records.from_json`) and re-rendered
+size, parsed as JSON, validated field by field (`reportjson.from_json`) and re-rendered
 here; nothing in it is executed, and nothing it says about where it belongs is
 believed: the repository and host come from this run's event, the PR number from the
 API, and its head commit must be the one the triggering run was for.
@@ -13,7 +13,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from kbase_ci.ci.records import CiReport
+from kbase_ci.ci.cireport import CiReport
 from kbase_ci.ci.reportjson import from_json
 from kbase_ci.errors import UsageError
 

@@ -20,9 +20,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kbase_ci.model import note_title
 from kbase_ci.parse.mentions import Mention, extract, heading_keys, term_key
 from kbase_ci.parse.outline import note_text
+from kbase_ci.parsed import note_title
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.scanner import open_store
 

@@ -17,19 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kbase_ci.ci.artifact import read_artifact
+from kbase_ci.ci.cireport import CiReport, FailOn
 from kbase_ci.ci.comment import CommentResult, pull_numbers_for, upsert_comment
 from kbase_ci.ci.event import PR_EVENTS, CiEvent, read_event
 from kbase_ci.ci.github import GitHubClient
 from kbase_ci.ci.indexjob import build_and_publish
 from kbase_ci.ci.outputs import append_step_summary, set_outputs, write_report_dir
 from kbase_ci.ci.prreport import Context, compare, snapshot
-from kbase_ci.ci.records import CiReport, FailOn
 from kbase_ci.ci.render import MARKER, annotation_lines, comment_body
 from kbase_ci.ci.revisions import commit_of, merge_base, pr_range
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, PublishGaveUp, UsageError
 from kbase_ci.git.indexbranch import BRANCH
 from kbase_ci.git.repo import git_dir, toplevel
 from kbase_ci.index.publish import describe
+from kbase_ci.parsed import Severity
 from kbase_ci.report.escape import log_text, stop_commands
 
 _LOGGED_FINDINGS = 50
@@ -44,6 +45,8 @@ class JobOptions:
     index_branch: str = BRANCH
     remote: str = "origin"
     fail_on: FailOn = "new"
+    fail_level: Severity = "error"
+    """`warning`: warnings fail the run too (`--fail-on new,warning`)."""
     comment: bool = True
     comment_author: str | None = None
     out: Path | None = None
@@ -117,7 +120,8 @@ def _report(args: JobOptions, event: CiEvent | None, root: Path, repo: Path,
     pr = event.pull_request if event is not None else None
     ctx = Context(event.name if event else "local", event.repository if event else "",
                   event.server_url if event else "https://github.com",
-                  pr.number if pr is not None and mode == "report" else None, args.fail_on)
+                  pr.number if pr is not None and mode == "report" else None, args.fail_on,
+                  args.fail_level)
     use_cache = not args.no_cache
     if args.base is not None:
         head = commit_of(repo, args.head or "HEAD")
@@ -145,7 +149,7 @@ def _log(report: CiReport, per_level: int, out_dir: Path) -> None:
     counts = ", ".join(f"{len(report.with_status(s))} {s}" for s in
                        (("new", "fixed", "pre-existing") if report.base else ("present",)))
     out.write(f"kbase ci: {counts}; {report.failing} failing (--fail-on "
-              f"{report.fail_on}); report in {out_dir}\n")
+              f"{report.fail_on},{report.fail_level}); report in {out_dir}\n")
 
 
 def _client(event: CiEvent, env: Mapping[str, str]) -> GitHubClient | None:

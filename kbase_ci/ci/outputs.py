@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci.ci.artifact import REPORT_JSON
-from kbase_ci.ci.records import CiReport
+from kbase_ci.ci.cireport import CiReport
 from kbase_ci.ci.render import comment_body, render, step_summary
 from kbase_ci.errors import UnsafePathError
 from kbase_ci.report.sarif import to_sarif

@@ -1,11 +1,8 @@
 """What a PR did: its head commit compared with its merge base, finding by finding.
 
 Both commits are read from git objects (`Vault(rev=...)`), never checked out, so PR
-content is only ever data. A finding at the head is *new* unless the base has the same
-finding, matched by (path after the PR's renames, code, message with positions and
-"did you mean" stripped): moving a paragraph or renaming a note does not turn old
-problems into new ones. Of several identical findings in one note, those on lines the
-PR touched are the new ones. Base findings left unmatched were *fixed by this PR*.
+content is only ever data. Findings are matched as new, fixed or pre-existing by
+`checks.findingmatch` (the hook's matcher too).
 Orphans and gaps are diffed the same way; handover completeness comes from
 `handover.pr_report`.
 
@@ -17,37 +14,34 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from kbase_ci.checks import registry as checks
-from kbase_ci.ci.conceptgaps import pr_concepts
-from kbase_ci.ci.records import (
+from kbase_ci.checks.findingmatch import AddedLines, mark
+from kbase_ci.checks.findingmatch import match_key as match_key  # tests and callers
+from kbase_ci.checks.stagedchanges import load_change
+from kbase_ci.ci.cireport import (
     CiReport,
     FailOn,
-    FindingStatus,
     GraphView,
     HandoverItem,
     HandoverNote,
     HandoverSummary,
     MarkedFinding,
 )
+from kbase_ci.ci.conceptgaps import pr_concepts
 from kbase_ci.errors import KbaseError
 from kbase_ci.git.diff import FileChange, added_lines, changes_between
 from kbase_ci.handover.handovers import pr_report
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding, Severity
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.linkgraph import Gap, LinkGraph, Orphan, graph_of
 from kbase_ci.vault.scanner import open_store
 
 MAX_GRAPH_NODES = 40
-AddedLines = Callable[[str], frozenset[int]]
-"""Lines (head side) the PR added or rewrote in a note, by path."""
-_POSITIONS = re.compile(r"\b(lines?|col(?:umn)?s?)\s+\d+(?:\s*[-–]\s*\d+)?|:\d+(?::\d+)?\b")
-_SUGGESTION = re.compile(r";?\s*did you mean .*$", re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -58,6 +52,11 @@ class Side:
     orphans: tuple[Orphan, ...]
     gaps: tuple[Gap, ...]
     notes: int
+    broken: frozenset[tuple[str, int, int]] = frozenset()
+    """(path, line, col) of the links a rename or deletion in the PR broke (head side):
+    reported with that cause, and no note to write."""
+    renames: int = 0
+    """Of those, links `kbase fix --base` can rewrite to the renamed note."""
 
 
 @dataclass(frozen=True)
@@ -69,23 +68,32 @@ class Context:
     server_url: str = "https://github.com"
     pr_number: int | None = None
     fail_on: FailOn = "new"
+    fail_level: Severity = "error"
 
 
 def read_side(root: Path, rev: str, *, use_cache: bool = True,
-              jobs: int | None = None) -> tuple[Side, LinkGraph]:
+              jobs: int | None = None, base: str | None = None,
+              changes: Sequence[FileChange] = ()) -> tuple[Side, LinkGraph]:
     """`check_vault(vault)` of the whole vault at `rev`, run here on a context we keep:
-    the graph then reuses the links the checks resolved instead of resolving 60k again."""
+    the graph then reuses the links the checks resolved instead of resolving 60k again.
+    With `base` and `changes` (base to `rev`), links the PR's renames and deletions broke
+    are reported with their cause, as the hook reports them."""
     vault = Vault(root, rev=rev)
     cfg = vault.config
     store, _ = open_store(vault, jobs=jobs, use_cache=use_cache)
-    ctx = checks.CheckContext(store, vault.files, cfg, None, vault=vault)
+    change = load_change(vault, changes, base=base, when="in this PR") \
+        if base is not None and changes else None
+    ctx = checks.CheckContext(store, vault.files, cfg, None, vault=vault, change=change)
+    checks.policy_of(ctx)  # a located KB900 for an unknown code, before `select`
     findings = checks.run_checks(ctx, checks.select(cfg.checks.select, cfg.checks.ignore))
+    broken = ctx.breakage.values()
     notes = ctx.notes
     graph = graph_of([n.path for n in notes], (ctx.resolved(n) for n in notes),
                      ignore_targets=cfg.links.ignore_targets,
                      markdown_links=cfg.links.markdown_links)
     return Side(tuple(findings), tuple(graph.orphans()), tuple(graph.gaps()),
-                len(vault.notes)), graph
+                len(vault.notes), frozenset(b.key[:3] for b in broken),
+                sum(1 for b in broken if b.fixable)), graph
 
 
 def _base_side(root: Path, rev: str, use_cache: bool) -> Side:
@@ -99,7 +107,7 @@ def snapshot(root: Path, head: str, ctx: Context, *, use_cache: bool = True) -> 
     return CiReport(ctx.event, ctx.repository, ctx.server_url, head, None, ctx.pr_number,
                     vault.prefix(), ctx.fail_on, side.notes,
                     findings=tuple(MarkedFinding("present", f) for f in side.findings),
-                    orphans=len(side.orphans), gaps=len(side.gaps))
+                    orphans=len(side.orphans), gaps=len(side.gaps), fail_level=ctx.fail_level)
 
 
 def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool = True,
@@ -116,8 +124,9 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
         pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
         pending = pool.submit(_base_side, root, base, use_cache)
     try:
-        head_side, graph = read_side(root, head, use_cache=use_cache, jobs=1)
         changes = changes_between(root, base, head)
+        head_side, graph = read_side(root, head, use_cache=use_cache, jobs=1, base=base,
+                                     changes=changes)
         handover, notices = _handover(head_vault, base, head, use_cache)
         base_side = pending.result() if pending is not None else _base_side(root, base,
                                                                                use_cache)
@@ -140,59 +149,25 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
         new_orphans=tuple(o for o in head_side.orphans if o.path not in old_orphans),
         fixed_orphans=tuple(sorted(old_orphans - new_orphans)),
         orphans=len(head_side.orphans),
-        new_gaps=tuple(g for g in head_side.gaps if g.key not in base_gaps),
+        new_gaps=tuple(g for g in head_side.gaps if g.key not in base_gaps
+                       and not _broken_by_pr(g, head_side.broken)),
         closed_gaps=tuple(g.target for g in base_side.gaps if g.key not in head_gaps),
-        gaps=len(head_side.gaps), handover=handover,
-        notices=notices,
+        gaps=sum(1 for g in head_side.gaps if not _broken_by_pr(g, head_side.broken)),
+        handover=handover,
+        notices=notices + _fix_hint(head_side, base),
         graph=GraphView(tuple(nodes), tuple(p for p in nodes if p in changed),
                         tuple(edges)),
         new_concepts=concepts.new, closed_concepts=tuple(c.name for c in concepts.closed),
+        fail_level=ctx.fail_level,
     )
-
-
-def match_key(f: Finding, renames: Mapping[str, str] | None = None) -> tuple[str, str, str]:
-    """(path, code, message) with the base's renamed paths mapped to the head's, and line
-    and column numbers and suggestions dropped from the message."""
-    renames = renames or {}
-    message = f.message
-    for old, new in renames.items():
-        if old in message:
-            message = message.replace(old, new)
-    message = _POSITIONS.sub(lambda m: m.group(1) or "", _SUGGESTION.sub("", message))
-    return renames.get(f.path, f.path), f.code, " ".join(message.split())
 
 
 def match_findings(base: Iterable[Finding], head: Iterable[Finding],
                    renames: Mapping[str, str],
                    added: AddedLines | None = None) -> tuple[MarkedFinding, ...]:
-    """Every head finding as new or pre-existing, every unmatched base finding as fixed."""
-    before: dict[tuple[str, str, str], list[Finding]] = {}
-    for f in base:
-        before.setdefault(match_key(f, renames), []).append(f)
-    after: dict[tuple[str, str, str], list[Finding]] = {}
-    for f in head:
-        after.setdefault(match_key(f), []).append(f)
-    out: list[MarkedFinding] = []
-    for key, now in after.items():
-        was = before.pop(key, [])
-        extra = len(now) - len(was)
-        if extra <= 0:
-            out += [MarkedFinding("pre-existing", f) for f in now]
-            out += [MarkedFinding("fixed", f) for f in _pick(was, -extra)]
-            continue
-        touched = added(key[0]) if added is not None and was else frozenset()
-        # The ones on lines this PR wrote are the new ones; ties go to the later lines.
-        ranked = sorted(now, key=lambda f: (f.line in touched, f.line, f.col), reverse=True)
-        fresh = set(map(id, ranked[:extra]))
-        out += [MarkedFinding("new" if id(f) in fresh else "pre-existing", f) for f in now]
-    for was in before.values():
-        out += [MarkedFinding("fixed", f) for f in was]
-    order: dict[FindingStatus, int] = {"new": 0, "fixed": 1, "pre-existing": 2, "present": 3}
-    return tuple(sorted(out, key=lambda m: (order[m.status], m.finding.sort_key())))
-
-
-def _pick(was: Sequence[Finding], n: int) -> list[Finding]:
-    return sorted(was, key=lambda f: (f.line, f.col))[len(was) - n:] if n > 0 else []
+    """Every head finding as new or pre-existing, every unmatched base finding as fixed
+    (`checks.findingmatch`, the matcher the hook uses too)."""
+    return tuple(MarkedFinding(status, f) for status, f in mark(base, head, renames, added))
 
 
 def _handover(vault: Vault, base: str, head: str, use_cache: bool
@@ -206,6 +181,20 @@ def _handover(vault: Vault, base: str, head: str, use_cache: bool
                   for s in pr.handovers)
     items = tuple(HandoverItem(m.code, m.message, m.line) for m in pr.missing)
     return HandoverSummary(pr.score, vault.config.handover.threshold, notes, items), ()
+
+
+def _broken_by_pr(gap: Gap, broken: frozenset[tuple[str, int, int]]) -> bool:
+    """A gap every link of which a rename or deletion in the PR broke: the report names
+    that cause at each link, and the target is no note to write."""
+    return bool(gap.sources) and all((s.path, s.line, s.col) in broken for s in gap.sources)
+
+
+def _fix_hint(side: Side, base: str) -> tuple[str, ...]:
+    if not side.renames:
+        return ()
+    return (f"{side.renames} link(s) broken by notes renamed in this PR: `kbase fix --base "
+            f"{base[:12]}` rewrites them to the new names (`--suggestions` also renamed "
+            "headings).",)
 
 
 def changed_notes(changes: Sequence[FileChange], vault: Vault) -> list[str]:

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
+from kbase_ci.ci.cireport import CiReport, FindingStatus
 from kbase_ci.ci.conceptgaps import ConceptChange
-from kbase_ci.ci.records import CiReport, FindingStatus
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding
 from kbase_ci.report.escape import (
     command_data,
     command_property,

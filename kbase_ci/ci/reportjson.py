@@ -11,8 +11,7 @@ rather than cleaned; any path git can name is accepted (kbase reports them).
 
 from typing import Annotated, Any, Literal
 
-from kbase_ci.ci.conceptgaps import ConceptChange
-from kbase_ci.ci.records import (
+from kbase_ci.ci.cireport import (
     FORMAT,
     VERSION,
     CiReport,
@@ -24,9 +23,10 @@ from kbase_ci.ci.records import (
     HandoverSummary,
     MarkedFinding,
 )
+from kbase_ci.ci.conceptgaps import ConceptChange
 from kbase_ci.errors import UsageError
 from kbase_ci.git.diff import ChangeKind, FileChange
-from kbase_ci.model import Finding, Severity
+from kbase_ci.parsed import Finding, Severity
 from kbase_ci.typedjson import Check, Record, ShapeError, between, decode, matching
 from kbase_ci.vault.linkgraph import Gap, GapKind, GapSource, Orphan
 
@@ -168,6 +168,7 @@ class ReportJson(Record):
     pr_number: Number | None = None
     handover: HandoverJson | None = None
     concepts: ConceptsJson | None = None
+    fail_level: Severity = "error"
 
 
 def from_json(data: Any) -> CiReport:
@@ -183,6 +184,7 @@ def from_json(data: Any) -> CiReport:
     return CiReport(
         event=r.event, repository=r.repository, server_url=r.server_url, head=r.head,
         base=r.base, pr_number=r.pr_number, vault_prefix=r.vault_prefix, fail_on=r.fail_on,
+        fail_level=r.fail_level,
         notes=r.notes, changes=tuple(FileChange(c.kind, c.path, c.old_path) for c in r.changes),
         findings=tuple(MarkedFinding(f.status, Finding(
             f.path, f.line, f.col, f.code, f.message, f.severity, f.check, f.suggestion))

@@ -19,13 +19,15 @@ def vault_root(args: argparse.Namespace) -> Path:
     return root.resolve()
 
 
-def staged_changes_for(args: argparse.Namespace) -> list[FileChange]:
-    """The staged change set of the vault `args` name (`--staged`: hook mode)."""
+def staged_changes_for(args: argparse.Namespace, base: str | None = None
+                       ) -> list[FileChange]:
+    """The staged change set of the vault `args` name (`--staged`: hook mode), against
+    HEAD or against commit `base`."""
     root = vault_root(args)
     if not root.is_dir():
         raise UsageError(f"vault folder does not exist: {root}")
     try:
-        return staged_changes(root, break_rewrites=True)
+        return staged_changes(root, break_rewrites=True, base=base)
     except GitError:
         if toplevel(root) is None:
             raise UsageError(f"--staged needs a git repository; {root} is not in one") from None

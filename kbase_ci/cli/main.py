@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from kbase_ci import __version__
+from kbase_ci.collector import collector_off
 from kbase_ci.errors import (
     EXIT_FINDINGS,
     EXIT_INTERNAL,
@@ -29,7 +30,6 @@ from kbase_ci.errors import (
     PublishGaveUp,
     UsageError,
 )
-from kbase_ci.heap import collector_off
 
 EXIT_CODES: tuple[tuple[type[BaseException], int], ...] = (
     (UsageError, EXIT_USAGE),  # and ConfigError, UnsafePathError, ChangedError

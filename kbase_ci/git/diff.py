@@ -84,13 +84,18 @@ def drop_hook_git() -> int:
     return process.drop_prefetched()
 
 
-def staged_changes(root: Path, *, break_rewrites: bool = False) -> list[FileChange]:
-    """Staged changes under `root` against HEAD (against the empty tree before the first commit).
+def staged_changes(root: Path, *, break_rewrites: bool = False,
+                   base: str | None = None) -> list[FileChange]:
+    """Staged changes under `root` against HEAD (against the empty tree before the first
+    commit), or against commit `base` (`kbase fix --base`: what was committed since, and
+    staged).
 
     `break_rewrites` adds `-B`, so a path whose content was wholly replaced can pair
     up as a rename (`a -> b, b -> a` in one commit shows as two renames, not two edits).
     """
     args = ["--cached", *(["-B"] if break_rewrites else [])]
+    if base is not None:
+        return _diff(root, [*args, base])
     try:
         # Against HEAD straight away: asking whether HEAD exists first costs a process.
         return _diff(root, [*args, "HEAD"])

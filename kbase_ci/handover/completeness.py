@@ -17,10 +17,10 @@ from kbase_ci.handover.fieldvalues import is_empty, judge_field
 from kbase_ci.handover.placeholders import Body, classify, deflections, read_body
 from kbase_ci.handover.scoring import Missing, NoteScore, Tally
 from kbase_ci.handover.sectionitems import ListedPath, commands, listed_paths, path_matches
-from kbase_ci.model import ParsedNote
 from kbase_ci.parse.anchors import normalize_heading
 from kbase_ci.parse.linksyntax import link_from_raw, wikilink_spans
 from kbase_ci.parse.outline import Section, sections, split_lines
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.notetypes import FieldSpec, NoteType, NoteTypes, SectionSpec
 from kbase_ci.vault.resolver import Resolver
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbase_ci.handover.sectionitems import ListedPath
-from kbase_ci.model import Finding, Severity
+from kbase_ci.parsed import Finding, Severity
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from kbase_ci.handover.placeholders import Body, BodyLine, read_body, strip_marker
-from kbase_ci.model import ParsedNote
 from kbase_ci.parse.anchors import normalize_heading
 from kbase_ci.parse.linksyntax import is_external
 from kbase_ci.parse.outline import sections, split_lines
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.globs import match as glob_match
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
@@ -112,9 +112,8 @@ def listed_paths(body: Body) -> list[ListedPath]:
                 found.append((m.start(1), m.group(1).strip()))
         if not found and _BULLET.match(ln.text):
             rest = strip_marker(ln.text)
-            word = rest.split()[0] if rest.split() else ""
-            word = word.rstrip(":,;.").strip("*_")
-            if looks_like_path(word):
+            word = _bullet_path(rest)
+            if word is not None:
                 found.append((len(ln.text) - len(rest), word))
         for col, raw in sorted(found):
             p = _clean(raw)
@@ -122,6 +121,23 @@ def listed_paths(body: Body) -> list[ListedPath]:
                 seen.add(p)
                 out.append(ListedPath(p, ln.line, col + 1))
     return out
+
+
+def _bullet_path(rest: str) -> str | None:
+    """The path a bullet starts with. The whole bullet first (up to a ` - `, `: ` or
+    ` (` that starts a comment), so `Ideas/New idea.md` stays one path; else its first word
+    (`src/a.py fixed the parser`). A spaced path must end like a file or folder, and no
+    earlier word may (`a.md and b.md` are two)."""
+    for cut in (_SEPARATOR.split(rest, maxsplit=1)[0], rest.split(": ", 1)[0],
+                rest.split(" (", 1)[0]):
+        text = cut.strip().rstrip(":,;.").strip("*_")
+        words = text.split()
+        if len(words) > 1 and not any(_EXT.search(w) or w.endswith("/") for w in words[:-1]) \
+                and looks_like_path(text, delimited=True):
+            return text
+    word = rest.split()[0] if rest.split() else ""
+    word = word.rstrip(":,;.").strip("*_")
+    return word if looks_like_path(word) else None
 
 
 def path_matches(listed: str, path: str) -> bool:

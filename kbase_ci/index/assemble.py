@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from kbase_ci import __version__
-from kbase_ci.index import background, bm25, ranking, tokens, vectors
+from kbase_ci.index import bm25, cosinebaseline, ranking, tokens, vectors
 from kbase_ci.index.blocks import (
     Background,
     Bm25Settings,
@@ -46,7 +46,7 @@ from kbase_ci.index.shardbuild import read_chunk_notes
 from kbase_ci.index.shards import ShardSpec
 from kbase_ci.index.similar import note_vectors, similar_notes
 from kbase_ci.index.tables import links_table, notes_table, write_links, write_notes
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.folders import GIT_HIDE, TEMP_MARK
 from kbase_ci.typedjson import decode
 from kbase_ci.vault.files import Vault
@@ -130,13 +130,13 @@ def _row_reuse(previous: PreviousIndex, notes: Sequence[ParsedNote],
 
 
 def _background(root: Path, plan: Sequence[ShardSpec]) -> Background | None:
-    """`background.combine` of the shards' null-query cosines (None without vectors)."""
-    found = [root / "shards" / spec.id / background.FILE for spec in plan]
+    """`cosinebaseline.combine` of the shards' null-query cosines (None without vectors)."""
+    found = [root / "shards" / spec.id / cosinebaseline.FILE for spec in plan]
     if not any(p.is_file() for p in found):
         return None
     import numpy as np
 
-    return background.combine([np.load(p, allow_pickle=False).tolist()
+    return cosinebaseline.combine([np.load(p, allow_pickle=False).tolist()
                                for p in found if p.is_file()])
 
 

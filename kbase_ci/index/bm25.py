@@ -1,4 +1,6 @@
-"""One shard's BM25 index, saved in bm25s's own format (`.npy` arrays and JSON).
+"""One shard's BM25 index: bm25s scores the chunks at build time, and the scores are
+saved as our own term-major `.npy` arrays (`FILES`) with `stats.json`, which queries read
+without bm25s.
 
 Each chunk is indexed as its note's title and aliases `TITLE_WEIGHT` times, its heading
 path `HEADING_WEIGHT` times, then its text: repeating a field is how plain BM25 weighs it

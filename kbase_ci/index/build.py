@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kbase_ci.collector import bulk_allocations
 from kbase_ci.errors import IndexFormatError
-from kbase_ci.heap import bulk_allocations
 from kbase_ci.index import swap
 from kbase_ci.index.assemble import assemble, embeddings, header, write_manifest
 from kbase_ci.index.blocks import Shard, Slice, SliceCounts
@@ -40,7 +40,7 @@ from kbase_ci.index.shardbuild import embedder_for, inputs_digest, vectors_diges
 from kbase_ci.index.shards import DomainRule, ShardSpec, plan_shards, slice_shards
 from kbase_ci.index.sizes import note_sizes
 from kbase_ci.index.workers import Task, parse_notes, run_tasks
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.files import replace
 from kbase_ci.vault.config import Config
 from kbase_ci.vault.files import Vault

@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kbase_ci.index.tokens import plain
-from kbase_ci.model import ParsedNote
 from kbase_ci.parse.outline import note_text, sections, split_lines
+from kbase_ci.parsed import ParsedNote
 
 VERSION = 3
 MAX_CHARS = 1000

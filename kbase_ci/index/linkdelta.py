@@ -5,7 +5,7 @@ While `link_inputs` (every note path and alias, every other file, the alias sett
 what the previous index recorded, a link resolves to the same place as before unless its
 own text changed; only whether its heading or block id exists can differ, and only for a
 link into a changed note. So the rows of every other note are copied as bytes, and the
-result is exactly what `tables.links_table` builds: tests/test_index_incremental.py
+result is exactly what `tables.links_table` builds: tests/unit/index/test_index_incremental.py
 compares it with a full resolve, and an incremental build with a fresh one file by file.
 Re-resolving all 60k links of a 10k-note vault cost ~0.6 s of a one-note rebuild, and
 encoding their rows ~0.3 s more.
@@ -30,7 +30,7 @@ from kbase_ci.vault.resolver import Resolver
 
 if TYPE_CHECKING:
     from kbase_ci.index.previous import PreviousIndex
-    from kbase_ci.model import ParsedNote
+    from kbase_ci.parsed import ParsedNote
 
 # Past this share of changed notes, copying saves little over resolving everything.
 _MAX_CHANGED = 0.25

@@ -27,9 +27,9 @@ from typing import Any
 from kbase_ci.index.layout import CONCEPTS_FILE
 from kbase_ci.index.manifest import dump_table
 from kbase_ci.index.previous import PreviousIndex
-from kbase_ci.model import ParsedNote
 from kbase_ci.parse.mentions import VERSION, Mention, extract, term_key
 from kbase_ci.parse.outline import note_text
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.files import Vault
 
 _READ_STEP = 2000

@@ -28,7 +28,7 @@ from kbase_ci.index.manifest import Header, SliceManifest, header_fields, read_m
 from kbase_ci.index.provenance import source_of
 from kbase_ci.index.shards import DomainRule, plan_shards
 from kbase_ci.index.sizes import note_sizes
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.files import Vault
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.layout import NoteRow, StoredNote
-from kbase_ci.model import note_title
+from kbase_ci.parsed import note_title
 
 
 def stored_note_row(row: NoteRow) -> list[Any]:

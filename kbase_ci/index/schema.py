@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeGuard
 
 from kbase_ci.errors import IndexFormatError
-from kbase_ci.index import ann, background
+from kbase_ci.index import ann, cosinebaseline
 from kbase_ci.index.layout import (
     BACKLINK_IDS_FILE,
     BACKLINKS_FILE,
@@ -241,7 +241,7 @@ def _shard_vectors(reader: IndexReader, base: str, chunks: int) -> None:
         rows = _ints(reader, same, chunks, lo=-1, hi=max(chunks - 1, 0))
         if any(r > i or (r >= 0 and rows[r] != r) for i, r in enumerate(rows)):
             raise _fail(reader, same, "maps a chunk to a later or non-first equal row")
-    if reader.has(base + background.FILE):
-        _ints(reader, base + background.FILE, background.QUERIES, hi=background.SCALE)
+    if reader.has(base + cosinebaseline.FILE):
+        _ints(reader, base + cosinebaseline.FILE, cosinebaseline.QUERIES, hi=cosinebaseline.SCALE)
 
 

@@ -12,16 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from kbase_ci.errors import IndexFormatError, UsageError
-from kbase_ci.index.blocks import Scope, Selectors
+from kbase_ci.index.blocks import MainIndex, Scope, Selectors
 from kbase_ci.index.layout import NoteRow
 from kbase_ci.index.manifest import MANIFEST_NAME, IndexManifest, read_manifest, sha256
 from kbase_ci.index.modelchoice import ModelChoice
 from kbase_ci.index.provenance import Provenance
-from kbase_ci.model import BlockId, Heading, ParsedNote
-from kbase_ci.typedjson import decode, encode
+from kbase_ci.parsed import BlockId, Heading, ParsedNote
+from kbase_ci.typedjson import Record, decode
 from kbase_ci.vault.scopeconfig import ScopeSpec, check_name
 
 SCOPES = "scopes"
@@ -39,9 +38,23 @@ def main_digest(main_dir: Path) -> str:
                                ) from None
 
 
+class ScopeState(Record):
+    """Whether one built scope is current; `why` says what made it stale: "index" (built
+    from another main index), "declaration" (`.kbase.yml` declares other selectors now)
+    or "unreadable" (its manifest is not a scoped index's; `main_index` and `notes` are
+    then None)."""
+
+    name: str
+    stale: bool
+    why: str | None
+    reason: str | None
+    main_index: MainIndex | None
+    notes: int | None
+
+
 def state(main_dir: Path, name: str,
-          declared: Mapping[str, ScopeSpec] | None = None) -> dict[str, Any]:
-    """{name, stale, reason, main_index} of one built scope (manifest only, not hashes).
+          declared: Mapping[str, ScopeSpec] | None = None) -> ScopeState:
+    """Whether the scope `name` built in `main_dir` is current (manifest only, not hashes).
     Stale: built from another main index, or (`declared`: `.kbase.yml`'s scopes) for
     other selectors than `.kbase.yml` declares for it now."""
     folder = scope_dir(main_dir, name)
@@ -60,9 +73,9 @@ def state(main_dir: Path, name: str,
                   f"{describe(block.selectors)}; .kbase.yml now declares "
                   f"{describe(selectors_of(declared[name]))})")
         why = "declaration"
-    return {"name": name, "stale": reason is not None, "why": why,
-            "reason": f"{reason}; rebuild with `kbase scope build {name}`" if reason else None,
-            "main_index": encode(block.main_index), "notes": manifest.counts.notes}
+    return ScopeState(name, reason is not None, why,
+                      f"{reason}; rebuild with `kbase scope build {name}`" if reason else None,
+                      block.main_index, manifest.counts.notes)
 
 
 def selectors_of(spec: ScopeSpec) -> Selectors:
@@ -79,10 +92,10 @@ def describe(selectors: Selectors) -> str:
 
 
 def states(main_dir: Path, declared: Mapping[str, ScopeSpec] | None = None
-           ) -> list[dict[str, Any]]:
+           ) -> list[ScopeState]:
     """Every scope built inside `main_dir`, sorted by name; unreadable ones say why
     (`declared`: as for `state`)."""
-    out: list[dict[str, Any]] = []
+    out: list[ScopeState] = []
     base = main_dir / SCOPES
     if not base.is_dir():
         return out
@@ -92,9 +105,7 @@ def states(main_dir: Path, declared: Mapping[str, ScopeSpec] | None = None
         try:
             out.append(state(main_dir, entry.name, declared))
         except (IndexFormatError, UsageError) as exc:
-            out.append({"name": entry.name, "stale": True, "why": "unreadable",
-                        "reason": str(exc),
-                        "main_index": None, "notes": None})
+            out.append(ScopeState(entry.name, True, "unreadable", str(exc), None, None))
     return out
 
 

@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.index import ann, background, bm25, chunks, tokens, vectors
+from kbase_ci.index import ann, bm25, chunks, cosinebaseline, tokens, vectors
 from kbase_ci.index.chunks import embed_text
 from kbase_ci.index.layout import CHUNK_LINES_FILE, CHUNKS_FILE
 from kbase_ci.index.manifest import FORMAT_VERSION, dump_table
 from kbase_ci.index.modelfolder import TextEmbedder, open_embedder
 from kbase_ci.index.notetable import chunk_notes
 from kbase_ci.index.rowfile import offsets_dtype, write_npy
-from kbase_ci.model import PARSER_VERSION, ParsedNote
+from kbase_ci.parsed import PARSER_VERSION, ParsedNote
 
 # Notes the parser could not read as text at all (a binary file named .md): no chunks.
 _UNREADABLE = "KB002"
@@ -63,7 +63,8 @@ def inputs_digest(shard_id: str, notes: Sequence[tuple[str, str]], model_sha: st
     blob = json.dumps({
         "format": FORMAT_VERSION, "parser": PARSER_VERSION, "chunker": chunks.VERSION,
         "max_chars": chunks.MAX_CHARS, "tokens": tokens.settings(stemmer), "bm25": bm25.settings(),
-        "vectors": vectors.settings(), "background": [background.VERSION, background.QUERIES],
+        "vectors": vectors.settings(),
+        "background": [cosinebaseline.VERSION, cosinebaseline.QUERIES],
         "model": model_sha, "max_note_bytes": max_note_bytes,
         "shard": shard_id, "notes": [list(n) for n in notes],
     }, sort_keys=True, ensure_ascii=False).encode()
@@ -153,9 +154,9 @@ def build_shard(job: ShardJob, progress: Callable[[int], None] | None = None) ->
             graph, same = vectors.Vectors(packed, model.dim).graph_files()
             (job.out / ann.FILE).write_bytes(graph)
             (job.out / ann.SAME_FILE).write_bytes(same)
-        nulls = background.null_vectors(job.model, model.dim, model)
+        nulls = cosinebaseline.null_vectors(job.model, model.dim, model)
         if nulls is not None:
-            background.write_shard(job.out / background.FILE, background.shard_top1(
+            cosinebaseline.write_shard(job.out / cosinebaseline.FILE, cosinebaseline.shard_top1(
                 vectors.unpack(packed, model.dim), nulls))
         seconds["vectors"] = time.perf_counter() - t0
     return ShardResult(job.id, len(all_chunks), n_vectors, seconds, embedded)

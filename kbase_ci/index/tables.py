@@ -43,7 +43,7 @@ from kbase_ci.index.rowfile import offsets_dtype, offsets_name, write_npy, write
 from kbase_ci.vault.resolver import Resolver
 
 if TYPE_CHECKING:
-    from kbase_ci.model import ParsedNote
+    from kbase_ci.parsed import ParsedNote
 
 
 

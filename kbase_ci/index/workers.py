@@ -21,7 +21,7 @@ from typing import Any
 from kbase_ci.index import tokens
 from kbase_ci.index.shardbuild import ShardJob, ShardResult, build_shard
 from kbase_ci.index.shards import ShardSpec
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.threads import blas_single_threaded, one_blas_thread
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.scanner import scan

@@ -1,3 +1,3 @@
 """`kbase mcp`: the query tools of the registry (kbase_ci.query.tools) as a Model Context
 Protocol server (`server`, each query made a tool by `adapter`), answering from a warm
-index (`warm`, `watch`), over stdio (`framing`), with a prompt (`prompts`)."""
+index (`serverstate`, `watch`), over stdio (`framing`), with a prompt (`prompts`)."""

@@ -21,7 +21,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from kbase_ci.errors import KbaseError, UsageError
-from kbase_ci.mcp.warm import Warm
+from kbase_ci.mcp.serverstate import ServerState
 from kbase_ci.query.answer import Record
 from kbase_ci.query.payload import render
 from kbase_ci.query.tools import registry
@@ -42,7 +42,7 @@ class WarmSession:
 
     form = "json"
 
-    def __init__(self, warm: Warm) -> None:
+    def __init__(self, warm: ServerState) -> None:
         self.warm = warm
         self.model: Path | None = warm.model
         self._view: QueryView | None = None
@@ -72,7 +72,7 @@ def error(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
 
 
-async def result(run: Callable[[], Record], warm: Warm, max_tokens: int) -> CallToolResult:
+async def result(run: Callable[[], Record], warm: ServerState, max_tokens: int) -> CallToolResult:
     """The answer as compact JSON within `max_tokens` (as the CLI prints it); a kbase
     error as a tool error with its message, named in the tool's parameters. A bug
     becomes a tool error too (with the traceback on stderr, as the CLI prints it): the
@@ -126,7 +126,7 @@ def _default(f: Arg) -> Any:
     return inspect.Parameter.empty if f.required else f.default
 
 
-def tool_function(query: Query[Any, Any], warm: Warm
+def tool_function(query: Query[Any, Any], warm: ServerState
                   ) -> Callable[..., Awaitable[CallToolResult]]:
     """The function the SDK makes the tool of: its signature is the tool's schema."""
     offered = [f for f in fields_of(query.params) if f.param.tool is not None]

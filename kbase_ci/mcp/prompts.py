@@ -8,11 +8,11 @@ import datetime as dt
 
 from kbase_ci.errors import UsageError
 from kbase_ci.handover.skeleton import render
-from kbase_ci.mcp.warm import Warm
+from kbase_ci.mcp.serverstate import ServerState
 from kbase_ci.vault.notetypes import default_folder
 
 
-def write_handover(warm: Warm, *, track: str | None = None, title: str | None = None) -> str:
+def write_handover(warm: ServerState, *, track: str | None = None, title: str | None = None) -> str:
     config = warm.vault().config
     t = config.types.get("handover")
     if t is None:

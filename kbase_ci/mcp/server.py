@@ -20,7 +20,7 @@ from kbase_ci import __version__
 from kbase_ci.mcp import prompts
 from kbase_ci.mcp.adapter import READ_ONLY, tool_function
 from kbase_ci.mcp.framing import serve_stdio
-from kbase_ci.mcp.warm import Warm
+from kbase_ci.mcp.serverstate import ServerState
 from kbase_ci.query.tools import registry
 
 INSTRUCTIONS = """\
@@ -38,7 +38,7 @@ commit the index is from and which notes changed since (those are read from the 
 tree)."""
 
 
-def build_server(warm: Warm) -> MCPServer[Any]:
+def build_server(warm: ServerState) -> MCPServer[Any]:
     """A tool for every query of the registry, in its order, and the prompt."""
     server: MCPServer[Any] = MCPServer(
         "kbase", title="kbase: notes, links and handovers of this repository",
@@ -62,7 +62,7 @@ def build_server(warm: Warm) -> MCPServer[Any]:
     return server
 
 
-def serve(warm: Warm) -> None:
+def serve(warm: ServerState) -> None:
     """Open the index now (so a broken `--index` fails before the client connects), then
     answer over stdin/stdout until the client closes them."""
     warm.view()  # takes the warm state's lock itself

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kbase_ci.model import BlockId, Heading
+    from kbase_ci.parsed import BlockId, Heading
 
 
 # Rule 1 and 2 of docs/resolution.md: Obsidian turns each of these characters, and a

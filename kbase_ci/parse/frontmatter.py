@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kbase_ci.model import Diagnostic, Link, Tag
 from kbase_ci.parse.properties import property_links
+from kbase_ci.parsed import Diagnostic, Link, Tag
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML

@@ -10,8 +10,8 @@ lines have none and are regexed directly.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tree_sitter import Node, Parser, Point, Query, QueryCursor, Range
@@ -20,8 +20,10 @@ from kbase_ci.parse.grammar import INLINE
 from kbase_ci.parse.linksyntax import wikilink_spans
 
 _QUERY = Query(INLINE, """
-[(code_span) (uri_autolink) (email_autolink) (html_tag) (latex_block) (link_destination)
- (entity_reference) (numeric_character_reference) (backslash_escape)] @mask
+[(latex_block) (link_destination) (entity_reference) (numeric_character_reference)
+ (backslash_escape)] @mask
+[(uri_autolink) (email_autolink) (html_tag)] @opaque
+(code_span) @code
 [(inline_link) (image)] @link
 """)
 
@@ -127,25 +129,50 @@ def comment_spans(masked: str, in_comment: bool) -> tuple[list[tuple[int, int]],
         pos = j + 2
 
 
-def code_spans(text: str) -> list[tuple[int, int]]:
-    """CommonMark code spans: a backtick run closes at the next run of the same length."""
-    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
-    following = [-1] * len(runs)
-    last: dict[int, int] = {}
-    for i in range(len(runs) - 1, -1, -1):
-        length = runs[i][1] - runs[i][0]
-        following[i] = last.get(length, -1)
-        last[length] = i
+def code_spans(text: str, opaque: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """CommonMark code spans: a backtick run closes at the next run of the same length.
+
+    A run after an odd number of backslashes starts one backtick later (the first is
+    escaped), but only where a span opens: inside one a backslash is text. Runs inside
+    `opaque` spans (sorted: HTML tags, autolinks, which start first and bind as tightly)
+    count for nothing. tree-sitter-markdown closes a span at a *longer* run (``` `` ```
+    inside a ```` ``` ```` span ends it), which hid the links after such a span."""
+    runs: list[tuple[int, int]] = []
+    ends = [b for _a, b in opaque]
+    for m in _BACKTICKS.finditer(text):
+        k = bisect_right(ends, m.start())
+        if k < len(opaque) and opaque[k][0] <= m.start():
+            continue
+        runs.append((m.start(), m.end()))
+    by_length: dict[int, list[int]] = {}
+    for i, (a, b) in enumerate(runs):
+        by_length.setdefault(b - a, []).append(i)
     spans: list[tuple[int, int]] = []
     i = 0
     while i < len(runs):
-        j = following[i]
-        if j < 0:
+        start, end = runs[i]
+        slashes = 0
+        while start - slashes > 0 and text[start - slashes - 1] == "\\":
+            slashes += 1
+        start += slashes % 2  # `\``: the escaped backtick is text; the rest may open
+        same = by_length.get(end - start, [])
+        k = bisect_right(same, i)
+        if end == start or k >= len(same):
             i += 1  # an unmatched run is literal text
             continue
-        spans.append((runs[i][0], runs[j][1]))
+        j = same[k]
+        spans.append((start, runs[j][1]))
         i = j + 1
     return spans
+
+
+def _in_spans(span: tuple[int, int], code: list[tuple[int, int]], starts: list[int]) -> bool:
+    """Whether `span` starts or ends inside one of the sorted `code` spans."""
+    for pos in (span[0], span[1] - 1):
+        k = bisect_right(starts, pos) - 1
+        if k >= 0 and pos < code[k][1]:
+            return True
+    return False
 
 
 def find_tags(masked: str) -> list[tuple[int, str]]:
@@ -214,12 +241,27 @@ class InlineScanner:
         if any(t in chunk for t in _NEEDS_PARSE):
             images = chunk.count(b"![") > MAX_IMAGES
             parsed = self._images_as_links(src, start, end) if images else src
+            masks: list[tuple[int, int]] = []
+            opaque: list[tuple[int, int]] = []
             for a, b, point in pieces(src, start, end, holes, start_point):
                 inside = holes[bisect_left(holes, (a, a)):bisect_left(holes, (b, b))]
                 caps = self._parse(parsed, _ranges(a, b, inside, point, src))
-                spans.extend((local(n.start_byte), local(n.end_byte))
+                masks.extend((local(n.start_byte), local(n.end_byte))
                              for n in caps.get("mask", ()))
+                opaque.extend((local(n.start_byte), local(n.end_byte))
+                              for n in caps.get("opaque", ()))
                 link_nodes.extend(caps.get("link", ()))
+            # Code spans by CommonMark's rule, not tree-sitter's (see `code_spans`);
+            # whatever tree-sitter found starting inside one is code text.
+            code = code_spans(blank(text, spans), sorted(opaque)) if b"`" in chunk else []
+            if code:
+                starts = [a for a, _b in code]
+                masks = [m for m in masks + opaque if not _in_spans(m, code, starts)]
+                link_nodes = [n for n in link_nodes if not _in_spans(
+                    (local(n.start_byte), local(n.end_byte)), code, starts)]
+            else:
+                masks += opaque
+            spans.extend(masks + code)
         elif b"`" in chunk:
             spans.extend(code_spans(blank(text, spans)))
         masked = blank(text, spans)
@@ -234,7 +276,7 @@ class InlineScanner:
                                 parsed[node.start_byte - 1:node.start_byte] == b" " and
                                 src[node.start_byte - 1:node.start_byte] == b"!")
             if hit is not None:
-                hits.markdown.append(hit)
+                hits.markdown.append(_pasted_into(hit, text, masked) or hit)
         if "#" in masked:
             tag_text = blank(masked, hits.wikilinks) if hits.wikilinks else masked
             # "Preceded by whitespace" means in the source, not after blanking: in
@@ -296,6 +338,34 @@ def _markdown_hit(node: Node, local: Callable[[int], int], text: str,
         dest = ""
     raw = text[a:local(node.end_byte)]
     return MarkdownHit(a, raw, label or "", dest, image or node.type == "image")
+
+
+def _pasted_into(hit: MarkdownHit, text: str, masked: str) -> MarkdownHit | None:
+    """The link around `hit` when `hit` is a whole destination: `[t]([https://x](https://x))`
+    (a URL pasted onto a selected link text in an editor that writes `[url](url)`).
+    CommonMark reads one link whose destination is `[https://x](https://x)`;
+    tree-sitter-markdown only the inner one. The outer link is the one written, and it
+    leads nowhere: it is returned, so the checks can report it (KB107)."""
+    if hit.embed:
+        return None
+    a, b = hit.start, hit.start + len(hit.raw)
+    i = a
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    if text[i - 2:i] != "](":
+        return None
+    j = b
+    while j < len(text) and text[j] in " \t":
+        j += 1
+    if text[j:j + 1] != ")":
+        return None
+    close = i - 2
+    open_ = masked.rfind("[", 0, close)
+    if open_ < 0 or "]" in masked[open_ + 1:close] or "\n" in masked[open_:close]:
+        return None
+    embed = open_ > 0 and text[open_ - 1] == "!"
+    start = open_ - embed
+    return MarkdownHit(start, text[start:j + 1], text[open_ + 1:close], hit.raw, embed)
 
 
 def _ranges(start: int, end: int, holes: list[tuple[int, int]], start_point: Point,

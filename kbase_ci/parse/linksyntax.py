@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from kbase_ci.errors import UsageError
-from kbase_ci.model import Link
+from kbase_ci.parsed import Link
 
 # A URL scheme; one letter followed by `:` is a Windows drive (`C:\x`), not a scheme.
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
@@ -57,8 +57,8 @@ def _clean_dest(dest: str) -> str:
     dest = dest.strip()
     if dest.startswith("<"):
         end = dest.find(">")
-        if end > 0:
-            return dest[1:end]
+        if end > 0:  # `< https://x.org>`: spaces inside the brackets are no part of it
+            return dest[1:end].strip()
     m = _TITLE.search(dest)
     if m is not None:
         dest = dest[:m.start()]

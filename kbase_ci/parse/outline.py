@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kbase_ci.model import Heading, ParsedNote
+    from kbase_ci.parsed import Heading, ParsedNote
 
 
 @dataclass(frozen=True, slots=True)

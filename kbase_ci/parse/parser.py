@@ -13,13 +13,14 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any
 
-from tree_sitter import Node, Parser
+from tree_sitter import Node, Parser, Point
 
-from kbase_ci.model import BlockId, Diagnostic, Heading, Link, ParsedNote, Tag, note_title
 from kbase_ci.parse.frontmatter import YamlMemo, parse_frontmatter
 from kbase_ci.parse.grammar import BLOCK
 from kbase_ci.parse.inline import CharIndex, Hits, InlineScanner, worth_scanning
 from kbase_ci.parse.linksyntax import markdown_link, wikilink_from_raw
+from kbase_ci.parse.suppressions import find_suppressions
+from kbase_ci.parsed import BlockId, Diagnostic, Heading, Link, ParsedNote, Tag, note_title
 
 # Only these are descended into. Everything else is handled (or skipped) whole, so we
 # never visit the thousands of punctuation leaves inside long inline nodes; a tree-sitter
@@ -34,6 +35,7 @@ _ONLY_BLOCK_ID = re.compile(rb"\s*\^([A-Za-z0-9-]+)\s*")
 _EMPTY_ROW = re.compile(rb"^([ \t>]*)(\|[ \t|]*)$", re.MULTILINE)
 _ATX_CLOSE = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _CONTINUATION = "block_continuation"
+_CODE_BLOCKS = frozenset({"fenced_code_block", "indented_code_block"})
 
 
 class _Lines:
@@ -120,6 +122,8 @@ class _NoteBuilder:
         self.block_ids: list[BlockId] = []
         self._stack: list[Heading] = []
         self._in_comment = False
+        self.code_rows: set[int] | None = set() if "kbase-ignore" in text else None
+        """1-based lines of code blocks, gathered only when a suppression may be there."""
 
     def run(self, block: Parser, scanner: InlineScanner) -> None:
         tree = block.parse(self.src)
@@ -147,7 +151,9 @@ class _NoteBuilder:
             elif kind == "pipe_table":
                 self._table(node, scanner)
             elif kind == "link_reference_definition" and not self._in_comment:
-                self._refdef(node)
+                self._refdef(node, scanner)
+            elif kind in _CODE_BLOCKS and self.code_rows is not None:
+                self.code_rows.update(range(node.start_point.row + 1, node.end_point.row + 2))
             while not cursor.goto_next_sibling():
                 if not cursor.goto_parent():
                     return
@@ -159,10 +165,12 @@ class _NoteBuilder:
         if self._in_comment or worth_scanning(self.src[inline.start_byte:inline.end_byte]):
             self._block_id(self._unit(inline, scanner, _holes(inline)), inline)
 
-    def _unit(self, node: Node, scanner: InlineScanner, holes: list[tuple[int, int]]) -> Hits:
-        start = node.start_byte
-        hits = scanner.scan(self.src, start, node.end_byte, holes, node.start_point,
-                            self._in_comment)
+    def _unit(self, node: Node, scanner: InlineScanner, holes: list[tuple[int, int]],
+              start: int | None = None, point: Point | None = None) -> Hits:
+        """Scan `node` as inline text (from byte `start` at `point`, when given)."""
+        if start is None or point is None:
+            start, point = node.start_byte, node.start_point
+        hits = scanner.scan(self.src, start, node.end_byte, holes, point, self._in_comment)
         self._in_comment = hits.in_comment
         lines = self.lines
         base = lines.char_offset(start)
@@ -235,18 +243,31 @@ class _NoteBuilder:
                 if self._in_comment or worth_scanning(self.src[cell.start_byte:cell.end_byte]):
                     self._unit(cell, scanner, [])
 
-    def _refdef(self, node: Node) -> None:
+    def _refdef(self, node: Node, scanner: InlineScanner) -> None:
         label = dest = None
         for child in node.named_children:
             if child.type == "link_label":
                 label = self.src[child.start_byte:child.end_byte].decode("utf-8", "replace")
             elif child.type == "link_destination":
                 dest = self.src[child.start_byte:child.end_byte].decode("utf-8", "replace")
-        if label is None or dest is None or label.startswith("[^"):  # footnotes
+        if label is not None and label.startswith("[^"):
+            self._footnote(node, scanner)
+            return
+        if label is None or dest is None:
             return
         raw = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace").strip()
         line, col = self.lines.at(self.lines.char_offset(node.start_byte))
         self.links.append(markdown_link(raw, label[1:-1], dest, False, line, col))
+
+
+    def _footnote(self, node: Node, scanner: InlineScanner) -> None:
+        """`[^1]: [[Target]]`: CommonMark reads a reference definition (label `^1`,
+        destination `[[Target]]`), Obsidian a footnote whose text holds a link; its text
+        after the label is scanned like a paragraph."""
+        label = node.child(0)
+        if label is None:
+            return
+        self._unit(node, scanner, _holes(node), label.end_byte, label.end_point)
 
 
 def _starts_block_id(hits: Hits, k: int, line_start: int) -> bool:
@@ -314,6 +335,8 @@ def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000,
     builder.run(block, scanner)
 
     links = sorted([*fm.links, *builder.links], key=lambda ln: (ln.line, ln.col))
+    quiet = () if builder.code_rows is None else find_suppressions(
+        text, builder.code_rows, fm.end_line + 1)
     return ParsedNote(
         path=path,
         title=title,
@@ -327,4 +350,5 @@ def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000,
         diagnostics=tuple(diags),
         size=size,
         lines=_count_lines(text),
+        suppressions=quiet,
     )

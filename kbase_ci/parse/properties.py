@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kbase_ci.errors import UsageError
-from kbase_ci.model import Link
 from kbase_ci.parse.linksyntax import closing_bracket, link_from_raw, wikilink_spans
+from kbase_ci.parsed import Link
 
 Finder = Callable[[str, str, tuple[int, int]], "tuple[int, int] | None"]
 """(key, text, (row, col) to search from) -> (row, col) of `text` in the raw YAML of
@@ -48,15 +48,16 @@ def _strings_in_order(value: Any) -> Iterator[str]:
 
 def property_links(data: dict[str, Any], find: Finder) -> list[Link]:
     """The links of a note's properties, each located where its text is in the YAML
-    (line 2 is the first line after `---`); a value YAML re-spelled (escapes, folding)
-    is placed at the start of its key."""
+    (line 2 is the first line after `---`), as written with YAML's quoting escapes
+    (`'[[it''s]]'`, `"[[a \\"b\\"]]"`); a value YAML re-spelled otherwise (`\\u0062`,
+    folding) is placed at its first `[`, else at the start of its key."""
     links: list[Link] = []
     for key, value in data.items():
         cursor = (0, 0)
         for text in _strings_in_order(value):
             if not property_link(text):
                 continue
-            pos = find(key, text, cursor)
+            pos = _locate(find, key, text, cursor)
             row, col = pos if pos is not None else (find(key, "", (0, 0)) or (0, 0))
             if pos is not None:
                 cursor = (row, col + len(text))
@@ -66,3 +67,17 @@ def property_links(data: dict[str, Any], find: Finder) -> list[Link]:
                 continue
             links.append(dataclasses.replace(link, frontmatter_key=key))
     return links
+
+
+def _locate(find: Finder, key: str, text: str, cursor: tuple[int, int]
+            ) -> tuple[int, int] | None:
+    """Where `text` is written under `key`: as it is, in single quotes (`'` doubled),
+    in double quotes (JSON's escapes are YAML's), else the first `[` from `cursor`."""
+    import json
+
+    spellings = [text, text.replace("'", "''"), json.dumps(text, ensure_ascii=False)[1:-1]]
+    for spelled in dict.fromkeys(spellings):
+        pos = find(key, spelled, cursor)
+        if pos is not None:
+            return pos
+    return find(key, "[", cursor)

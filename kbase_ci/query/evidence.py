@@ -7,7 +7,7 @@ that does not depend on how a ranker scales or fuses scores:
 - `idf_coverage`: the share of the query's IDF mass those terms carry (a query matched
   only on "tree" in a URL covers little of "BKD tree spatial indexing");
 - `semantic`: where the hit's cosine falls in the index's background distribution, the
-  best cosine that random queries reach in this index (kbase_ci.index.background).
+  best cosine that random queries reach in this index (kbase_ci.index.cosinebaseline).
 
 A hit below `low` is not an answer; when none is left, search says "not found" and
 shows these near-misses. The thresholds (`RULE`) come from `python -m bench.confidence`
@@ -21,8 +21,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kbase_ci.index.background import percentile
 from kbase_ci.index.blocks import Background, Tokenizer
+from kbase_ci.index.cosinebaseline import percentile
 from kbase_ci.query.answer import Record
 from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.overlay import tokenize

@@ -33,7 +33,7 @@ from kbase_ci.vault.files import NoteFile, Vault
 from kbase_ci.vault.scanner import scan as scan_notes
 
 if TYPE_CHECKING:
-    from kbase_ci.model import ParsedNote
+    from kbase_ci.parsed import ParsedNote
 
 
 class Freshness(Record):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kbase_ci.model import Heading, ParsedNote
 from kbase_ci.parse.frontmatter import split as split_frontmatter
 from kbase_ci.parse.outline import sections, split_lines
+from kbase_ci.parsed import Heading, ParsedNote
 from kbase_ci.query.budget import estimate_tokens
 from kbase_ci.query.traverse import Reached
 from kbase_ci.query.view import QueryView

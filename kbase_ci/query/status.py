@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from kbase_ci.index.scopes import states
 from kbase_ci.query.answer import IndexInfo, Record, ScopeRef
 from kbase_ci.query.view import QueryView
@@ -70,7 +67,7 @@ def status_answer(view: QueryView) -> StatusAnswer:
     fresh = view.fresh
     return StatusAnswer(
         Source(view.source.origin, view.source.location,
-               str(root) if view.source.origin != "memory" else None),
+               str(root) if view.source.origin != "temporary" else None),
         m.format_version, m.kbase_version, encode(m.counts), size,
         Model(emb.model, emb.dim, emb.reason),
         Changed(list(fresh.changed), list(fresh.added), list(fresh.deleted),
@@ -84,13 +81,9 @@ def _scopes(view: QueryView) -> list[ScopeState] | list[ScopeRef]:
     scope = view.index_info().scope
     if scope is not None:
         return [scope]
-    if view.source.origin == "memory":
+    if view.source.origin == "temporary":
         return []
-    return [_state(s) for s in states(view.source.reader.root, view.vault.config.scopes.named)]
-
-
-def _state(s: Mapping[str, Any]) -> ScopeState:
-    main = s["main_index"]
-    return ScopeState(s["name"], s["stale"], s["why"], s["reason"],
-                      MainIndex(main.get("digest"), main.get("source_commit"))
-                      if isinstance(main, dict) else None, s["notes"])
+    return [ScopeState(s.name, s.stale, s.why, s.reason,
+                       MainIndex(s.main_index.digest, s.main_index.source_commit)
+                       if s.main_index is not None else None, s.notes)
+            for s in states(view.source.reader.root, view.vault.config.scopes.named)]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from kbase_ci.query import evidence as ev
 from kbase_ci.query.answer import Record, json_field
 from kbase_ci.query.filters import has_tag
-from kbase_ci.query.focus import chunk_text, focus, snippet
+from kbase_ci.query.snippets import chunk_text, focus, snippet
 from kbase_ci.query.view import QueryView
 
 if TYPE_CHECKING:

@@ -17,11 +17,11 @@ from kbase_ci.index.layout import (
 from kbase_ci.index.manifest import IndexManifest
 from kbase_ci.index.reader import IndexReader
 from kbase_ci.index.rowfile import int_table
-from kbase_ci.model import BlockId, Heading, ParsedNote
 from kbase_ci.parse.outline import note_text
+from kbase_ci.parsed import BlockId, Heading, ParsedNote
 from kbase_ci.query.answer import IndexInfo, Record, ScopeRef
+from kbase_ci.query.discovery import IndexSource
 from kbase_ci.query.freshness import Freshness, assess
-from kbase_ci.query.location import IndexSource
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import Resolver
 
@@ -258,14 +258,13 @@ class QueryView:
         raise UsageError(f"no note named {text}{self._suggest(text)}")
 
     def _suggest(self, text: str) -> str:
-        from rapidfuzz import process
+        # Lazy: only a name no note has needs the name search.
+        from kbase_ci.query.namesearch import Named, suggest
 
-        names = {n.title: n.path for n in self.notes.values()}
-        for n in self.notes.values():
-            for a in n.aliases:
-                names.setdefault(a, n.path)
-        best = process.extractOne(text, list(names), score_cutoff=50)
-        return f"; did you mean {best[0]}?" if best else ""
+        near = suggest(text, [Named(n.title, n.aliases, tuple(h[1] for h in n.headings))
+                              for n in self.notes.values()],
+                       stemmer=self.vault.config.index.stemmer)
+        return f"; did you mean {', '.join(near)}?" if near else ""
 
     # -- links ---------------------------------------------------------------------------
     def _from_index(self, number: int) -> LinkInfo:

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kbase_ci.checks.checker import CheckReport
-from kbase_ci.model import Finding
 from kbase_ci.parse.outline import split_lines
+from kbase_ci.parsed import Finding, Severity
 from kbase_ci.report.escape import command_data, command_property, terminal_text
 from kbase_ci.report.terminal import paint, severity_style
 
@@ -60,7 +60,7 @@ def _source_line(root: Path, f: Finding, cache: dict[str, list[str]]) -> str | N
     return lines[f.line - 1].expandtabs(1)
 
 
-def summary_line(report: CheckReport) -> str:
+def summary_line(report: CheckReport, fail_on: Severity = "error") -> str:
     walk = " (not a git repository: directory walk)" if report.mode == "walk" else ""
     fixed = ""
     if report.fixed:
@@ -69,15 +69,35 @@ def summary_line(report: CheckReport) -> str:
                  f"rewrote them in the work tree in this run ({', '.join(files[:5])}"
                  f"{' ...' if len(files) > 5 else ''}); stage the fix (`git add`) and "
                  "commit again")
+    old = len(report.pre_existing)
+    pre = f"{old} pre-existing (not blocking; --all-findings shows them)" if old else ""
+    checked = f"{report.checked} of {report.notes} notes checked"
     if not report.findings:
         clean = "no other problems" if report.fixed else "no problems"
-        return f"kbase: {report.checked} of {report.notes} notes checked, {clean}{walk}{fixed}"
-    return (f"kbase: {report.errors} error(s), {report.warnings} warning(s) in "
-            f"{len({f.path for f in report.findings})} file(s); {report.checked} of "
-            f"{report.notes} notes checked{walk}{fixed}")
+        if pre:
+            clean = f"no new problems, {pre}"
+        return f"kbase: {checked}, {clean}{walk}{fixed}"
+    counts = f"{report.errors} error(s), {report.warnings} warning(s)"
+    if report.new_only:
+        counts = f"{len(report.findings)} new ({counts})"
+    in_files = len({f.path for f in report.findings})
+    quiet = ""
+    if not report.failing(fail_on):
+        quiet = " (not failing: warnings fail with --fail-on warning)"
+    old_ones = f", {pre}" if pre else ""
+    return f"kbase: {counts} in {in_files} file(s){quiet}{old_ones}; {checked}{walk}{fixed}"
 
 
-def to_json(report: CheckReport) -> dict[str, Any]:
+def untracked_notice(report: CheckReport) -> str | None:
+    """A note for the named files git does not track yet (checked as they are on disk)."""
+    if not report.untracked:
+        return None
+    shown = ", ".join(report.untracked[:5]) + (" ..." if len(report.untracked) > 5 else "")
+    return (f"kbase: {len(report.untracked)} untracked file(s) checked as they are in the "
+            f"work tree (`git add` to commit them; other untracked notes resolve too): {shown}")
+
+
+def to_json(report: CheckReport, fail_on: Severity = "error") -> dict[str, Any]:
     by_code = Counter(f.code for f in report.findings)
     return {
         "version": JSON_VERSION,
@@ -87,15 +107,21 @@ def to_json(report: CheckReport) -> dict[str, Any]:
             "errors": report.errors,
             "warnings": report.warnings,
             "by_code": dict(sorted(by_code.items())),
+            "fail_on": fail_on,
+            "failing": report.failing(fail_on),
+            "new_only": report.new_only,
+            "pre_existing": len(report.pre_existing),
         },
         "ignored_args": list(report.ignored_args),
+        "untracked": list(report.untracked),
         "findings": [f.to_json() for f in report.findings],
         "fixed": [f.to_json() for f in report.fixed],
+        "pre_existing": [f.to_json() for f in report.pre_existing],
     }
 
 
-def write_json(report: CheckReport, out: TextIO) -> None:
-    json.dump(to_json(report), out, indent=2, ensure_ascii=False)
+def write_json(report: CheckReport, out: TextIO, fail_on: Severity = "error") -> None:
+    json.dump(to_json(report, fail_on), out, indent=2, ensure_ascii=False)
     out.write("\n")
 
 

@@ -9,8 +9,8 @@ from typing import Any
 from urllib.parse import quote
 
 from kbase_ci import __version__
-from kbase_ci.checks.registry import all_codes
-from kbase_ci.model import Finding
+from kbase_ci.checks.registry import all_codes, default_severities
+from kbase_ci.parsed import Finding
 from kbase_ci.report.findings import display_path
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -18,6 +18,7 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 def to_sarif(findings: Sequence[Finding], root: Path, repo_root: Path | None) -> dict[str, Any]:
     codes = all_codes()
+    defaults = default_severities()
     rule_ids = list(codes)
     rules = [
         {
@@ -25,7 +26,7 @@ def to_sarif(findings: Sequence[Finding], root: Path, repo_root: Path | None) ->
             "name": f"{check}/{code}",
             "shortDescription": {"text": text},
             "fullDescription": {"text": text},
-            "defaultConfiguration": {"level": "error"},
+            "defaultConfiguration": {"level": defaults[code]},
             "properties": {"tags": ["markdown", check]},
         }
         for code, (check, text) in codes.items()

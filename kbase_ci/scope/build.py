@@ -189,9 +189,9 @@ def build_declared(root: Path, index_dir: Path,
     if progress is not None and declared:
         progress("scopes", len(declared), len(declared))
     for st in states(index_dir):
-        if st["name"] not in declared and st["stale"]:
-            lines.append(f"scope {st['name']}: stale (ad hoc, built from the previous "
-                         f"index): rebuild it with `kbase scope build {st['name']} ...` "
+        if st.name not in declared and st.stale:
+            lines.append(f"scope {st.name}: stale (ad hoc, built from the previous "
+                         f"index): rebuild it with `kbase scope build {st.name} ...` "
                          "and its selectors")
     return tuple(lines)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from kbase_ci.index import shardbuild
 from kbase_ci.index.chunks import chunk_note, embed_text
 from kbase_ci.index.reader import IndexReader
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 
 if TYPE_CHECKING:
     import numpy as np

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from kbase_ci.index.layout import NoteRow
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.globs import match as glob_match
 from kbase_ci.vault.scopeconfig import ScopeSpec, Selector
 from kbase_ci.vault.yamlconfig import close_matches

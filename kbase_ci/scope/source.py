@@ -13,12 +13,12 @@ from kbase_ci.index.manifest import MANIFEST_NAME
 from kbase_ci.index.reader import IndexReader, open_index
 from kbase_ci.index.scopes import light_note, scope_dir, state
 from kbase_ci.index.shards import DomainRule
-from kbase_ci.query.location import FETCH_COMMAND, IndexSource, committed, open_source
+from kbase_ci.query.discovery import FETCH_COMMAND, IndexSource, committed, open_source
 from kbase_ci.scope.select import NoteFacts, selected
 from kbase_ci.vault.scopeconfig import ScopeSpec, check_name
 
 if TYPE_CHECKING:
-    from kbase_ci.model import ParsedNote
+    from kbase_ci.parsed import ParsedNote
     from kbase_ci.vault.files import Vault
 
 class ScopeMember:
@@ -52,7 +52,7 @@ class ScopeMember:
 def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
                       stale_ok: bool = False) -> IndexSource:
     """The scope NAME of an index found as `open_source` finds it (`--index DIR`, else
-    `.kbase/`, the index branches, FETCH_HEAD, a bounded fetch: `location.committed`):
+    `.kbase/`, the index branches, FETCH_HEAD, a bounded fetch: `discovery.committed`):
     the first of those that holds it. Missing or stale (unless `stale_ok`): UsageError
     (exit 2)."""
     check_name(name)
@@ -65,15 +65,14 @@ def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
         if not (scope_dir(folder, name) / MANIFEST_NAME).is_file():
             continue
         info = state(folder, name, vault.config.scopes.named)
-        if info["stale"] and not stale_ok:
-            raise UsageError(str(info["reason"]))
+        if info.stale and not stale_ok:
+            raise UsageError(str(info.reason))
         reader = open_index(scope_dir(folder, name), git_dir=vault.git_dir)
         block = reader.manifest.scope
         if block is None:
             raise IndexFormatError(f"{scope_dir(folder, name)}: not a scoped index")
         return IndexSource(reader, main.origin, f"{main.location} scope {name}",
-                           scope={"name": name, "stale": info["stale"],
-                                  "reason": info["reason"]},
+                           scope={"name": name, "stale": info.stale, "reason": info.reason},
                            member=ScopeMember(vault, main.reader, block))
     declared = sorted(vault.config.scopes.named)
     hint = f" (declared in .kbase.yml: {', '.join(declared)})" if declared else ""
@@ -84,7 +83,7 @@ def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
 
 def main_index_dir(vault: Vault, index_dir: Path | None = None) -> Path:
     """The main index folder a scope is cut from (and built into): `--index DIR`, else
-    `.kbase/`, else the published index as queries find it (`location.committed`: the
+    `.kbase/`, else the published index as queries find it (`discovery.committed`: the
     index branches, FETCH_HEAD, a bounded fetch), in its folder under the git dir. A
     fresh clone builds its scopes there without a local `kbase index`."""
     if index_dir is not None:

@@ -6,4 +6,4 @@ locks (filelock), `generations` lets a reader keep the folder generation it open
 `hubcache` finds models in the Hugging Face cache, `downloads` fetches them
 (huggingface_hub, capped and timed out through `hubclient`), `threads` tunes BLAS
 threads (threadpoolctl). Nothing else in kbase renames, locks, makes temp files or
-downloads (import-linter and tests/test_architecture.py check that)."""
+downloads (import-linter and tests/unit/test_architecture.py check that)."""

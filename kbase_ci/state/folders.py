@@ -6,7 +6,7 @@
   deleted (`is_our_temp`);
 - `fresh_dir`: an unmarked, uniquely named folder inside the git dir (git never looks
   there), for a branch written out before it is renamed into place;
-- `Scratch`: a marked folder in the system temp folder for an index built in memory,
+- `Scratch`: a marked folder in the system temp folder for an index a query builds for itself,
   removed when dropped or at exit, or by the next one when its process was killed;
 - `spool`: an anonymous temp file (deleted when closed) to feed a process.
 """

@@ -3,7 +3,7 @@ parse cache (`<git dir>/kbase/state.sqlite`), one table per memo.
 
 - `config` (kbase_ci.vault.files): `.kbase.yml`'s settings as JSON, by the sha256 of
   the file, its path and kbase's version;
-- `remote_miss` (kbase_ci.query.location): when a remote last had no index branch, by
+- `remote_miss` (kbase_ci.query.discovery): when a remote last had no index branch, by
   the remote's name;
 - `validated` (kbase_ci.index.integrity): the index manifests validated or built here,
   by their sha256;
@@ -27,6 +27,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
@@ -145,8 +146,13 @@ def _file_id(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-_STORES: dict[tuple[int, str], StateStore] = {}
+_STORES: OrderedDict[tuple[int, str], StateStore] = OrderedDict()
 _STORES_LOCK = threading.Lock()
+# Stores kept open at once (three descriptors each: the file, its WAL and shared memory).
+# A process that visits many repositories (a test run, a library user) closes the least
+# recently used instead of running out of descriptors; one closed that is used again
+# opens its file again.
+_OPEN_STORES = 8
 
 
 def state_store(folder: Path | None) -> StateStore:
@@ -164,4 +170,7 @@ def state_store(folder: Path | None) -> StateStore:
             found = None
         if found is None:
             found = _STORES[key] = StateStore(folder)
+            while len(_STORES) > _OPEN_STORES:
+                _STORES.popitem(last=False)[1].close()
+        _STORES.move_to_end(key)
         return found

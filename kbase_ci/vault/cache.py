@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from kbase_ci.model import PARSER_VERSION, ParsedNote
+from kbase_ci.parsed import PARSER_VERSION, ParsedNote
 from kbase_ci.state.database import close_quietly, open_database
 from kbase_ci.vault.notestore import NoteSummary, summarize
 

@@ -19,14 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import ConfigError
+from kbase_ci.vault.globs import match
 from kbase_ci.vault.notetypes import BUILTIN, NoteTypes
 from kbase_ci.vault.userregex import compile_pattern
-from kbase_ci.vault.yamlconfig import Pos, build_section, item_pos, value_pos
+from kbase_ci.vault.yamlconfig import Pos, build_section, item_pos, key_pos, value_pos
 
 if typing.TYPE_CHECKING:
     from kbase_ci.vault.scopeconfig import ScopeSpec
 
 CONFIG_NAME = ".kbase.yml"
+Level = typing.Literal["error", "warning", "off"]
+"""How much a finding weighs: fails a check, is reported, or is not reported."""
 
 
 @dataclass(frozen=True)
@@ -58,16 +61,70 @@ class LinksConfig:
     """Check `[text](note.md)` links as well as wikilinks."""
     ignore_targets: tuple[str, ...] = ()
     """Globs of link targets never reported as unresolved (`templates/*`)."""
+    unresolved: Level = "error"
+    """Links to notes that do not exist (KB101/KB102 naming a note, not an attachment)
+    and that no rename or deletion in this change broke: a forward link to a note not
+    yet written. `warning` reports without failing, `off` not at all."""
+    unresolved_per_path: dict[str, Level] = field(default_factory=dict)
+    """path glob -> `unresolved` for the notes it matches (the first matching glob, in
+    the order written, wins): `ideas/**: off`."""
+
+    def unresolved_at(self, path: str) -> Level:
+        """The `unresolved` level for links written in note `path`."""
+        for glob, level in self.unresolved_per_path.items():
+            if match(glob, path):
+                return level
+        return self.unresolved
 
 
 @dataclass(frozen=True)
 class ChecksConfig:
-    """`checks:` in `.kbase.yml`: which checks run."""
+    """`checks:` in `.kbase.yml`: which checks run, and how much each finding weighs."""
 
     select: tuple[str, ...] = ()
     """Codes or check names to run (empty: all)."""
     ignore: tuple[str, ...] = ()
     """Codes or check names to skip."""
+    severity: dict[str, Level] = field(default_factory=dict)
+    """Code, code prefix or check name -> `error`, `warning` or `off` (not run)."""
+    per_path: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """path glob -> codes, code prefixes or check names not reported in matching notes."""
+    where: dict[str, Pos] = field(default_factory=dict, compare=False, repr=False,
+                                  metadata={"config": False})
+    """(line, col) of each word above, by `select[i]`, `severity.WORD`, `per_path.GLOB[i]`,
+    so the checks can place an unknown code (they know the codes; this layer does not).
+    Empty when the settings came from the config memo: `load_config` again to place."""
+
+    def words(self) -> list[tuple[str, str]]:
+        """(word, its key in `where`) for every code or check name these settings name."""
+        return [*((w, f"select[{i}]") for i, w in enumerate(self.select)),
+                *((w, f"ignore[{i}]") for i, w in enumerate(self.ignore)),
+                *((w, f"severity.{w}") for w in self.severity),
+                *((w, f"per_path.{g}[{i}]") for g, ws in self.per_path.items()
+                  for i, w in enumerate(ws))]
+
+    @classmethod
+    def from_config(cls, value: Any, display: str, where: str, pos: Pos) -> ChecksConfig:
+        section: ChecksConfig = build_section(cls, value, display, where, pos)
+        if not hasattr(value, "lc"):  # plain data (the config memo): no positions
+            return section
+        found: dict[str, Pos] = {}
+        for name in ("select", "ignore"):
+            seq = value.get(name)
+            at = value_pos(value, name, pos)
+            for i in range(len(getattr(section, name))):
+                found[f"{name}[{i}]"] = item_pos(seq, i, at) if isinstance(seq, list) else at
+        sev = value.get("severity")
+        for word in section.severity:
+            found[f"severity.{word}"] = key_pos(sev, word)
+        paths = value.get("per_path")
+        for glob, words in section.per_path.items():
+            seq = paths.get(glob) if isinstance(paths, dict) else None
+            at = value_pos(paths, glob, pos)
+            for i in range(len(words)):
+                found[f"per_path.{glob}[{i}]"] = (item_pos(seq, i, at) if isinstance(seq, list)
+                                                  else at)
+        return dataclasses.replace(section, where=found)
 
 
 @dataclass(frozen=True)
@@ -270,5 +327,14 @@ def _with_digest(cfg: Config) -> Config:
                 for f in dataclasses.fields(cfg)
                 # Scopes do not change the main index: declaring one must not make it stale.
                 if f.name not in _SKIP_FIELDS and f.name != "scopes"}
+    for section, keys in _NOT_INDEXED.items():
+        for key in keys:
+            settings[section].pop(key, None)
     blob = json.dumps(settings, sort_keys=True, default=list).encode()
     return dataclasses.replace(cfg, digest=hashlib.sha256(blob).hexdigest())
+
+
+_NOT_INDEXED = {"checks": ("severity", "per_path", "where"),
+                "links": ("unresolved", "unresolved_per_path")}
+"""Settings that weigh findings but change nothing an index holds: left out of the
+digest, so adopting them (or moving their lines) does not make an index stale."""

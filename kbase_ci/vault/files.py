@@ -79,7 +79,7 @@ class Vault:
         if rev is not None and self.repo_root is None:
             raise UsageError(f"cannot read revision {rev}: {root} is not in a git repository")
         if config is None and rev is not None and config_path is None:
-            config = _config_at(root, rev)
+            config = config_at(root, rev)
         self.config = config if config is not None else _load_config(root, config_path,
                                                                      self.git_dir)
         self._content: dict[str, bytes] = {}
@@ -391,7 +391,7 @@ def _remember_config(raw: bytes, cfg: Config, store: StateStore, digest: str) ->
         return
 
 
-def _config_at(root: Path, rev: str) -> Config:
+def config_at(root: Path, rev: str) -> Config:
     shas = {e.path: e.sha for e in ls_tree(root, rev, [CONFIG_NAME])}
     if CONFIG_NAME not in shas:
         return parse_config("", f"{rev}:{CONFIG_NAME}")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.globs import any_match
 from kbase_ci.vault.notestore import NoteStore, target_key
 from kbase_ci.vault.resolver import ResolvedLink, Resolver

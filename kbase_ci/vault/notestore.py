@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass
 from typing import overload
 
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 
 
 @dataclass(frozen=True, slots=True)

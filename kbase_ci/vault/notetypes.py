@@ -16,7 +16,7 @@ from kbase_ci.parse.anchors import normalize_heading
 from kbase_ci.vault.globs import any_match
 
 if TYPE_CHECKING:
-    from kbase_ci.model import ParsedNote
+    from kbase_ci.parsed import ParsedNote
 
 FieldKind = Literal["string", "integer", "number", "boolean", "date", "enum", "list",
                     "link", "issue", "ref"]

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal, NamedTuple
 
-from kbase_ci.model import Link, ParsedNote
 from kbase_ci.parse.anchors import HeadingIndex, find_block
+from kbase_ci.parsed import Link, ParsedNote
 from kbase_ci.vault.files import is_hidden
 from kbase_ci.vault.notestore import NoteStore
 

@@ -13,7 +13,6 @@ import re
 from urllib.parse import quote
 
 from kbase_ci.errors import UsageError
-from kbase_ci.model import Link
 from kbase_ci.parse.linksyntax import (
     closing_bracket,
     link_from_raw,
@@ -21,6 +20,7 @@ from kbase_ci.parse.linksyntax import (
     wikilink_from_raw,
     wikilink_spans,
 )
+from kbase_ci.parsed import Link
 from kbase_ci.vault.resolver import Resolver
 
 # Characters a Markdown destination cannot hold literally (or that change its meaning).

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kbase_ci.model import ParsedNote
+from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.cache import ParseCache, cache_key, key_path
 from kbase_ci.vault.files import NoteFile, Vault

@@ -15,7 +15,7 @@ from typing import Any
 
 from kbase_ci.checks.checkcontext import CheckContext, nearest
 from kbase_ci.checks.rules.valuetypes import describe, type_problem
-from kbase_ci.model import Finding, ParsedNote, note_title
+from kbase_ci.parsed import Finding, ParsedNote, note_title
 from kbase_ci.vault.globs import match
 
 CODES = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kbase_ci.checks.checkcontext import CheckContext
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding
 
 CODES = {
     "KB401": "a required section is missing",
@@ -26,6 +26,8 @@ CODES = {
     "KB413": "a file the PR changed is not mentioned by any handover (PR report only)",
     "KB414": "the PR adds or changes no handover (PR report only)",
 }
+WARNINGS = frozenset({"KB408"})
+"""Codes reported as warnings by default (the registry's severity)."""
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kbase_ci.checks.checkcontext import CheckContext
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding
 
 CODES = {
     "KB001": "note is not valid UTF-8 (decoded with replacement characters)",
     "KB002": "file named .md is binary",
     "KB003": "note is larger than vault.max_note_bytes and was not parsed",
 }
+WARNINGS = frozenset({"KB001", "KB003"})
+"""Codes reported as warnings by default (the registry's severity)."""
 
 
 def check(ctx: CheckContext) -> Iterator[Finding]:

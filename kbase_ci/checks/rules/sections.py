@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kbase_ci.checks.checkcontext import CheckContext
-from kbase_ci.model import Finding
+from kbase_ci.parsed import Finding
 
 CODES = {
     "KB111": "link to a heading the target note does not have",

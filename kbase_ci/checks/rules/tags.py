@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from kbase_ci.checks.checkcontext import CheckContext, nearest
 from kbase_ci.errors import ConfigError
-from kbase_ci.model import Finding, ParsedNote, Tag
+from kbase_ci.parsed import Finding, ParsedNote, Tag
 from kbase_ci.vault.config import TagsConfig
 from kbase_ci.vault.globs import match
 from kbase_ci.vault.userregex import compile_pattern
@@ -25,6 +25,8 @@ CODES = {
     "KB204": "note lacks a tag that `tags.required` asks for at its path",
     "KB205": "tag is spelled in another case in other notes (`#Rust` vs `#rust`)",
 }
+WARNINGS = frozenset({"KB205"})
+"""Codes reported as warnings by default (the registry's severity)."""
 
 _UNPARSED = {"KB002", "KB003"}
 """Binary or oversized notes: never parsed, so their tags are unknown, not missing."""

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from kbase_ci.checks.hookshare import may_break_links
+from kbase_ci.checks.hookbatch import may_break_links
 from kbase_ci.cli.common import open_vault, staged_changes_for
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK
 from kbase_ci.git.repo import find_root
@@ -33,6 +33,12 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--jobs", type=int, default=None, help="parser processes (default: "
                    "all cores for large cold scans)")
     p.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
+    p.add_argument("--fail-on", choices=["error", "warning"], default="error",
+                   help="exit 1 on errors only (default), or on warnings too; warnings are "
+                        "reported either way")
+    p.add_argument("--all-findings", action="store_true",
+                   help="with --staged: report and fail on every finding of the checked "
+                        "notes, not only those this commit introduces")
 
 
 def split_words(values: list[str]) -> list[str]:
@@ -52,8 +58,14 @@ def run(args: argparse.Namespace) -> int:
     # Imported here, not above: a commit without Markdown has returned by now, having
     # loaded neither the config nor the check code (~40 ms of a 80 ms hook run).
     from kbase_ci.checks.checker import check_vault
-    from kbase_ci.checks.hookshare import touches_notes
-    from kbase_ci.report.findings import summary_line, write_github, write_json, write_text
+    from kbase_ci.checks.hookbatch import touches_notes
+    from kbase_ci.report.findings import (
+        summary_line,
+        untracked_notice,
+        write_github,
+        write_json,
+        write_text,
+    )
 
     vault = open_vault(args, staged=args.staged)
     if changes is not None:
@@ -65,7 +77,11 @@ def run(args: argparse.Namespace) -> int:
         files = None if args.all or not args.files else list(args.files)
     report = check_vault(vault, files, select=split_words(args.select),
                          ignore=split_words(args.ignore), jobs=args.jobs,
-                         use_cache=not args.no_cache, changes=changes)
+                         use_cache=not args.no_cache, changes=changes,
+                         new_only=not args.all_findings)
+    notice = untracked_notice(report)
+    if notice:
+        print(notice, file=sys.stderr)
     if report.ignored_args and not args.staged:
         # By hand, a mistyped name must not pass silently; under pre-commit, files
         # outside the vault folders are expected and ignored quietly.
@@ -75,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
               f"this vault (outside it, excluded, or untracked): {shown}", file=sys.stderr)
     out = sys.stdout
     if args.format == "json":
-        write_json(report, out)
+        write_json(report, out, args.fail_on)
     elif args.format == "sarif":
         from kbase_ci.report.sarif import to_sarif  # lazy: the rule table is SARIF-only
 
@@ -83,13 +99,13 @@ def run(args: argparse.Namespace) -> int:
         out.write("\n")
     elif args.format == "github":
         write_github(report.findings, vault.root, vault.repo_root, out)
-        print(summary_line(report), file=sys.stderr)
+        print(summary_line(report, args.fail_on), file=sys.stderr)
     else:
         from kbase_ci.report.terminal import color_wanted  # text output only
 
         tty = out.isatty()
         write_text(report, vault.root, out, color=color_wanted(out, args.color),
                    source_lines=tty)
-        print(summary_line(report), file=sys.stderr)
+        print(summary_line(report, args.fail_on), file=sys.stderr)
     # Links `kbase fix` rewrote but nobody staged are still broken in the commit.
-    return EXIT_FINDINGS if report.findings or report.fixed else EXIT_OK
+    return EXIT_FINDINGS if report.failing(args.fail_on) or report.fixed else EXIT_OK

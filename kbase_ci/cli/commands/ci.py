@@ -23,8 +23,10 @@ def add_parser(sub: Any) -> None:
                    help="default: from the event (workflow_run means comment)")
     p.add_argument("--index-branch", default=BRANCH, metavar="BRANCH")
     p.add_argument("--remote", default="origin", help="remote to fetch from and publish to")
-    p.add_argument("--fail-on", choices=["new", "all", "none"], default="new",
-                   help="findings that fail the run: new in this PR (default), all, none")
+    p.add_argument("--fail-on", type=_fail_on, default=("new", "error"), metavar="WHICH",
+                   help="findings that fail the run: new in this PR (default), all, none; "
+                        "and at which severity: error (default) or warning, e.g. "
+                        "`new,warning` (warnings are reported either way)")
     p.add_argument("--comment", action=argparse.BooleanOptionalAction, default=True,
                    help="post or update the PR comment (needs GITHUB_TOKEN)")
     p.add_argument("--comment-author", default=None, metavar="LOGIN",
@@ -52,7 +54,26 @@ def run(args: argparse.Namespace) -> int:
 
     return run_job(JobOptions(
         root=vault_root(args), mode=args.mode, index_branch=args.index_branch,
-        remote=args.remote, fail_on=args.fail_on, comment=args.comment,
+        remote=args.remote, fail_on=args.fail_on[0], fail_level=args.fail_on[1],
+        comment=args.comment,
         comment_author=args.comment_author, out=args.out, artifact=args.artifact,
         model=args.model, base=args.base, head=args.head, annotations=args.annotations,
         no_cache=args.no_cache), os.environ)
+
+
+_SCOPES = ("new", "all", "none")
+_LEVELS = ("error", "warning")
+
+
+def _fail_on(value: str) -> tuple[str, str]:
+    """`new`, `warning`, `all,warning`...: (which findings, from which severity on)."""
+    scope, level = "new", "error"
+    for word in (w.strip() for w in value.split(",") if w.strip()):
+        if word in _SCOPES:
+            scope = word
+        elif word in _LEVELS:
+            level = word
+        else:
+            raise argparse.ArgumentTypeError(
+                f"{word!r} is none of {', '.join(_SCOPES + _LEVELS)}")
+    return scope, level

@@ -7,10 +7,11 @@ import argparse
 import sys
 from typing import Any
 
-from kbase_ci.checks.hookshare import may_break_links
+from kbase_ci.checks.hookbatch import may_break_links
 from kbase_ci.checks.linkfix import FixReport, fix_staged_moves, fix_suggestions
-from kbase_ci.cli.common import open_vault, staged_changes_for
-from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK
+from kbase_ci.cli.common import open_vault, staged_changes_for, vault_root
+from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from kbase_ci.git.repo import rev_commit
 from kbase_ci.report.escape import terminal_text
 from kbase_ci.report.findings import display_path
 
@@ -33,19 +34,30 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--dry-run", action="store_true", help="print the rewrites, change nothing")
     p.add_argument("--suggestions", action="store_true",
                    help="also apply every \"did you mean\" of `kbase check` (broken links, "
-                        "headings, block ids, alias links): each is proven to resolve, but "
-                        "it is a guess, so only on request")
+                        "headings, block ids, alias links, headings the change renamed): "
+                        "each is proven to resolve, but it is a guess, so only on request")
+    p.add_argument("--base", metavar="REV", default=None,
+                   help="repair what was renamed since commit REV (committed or staged), "
+                        "not only in the staged change: after renames committed without "
+                        "the hook (a web editor, --no-verify), e.g. `--base origin/main`")
 
 
 def run(args: argparse.Namespace) -> int:
-    changes = staged_changes_for(args)
+    base = None
+    if args.base is not None:
+        base = rev_commit(vault_root(args), args.base)
+        if not base:
+            raise UsageError(f"--base {args.base}: not a commit in this repository")
+    changes = staged_changes_for(args, base)
     if not may_break_links(changes) and not args.suggestions:
         return EXIT_OK  # hook mode must be cheap when nothing moved
     vault = open_vault(args, staged=args.staged)
     files = list(args.files) or None
     report = FixReport((), (), (), ())
     if may_break_links(changes):
-        report = fix_staged_moves(vault, changes, files, dry_run=args.dry_run)
+        report = fix_staged_moves(vault, changes, files, dry_run=args.dry_run,
+                                  anchors=args.suggestions,
+                                  base=args.base if base is not None else "HEAD")
     if args.suggestions:
         # Read again: the rename fixes may have rewritten notes (unless a dry run).
         vault = vault if args.dry_run or not report.changed else open_vault(

@@ -117,10 +117,10 @@ def _scopes(vault: Any, out: Path, *, rebuild: bool,
         from kbase_ci.scope.build import build_declared  # builds only: scope code is big
 
         return build_declared(vault.root, out, declared, progress=progress)
-    return tuple(f"scope {s['name']}: stale (built from the previous index): rebuild it "
-                 f"with `kbase scope build {s['name']}`" if s.get("why") == "index" else
-                 f"scope {s['name']}: stale ({s['reason']})"
-                 for s in states(out, declared) if s["stale"])
+    return tuple(f"scope {s.name}: stale (built from the previous index): rebuild it "
+                 f"with `kbase scope build {s.name}`" if s.why == "index" else
+                 f"scope {s.name}: stale ({s.reason})"
+                 for s in states(out, declared) if s.stale)
 
 
 def summary(manifest: Manifest, out: Path, built: int, reused: int,

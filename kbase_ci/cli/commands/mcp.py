@@ -34,13 +34,13 @@ def run(args: argparse.Namespace) -> int:
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
     from kbase_ci.git.repo import find_root
     from kbase_ci.mcp.server import serve
-    from kbase_ci.mcp.warm import Warm
+    from kbase_ci.mcp.serverstate import ServerState
 
     root: Path = args.repo or args.root or find_root()
     if not root.is_dir():
         raise UsageError(f"--repo: no folder at {root}")
     if not args.timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}")
-    serve(Warm(root, config_path=args.config, index_dir=args.index, scope=args.scope,
+    serve(ServerState(root, config_path=args.config, index_dir=args.index, scope=args.scope,
                model=args.model, time_limit=args.timeout))
     return EXIT_OK

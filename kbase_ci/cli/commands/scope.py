@@ -111,11 +111,11 @@ def _list(args: argparse.Namespace, declared: dict[str, Any], main_dir: Path) ->
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
     from kbase_ci.index.scopes import states
 
-    built = {s["name"]: s for s in (states(main_dir, declared) if main_dir.is_dir() else [])}
+    built = {s.name: s for s in (states(main_dir, declared) if main_dir.is_dir() else [])}
     rows = [{"name": n, "declared": n in declared,
              "selectors": declared[n].to_json() if n in declared else None,
-             "built": n in built, "stale": built[n]["stale"] if n in built else None,
-             "reason": built[n]["reason"] if n in built else None}
+             "built": n in built, "stale": built[n].stale if n in built else None,
+             "reason": built[n].reason if n in built else None}
             for n in sorted({*declared, *built})]
     if args.format == "json":
         sys.stdout.write(json.dumps({"scopes": rows}, ensure_ascii=False, indent=2) + "\n")

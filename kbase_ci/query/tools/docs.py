@@ -1,6 +1,6 @@
 """docs/mcp.md's tool table, made from the query registry so it cannot drift from the
 tools: `python -m kbase_ci.query.tools.docs` prints it, `--write docs/mcp.md` puts it
-in place (tests/test_query_registry.py fails while the file differs)."""
+in place (tests/unit/query/test_query_registry.py fails while the file differs)."""
 
 from __future__ import annotations
 

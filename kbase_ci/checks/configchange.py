@@ -1,0 +1,46 @@
+"""A commit that changes `.kbase.yml`: which notes the new settings can judge differently.
+
+The staged file is validated when the vault is opened (a bad key is a located KB900,
+exit 2), so `vault.folderz` cannot land. What the new settings mean for notes nobody
+touched is found by checking the notes each changed section can affect, and the
+new-only rule (`newonly`, against HEAD and HEAD's config) then blocks only the findings
+the change introduced: a new `tags.allowed` re-checks the notes with tags; a change to
+which files are notes, how links resolve, or which checks run re-checks every note.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from kbase_ci.errors import KbaseError
+from kbase_ci.git.diff import FileChange
+from kbase_ci.vault.config import CONFIG_NAME, Config
+from kbase_ci.vault.files import Vault, config_at
+from kbase_ci.vault.notestore import NoteStore
+
+_NO_NOTES = frozenset({"index", "embeddings", "scopes", "handover"})
+"""Sections no check reads (`handover.threshold` is `kbase handover check`'s)."""
+
+
+def config_changed(changes: Sequence[FileChange]) -> bool:
+    """Whether this change set adds, edits, moves or deletes the vault's `.kbase.yml`."""
+    return any(CONFIG_NAME in (c.path, c.old_path) for c in changes)
+
+
+def affected_notes(vault: Vault, store: NoteStore) -> list[str]:
+    """The notes whose findings the staged `.kbase.yml` may change from HEAD's."""
+    try:
+        before: Config | None = config_at(vault.root, "HEAD")
+    except KbaseError:  # no HEAD, or HEAD's config was broken: anything may differ
+        before = None
+    after = vault.config
+    changed = {f.name for f in dataclasses.fields(Config) if f.metadata.get("config", True)
+               and (before is None or getattr(before, f.name) != getattr(after, f.name))}
+    changed -= _NO_NOTES
+    if not changed:
+        return []
+    if changed == {"tags"} and before is not None and \
+            before.tags.required == after.tags.required:
+        return [p for p in store.paths if store.summary(p).tags]
+    return list(store.paths)

@@ -1,0 +1,224 @@
+"""Records for the parse stage: what one note says, before anything is resolved.
+
+Names follow the pipeline (zk's habit): a `Link` is what the text says, a
+`ResolvedLink` (in `resolver`) is what it points at. Every position is 1-based;
+columns count Unicode code points, as editors and `path:line:col` readers do.
+All records are frozen and JSON round-trippable (`to_json`/`from_json`) because
+the parse cache and the index store them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# Bump whenever parser output changes for the same input: it keys the parse cache.
+PARSER_VERSION = 3
+
+LinkStyle = Literal["wiki", "markdown"]
+AnchorKind = Literal["none", "heading", "block"]
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """A Markdown heading of a note (ATX or setext)."""
+
+    level: int
+    text: str
+    """Heading text as written, trimmed (closing `#`s of ATX headings removed)."""
+    line: int
+    parents: tuple[str, ...] = ()
+    """Texts of the enclosing headings, outermost first."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockId:
+    """A `^id` block marker, the target of `[[note#^id]]`."""
+
+    id: str
+    line: int
+    """Line of the `^id` marker."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    """A `#tag` in the text or a tag listed in the frontmatter."""
+
+    name: str
+    """Without the leading `#`, case preserved (`Project/Alpha`)."""
+    line: int
+    col: int
+    source: Literal["inline", "frontmatter"] = "inline"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link as written in a note (wiki or Markdown, link or embed), before resolution."""
+
+    style: LinkStyle
+    embed: bool
+    raw: str
+    """The link exactly as written, `![[a#b|c]]` or `[text](a.md#b)`."""
+    target: str
+    """Path part, decoded (percent-decoding for Markdown links); "" for `[[#h]]`."""
+    subpath: str
+    """Everything after the first `#`, decoded; "" when absent."""
+    alias: str | None
+    """Wiki alias or Markdown link text; None when absent."""
+    line: int
+    col: int
+    external: bool = False
+    """A `scheme:` URL; never followed or resolved."""
+    frontmatter_key: str | None = None
+    """Set for wikilinks inside frontmatter property values (`up: "[[Index]]"`)."""
+
+    @property
+    def anchor_kind(self) -> AnchorKind:
+        if not self.subpath:
+            return "none"
+        return "block" if self.subpath.startswith("^") else "heading"
+
+    @property
+    def heading_path(self) -> tuple[str, ...]:
+        """`[[t#h1#h2]]` -> ("h1", "h2"); empty for block or no anchor."""
+        if self.anchor_kind != "heading":
+            return ()
+        return tuple(p for p in self.subpath.split("#") if p)
+
+    @property
+    def block_id(self) -> str | None:
+        return self.subpath[1:] if self.anchor_kind == "block" else None
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A problem found while parsing one note (bad UTF-8, bad YAML, ...)."""
+
+    code: str
+    message: str
+    line: int = 1
+    col: int = 1
+    severity: Severity = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """An inline `<!-- kbase-ignore CODES -->` or `%% kbase-ignore CODES %%` comment."""
+
+    line: int
+    col: int
+    """Where the comment starts."""
+    codes: tuple[str, ...]
+    """Codes, code prefixes or check names as written; empty: every code."""
+    target: int
+    """The line it silences: its own when it shares the line with text, else the next
+    non-blank line; 0 for `kbase-ignore-file` (the whole note)."""
+
+
+def note_title(path: str) -> str:
+    """A note's name as Obsidian shows it: the file name without `.md`."""
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedNote:
+    """Everything the parse stage knows about one note."""
+
+    path: str
+    """Repository-relative POSIX path."""
+    title: str
+    """File name without extension (Obsidian's note name)."""
+    aliases: tuple[str, ...] = ()
+    tags: tuple[Tag, ...] = ()
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    """JSON-safe values only (dates become ISO strings)."""
+    frontmatter_end: int = 0
+    """Last line of the frontmatter block (0 when there is none)."""
+    headings: tuple[Heading, ...] = ()
+    block_ids: tuple[BlockId, ...] = ()
+    links: tuple[Link, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    size: int = 0
+    """Size in bytes of the source."""
+    lines: int = 0
+    suppressions: tuple[Suppression, ...] = ()
+
+    def __hash__(self) -> int:  # frontmatter is a dict; identity by path suffices
+        return hash(self.path)
+
+    def to_json(self) -> list[Any]:
+        """Compact positional form: fast to decode for 10k cached notes."""
+        return [
+            self.path,
+            self.title,
+            list(self.aliases),
+            [[t.name, t.line, t.col, t.source] for t in self.tags],
+            self.frontmatter,
+            self.frontmatter_end,
+            [[h.level, h.text, h.line, list(h.parents)] for h in self.headings],
+            [[b.id, b.line] for b in self.block_ids],
+            [
+                [
+                    ln.style, ln.embed, ln.raw, ln.target, ln.subpath, ln.alias,
+                    ln.line, ln.col, ln.external, ln.frontmatter_key,
+                ]
+                for ln in self.links
+            ],
+            [[d.code, d.message, d.line, d.col, d.severity] for d in self.diagnostics],
+            self.size,
+            self.lines,
+            [[x.line, x.col, list(x.codes), x.target] for x in self.suppressions],
+        ]
+
+    @classmethod
+    def from_json(cls, row: list[Any]) -> ParsedNote:
+        (path, title, aliases, tags, fm, fm_end, heads, blocks, links, diags, size,
+         lines, quiet) = row
+        return cls(
+            path=path,
+            title=title,
+            aliases=tuple(aliases),
+            tags=tuple(Tag(n, ln, c, s) for n, ln, c, s in tags),
+            frontmatter=fm,
+            frontmatter_end=fm_end,
+            headings=tuple(Heading(lv, t, ln, tuple(p)) for lv, t, ln, p in heads),
+            block_ids=tuple(BlockId(i, ln) for i, ln in blocks),
+            links=tuple(Link(*x) for x in links),
+            diagnostics=tuple(Diagnostic(*d) for d in diags),
+            size=size,
+            lines=lines,
+            suppressions=tuple(Suppression(ln, c, tuple(k), t) for ln, c, k, t in quiet),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One reported problem, at `path:line:col`. The only thing checks return."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+    severity: Severity = "error"
+    check: str = ""
+    """Name of the registry entry that produced it (`links`, `tags`, ...)."""
+    suggestion: str | None = None
+    """A replacement the user probably meant (`[[New]]`), when there is one."""
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.line, self.col, self.code, self.message)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "col": self.col,
+            "code": self.code,
+            "check": self.check,
+            "severity": self.severity,
+            "message": self.message,
+            "suggestion": self.suggestion,
+        }

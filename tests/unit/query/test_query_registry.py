@@ -1,0 +1,191 @@
+"""The query registry (kbase_ci.query.tools) is the one declaration of every query: the
+CLI's parsers, the MCP tools and docs/mcp.md's tool table are made from it, so a query
+declared there (here: `echo`, added by a fixture) is a command, a tool and a table row
+at once, checked the same way on both sides; and typed answers read back what they
+print."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+import pytest
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+
+from kbase_ci.cli import queryargs, queryrun
+from kbase_ci.cli.main import COMMANDS, build_parser
+from kbase_ci.errors import UsageError
+from kbase_ci.mcp.server import build_server
+from kbase_ci.mcp.serverstate import ServerState
+from kbase_ci.query.answer import Record, json_field
+from kbase_ci.query.tools import docs, registry
+from kbase_ci.query.tools.spec import Param, Query, Session, fields_of
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+class EchoParams(Record):
+    words: Annotated[str, Param(positional=True, help="what to say", tool="What to say.")]
+    times: Annotated[int, Param(ge=1, tool_le=3, help="how often", tool="How often.")] = 1
+    loud: Annotated[bool, Param(flag="--shout", help="in capitals",
+                                tool="In capitals.")] = False
+    mood: Annotated[str | None, Param(help="a command-line option only")] = None
+
+
+class Echo(Record):
+    said: list[str] = json_field(primary=True)
+    mood: str | None = json_field(default=None, omit=True)
+
+
+def _echo(s: Session, p: EchoParams) -> Echo:
+    return Echo([p.words.upper() if p.loud else p.words] * p.times, p.mood)
+
+
+def _prepare(p: EchoParams) -> EchoParams:
+    if p.times > 1 and not p.words.strip():
+        raise UsageError("--times repeats the words: give some")
+    return p
+
+
+ECHO = Query("echo", ("echo",), help="say the words again",
+             tool="Say the words again, as often as asked: a query declared by a test, to "
+                  "show that one declaration makes a command, a tool and a table row.",
+             when="testing the registry", params=EchoParams, run=_echo,
+             text=lambda a: a.said, found=lambda a: bool(a.said), source=False,
+             prepare=_prepare)
+
+
+@pytest.fixture
+def echo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    declared = registry.declared
+    monkeypatch.setattr(registry, "WORDS", (*registry.WORDS, "echo"))
+    monkeypatch.setattr(registry, "declared",
+                        lambda word: [ECHO] if word == "echo" else declared(word))
+    yield
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kbase")
+    queryargs.add_command(parser.add_subparsers(dest="command"), "echo")
+    return parser
+
+
+def test_a_declared_query_is_a_command(echo: None, capsys: pytest.CaptureFixture[str]) -> None:
+    parser = _parser()
+    assert queryrun.run(parser.parse_args(["echo", "hi", "--times", "2", "--shout",
+                                           "--format", "text"])) == 0
+    assert capsys.readouterr().out == "HI\nHI\n"
+    assert queryrun.run(parser.parse_args(["echo", "hi", "--mood", "calm"])) == 0
+    assert json.loads(capsys.readouterr().out) == {"said": ["hi"], "mood": "calm"}
+    with pytest.raises(UsageError, match="--times must be at least 1, not 0"):
+        queryrun.run(parser.parse_args(["echo", "hi", "--times", "0"]))
+    with pytest.raises(UsageError, match="--times repeats the words"):
+        queryrun.run(parser.parse_args(["echo", " ", "--times", "2"]))
+    assert queryrun.run(parser.parse_args(["echo", "hi", "--times", "5"])) == 0  # CLI: no cap
+
+
+def _call(server: Any, **arguments: Any) -> CallToolResult:
+    async def body() -> CallToolResult:
+        got = await server.call_tool("echo", arguments)
+        assert isinstance(got, CallToolResult)
+        return got
+
+    return anyio.run(body)
+
+
+def _text(result: CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, TextContent)
+    return block.text
+
+
+def test_a_declared_query_is_a_tool(echo: None, tmp_path: Path) -> None:
+    server = build_server(ServerState(tmp_path))
+
+    async def listed() -> dict[str, Any]:
+        return {t.name: t for t in await server.list_tools()}
+
+    tools = anyio.run(listed)
+    assert list(tools)[-1] == "echo"  # in registry order
+    schema = tools["echo"].input_schema
+    assert schema["required"] == ["words"]
+    props = schema["properties"]
+    assert set(props) == {"words", "times", "loud", "max_tokens"}  # `mood`: the CLI's only
+    assert props["times"] == {"default": 1, "description": "How often.", "maximum": 3,
+                              "minimum": 1, "title": "Times", "type": "integer"}
+    assert props["loud"]["description"] == "In capitals." and props["loud"]["default"] is False
+    assert tools["echo"].description == ECHO.tool
+    assert json.loads(_text(_call(server, words="hi", times=2, loud=True))) == {
+        "said": ["HI", "HI"]}
+    with pytest.raises(ToolError, match="times"):  # the schema's bound, as a tool error
+        _call(server, words="hi", times=0)
+    bad = _call(server, words=" ", times=2)  # the declaration's own check, in its words
+    assert bad.is_error and _text(bad) == "times repeats the words: give some"
+
+
+def test_a_declared_query_is_a_docs_row(echo: None) -> None:
+    assert ("| `echo` | `words`; `times` (1; 1-3); `loud` (CLI `--shout`; false) | "
+            "`kbase echo` | testing the registry |") in docs.render()
+
+
+def test_the_docs_table_is_current() -> None:
+    text = (REPO / "docs" / "mcp.md").read_text(encoding="utf-8")
+    assert docs.render() in text, \
+        "docs/mcp.md: run `python -m kbase_ci.query.tools.docs --write docs/mcp.md`"
+
+
+def test_every_query_is_declared_once_and_offered_on_both_sides() -> None:
+    queries = registry.every()
+    assert len({q.name for q in queries}) == len(queries) == 15
+    assert len({q.command for q in queries}) == len(queries)
+    for q in queries:
+        assert q.command[0] in COMMANDS, q.name
+        help_text = _help(q)
+        for f in fields_of(q.params):
+            if f.param.cli and not f.param.positional and not f.param.actions \
+                    and f.name != q.actions:
+                assert f.flag in help_text, (q.name, f.flag)
+            assert f.param.cli or f.param.tool is not None, (q.name, f.name)
+
+
+def _help(q: Query[Any, Any]) -> str:
+    import contextlib
+    import io
+
+    parser = build_parser(q.command[0])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+        parser.parse_args([*q.command, *(["explore"] if q.actions else []), "--help"])
+    return out.getvalue()
+
+
+class Item(Record):
+    path: str
+    title: str | None = json_field(omit=True)
+
+
+class Answer(Record):
+    source: str = json_field(key="from")
+    items: list[Item] | list[str]
+    extra: dict[str, int] | None = json_field(default=None, omit=True)
+
+
+def test_typed_answers_read_back_their_json() -> None:
+    typed = Answer("a", [Item("x.md", None), Item("y.md", "Y")], {"n": 2})
+    data = typed.to_json()
+    assert data == {"from": "a", "items": [{"path": "x.md"}, {"path": "y.md", "title": "Y"}],
+                    "extra": {"n": 2}}
+    assert list(data) == ["from", "items", "extra"]
+    assert Answer.from_json(data) == typed
+    assert Answer.from_json({"from": "b", "items": ["p"]}) == Answer("b", ["p"])
+    with pytest.raises(AttributeError):
+        typed.source = "c"  # type: ignore[misc]
+    for _ in range(40):  # past the point a class compiles its `__init__`
+        assert Item(path="z", title=None).to_json() == {"path": "z"}
+    with pytest.raises(TypeError):
+        Item()  # type: ignore[call-arg]
