@@ -147,6 +147,26 @@ def stopwords() -> tuple[str, ...]:
     return tuple(STOPWORDS_EN)
 
 
+QUESTION_WORDS: dict[str, tuple[str, ...]] = {
+    "english": (
+        "what", "why", "how", "when", "where", "which", "who", "whom", "whose", "does",
+        "do", "did", "doing", "done", "i", "me", "my", "mine", "myself", "we", "us", "our",
+        "you", "your", "can", "could", "should", "would", "might", "must", "shall", "may",
+        "each", "every", "before", "also", "just", "very", "really", "want", "need",
+        "anything", "something", "someone", "there", "here"),
+}
+"""Words of a question's frame, per stemmer language: stopwords at query time only (the
+index keeps them). In a question they are the frame, not the topic: at paragraph grain
+"what", "why", "does", "my" get IDF 3-5.5 and can carry a third of a question's IDF
+mass, so a note holding every content word looked like half an answer. A language
+without a list here gets none (its index's own stopwords still apply)."""
+
+
+def query_stopwords(stop: tuple[str, ...] | list[str], stem_with: str) -> frozenset[str]:
+    """The index's stopwords and the question words of its stemmer's language."""
+    return frozenset(stop).union(QUESTION_WORDS.get(stem_with, ()))
+
+
 def query_terms(text: str, stop: tuple[str, ...] | list[str] | None = None,
                 stem_with: str = STEMMER) -> list[str]:
     """Stemmed terms of a query, stopwords removed: look these up in a shard's vocabulary.

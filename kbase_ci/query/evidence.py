@@ -17,6 +17,8 @@ when ranking, tokens or models change.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,10 +26,13 @@ from typing import Any
 from kbase_ci.index.blocks import Background, Tokenizer
 from kbase_ci.index.cosinebaseline import percentile
 from kbase_ci.query.answer import Record
+from kbase_ci.query.choices import CONFIDENCE
 from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.overlay import tokenize
 
-LEVELS = ("high", "medium", "low")
+LEVELS = CONFIDENCE
+"""A hit's confidence, best first; `none`: the evidence does not make it an answer (it
+is shown all the same: the ranking is never cut)."""
 
 
 class Rule(Record):
@@ -43,7 +48,7 @@ class Rule(Record):
     with its answer."""
 
     idf: tuple[float, float, float] = (0.85, 0.7, 0.5)
-    unknown_weight: float = 2.0
+    unknown_weight: float = 1.0
     terms: float = 0.25
     alone: float = 0.55
     sure: float = 0.75
@@ -109,7 +114,7 @@ class Evidence:
     aliases or one of its headings (a name an agent copied)."""
     chunk: Any = None
     """The chunk hit the evidence comes from (None: a name match only)."""
-    confidence: str | None = None
+    confidence: str = "none"
     fields: list[str] = field(default_factory=list)
 
     def record(self, q: QueryTerms) -> EvidenceRecord:
@@ -132,8 +137,8 @@ def chunk_terms(hit: ChunkHit, terms: Sequence[str]) -> frozenset[str]:
 
 
 def level(idf_cov: float, coverage: float, semantic: float | None, named: bool,
-          rule: Rule = RULE) -> str | None:
-    """The confidence level of this evidence, or None below `low`. `idf_cov` is already
+          rule: Rule = RULE) -> str:
+    """The confidence level of this evidence (`none` below `low`). `idf_cov` is already
     weighted for unknown words (`QueryTerms.coverage`)."""
     if named:
         return "high"
@@ -151,7 +156,13 @@ def level(idf_cov: float, coverage: float, semantic: float | None, named: bool,
         return "medium"
     if (lexical and idf_cov >= floor) or (rescued and idf_cov >= rule.rescue[0]):
         return "low"
-    return None
+    return "none"
+
+
+def lexical_answer(e: Evidence, rule: Rule = RULE) -> bool:
+    """The hit's words alone make it at least `low` (not the semantic rescue)."""
+    words_only = dataclasses.replace(rule, rescue=(math.inf, math.inf))
+    return level(e.idf_coverage, e.coverage, e.semantic, False, words_only) != "none"
 
 
 def judge(chunks: Sequence[ChunkHit], q: QueryTerms, bm25: float | None,
