@@ -132,6 +132,25 @@ class Searcher:
         return [t for t in terms if not any(m.doc_freq(t) for m in self.models.values())
                 and not any(t in f.counts for f in fresh)]
 
+    def note_terms(self, path: str, terms: list[str]) -> frozenset[str]:
+        """The query terms any chunk of the note holds: a changed or new note's from its
+        chunks as a rebuild would make them, an indexed one's from its shard's postings
+        (one bisection pair per term over the note's chunk range)."""
+        if path in self.skip or path in self.view.fresh.added:
+            return frozenset(t for f in self.overlay().fresh if f.chunk.note == path
+                             for t in terms if t in f.counts)
+        number = self.view.number.get(path)
+        if number is None or not terms:
+            return frozenset()
+        reader = self.view.source.reader
+        core = reader.core()
+        model = self.models.get(core["groups"][core["group"][number]][0])
+        first, count = reader.chunk_span(number)
+        if model is None or not count:
+            return frozenset()
+        span = [(first, first + count)]
+        return frozenset(t for t in terms if model.count_in(t, span))
+
     def _keep(self, hits: list[ChunkHit]) -> list[ChunkHit]:
         return rollup(hits, self.pool)
 

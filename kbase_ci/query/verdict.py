@@ -28,6 +28,8 @@ class Searcher(Protocol):
 
     def cosine(self, path: str) -> float | None: ...
 
+    def note_terms(self, path: str, terms: list[str]) -> frozenset[str]: ...
+
     def unknown(self, terms: list[str]) -> list[str]: ...
 
 class Rank(Record):
@@ -156,10 +158,11 @@ def judge(view: QueryView, searcher: Searcher, fused: list[NoteHit], q: ev.Query
         bm25 = n.ranks["bm25"][1] if "bm25" in n.ranks else None
         chunks = searcher.pool.get(n.path, [])
         name = _name_field(view, n.path, query) if n.path in named else None
-        got = ev.judge(chunks, q, bm25, cosine, background, name)
+        held = searcher.note_terms(n.path, q.terms)
+        got = ev.judge(chunks, held, q, bm25, cosine, background, name)
         if got.confidence == "none" and out.judged < HEADING_MAX and \
                 heading_named(view, n.path, query):
-            got = ev.judge(chunks, q, bm25, cosine, background, "heading")
+            got = ev.judge(chunks, held, q, bm25, cosine, background, "heading")
         out.judged += 1
         if len(out.top) < DEPTH:
             out.top.append((n, got))

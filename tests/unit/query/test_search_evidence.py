@@ -5,11 +5,12 @@ nothing are usage errors, not "no results"."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from indexkit import make_tiny_model
-from querykit import paths, published_demo, query
+from querykit import clone, paths, publish_index, published_demo, query
 
 from kbase_ci.query.evidence import RULE, level
 
@@ -124,22 +125,22 @@ def test_filters_match_any_case_and_name_close_ones(demo: Path) -> None:
     assert code == 2 and "did you mean Archive" in err
 
 
-@pytest.mark.parametrize(("idf", "coverage", "semantic", "want"), [
+@pytest.mark.parametrize(("idf", "coverage", "margin", "want"), [
     (1.0, 1.0, None, "high"),
-    (0.72, 0.5, None, "medium"),
-    (0.62, 0.5, None, "low"),
-    (0.52, 0.5, None, "none"),           # lexical evidence alone needs `alone`
-    (0.52, 0.5, 0.95, "low"),          # ...less with vectors that agree
-    (0.62, 0.5, 0.5, "none"),            # shared words without the meaning: vetoed
+    (0.85, 0.5, None, "medium"),
+    (0.65, 0.5, None, "low"),
+    (0.55, 0.5, None, "none"),         # lexical evidence alone needs `alone`
+    (0.72, 0.5, 0.6, "low"),           # with vectors that agree, `low` from 0.7
+    (0.72, 0.5, 0.2, "none"),          # shared words without the meaning: vetoed
     (0.8, 0.6, 0.2, "medium"),         # unless the words are sure enough
-    (0.35, 0.3, 0.995, "low"),         # a paraphrase: few words, close meaning
-    (0.6, 0.3, 0.995, "medium"),
-    (0.1, 0.2, 1.0, "none"),             # meaning alone is no evidence
-    (0.9, 0.2, None, "none"),            # one rare word of a long query
+    (0.35, 0.3, 1.1, "low"),           # a paraphrase: few words, beyond every null query
+    (0.7, 0.3, 1.1, "medium"),
+    (0.1, 0.2, 1.5, "none"),           # meaning alone is no evidence
+    (0.95, 0.2, None, "none"),         # one rare word of a long query
 ])
-def test_confidence_levels(idf: float, coverage: float, semantic: float | None,
+def test_confidence_levels(idf: float, coverage: float, margin: float | None,
                            want: str) -> None:
-    assert level(idf, coverage, semantic, False, RULE) == want
+    assert level(idf, coverage, margin, False, RULE) == want
     assert level(0.0, 0.0, None, True, RULE) == "high"  # the query names the note
 
 
@@ -153,3 +154,22 @@ def test_question_words_are_the_frame_not_the_topic(demo: Path) -> None:
     _, ans, _ = query(demo, "search", "how do I", "--mode", "bm25", "--limit", "1")
     assert ans["verdict"]["reason"] != (
         "the query has only common words (stopwords), and names no note")
+
+
+def test_evidence_is_counted_over_the_whole_note(make_repo: Callable[..., Path],
+                                                 tmp_path: Path) -> None:
+    # 502 and 504 are answered in two paragraphs of one note (two chunks): the note
+    # holds the whole question; before issue 27 its best paragraph spoke for it (half).
+    filler = " ".join(f"word{i}" for i in range(200))
+    src = make_repo({
+        "Gateway.md": f"# Errors\n\n## Bad\n\nA 502 bad gateway. {filler}\n\n"
+                      f"## Slow\n\nA 504 means the upstream timed out. {filler}\n",
+        "Other.md": "# Other\n\nNothing about status codes here.\n"})
+    publish_index(src)
+    cl = clone(src, tmp_path / "clone")
+    code, ans, err = query(cl, "search", "502 or 504", "--mode", "bm25", "--limit", "1")
+    assert code == 0, err
+    ev = ans["results"][0]["evidence"]
+    assert ans["results"][0]["path"] == "Gateway.md"
+    assert ev["matched"] == ["502", "504"] and ev["coverage"] == 1.0
+    assert ans["results"][0]["confidence"] == "high"
