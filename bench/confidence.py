@@ -199,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--vaults", default=",".join(VAULTS))
     ap.add_argument("--features", type=Path, default=None,
                     help="cache of the collected evidence (read if there, else written)")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="fit on what --features holds; collect (and build) nothing")
     args = ap.parse_args(argv)
     data: list[dict[str, Any]] = []
     if args.features is not None and args.features.is_file():
@@ -206,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     have = {(d["vault"], d["tier"]) for d in data}
     for tier in args.tiers.split(","):
         for vault in args.vaults.split(","):
-            if (vault, tier) not in have:
+            if (vault, tier) not in have and not args.cached_only:
                 data.append(collect(args.work, vault, tier))
                 print(f"{vault} {tier}: collected", file=sys.stderr, flush=True)
                 if args.features is not None:
