@@ -213,10 +213,13 @@ def print_table(figures: list[dict[str, Any]]) -> None:
             print(f"| {f['vault']} | {f['tier']} | {kind} | {r['n']} | {' | '.join(cells)} | "
                   f"{r['hybrid']:.3f} | {r['shown']:.3f} | {gap} |")
     print()
-    print("| vault | tier | answerable answered | " + " | ".join(
-        sorted({k for f in figures for k in f["rejected"]})) + " (not answered) |")
+    kinds = sorted({k for f in figures for k in f["rejected"]})
+    print("| vault | tier | answerable answered | " + " | ".join(kinds)
+          + " (not answered) |")
+    print("| --- | --- | --- |" + " --- |" * len(kinds))
     for f in figures:
-        cells = [f"{a}/{n}" for a, n in (f["rejected"][k] for k in sorted(f["rejected"]))]
+        cells = ["{}/{}".format(*f["rejected"][k]) if k in f["rejected"] else ""
+                 for k in kinds]
         print(f"| {f['vault']} | {f['tier']} | {f['answered']}/{f['answerable']} | "
               + " | ".join(cells) + " |")
     print()
@@ -236,7 +239,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tiers", default=",".join(TIERS))
     ap.add_argument("--vaults", default=",".join(VAULTS))
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument("--from-json", type=Path, action="append", default=[],
+                    help="print the table of figures written before (--json), asking nothing")
     args = ap.parse_args(argv)
+    if args.from_json:
+        print_table([f for path in args.from_json
+                     for f in json.loads(path.read_text(encoding="utf-8"))])
+        return 0
     figures = []
     for tier in args.tiers.split(","):
         for vault in args.vaults.split(","):
