@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.errors import UsageError
+from kbase_ci.errors import ModelRefused, UsageError
 from kbase_ci.index import idf as idfmod
 from kbase_ci.index import tokens
 from kbase_ci.index.bm25 import indexed_text
 from kbase_ci.index.chunks import chunk_note, embed_text
 from kbase_ci.index.modelchoice import find_index_model
-from kbase_ci.index.modelfolder import open_embedder
+from kbase_ci.index.modelfolder import load_index_model
 from kbase_ci.index.ranking import rankers_of
 from kbase_ci.query import evidence as ev
 from kbase_ci.query import verdict
@@ -199,7 +199,7 @@ class Searcher:
         if choice is None or choice.path is None:
             return None, notice
         # The index may keep fewer dimensions than the model (`embeddings.dim`).
-        return open_embedder(choice.path, dim=emb.dim), None
+        return load_index_model(choice.path, emb.dim)
 
     def semantic(self, query: str, embedder: Any) -> list[ChunkHit]:
         import numpy as np
@@ -328,7 +328,12 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
                                  "; or use --mode bm25")
             notices.append(notice or _no_vectors(view))
         else:
-            lists["semantic"] = searcher.semantic(query, embedder)
+            try:
+                lists["semantic"] = searcher.semantic(query, embedder)
+            except ModelRefused as exc:  # the model failed on this query (fence)
+                if mode == "semantic":
+                    raise
+                notices.append(f"{exc}: ranked by BM25 only")
     fused, named = ranked(view, query, lists, view.manifest.fusion)
     return Ranking(searcher, fused, named, notices)
 

@@ -163,7 +163,7 @@ def test_answers_equal_the_cli_json(demo: Path, model: Path) -> None:
         ("notes", {"tags": ["howto"]}, ["notes", "--tag", "howto"]),
         ("tags", {"tree": True}, ["tags", "--tree"]),
         ("tags_suggest", {"note": "Getting Started"}, ["tags", "suggest", "Getting Started"]),
-        ("status", {}, ["status"]),
+        ("status", {}, ["status", "--model", str(model)]),  # the server's --model
         ("prerequisites", {"note": "Wikilinks"}, ["prerequisites", "Wikilinks"]),
         ("reading_order", {"start": "Home", "depth": 1},
          ["reading-order", "--from", "Home", "--depth", "1"]),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import Record
 from kbase_ci.query.choices import CONFIDENCE, MODES
-from kbase_ci.query.tools.spec import Param, Query, Session, Tags, none_if_blank
+from kbase_ci.query.tools.spec import MAX_LIMIT, Param, Query, Session, Tags, none_if_blank
 
 if TYPE_CHECKING:
     from kbase_ci.query.search import SearchAnswer
@@ -24,7 +24,8 @@ class SearchParams(Record):
         help="only notes of this domain",
         tool="Only notes of this domain (the top folder, unless configured).")] = None
     tags: Tags = ()
-    limit: Annotated[int, Param(ge=1, tool_le=100, tool="How many notes to return.")] = 5
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=100,
+                                tool="How many notes to return.")] = 5
     snippets: Annotated[bool, Param(
         help="a snippet around the match",
         tool="Add a short text snippet around the match to each hit.")] = False
