@@ -188,13 +188,13 @@ def test_hybrid_with_model_and_fresh_vectors(make_repo: Callable[..., Path],
     publish_index(src, "--model", str(model))
     cl = clone(src, tmp_path / "clone")
     # No shared word: the vectors rank Soil first, but cosine alone is no evidence (the
-    # tiny model's random questions come as close), so it is the nearest miss.
+    # tiny model's random questions come as close): shown first, and no answer.
     code, ans, err = query(cl, "search", "tomato harvest", "--model", str(model))
     assert code == 1, err
-    near = ans["not_found"]["near_misses"]
+    near = ans["results"]
     assert near[0]["path"] == "Soil.md" and ans["notices"] == []
     assert near[0]["evidence"]["cosine"] > near[1]["evidence"]["cosine"]
-    assert ans["not_found"]["tried"]["rankers"] == ["bm25", "semantic"]
+    assert near[0]["confidence"] == "none" and ans["verdict"]["near_topic"] == "Soil.md"
     write(cl, {"Beans.md": "# Beans\n\nbean flower seed plant\n"})
     git(cl, "add", "Beans.md")
     code, ans, _ = query(cl, "search", "seed flower", "--mode", "semantic", "--model",
@@ -217,7 +217,7 @@ def test_semantic_search_on_an_index_with_fewer_dimensions(make_repo: Callable[.
     code, ans, err = query(cl, "search", "tomato harvest", "--mode", "semantic", "--model",
                            str(model), "--limit", "1")
     assert code == 1, err
-    assert ans["not_found"]["near_misses"][0]["path"] == "Soil.md"
+    assert ans["results"][0]["path"] == "Soil.md"
 
 
 def test_index_of_this_exact_commit_is_used_without_listing_the_vault(fresh: Path) -> None:
