@@ -10,6 +10,7 @@ installs the action's package from `github.action_path` (a copy of this reposito
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -139,10 +140,19 @@ def test_composite_action_runs_a_pr_report(tmp_path: Path, venv_bin: Path,
     if "install" in runner.ran[-1].lower() and proc.returncode != 0:
         pytest.skip(f"pip could not install the action's package: {proc.stderr[-300:]}")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert runner.ran == ["locate", "Install kbase-ci", "run"]
+    assert runner.ran == ["locate", "Install kbase-ci", "model-name", "run"]
+    # The model cache is keyed by the model .kbase.yml names (here the default), so a
+    # push run does not download it again.
+    assert runner.steps["model-name"]["model"] == "minishlab/potion-base-8M"
+    assert runner.steps["model-name"]["model-key"].startswith("kbase-model-Linux-")
+    # The `ci` extra alone ran it: no MCP server, no ONNX runtime in the venv.
+    listed = subprocess.run([str(venv_bin / "python"), "-m", "pip", "list", "--format=json"],
+                            capture_output=True, text=True, check=True).stdout
+    names = {d["name"].lower() for d in json.loads(listed)}
+    assert {"numpy", "bm25s", "kbase-ci"} <= names and not names & {"mcp", "onnxruntime"}
     locate = runner.steps["locate"]
     assert locate["parse-cache"].endswith("/.git/kbase")
-    assert locate["pip-key"].startswith("kbase-pip-Linux-py3.12-")
+    assert locate["pip-key"].startswith("kbase-pip-Linux-py3.12-ci-")
     outputs = {k: runner.expand(v["value"]) for k, v in action["outputs"].items()}
     report_dir = Path(outputs["report-dir"])
     assert (report_dir / "report.json").is_file() and (report_dir / "report.sarif").is_file()
