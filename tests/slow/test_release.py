@@ -46,8 +46,7 @@ def test_the_sdist_is_the_package_without_tests(dist: Path) -> None:
     with tarfile.open(sdist) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
     top = {n.split("/")[0] for n in names}
-    assert top == {"LICENSE", "README.md", "pyproject.toml", "PKG-INFO", "setup.cfg",
-                   "kbase_ci", "kbase_ci.egg-info"}, top
+    assert top == {"LICENSE", "README.md", "pyproject.toml", "PKG-INFO", "kbase_ci"}, top
     tracked = subprocess.run(["git", "ls-files", "kbase_ci"], cwd=REPO, capture_output=True,
                              text=True, check=True).stdout.split()
     assert set(tracked) <= names, sorted(set(tracked) - names)
