@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -65,17 +66,21 @@ def measure(rev: str, cache: str) -> dict[str, float]:
         empty = base / "empty"
         _run([sys.executable, "-m", "virtualenv", "-q", str(empty)], base, env)
         floor = _size(_site_packages(empty))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         _run([sys.executable, "-m", "pre_commit", "install-hooks"], vault, env)
         seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         envs = [p for p in (base / "pre-commit").glob("repo*/py_env-*") if p.is_dir()]
         if len(envs) != 1:
             sys.exit(f"expected one hook environment, found {envs}")
         site = _site_packages(envs[0])
         dists = len(list(site.glob("*.dist-info")))
         total = _size(site)
-        return {"seconds": seconds, "mb": (total - floor) / 1e6, "total": total / 1e6,
-                "dists": dists, "sha": float(int(sha[:8], 16))}
+        return {"seconds": seconds, "cpu": cpu, "load": os.getloadavg()[0],
+                "mb": (total - floor) / 1e6, "total": total / 1e6, "dists": dists,
+                "sha": float(int(sha[:8], 16))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     got = measure(args.rev, args.pip_cache)
     print(f"hook environment at {int(got['sha']):08x} ({args.pip_cache} pip cache): "
-          f"{got['seconds']:.1f} s `pre-commit install-hooks`, site-packages "
+          f"{got['seconds']:.1f} s `pre-commit install-hooks` ({got['cpu']:.1f} s CPU, load "
+          f"average {got['load']:.1f}), site-packages "
           f"+{got['mb']:.1f} MB over a fresh virtualenv ({got['total']:.1f} MB in all), "
           f"{int(got['dists'])} distributions")
     return 0
