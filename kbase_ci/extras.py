@@ -55,6 +55,8 @@ def pip_line(extra: str) -> str:
 class MissingExtra(UsageError):
     """A command or module needs an extra that is not installed (exit 2)."""
 
+    kind = "missing-extra"
+
     def __init__(self, who: str, extra: str, absent: list[str]) -> None:
         named = ", ".join(absent[:3]) + (f" and {len(absent) - 3} more" if absent[3:] else "")
         super().__init__(f"{who} needs the `{extra}` extra of kbase-ci ({named} not "

@@ -88,3 +88,12 @@ def test_the_error_is_a_usage_error_ending_with_the_pip_line() -> None:
 def test_an_extra_needs_what_it_includes(extra: str) -> None:
     for part in INCLUDES[extra]:
         assert set(modules(part)) <= set(modules(extra))
+
+
+def test_json_names_the_missing_extra() -> None:
+    from kbase_ci.cli.failure import error_json
+
+    exc = MissingExtra("`kbase mcp`", "mcp", ["mcp"])
+    body = error_json(exc.kind, 2, str(exc), exc)["error"]
+    assert body["kind"] == "missing-extra"
+    assert body["message"].endswith("pip install 'kbase-ci[mcp]'")
