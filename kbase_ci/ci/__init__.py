@@ -8,3 +8,7 @@ annotations, `outputs` writes them; `github` talks to the REST API
 and `comment` keeps one living PR comment; `indexjob` rebuilds and publishes the index
 branch on push; `artifact` reads a report back, as data, in the `workflow_run` companion.
 """
+
+from kbase_ci.extras import require
+
+require("ci", "kbase_ci.ci (`kbase ci`)")

@@ -54,6 +54,24 @@ _BEFORE = ("check", "index", "publish", "handover", "new", "fix", "mv", "ci")
 _AFTER = ("scope", "mcp")
 """The commands of `commands/`, before and after the query commands in `kbase --help`."""
 
+COMMAND_EXTRAS = {"index": "search", "publish": "search", "scope": "search", "ci": "ci",
+                  "mcp": "mcp"}
+"""The extra (kbase_ci.extras) each command of `commands/` needs beyond the core install;
+the query commands need the registry's `EXTRA`. `check`, `fix`, `mv`, `new` and
+`handover` are the core (the pre-commit hooks install nothing else)."""
+
+
+def _require_extra(word: str | None) -> None:
+    """The missing-extra guard, before the command's code is imported (its `--help`
+    works without the extra: the parsers import none of it)."""
+    extra = COMMAND_EXTRAS.get(word or "")
+    if extra is None and word is not None and word not in _BEFORE and word not in _AFTER:
+        from kbase_ci.query.tools.registry import EXTRA as extra  # a query: loaded anyway
+    if extra is not None:
+        from kbase_ci.extras import require  # lazy: a hook run needs no extra
+
+        require(extra, f"`kbase {word}`")
+
 
 def _queries() -> tuple[str, ...]:
     # Lazy: a hook run names `check` and never needs the query registry.
@@ -275,9 +293,10 @@ def _run(args_list: list[str], word: str | None) -> int:
         from kbase_ci.query.trace import enable_from_env  # only when tracing is asked for
 
         enable_from_env()
-    if word not in ("check", "fix"):  # a hook run never downloads a model
-        _show_downloads(args.color)
     try:
+        _require_extra(word)
+        if word not in ("check", "fix"):  # a hook run never downloads a model
+            _show_downloads(args.color)
         return int(_command(args.command).run(args))
     except KbaseError as exc:
         # Lazy: only a failing run loads the escaping and colours. A message may quote a

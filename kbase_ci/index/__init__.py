@@ -18,6 +18,10 @@ imported lazily, only by the functions that need them.
 
 from __future__ import annotations
 
-from kbase_ci.index.manifest import FORMAT_VERSION
+from kbase_ci.extras import require
+
+require("search", "kbase_ci.index (index builds and queries)")
+
+from kbase_ci.index.manifest import FORMAT_VERSION  # noqa: E402  (after the guard)
 
 __all__ = ["FORMAT_VERSION"]

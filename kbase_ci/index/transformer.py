@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import UsageError
+from kbase_ci.extras import require
 
 if TYPE_CHECKING:
     import numpy as np
@@ -98,12 +99,10 @@ class TransformerEmbedder:
         model = onnx_file(folder)
         if model is None:
             raise UsageError(f"{folder}: no model*.onnx and tokenizer.json")
-        try:
-            import onnxruntime as ort
-            from tokenizers import Tokenizer
-        except ImportError as exc:  # an install without the dependency
-            raise UsageError(f"the transformer model in {folder} needs onnxruntime and "
-                             f"tokenizers: {exc}") from None
+        require("transformer", f"the transformer model in {folder}")
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
         self.pooling = pooling(folder)
         self.max_tokens = max_tokens(folder)
         self.prefix = query_prefix(folder)

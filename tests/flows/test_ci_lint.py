@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +115,11 @@ def test_each_workflow_has_the_least_it_needs() -> None:
     assert push["concurrency"]["group"] == "kbase-index-${{ github.ref }}"
     assert push["concurrency"]["cancel-in-progress"] is False
     assert set(push["on"]["push"]) == {"branches"}
-    assert pr["jobs"]["report"]["permissions"] == {"contents": "read"}
+    assert pr["jobs"]["report"]["permissions"] == {"contents": "read",
+                                                   "security-events": "write"}
+    sarif = next(s for s in _steps(pr) if "upload-sarif" in s.get("uses", ""))
+    assert sarif["with"]["sarif_file"].endswith("/report.sarif")
+    assert "head.repo.full_name == github.repository" in sarif["if"]  # forks: read-only
     assert "pull_request" in pr["on"] and "pull_request_target" not in pr["on"]
     assert any("upload-artifact" in s.get("uses", "") for s in _steps(pr))
     assert comment["jobs"]["comment"]["permissions"] == {
@@ -181,3 +186,49 @@ def test_actionlint_catches_script_injection(actionlint: Path, tmp_path: Path) -
                    encoding="utf-8")
     found = _run_actionlint(actionlint, [(".github/workflows/bad.yml", bad)])
     assert any("untrusted" in r["message"] for r in found)
+
+
+def test_publishing_checkouts_persist_no_credentials() -> None:
+    """zizmor's `artipacked`: a checkout that keeps the token in .git/config leaves it
+    to every later step; the action and the matrix merge push with an explicit token."""
+    for path in WORKFLOWS:
+        for step in _steps(_load(path)):
+            if step.get("uses", "").startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False, path.name
+    run = next(s for s in _steps(_load(ACTION)) if s.get("id") == "run")
+    assert "GIT_CONFIG_VALUE_" in run["run"] and "extraheader" in run["run"]
+
+
+def test_every_job_is_named() -> None:
+    for path in WORKFLOWS:
+        for job_id, job in _load(path)["jobs"].items():
+            assert job.get("name"), f"{path.name}: job {job_id} has no name"
+
+
+def _zizmor(*files: Path) -> list[dict[str, Any]]:
+    exe = shutil.which("zizmor") or shutil.which("zizmor", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("zizmor is not installed (the test extra installs it)")
+    proc = subprocess.run([exe, "--offline", "--format", "json", *map(str, files)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.stdout.strip().startswith("["), proc.stderr
+    return list(json.loads(proc.stdout))
+
+
+def test_zizmor_finds_nothing_unsuppressed() -> None:
+    """Its default persona; each deliberate finding is ignored inline with the reason
+    on the same comment (`# zizmor: ignore[audit] why`)."""
+    found = _zizmor(ACTION, *WORKFLOWS)
+    assert found == [], [(f["ident"], f["desc"]) for f in found]
+    for path in [ACTION, *WORKFLOWS]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "zizmor: ignore[" in line:
+                assert len(line.split("]", 1)[1].split()) >= 5, f"{path.name}: no reason: {line}"
+
+
+def test_zizmor_catches_a_dangerous_trigger(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text("on: pull_request_target\npermissions: {}\njobs:\n  a:\n    name: a\n"
+                   "    runs-on: ubuntu-latest\n    permissions: {}\n    steps:\n"
+                   "      - run: echo hi\n", encoding="utf-8")
+    assert "dangerous-triggers" in {f["ident"] for f in _zizmor(bad)}

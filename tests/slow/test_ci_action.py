@@ -10,6 +10,7 @@ installs the action's package from `github.action_path` (a copy of this reposito
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -139,10 +140,17 @@ def test_composite_action_runs_a_pr_report(tmp_path: Path, venv_bin: Path,
     if "install" in runner.ran[-1].lower() and proc.returncode != 0:
         pytest.skip(f"pip could not install the action's package: {proc.stderr[-300:]}")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert runner.ran == ["locate", "Install kbase-ci", "run"]
+    assert runner.ran == ["locate", "Install kbase-ci", "model-name", "run"]
+    # A PR report embeds nothing: no model cache is restored for it.
+    assert runner.steps["model-name"]["model"] == ""
+    # The `ci` extra alone ran it: no MCP server, no ONNX runtime in the venv.
+    listed = subprocess.run([str(venv_bin / "python"), "-m", "pip", "list", "--format=json"],
+                            capture_output=True, text=True, check=True).stdout
+    names = {d["name"].lower() for d in json.loads(listed)}
+    assert {"numpy", "bm25s", "kbase-ci"} <= names and not names & {"mcp", "onnxruntime"}
     locate = runner.steps["locate"]
     assert locate["parse-cache"].endswith("/.git/kbase")
-    assert locate["pip-key"].startswith("kbase-pip-Linux-py3.12-")
+    assert locate["pip-key"].startswith("kbase-pip-Linux-py3.12-ci-")
     outputs = {k: runner.expand(v["value"]) for k, v in action["outputs"].items()}
     report_dir = Path(outputs["report-dir"])
     assert (report_dir / "report.json").is_file() and (report_dir / "report.sarif").is_file()
@@ -166,3 +174,33 @@ def test_bad_comment_input_is_refused_before_running(tmp_path: Path, venv_bin: P
                           cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 2
     assert "::error title=kbase::input comment must be true or false" in proc.stdout
+
+
+def test_a_push_keys_the_model_cache_by_the_configured_model(tmp_path: Path) -> None:
+    """The model cache of an index build is keyed by the model `.kbase.yml` names (the
+    default when it names none), so a push does not download it on every run."""
+    action = YAML(typ="safe").load((REPO / "action.yml").read_text(encoding="utf-8"))
+    step = next(s for s in action["runs"]["steps"] if s.get("id") == "model-name")
+    script = tmp_path / "model.sh"
+    script.write_text(step["run"], encoding="utf-8")
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    keys = []
+    for config in ("", "embeddings:\n  model: acme/other-model\n"):
+        (vault / ".kbase.yml").write_text(config, encoding="utf-8")
+        output = tmp_path / "output"
+        output.write_text("", encoding="utf-8")
+        # `python`: this venv's (kbase installed), as after the action's install step.
+        here = Path(sys.executable).parent
+        env = {"PATH": f"{here}{os.pathsep}{os.environ['PATH']}", "KBASE_MODEL": "",
+               "KBASE_MODE": "auto", "GITHUB_EVENT_NAME": "push", "RUNNER_OS": "Linux",
+               "KBASE_WORKING_DIRECTORY": str(vault), "GITHUB_OUTPUT": str(output),
+               "HOME": str(tmp_path)}
+        proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail",
+                               str(script)], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, check=False)
+        assert proc.returncode == 0, proc.stderr
+        got = dict(line.split("=", 1) for line in output.read_text().splitlines())
+        keys.append((got["model"], got["model-key"]))
+    assert keys[0][0] == "minishlab/potion-base-8M" and keys[1][0] == "acme/other-model"
+    assert keys[0][1] != keys[1][1] and keys[0][1].startswith("kbase-model-Linux-")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 
 from ruamel.yaml import YAML
 
@@ -10,6 +11,8 @@ from kbase_ci.cli.main import COMMANDS, build_parser
 from tests.conftest import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
+PROJECT_URLS = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))[
+    "project"]["urls"]
 
 
 def _hook_ids() -> list[str]:
@@ -68,3 +71,28 @@ def test_ci_runs_the_linters_beside_the_tests() -> None:
         line = ci[ci.rindex("\n", 0, at) + 1:ci.index("\n", at)]
         assert "failed+=" in line, f".ci/run ignores a failure of {linter}: {line}"
     assert "exit 1" in ci.split("failed+=")[-1]
+
+
+def test_readme_links_work_on_pypi() -> None:
+    """PyPI shows README.md without the repository around it: a relative link breaks
+    there. Every link is absolute, and one into this repository names a file it has."""
+    home = "https://github.com/kbase-ci/kbase-ci/"
+    assert PROJECT_URLS["Source"] + "/" == home
+    links = re.findall(r"\]\(([^)\s]+)\)", README)
+    assert len(links) > 20
+    for link in links:
+        if link == "note.md":  # the `.kbase.yml` sample's comment, not a link
+            continue
+        assert link.startswith(("https://", "#")), f"relative link in README.md: {link}"
+        if link.startswith(home):
+            rel = re.sub(r"^(blob|tree)/main/", "", link.removeprefix(home)).split("#")[0]
+            assert (REPO / rel).exists(), f"README.md links to a missing file: {link}"
+
+
+def test_ci_smoke_tests_the_install_on_the_other_pythons() -> None:
+    """`pip install .` and `kbase check` on 3.12 and 3.13 when present, a failure
+    counted, an absence said (docs/release.md)."""
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "for v in 3.12 3.13; do" in ci
+    assert 'smoke "$v" "$py" || failed+=("python$v")' in ci
+    assert "fixtures/demo-vault check --all" in ci and "is skipped" in ci

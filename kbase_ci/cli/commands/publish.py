@@ -12,7 +12,6 @@ from typing import Any
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from kbase_ci.git.indexbranch import BRANCH
 from kbase_ci.git.repo import find_root, toplevel
-from kbase_ci.index.publish import describe, publish
 
 
 def add_parser(sub: Any) -> None:
@@ -57,6 +56,9 @@ def _rebuild(args: argparse.Namespace, out_dir: Path) -> Callable[[], None]:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Lazy: `kbase --help` builds this parser in a core install (no search extra).
+    from kbase_ci.index.publish import describe, publish
+
     root: Path = args.root if args.root is not None else find_root()
     repo = toplevel(root.resolve())
     if repo is None:

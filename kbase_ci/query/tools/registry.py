@@ -20,6 +20,9 @@ WORDS = ("search", "read", "links", "backlinks", "explore", "context", "graph", 
 """`handover` is a command of its own (`handover check`); its `latest` is a query."""
 COMMANDS = WORDS[:-1]
 """The words whose whole command is made from the registry."""
+EXTRA = "search"
+"""What every query command and tool needs beyond the core install (kbase_ci.extras):
+they answer from the index. `handover latest` reads the notes, so the core has it."""
 
 
 def declared(word: str) -> list[Query[Any, Any]]:
