@@ -23,9 +23,9 @@ from typing import Any
 
 from kbase_ci.index.blocks import Background, Tokenizer
 from kbase_ci.index.cosinebaseline import percentile
-from kbase_ci.query.answer import Record
 from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.overlay import tokenize
+from kbase_ci.typedjson import Record
 
 LEVELS = ("high", "medium", "low")
 

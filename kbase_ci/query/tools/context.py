@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import Record
 from kbase_ci.query.choices import STRATEGIES
 from kbase_ci.query.tools.spec import BUDGET, MAX_TOKENS, Param, Query, Session, none_if_blank
+from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.bundle import Bundle
