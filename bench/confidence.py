@@ -29,7 +29,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +139,7 @@ def features(view: Any, case: Case, mode: str, embedder: Any) -> list[Hit]:
                            KEEP, floor=False)
     gone = set(r.searcher.unknown(q.terms))
     unknown = sum(q.idf[t] for t in gone) / q.mass if q.mass else 0.0
-    plain = replace(RULE, unknown_weight=1.0)
+    plain = RULE._replace(unknown_weight=1.0)
     return [Hit(n.path, q.coverage(e.matched, plain), e.coverage, e.semantic,
                 e.named is not None, e.cosine, unknown) for n, e in judged.hits]
 
@@ -176,8 +176,8 @@ def _grid(base: Any) -> Iterable[Any]:
     for low, alone, sure, veto, rescue in itertools.product(
             (0.5, 0.55, 0.6), (0.55, 0.6, 0.65), (0.7, 0.75, 0.85), (0.8, 0.9, 0.95),
             (0.97, 0.99, 1.01)):
-        yield replace(base, idf=(base.idf[0], base.idf[1], low), alone=alone, sure=sure,
-                      veto=veto, rescue=(base.rescue[0], rescue))
+        yield base._replace(idf=(base.idf[0], base.idf[1], low), alone=alone, sure=sure,
+                            veto=veto, rescue=(base.rescue[0], rescue))
 
 
 def main() -> None:

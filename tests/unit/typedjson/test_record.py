@@ -34,7 +34,7 @@ class Leaf(Record, kw_only=True):
     name: str = "x"
 
 
-class Block(Leaf):
+class Block(Leaf, kw_only=True):
     child: Leaf | None = json_field(default=None, omit=True)
 
 
@@ -52,7 +52,7 @@ def test_a_record_is_frozen_and_compared_and_hashed_by_its_fields() -> None:
     with pytest.raises(AttributeError):
         a.path = "b.md"  # type: ignore[misc]
     with pytest.raises(AttributeError):
-        del a.path  # type: ignore[misc]
+        del a.path
     assert a._replace(score=2.0) == Item("a.md", "A", 2.0) and a.score == 1.5
 
 
@@ -61,16 +61,20 @@ def test_defaults_factories_and_argument_errors() -> None:
     assert one.extra is None and one.tags == () and one.root == "."
     assert one.seen == [] and one.seen is not two.seen  # a factory: a new list each time
     assert Answer.tags == () and "items" not in Answer.__dict__  # as a dataclass's class
-    for bad in (lambda: Item(), lambda: Item("a", None, 1.0, 2),  # type: ignore[call-arg]
-                lambda: Item("a", None, nope=1),  # type: ignore[call-arg]
-                lambda: Item("a", None, path="b")):  # type: ignore[misc]
+    bad: list[tuple[Any, ...]] = [(), ("a", None, 1.0, 2)]
+    for args in bad:
         with pytest.raises(TypeError):
-            bad()
+            Item(*args)
+    for kwargs in ({"nope": 1}, {"path": "b"}):
+        with pytest.raises(TypeError):
+            Item("a", None, **kwargs)
 
 
 def test_kw_only_records_and_subclasses() -> None:
     with pytest.raises(TypeError):
-        Block(3)  # type: ignore[misc]
+        Block(3)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        Wider(3)  # type: ignore[call-arg]  # kw_only inherited
     w = Wider(dim=2, more=5)
     assert Wider._fields == ("dim", "name", "child", "more")
     assert (w.dim, w.name, w.child, w.more) == (2, "x", None, 5)
