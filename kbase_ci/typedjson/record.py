@@ -115,10 +115,11 @@ class Record:
         cls._made = cls._jsoned = 0
         if kw_only is not None:
             cls._kw_only = kw_only
-        # A subclass must not use its parent's compiled methods (they set its fields).
-        if getattr(cls.__init__, "compiled", False):
+        # Each class its own: a subclass must not use its parent's compiled methods (they
+        # set the parent's fields), nor one its parent compiles later.
+        if "__init__" not in ns:
             type.__setattr__(cls, "__init__", Record.__init__)
-        if getattr(cls.to_json, "compiled", False):
+        if "to_json" not in ns:
             type.__setattr__(cls, "to_json", Record.to_json)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

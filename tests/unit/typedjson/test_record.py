@@ -128,6 +128,12 @@ class Node(Record):
     extra: Any = None
 
 
+class Subnode(Node):
+    """Made before its parent compiles: it must not take its parent's methods then."""
+
+    depth: int = 0
+
+
 class Page(Record):
     name: str = json_field(key="from")
     nodes: list[Node] = json_field(primary=True)
@@ -157,10 +163,12 @@ def test_compiled_methods_give_what_the_generic_ones_give() -> None:
     with pytest.raises(AttributeError):
         Node("a").path = "b"  # type: ignore[misc]
 
-    class Subnode(Node):
+    class Late(Node):
         depth: int = 0
 
-    assert Subnode.__init__ is Record.__init__  # not its parent's compiled one
+    for sub in (Subnode, Late):  # made before and after its parent compiled
+        assert sub.__init__ is Record.__init__ and sub.to_json is Record.to_json
+        assert sub("s", None, [], {}, None, 3).depth == 3
     assert Subnode("s", depth=2).to_json() == {"path": "s", "links": [], "weights": {},
                                                 "extra": None, "depth": 2}
 
