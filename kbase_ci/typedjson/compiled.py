@@ -1,18 +1,62 @@
-"""What a `Record` class makes only when it is used: its own `__init__` and `to_json`
-once it has built (or written) `COMPILE_AFTER` instances, a line per field and no loop
-over a plan (a 10k-note `notes` answer: ~1.6 µs a note for both, against ~0.5 µs for
-the dict the answer was before), and `from_json`'s reader."""
+"""The code behind `record.Record` that works on any record class: its values as JSON
+(`jsonable`), its field types, the `__init__` and `to_json` a class compiles once it has
+built (or written) `COMPILE_AFTER` instances (a line per field, no loop over a plan: on a
+10k-note `notes` answer the generic methods cost 3 times as much), and `from_json`'s
+reader. Below `record` (which imports it), so a record class is told here by what it
+declares (`_out`), not by its base."""
 
 from __future__ import annotations
 
+import inspect
+import typing
 from collections.abc import Callable, Mapping
 from types import NoneType, UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from kbase_ci.typedjson.record import PLAIN, Record, field_types, jsonable
+PLAIN = (str, int, float, bool, NoneType)
+"""Values that are their own JSON."""
 
 
-def compile_init(cls: type[Record]) -> Callable[..., None]:
+def jsonable(value: Any) -> Any:
+    """`value` (a record, or what a record holds) as JSON values."""
+    if isinstance(value, PLAIN):
+        return value
+    if isinstance(value, list | tuple):
+        return [v if isinstance(v, PLAIN) else jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: v if isinstance(v, PLAIN) else jsonable(v) for k, v in value.items()}
+    to_json = getattr(value, "to_json", None)  # a record, or one of a layer below's
+    if to_json is not None:
+        return to_json()
+    if isinstance(value, Mapping):
+        return {k: jsonable(v) for k, v in value.items()}
+    raise TypeError(f"no JSON for {type(value).__name__}")
+
+
+_TYPES: dict[type, dict[str, Any]] = {}
+
+
+def field_types(kind: Any) -> dict[str, Any]:
+    """The field types of a record class, `Annotated` kept: its classes' annotations as
+    evaluated when the class was made; `typing.get_type_hints` (which compiles and
+    evaluates each one again) only for a module that keeps them as strings (`from
+    __future__ import annotations`), and once per class."""
+    got = _TYPES.get(kind)
+    if got is None:
+        got = {}
+        for klass in reversed(kind.__mro__):
+            got.update(inspect.get_annotations(klass))
+        if any(isinstance(got[n], str) for n in kind._fields):
+            got = typing.get_type_hints(kind, include_extras=True)
+        _TYPES[kind] = got
+    return got
+
+
+def _is_record(tp: Any) -> bool:
+    return isinstance(tp, type) and hasattr(tp, "_out")
+
+
+def compile_init(cls: Any, generic: Callable[..., None]) -> Callable[..., None]:
     """The `__init__` a frozen dataclass would have: one call sets each field."""
     params: list[str] = []
     body: list[str] = []
@@ -28,7 +72,8 @@ def compile_init(cls: type[Record]) -> Callable[..., None]:
             body.append(f"if {name} is _ABSENT: {name} = _f_{name}()")
         else:
             if after_default and not cls._kw_only:  # no such `def`: stay generic
-                return _keep_generic(cls)
+                cls._made = -(1 << 62)  # never again
+                return generic
             params.append(name)
             continue
         after_default = True
@@ -40,11 +85,6 @@ def compile_init(cls: type[Record]) -> Callable[..., None]:
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.compiled = True  # type: ignore[attr-defined]
     return init
-
-
-def _keep_generic(cls: type[Record]) -> Callable[..., None]:
-    cls._made = -(1 << 62)  # never again
-    return Record.__init__
 
 
 def _bare(tp: Any) -> Any:
@@ -59,7 +99,7 @@ def _plain(tp: Any) -> bool:
     return tp in PLAIN
 
 
-def compile_to_json(cls: type[Record]) -> Callable[[Any], dict[str, Any]]:
+def compile_to_json(cls: Any) -> Callable[[Any], dict[str, Any]]:
     """`to_json` for one record class: a line per field, as its type needs (a string
     as it is, a list of strings copied)."""
     try:
@@ -74,7 +114,7 @@ def compile_to_json(cls: type[Record]) -> Callable[[Any], dict[str, Any]]:
             value = "v"
         elif items and _plain(items[0]):
             value = "list(v)"
-        elif items and isinstance(items[0], type) and issubclass(items[0], Record):
+        elif items and _is_record(items[0]):
             value = "[x.to_json() for x in v]"
         else:
             value = "v if isinstance(v, _PLAIN) else _json(v)"
@@ -90,17 +130,13 @@ def compile_to_json(cls: type[Record]) -> Callable[[Any], dict[str, Any]]:
     return fn
 
 
-def read_back(kind: type[Record], data: Mapping[str, Any]) -> Any:
+def read_back(kind: Any, data: Mapping[str, Any]) -> Any:
     """`kind.from_json(data)`: our own JSON, so the types pick the union's branch and
     nothing is validated (`typedjson.decode` validates JSON from elsewhere)."""
     return _decode(kind, data)
 
 
-def _is_record(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, Record)
-
-
-def _keys(tp: type[Record]) -> tuple[set[str], set[str]]:
+def _keys(tp: Any) -> tuple[set[str], set[str]]:
     """(keys its JSON may have, keys it must have)."""
     out = {key: name for name, key, _ in tp._out}
     omitted = {key for _, key, omit in tp._out if omit}

@@ -11,7 +11,8 @@ import typing
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from kbase_ci.typedjson.record import Record, field_types, jsonable
+from kbase_ci.typedjson.compiled import field_types, jsonable
+from kbase_ci.typedjson.record import Record
 
 T = TypeVar("T")
 Decoder = Callable[[Any], Any]

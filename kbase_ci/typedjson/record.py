@@ -28,8 +28,15 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable, Mapping
-from types import NoneType
 from typing import Any, ClassVar, Self, TypeVar
+
+from kbase_ci.typedjson.compiled import (
+    PLAIN,
+    compile_init,
+    compile_to_json,
+    jsonable,
+    read_back,
+)
 
 COMPILE_AFTER = 32
 """Instances of one record class built (or written as JSON) the generic way before it
@@ -44,8 +51,6 @@ class _Missing:
 MISSING: Any = _Missing()
 """No default (`json_field`; `fields_of` gives it for a required parameter)."""
 R = TypeVar("R", bound="Record")
-PLAIN = (str, int, float, bool, NoneType)
-"""Values that are their own JSON."""
 _ABSENT = object()
 """An argument not given (MISSING may be one: `fields_of` passes it on)."""
 
@@ -126,9 +131,7 @@ class Record:
         cls = type(self)
         cls._made += 1
         if cls._made >= COMPILE_AFTER:
-            from kbase_ci.typedjson.compiled import compile_init
-
-            type.__setattr__(cls, "__init__", compile_init(cls))
+            type.__setattr__(cls, "__init__", compile_init(cls, Record.__init__))
         names = cls._fields
         if args:
             if cls._kw_only or len(args) > len(names):
@@ -180,8 +183,6 @@ class Record:
         cls = type(self)
         cls._jsoned += 1
         if cls._jsoned >= COMPILE_AFTER:
-            from kbase_ci.typedjson.compiled import compile_to_json
-
             type.__setattr__(cls, "to_json", compile_to_json(cls))
         out: dict[str, Any] = {}
         for name, key, omit in cls._out:
@@ -202,46 +203,5 @@ class Record:
     def from_json(cls: type[R], data: Mapping[str, Any]) -> R:
         """The record whose `to_json()` is `data` (a key left out: its default, or None
         for an `omit` field)."""
-        from kbase_ci.typedjson.compiled import read_back
-
         out: R = read_back(cls, data)
         return out
-
-
-def jsonable(value: Any) -> Any:
-    """`value` (a record, or what a record holds) as JSON values."""
-    if isinstance(value, PLAIN):
-        return value
-    if isinstance(value, Record):
-        return value.to_json()
-    if isinstance(value, list | tuple):
-        if value and isinstance(value[0], Record):  # an answer's list of items
-            return [v.to_json() if isinstance(v, Record) else jsonable(v) for v in value]
-        return [v if isinstance(v, PLAIN) else jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: v if isinstance(v, PLAIN) else jsonable(v) for k, v in value.items()}
-    to_json = getattr(value, "to_json", None)  # a record of a layer below (a handover's)
-    if to_json is not None:
-        return to_json()
-    if isinstance(value, Mapping):
-        return {k: jsonable(v) for k, v in value.items()}
-    raise TypeError(f"no JSON for {type(value).__name__}")
-
-
-_TYPES: dict[type, dict[str, Any]] = {}
-
-
-def field_types(kind: type[Record]) -> dict[str, Any]:
-    """The field types of a record, `Annotated` kept: its classes' annotations as
-    evaluated when the class was made; `typing.get_type_hints` (which compiles and
-    evaluates each one again) only for a module that keeps them as strings (`from
-    __future__ import annotations`), and once per class."""
-    got = _TYPES.get(kind)
-    if got is None:
-        got = {}
-        for klass in reversed(kind.__mro__):
-            got.update(inspect.get_annotations(klass))
-        if any(isinstance(got[n], str) for n in kind._fields):
-            got = typing.get_type_hints(kind, include_extras=True)
-        _TYPES[kind] = got
-    return got
