@@ -13,15 +13,22 @@ EXIT_INTERNAL = 3
 
 
 class KbaseError(Exception):
-    """Base for every error kbase reports on purpose."""
+    """Base for every error kbase reports on purpose. `kind` names the class in the JSON
+    error a command prints when its JSON form was asked (docs/json-schema.md, "Errors")."""
+
+    kind = "error"
 
 
 class UsageError(KbaseError):
     """Bad command line, unknown note, impossible request."""
 
+    kind = "usage"
+
 
 class ConfigError(UsageError):
     """`.kbase.yml` is malformed; the message names file, line and key."""
+
+    kind = "config"
 
     def __init__(self, message: str, path: str = ".kbase.yml", line: int = 1,
                  col: int = 1) -> None:
@@ -33,23 +40,33 @@ class UnsafePathError(UsageError):
     """A write would leave the repository, enter `.git`, a submodule or kbase's own index
     folder, go through a symbolic link, or replace a folder kbase does not own."""
 
+    kind = "unsafe-path"
+
 
 class ChangedError(UsageError):
     """A file changed between kbase reading it and replacing it (compare-and-swap)."""
 
+    kind = "changed"
+
 
 class GitError(KbaseError):
     """A git command failed (not a repository, unknown revision, a refused push, ...)."""
+
+    kind = "git"
 
 
 class IndexFormatError(KbaseError):
     """An index artifact is missing, tampered with, forged, or from another format
     version; the message names the file (and, for the manifest, the key)."""
 
+    kind = "index"
+
 
 class GitHubError(KbaseError):
     """A GitHub API call failed after its retry (kbase_ci.ci.github); `status` is the
     HTTP status (0: no response)."""
+
+    kind = "github"
 
     def __init__(self, message: str, status: int = 0) -> None:
         super().__init__(f"GitHub API: {message}")
@@ -59,3 +76,5 @@ class GitHubError(KbaseError):
 class PublishGaveUp(KbaseError):
     """Publishing the index lost every push race (`kbase ci` in index mode; `kbase
     publish` returns its `gave-up` result instead)."""
+
+    kind = "publish-gave-up"

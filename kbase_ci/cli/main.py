@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 from kbase_ci import __version__
 from kbase_ci.collector import collector_off
@@ -119,10 +119,24 @@ class _Formatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width)
 
 
+class _BadCommandLine(SystemExit):
+    """argparse refused the command line (exit 2); `message` is what it said."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(EXIT_USAGE)
+        self.message = message
+
+
 class _Parser(argparse.ArgumentParser):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        # argparse's own output, word for word; the message is kept for the JSON form.
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise _BadCommandLine(f"{self.prog}: {message}")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -224,12 +238,35 @@ def _show_downloads(color: str) -> None:
     report_downloads(display)
 
 
+def json_asked(argv: Sequence[str]) -> bool:
+    """Whether the command line asks for the JSON form (`--format json`): errors then go
+    to stdout as JSON too (kbase_ci.cli.failure). Read from the words themselves, so it
+    holds for a command line argparse refused; `--` ends the options."""
+    for i, word in enumerate(argv):
+        if word == "--":
+            return False
+        if word == "--format=json" or (word == "--format" and argv[i + 1:i + 2] == ["json"]):
+            return True
+    return False
+
+
+def _json_error(kind: str, code: int, message: str, exc: BaseException | None = None) -> None:
+    from kbase_ci.cli.failure import print_json_error  # lazy: only a failing run
+
+    print_json_error(kind, code, message, exc)
+
+
 def _run(args_list: list[str], word: str | None) -> int:
     _tolerant_streams()
     parser = build_parser(word)
+    as_json = json_asked(args_list)
     try:
         args = parser.parse_args(args_list)
-    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help
+    except _BadCommandLine as exc:
+        if as_json:
+            _json_error(UsageError.kind, EXIT_USAGE, exc.message)
+        return EXIT_USAGE
+    except SystemExit as exc:  # argparse exits 0 for --help and --version
         return int(exc.code or 0)
     saved = os.environ.get(OFFLINE_ENV)
     if getattr(args, "offline", False):  # read by the index fetch and model downloads
@@ -252,9 +289,13 @@ def _run(args_list: list[str], word: str | None) -> int:
         red = color_wanted(sys.stderr, args.color)
         print(f"{paint('kbase: error:', 'error', red)} {terminal_text(str(exc))}",
               file=sys.stderr)
+        if as_json:
+            _json_error(exc.kind, exit_code_for(exc), str(exc), exc)
         return exit_code_for(exc)
     except KeyboardInterrupt as exc:
         print("kbase: interrupted", file=sys.stderr)
+        if as_json:
+            _json_error("interrupted", exit_code_for(exc), "interrupted")
         return exit_code_for(exc)
     except BrokenPipeError:  # `kbase ... | head` closed the pipe: not an error
         return 0
@@ -264,6 +305,8 @@ def _run(args_list: list[str], word: str | None) -> int:
         print("kbase: internal error (please report this with the traceback below)",
               file=sys.stderr)
         traceback.print_exc()
+        if as_json:
+            _json_error("internal", EXIT_INTERNAL, "internal error: the traceback is on stderr")
         return EXIT_INTERNAL
     finally:
         if saved is None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from kbase_ci.git.indexbranch import BRANCH
 from kbase_ci.query.tools import registry
-from kbase_ci.query.tools.spec import BUDGET, Arg, Query, fields_of
+from kbase_ci.query.tools.spec import BUDGET, MAX_TOKENS, Arg, Query, fields_of
 
 _TYPES: dict[Any, type] = {int: int, float: float, Path: Path}
 
@@ -125,10 +125,13 @@ def _common(p: argparse.ArgumentParser, query: Query[Any, Any], budget: Arg | No
                        metavar="N", help=budget.param.help)
     elif query.text_budget:
         p.add_argument("--max-tokens", type=int, default=None, metavar="N",
-                       help=BUDGET + " (default: no limit)")
+                       help=BUDGET + f" (default: `query.max_tokens` of .kbase.yml, "
+                            f"{MAX_TOKENS}; 0: no limit)")
     else:
         p.add_argument("--max-tokens", type=int, default=None, metavar="N",
                        help="with --format json: the JSON printed stays within N tokens "
-                            "(lists cut from their end, `truncated` says what went)")
+                            "(lists cut from their end, `truncated` says what went; "
+                            f"default: `query.max_tokens` of .kbase.yml, {MAX_TOKENS}; "
+                            "0: no limit)")
     p.add_argument("--pretty", action="store_true",
                    help="indented JSON (the default on a terminal; compact otherwise)")

@@ -22,6 +22,7 @@ from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.view import QueryView
+    from kbase_ci.vault.config import Config
     from kbase_ci.vault.files import Vault
 
 STREAM_END = 60
@@ -42,6 +43,19 @@ class CliSession:
 
     def vault(self) -> Vault:
         return open_vault(self.args, untracked=True)  # a note just written, not yet added
+
+    def config(self) -> Config:
+        """`.kbase.yml`'s settings: the view's vault's when the query reads the index
+        (its view is opened anyway), else read for this."""
+        if self.query.source:
+            return self.view().vault.config
+        # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+        from kbase_ci.git.repo import find_root
+        from kbase_ci.vault.config import load_config
+
+        root: Path | None = getattr(self.args, "root", None)
+        return load_config(root if root is not None else find_root(),
+                           getattr(self.args, "config", None))
 
     def view(self) -> QueryView:
         if self._view is None:
@@ -81,18 +95,39 @@ def run(args: argparse.Namespace) -> int:
     if args.max_tokens is not None and args.format != "json" and not query.text_budget:
         raise UsageError("--max-tokens bounds the JSON answer: add --format json")
     session = CliSession(args, query)
+    if not query.budgeted:  # (a budgeted query's own parameter has its own default)
+        args.max_tokens = _budget(args, query, session)
     if getattr(params, "stream", False) and query.events is not None:
         return _stream(query.events(session, params), args.max_tokens)
     try:
         answer = query.run(session, params)
     except Nothing as exc:
         print(f"kbase: {exc.message}", file=sys.stderr)
+        if args.format == "json":  # stdout answers in JSON whatever the exit code
+            from kbase_ci.cli.failure import print_json_error  # lazy: only when nothing found
+
+            print_json_error(exc.kind, EXIT_FINDINGS, exc.message, hint=exc.hint)
         return EXIT_FINDINGS
     if query.pictures and args.format in query.pictures:
         _draw(args, query, answer)
     else:
         emit(args, query, answer)
     return EXIT_OK if query.found(answer) else EXIT_FINDINGS
+
+
+def _budget(args: argparse.Namespace, query: Query[Any, Any], session: CliSession
+            ) -> int | None:
+    """The tokens the answer may take: `--max-tokens` (0: no limit), else `.kbase.yml`'s
+    `query.max_tokens` (default 8000, as MCP's tools), so no command floods an agent
+    that did not ask for a budget; a text form without a budget of its own has none."""
+    asked: int | None = args.max_tokens
+    if asked is not None:
+        if asked < 0:
+            raise UsageError(f"--max-tokens must be 0 (no limit) or more, not {asked}")
+        return asked or None
+    if args.format != "json" and not query.text_budget:
+        return None
+    return session.config().query.max_tokens or None
 
 
 def emit(args: argparse.Namespace, query: Query[Any, Any], answer: Record) -> None:

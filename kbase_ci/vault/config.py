@@ -144,6 +144,23 @@ class IndexConfig:
     measured difference."""
 
 
+def _budget(value: Any, display: str, where: str, pos: tuple[int, int]) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"`{where}` must be a whole number of tokens, 0 for no limit, "
+                          f"not {value!r}", display, *pos)
+    return value
+
+
+@dataclass(frozen=True)
+class QueryConfig:
+    """`query:` in `.kbase.yml`: how query commands answer."""
+
+    max_tokens: int = field(default=8000, metadata={"parse": _budget})
+    """The budget of a query command's answer when `--max-tokens` is not given, as MCP's
+    tools default to 8000: lists are cut from their least relevant end and `truncated`
+    says what went. 0: no limit."""
+
+
 @dataclass(frozen=True)
 class EmbeddingsConfig:
     """`embeddings:` in `.kbase.yml`: the vector model."""
@@ -265,6 +282,7 @@ class Config:
     tags: TagsConfig = field(default_factory=TagsConfig)
     frontmatter: FrontmatterConfig = field(default_factory=FrontmatterConfig)
     scopes: ScopesConfig = field(default_factory=ScopesConfig)
+    query: QueryConfig = field(default_factory=QueryConfig)
     source: str | None = field(default=None, metadata={"config": False})
     """Path of the file this came from (None: defaults)."""
     digest: str = field(default="", metadata={"config": False})
@@ -325,8 +343,9 @@ def _with_digest(cfg: Config) -> Config:
     settings = {f.name: dataclasses.asdict(getattr(cfg, f.name))
                 if dataclasses.is_dataclass(getattr(cfg, f.name)) else getattr(cfg, f.name)
                 for f in dataclasses.fields(cfg)
-                # Scopes do not change the main index: declaring one must not make it stale.
-                if f.name not in _SKIP_FIELDS and f.name != "scopes"}
+                # Scopes and query settings do not change the main index: declaring one
+                # must not make it stale.
+                if f.name not in _SKIP_FIELDS and f.name not in ("scopes", "query")}
     for section, keys in _NOT_INDEXED.items():
         for key in keys:
             settings[section].pop(key, None)

@@ -184,7 +184,7 @@ def test_on_a_shared_vault(wiki: Path) -> None:
         if p["why"][0].startswith("linked"):
             users = {b["path"] for b in query(wiki, "backlinks", p["via"])[1]["backlinks"]}
             assert p["backlinks"] >= len(users), p
-    code, order, _ = query(wiki, "reading-order", "--limit", "1000")
+    code, order, _ = query(wiki, "reading-order", "--limit", "1000", "--max-tokens", "0")
     assert code == 0 and order["count"] == len(order["order"]) > 150
     assert _in_order(order)
     code, sugg, _ = query(wiki, "tags", "suggest", "Data Lake")

@@ -132,11 +132,14 @@ class Session(Protocol):
 
 class Nothing(UsageError):
     """No answer at all: the CLI prints `kbase: MESSAGE` and exits 1 (as for an empty
-    answer), a tool's error adds the hint."""
+    answer; with `--format json` also the JSON error of kind `not-found`), a tool's error
+    adds the hint."""
+
+    kind = "not-found"
 
     def __init__(self, message: str, hint: str) -> None:
         super().__init__(f"{message}: {hint}")
-        self.message = message
+        self.message, self.hint = message, hint
 
 
 class Query(Record, Generic[P, A]):
