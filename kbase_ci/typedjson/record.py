@@ -27,6 +27,7 @@ did not move (docs/development.md, "Records").
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import typing
 from collections.abc import Callable, Mapping
@@ -113,6 +114,9 @@ class Record:
                     delattr(cls, name)
                 else:
                     type.__setattr__(cls, name, value)
+            elif isinstance(value, dataclasses.Field):  # would be taken for a default
+                raise TypeError(f"{cls.__name__}.{name}: a Record's field takes "
+                                "json_field(...), not dataclasses.field(...)")
             if value is not MISSING:
                 defaults[name] = value
         cls._fields, cls._defaults, cls._factories, cls._options = \

@@ -173,6 +173,14 @@ def test_compiled_methods_give_what_the_generic_ones_give() -> None:
                                                 "extra": None, "depth": 2}
 
 
+def test_a_dataclass_field_is_refused_not_taken_for_a_default() -> None:
+    import dataclasses
+
+    with pytest.raises(TypeError, match="json_field"):
+        class Bad(Record):
+            items: list[str] = dataclasses.field(default_factory=list)
+
+
 def test_a_parameter_record_keeps_missing_as_a_value() -> None:
     class Arg(Record):
         name: str
