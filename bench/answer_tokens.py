@@ -40,7 +40,7 @@ def main() -> None:
         view = _view(corpus, work)
         sample = random.Random(0).sample(sorted(view.notes), min(150, len(view.notes)))
         texts = [dumps(read_answer(view, p).to_json()) for p in sample]
-        texts += [dumps(search_answer(view, q, limit=10, snippets=True, floor=False).to_json())
+        texts += [dumps(search_answer(view, q, limit=10, snippets=True).to_json())
                   for q in ("list files", "install the plugin", "spell damage",
                             "data pipeline", "compress archive")]
         texts += [dumps(backlinks_answer(view, p).to_json()) for p in sample[:30]]

@@ -1,22 +1,27 @@
-"""Calibrating search confidence: `python -m bench.confidence [--sets NAME...] [--work DIR]`.
+"""Fitting search's verdict and validating it out of sample: `python -m bench.confidence
+[--work DIR] [--tiers ...] [--vaults ...] [--features FILE]`.
 
-Does `kbase search` say "not found" when a vault has nothing on a topic, and answer when
-it does? Per shared vault, with and without vectors (../shared/models/minilm-static-256):
-- answerable questions: the vault's known-answer set in ../shared/corpora/qa/ (tldr-pages:
-  a seeded sample of the hard subset and of page summaries; dnd-5e-srd has none, so a
-  seeded sample of its own section headings stands in), plus paraphrased questions
-  (fixtures/query/paraphrases-*.jsonl, bench/data/paraphrases-*.jsonl);
-- absent topics: bench/data/absent-<vault>.jsonl, 60+ questions about topics the vault
-  does not cover (half near its domain, half far from it; each checked against the
-  vault's words when written).
+The verdict (kbase_ci.query.verdict) says a query is answered when one of the first
+`DEPTH` hits reaches `low` confidence (kbase_ci.query.evidence.level). This script asks
+every question of bench/search_targets.py (the shared natural-*/absent-* sets of three
+vaults; for tldr-pages its hard known-answer subset, our paraphrases and absent topics:
+see that module's docstring) in the same `git clone --single-branch` clones, per tier
+(`static`, `transformer`, `bm25`: the static clone without its model), and keeps each
+question's first hits with the evidence the rule reads (`--features` caches them as
+JSON). Then, leave one vault out: for each vault, the rule's few parameters are chosen on
+the other vaults (both model tiers together; `alone`, the words-only threshold, on the
+BM25-only tier) by balanced accuracy (the mean of "answerable answered" and "absent not
+answered", averaged over vaults and tiers so no vault outweighs another), and reported on
+the held-out vault, beside the figures of the rule fitted on every vault (in sample).
+The rule kbase ships is the one fitted on every vault (`evidence.RULE`).
 
-"Found" is what the command's exit code says: at least one hit at `low` confidence or
-above (exit 0), else exit 1 with `not_found`. Printed per vault and mode: the share of
-answerable questions found (recall of "found"), of absent topics found (false alarms),
-precision of "found" over both sets, and how often a listed answer is among the hits
-kept. `--sweep` also tries other `low` thresholds (the grid in `_grid`), which is how
-`evidence.RULE` was chosen: one rule for every vault and both modes, never tuned per
-vault. Indexes are kept under `--work` (default: a temp folder) for reruns.
+The parameters, all on scales an index carries itself: the IDF coverage a hit needs on
+words (`low`, `alone`), the semantic margin (the hit's cosine against the index's own
+background of null questions: 0 at its median, 1 at its maximum) that vetoes shared words
+without the meaning (`veto`) and that rescues a paraphrase with few shared words
+(`rescue`, with at least `rescue_idf` of the words), the grain the words are counted at
+(the best paragraph, the best two, the whole note) and how many first hits the verdict
+reads (`depth`).
 """
 
 from __future__ import annotations
@@ -24,213 +29,214 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import random
-import shutil
-import subprocess
-import tempfile
+import math
+import sys
+from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-QA = SHARED / "corpora" / "qa"
-DATA = ROOT / "bench" / "data"
-MODEL = SHARED / "models" / "minilm-static-256"
-SETS = ("obsidian-tasks-docs", "data-engineering-wiki", "dnd-5e-srd", "tldr-pages")
-KEEP = 20
-"""Hits judged per query (the ranking's first ones, as a search with the default limit
-walks them)."""
-_GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@kbase.invalid",
-        "-c", "commit.gpgsign=false", "-c", "gc.auto=0"]
+from bench.search_targets import MODELS, NO_MODEL, TIERS, VAULTS, clone_of, open_view, questions
+
+MAX_DEPTH = 3
+GRAINS = ("chunk", "two", "note")
 
 
-@dataclass(frozen=True)
-class Case:
-    kind: str
-    query: str
-    answers: frozenset[str]
-    absent: bool
-
-
-@dataclass(frozen=True)
-class Hit:
-    path: str
-    raw: float
-    """IDF coverage with unknown words weighted as any other word."""
-    cov: float
-    sem: float | None
-    named: bool
-    cosine: float | None
-    unknown: float
-    """The share of the query's IDF mass in terms no chunk holds."""
-
-    def idf(self, rule: Any) -> float:
-        """IDF coverage as `rule` weighs unknown words (`QueryTerms.coverage`)."""
-        return float(self.raw / (1 + (rule.unknown_weight - 1) * self.unknown))
-
-
-def _load(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
+def _note_sets(view: Any, path: str, terms: list[str]) -> list[frozenset[str]]:
+    """The query terms each chunk of an indexed note holds (the shard's postings)."""
+    reader = view.source.reader
+    number = view.number[path]
+    core = reader.core()
+    model = reader.bm25(core["groups"][core["group"][number]][0])
+    first, count = reader.chunk_span(number)
+    if model is None:
         return []
-    return [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines()
-            if ln.strip()]
+    return [frozenset(t for t in terms if model.contains(t, first + i)) for i in range(count)]
 
 
-def _view(corpus: str, work: Path) -> Any:
-    from kbase_ci.index.build import build_index
-    from kbase_ci.index.reader import open_index
-    from kbase_ci.query.discovery import IndexSource
-    from kbase_ci.query.view import QueryView
-    from kbase_ci.vault.files import Vault
+def _grains(q: Any, sets: list[frozenset[str]]) -> dict[str, tuple[float, float]]:
+    """(IDF coverage, term coverage) of the best chunk, the best two, the note."""
+    terms = q.terms
+    mass = q.mass
 
-    repo, out = work / corpus, work / f"{corpus}-index"
-    if not (repo / ".git").is_dir():
-        shutil.rmtree(repo, ignore_errors=True)
-        shutil.copytree(SHARED / "corpora" / corpus / "vault", repo)
-        for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "corpus"]):
-            subprocess.run([*_GIT, *cmd], cwd=repo, check=True)
-    vault = Vault(repo)
-    build_index(vault, out, model=MODEL)  # incremental: reuses what is there
-    return QueryView(vault, IndexSource(open_index(out), "dir", str(out)))
+    def cov(have: frozenset[str]) -> tuple[float, float]:
+        got = sum(q.idf.get(t, 0.0) for t in have)
+        return (got / mass if mass > 0 else 0.0, len(have) / len(terms) if terms else 0.0)
+
+    ranked = sorted(sets, key=lambda s: -sum(q.idf.get(t, 0.0) for t in s))
+    empty: frozenset[str] = frozenset()
+    return {"chunk": cov(ranked[0] if ranked else empty),
+            "two": cov(empty.union(*ranked[:2])),
+            "note": cov(empty.union(*ranked))}
 
 
-def _headings(view: Any, n: int) -> list[dict[str, Any]]:
-    """Section headings of two words or more as questions about their note (a vault
-    without a known-answer set)."""
+def collect(work: Path, vault: str, tier: str) -> dict[str, Any]:
+    """Every question's first `MAX_DEPTH` hits (hybrid, as `kbase search` ranks) with
+    their evidence at each grain, and the index's background."""
+    from kbase_ci.index.cosinebaseline import margin
+    from kbase_ci.query import verdict
+    from kbase_ci.query.search import Searcher, rank
+
+    view = open_view(clone_of(work, vault, tier))
+    model = MODELS["static" if tier == "bm25" else tier]
+    kw: dict[str, Any] = {"model": model}
+    if tier == "bm25":
+        kw["model_notice"] = NO_MODEL
+    else:
+        kw["embedder"] = Searcher(view, model).embedder()[0]
+    bg = None if tier == "bm25" else view.manifest.background
     rows = []
-    for info in view.notes.values():
-        for level, text, _ in info.headings:
-            if level >= 2 and len(text.split()) >= 2:
-                rows.append({"kind": "heading", "query": text, "answers": [info.path]})
-    rows.sort(key=lambda r: (r["query"], r["answers"][0]))
-    return random.Random(0).sample(rows, min(n, len(rows)))
+    for row in questions(vault):
+        query = row["query"]
+        r = rank(view, query, mode="hybrid", **kw)
+        q = r.searcher.terms(query)
+        judged = verdict.judge(view, r.searcher, r.fused, q, query, set(r.named), [], None,
+                               MAX_DEPTH)
+        hits = []
+        for n, e in judged.top:
+            sets = _note_sets(view, n.path, q.terms) if n.path in view.number else []
+            hits.append({"path": n.path, "named": e.named is not None, "cosine": e.cosine,
+                         "margin": None if e.cosine is None else margin(e.cosine, bg),
+                         **{g: list(v) for g, v in _grains(q, sets).items()}})
+        rows.append({"kind": row["kind"], "query": query, "answers": row["answers"],
+                     "hits": hits})
+    return {"vault": vault, "tier": tier, "rows": rows}
 
 
-def cases(corpus: str, view: Any, tldr: int) -> list[Case]:
-    rows = _load(QA / f"{corpus}.jsonl")
-    if corpus == "tldr-pages":
-        rows = _load(QA / "tldr-en.jsonl")
-        hard = [r for r in rows if r["kind"] == "example" and r.get("unique")
-                and not r.get("mentions_command")]
-        summary = [r for r in rows if r["kind"] == "summary"]
-        rows = (random.Random(0).sample(hard, tldr)
-                + random.Random(1).sample(summary, tldr // 4))
-    if not rows:
-        rows = _headings(view, 300)
-    rows += _load(ROOT / "fixtures" / "query" / f"paraphrases-{corpus}.jsonl")
-    rows += _load(DATA / f"paraphrases-{corpus}.jsonl")
-    out = [Case(r["kind"], r["query"], frozenset(r.get("answers", ())), False) for r in rows]
-    out += [Case("absent", r["query"], frozenset(), True)
-            for r in _load(DATA / f"absent-{corpus}.jsonl")]
+@dataclass(frozen=True)
+class Params:
+    grain: str = "chunk"
+    low: float = 0.5
+    veto: float = 0.5
+    rescue: float = 1.0
+    rescue_idf: float = 0.3
+    alone: float = 0.55
+    depth: int = 3
+
+
+    def rule(self) -> Any:
+        """The evidence.Rule these parameters make (medium and high are not fitted:
+        the verdict reads `low`)."""
+        from kbase_ci.query.evidence import RULE
+
+        return RULE._replace(idf=(max(RULE.idf[0], self.low), max(RULE.idf[1], self.low),
+                                  self.low),
+                             alone=self.alone, veto=self.veto,
+                             rescue=(self.rescue_idf, self.rescue))
+
+
+def passes(hit: dict[str, Any], p: Params) -> bool:
+    """The hit is `low` or better under `p` (evidence.level itself)."""
+    from kbase_ci.query.evidence import level
+
+    idf, cov = hit[p.grain]
+    return level(idf, cov, hit["margin"], hit["named"], _rules[p]) != "none"
+
+
+_rules: dict[Params, Any] = {}
+
+
+def _prepare(params: Iterable[Params]) -> list[Params]:
+    out = list(params)
+    for p in out:
+        if p not in _rules:
+            _rules[p] = p.rule()
     return out
 
 
-def features(view: Any, case: Case, mode: str, embedder: Any) -> list[Hit]:
-    """The first `KEEP` hits of the ranking with their evidence (no floor)."""
-    from kbase_ci.query import verdict
-    from kbase_ci.query.evidence import RULE
-    from kbase_ci.query.search import rank
-
-    r = rank(view, case.query, mode=mode, model=MODEL, embedder=embedder)
-    q = r.searcher.terms(case.query)
-    judged = verdict.judge(view, r.searcher, r.fused, q, case.query, set(r.named), [], None,
-                           KEEP, floor=False)
-    gone = set(r.searcher.unknown(q.terms))
-    unknown = sum(q.idf[t] for t in gone) / q.mass if q.mass else 0.0
-    plain = RULE._replace(unknown_weight=1.0)
-    return [Hit(n.path, q.coverage(e.matched, plain), e.coverage, e.semantic,
-                e.named is not None, e.cosine, unknown) for n, e in judged.hits]
+def answered(row: dict[str, Any], p: Params) -> bool:
+    return any(passes(h, p) for h in row["hits"][:p.depth])
 
 
-def _kept(hits: list[Hit], rule: Any, limit: int = 5) -> list[str]:
-    from kbase_ci.query.evidence import level
-
-    kept = [h.path for h in hits
-            if level(h.idf(rule), h.cov, h.sem, h.named, rule) is not None]
-    return kept[:limit]
-
-
-def report(label: str, data: list[tuple[Case, list[Hit]]], rule: Any) -> dict[str, float]:
-    ans = [(c, h) for c, h in data if not c.absent]
-    absent = [(c, h) for c, h in data if c.absent]
-    found_ans = sum(bool(_kept(h, rule)) for _, h in ans)
-    found_abs = sum(bool(_kept(h, rule)) for _, h in absent)
-    right = sum(bool(set(_kept(h, rule)) & c.answers) for c, h in ans if c.answers)
-    with_answers = sum(1 for c, _ in ans if c.answers)
-    para = [h for c, h in ans if c.kind == "paraphrase"]
-    found_para = sum(bool(_kept(h, rule)) for h in para)
-    recall = found_ans / len(ans) if ans else 0.0
-    false = found_abs / len(absent) if absent else 0.0
-    precision = found_ans / (found_ans + found_abs) if found_ans + found_abs else 0.0
-    print(f"{label:34} answerable found {found_ans}/{len(ans)} = {recall:.3f}   "
-          f"absent found {found_abs}/{len(absent)} = {false:.3f} (exit 1: {1 - false:.3f})   "
-          f"precision {precision:.3f}   paraphrases found {found_para}/{len(para)}   "
-          f"answer kept {right}/{with_answers}", flush=True)
-    return {"recall": recall, "false": false, "precision": precision}
+def rates(rows: list[dict[str, Any]], p: Params) -> tuple[float, float]:
+    """(answerable answered, absent not answered)."""
+    ans = [r for r in rows if r["answers"]]
+    absent = [r for r in rows if not r["answers"]]
+    a = sum(answered(r, p) for r in ans) / len(ans) if ans else math.nan
+    b = sum(not answered(r, p) for r in absent) / len(absent) if absent else math.nan
+    return a, b
 
 
-def _grid(base: Any) -> Iterable[Any]:
-    """Other `low` thresholds: with and without vectors, the semantic veto and rescue."""
-    for low, alone, sure, veto, rescue in itertools.product(
-            (0.5, 0.55, 0.6), (0.55, 0.6, 0.65), (0.7, 0.75, 0.85), (0.8, 0.9, 0.95),
-            (0.97, 0.99, 1.01)):
-        yield base._replace(idf=(base.idf[0], base.idf[1], low), alone=alone, sure=sure,
-                            veto=veto, rescue=(base.rescue[0], rescue))
+def score(groups: Iterable[list[dict[str, Any]]], p: Params) -> float:
+    vals = [sum(rates(g, p)) / 2 for g in groups]
+    return sum(vals) / len(vals) if vals else 0.0
 
 
-def main() -> None:
-    from kbase_ci.query.evidence import RULE
-    from kbase_ci.query.search import Searcher
-
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--sets", nargs="*", default=list(SETS))
-    ap.add_argument("--work", type=Path, default=None)
-    ap.add_argument("--tldr", type=int, default=400, help="tldr hard-subset questions")
-    ap.add_argument("--sweep", action="store_true", help="try other `low` thresholds")
-    ap.add_argument("--dump", type=Path, default=None,
-                    help="write every question's hits and evidence to this JSON file")
-    args = ap.parse_args()
-    work = args.work or Path(tempfile.mkdtemp(prefix="kbase-confidence-"))
-    work.mkdir(parents=True, exist_ok=True)
-    print(f"rule: {RULE}")
-    everything: dict[str, list[tuple[Case, list[Hit]]]] = {}
-    try:
-        for corpus in args.sets:
-            view = _view(corpus, work)
-            embedder = Searcher(view, MODEL).embedder()[0]
-            todo = cases(corpus, view, args.tldr)
-            for mode in ("hybrid", "bm25"):
-                data = [(c, features(view, c, mode, embedder)) for c in todo]
-                everything[f"{corpus} {mode}"] = data
-                report(f"{corpus} {mode}", data, RULE)
-        if args.dump is not None:
-            args.dump.write_text(json.dumps({
-                key: [{"kind": c.kind, "query": c.query, "answers": sorted(c.answers),
-                       "absent": c.absent,
-                       "hits": [[h.path, h.raw, h.cov, h.sem, h.named, h.cosine, h.unknown]
-                                for h in hits]}
-                      for c, hits in data] for key, data in everything.items()}))
-        if args.sweep:
-            print("sweep (worst vault and mode: answerable found, absent exit 1):")
-            for rule in _grid(RULE):
-                worst = [(report_quiet(d, rule)) for d in everything.values()]
-                print(f"  low {rule.idf[2]} alone {rule.alone} sure {rule.sure} veto "
-                      f"{rule.veto} rescue {rule.rescue[1]}: answerable "
-                      f"{min(w[0] for w in worst):.3f}, absent exit 1 "
-                      f"{min(1 - w[1] for w in worst):.3f}")
-    finally:
-        if args.work is None:
-            shutil.rmtree(work, ignore_errors=True)
+def grid_semantic() -> Iterable[Params]:
+    for grain, low, veto, rescue, rescue_idf, depth in itertools.product(
+            GRAINS, (0.4, 0.5, 0.6, 0.7), (-1.0, 0.0, 0.5), (0.8, 1.0, 1.2, 1.4, 1.7, 2.0),
+            (0.0, 0.15, 0.3), (1, 3)):
+        yield Params(grain, low, veto, rescue, rescue_idf, depth=depth)
 
 
-def report_quiet(data: list[tuple[Case, list[Hit]]], rule: Any) -> tuple[float, float]:
-    ans = [h for c, h in data if not c.absent]
-    absent = [h for c, h in data if c.absent]
-    return (sum(bool(_kept(h, rule)) for h in ans) / max(1, len(ans)),
-            sum(bool(_kept(h, rule)) for h in absent) / max(1, len(absent)))
+def fit(data: list[dict[str, Any]]) -> Params:
+    """The parameters with the best balanced accuracy on `data` (first in grid order on
+    ties): the model tiers' ones, then `alone` on the BM25-only tier."""
+    sem = [d["rows"] for d in data if d["tier"] != "bm25"]
+    best = max(_prepare(grid_semantic()), key=lambda p: score(sem, p)) if sem else Params()
+    lex = [d["rows"] for d in data if d["tier"] == "bm25"]
+    if lex:
+        best = max(_prepare(Params(**{**asdict(best), "alone": a})
+                            for a in (0.4, 0.5, 0.55, 0.6, 0.7, 0.8)),
+                   key=lambda p: score(lex, p))
+    _prepare([best])
+    return best
+
+
+def _by_kind(rows: list[dict[str, Any]], p: Params) -> dict[str, str]:
+    kinds: dict[str, list[bool]] = defaultdict(list)
+    for r in rows:
+        if not r["answers"]:
+            kinds[r["kind"]].append(not answered(r, p))
+    return {k: f"{sum(v)}/{len(v)}" for k, v in sorted(kinds.items())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/kbase-search-targets"))
+    ap.add_argument("--tiers", default=",".join(TIERS))
+    ap.add_argument("--vaults", default=",".join(VAULTS))
+    ap.add_argument("--features", type=Path, default=None,
+                    help="cache of the collected evidence (read if there, else written)")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="fit on what --features holds; collect (and build) nothing")
+    args = ap.parse_args(argv)
+    data: list[dict[str, Any]] = []
+    if args.features is not None and args.features.is_file():
+        data = json.loads(args.features.read_text(encoding="utf-8"))
+    have = {(d["vault"], d["tier"]) for d in data}
+    for tier in args.tiers.split(","):
+        for vault in args.vaults.split(","):
+            if (vault, tier) not in have and not args.cached_only:
+                data.append(collect(args.work, vault, tier))
+                print(f"{vault} {tier}: collected", file=sys.stderr, flush=True)
+                if args.features is not None:
+                    args.features.write_text(json.dumps(data), encoding="utf-8")
+    data = [d for d in data if d["tier"] in args.tiers.split(",")
+            and d["vault"] in args.vaults.split(",")]
+    _prepare([Params()])
+    everywhere = fit(data)
+    print(f"fitted on every vault (shipped): {everywhere}")
+    print()
+    print("| held-out vault | tier | answerable answered: in sample | out of sample | "
+          "absent not answered: in sample | out of sample | absent by kind (out of "
+          "sample) | rule fitted without it |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    vaults = sorted({d["vault"] for d in data}, key=VAULTS.index)
+    for vault in vaults:
+        held = fit([d for d in data if d["vault"] != vault])
+        for d in data:
+            if d["vault"] != vault:
+                continue
+            ai, bi = rates(d["rows"], everywhere)
+            ao, bo = rates(d["rows"], held)
+            kinds = ", ".join(f"{k} {v}" for k, v in _by_kind(d["rows"], held).items())
+            print(f"| {vault} | {d['tier']} | {ai:.3f} | {ao:.3f} | {bi:.3f} | {bo:.3f} | "
+                  f"{kinds} | {held} |")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

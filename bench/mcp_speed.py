@@ -113,10 +113,7 @@ async def _bench(clone: Path, index: Path, runs: int, model: Path = MODEL) -> No
                     first = await session.call_tool(tool, v)
                     text = first.content[0].text
                     if getattr(first, "is_error", False):
-                        # "Not found" is an answer (search's exit 1), anything else is not.
-                        if '"not_found"' not in text:
-                            raise SystemExit(f"{tool} {v}: {first}")
-                        continue
+                        raise SystemExit(f"{tool} {v}: {first}")
                     notices = json.loads(text).get("notices")
                     if notices:
                         print(f"{label}: {notices}")

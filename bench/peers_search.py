@@ -120,9 +120,9 @@ def kbase_ranker(view: Any, mode: str) -> Ranker:
     embedder = Searcher(view, MODEL).embedder()[0]  # loaded once, as `kbase mcp` keeps it
 
     def rank(query: str) -> list[str]:
-        # floor=False: the ranking's quality, whatever confidence each hit has.
+        # Every hit up to the limit, whatever its confidence: the ranking's quality.
         ans = search_answer(view, query, mode=mode, limit=10, concise=True, model=MODEL,
-                            embedder=embedder, floor=False)
+                            embedder=embedder)
         return [x.path for x in ans.results]
     return rank
 

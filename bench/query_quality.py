@@ -85,10 +85,9 @@ def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
         for mode in modes:
             sums = [0.0, 0.0, 0.0]
             for r in items:
-                # floor=False: the ranking's quality (bench.confidence measures the
-                # floor: which hits are answers at all).
+                # Every hit up to the limit, whatever its confidence: the ranking.
                 ans = search_answer(view, r["query"], mode=mode, limit=10, concise=True,
-                                    model=model, embedder=embedder, floor=False)
+                                    model=model, embedder=embedder)
                 m = _metrics([x.path for x in ans.results], set(r["answers"]))
                 sums = [a + b for a, b in zip(sums, m, strict=True)]
             n = len(items)

@@ -62,6 +62,13 @@ class IndexFormatError(KbaseError):
     kind = "index"
 
 
+class ModelRefused(UsageError):
+    """An embedding model's files made the library that runs them fail (a tokenizer
+    regex that panics, an ONNX graph with a scalar output, weights of the wrong shape):
+    a query ranks by BM25 and says so in a notice, a build stops with exit 2
+    (kbase_ci.index.fence)."""
+
+
 class GitHubError(KbaseError):
     """A GitHub API call failed after its retry (kbase_ci.ci.github); `status` is the
     HTTP status (0: no response)."""

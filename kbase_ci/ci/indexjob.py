@@ -1,28 +1,31 @@
-"""On a push to the default branch: build the index and publish it to the index branch.
+"""On a push to the default branch: build the index from the checked-out commit and
+publish it to the index branch.
 
-The previous index is unpacked from the branch first, so `build_index` reuses every
-shard whose notes did not change (it verifies each reused file against the old
-manifest); a push that touches five notes rebuilds one or two shards, not all of them.
-Races with a concurrent run are `publish`'s job: it leases, and rebuilds from the
-current commit when it loses, or stops when the branch already holds a newer source.
+The build starts from nothing (issue 28: CI rebuilds from source). It used to unpack the
+branch's tip and reuse every shard whose notes had not changed, checked only against
+that branch's own manifest: a forged shard (its hashes recomputed by anyone who can push
+to the branch) was then republished under the job's own commit and became the official
+index. Now no byte of the old branch is reused; the job reads only its tip's
+`manifest.json` (under a size cap, kbase_ci.index.manifest.manifest_at) to know whether
+it holds a newer source, and a branch that is not a valid index (links, huge blobs, bad
+types) is simply replaced by the next publish. A folder a previous run of the job left
+(a self-hosted runner keeps `.git/kbase-ci/`) is removed first for the same reason.
+What this costs is measured in docs/action.md. Races with a concurrent run are
+`publish`'s job: it leases, and rebuilds from the current commit when it loses, or stops
+when the branch already holds a newer source.
 """
 
 from __future__ import annotations
 
-import io
 import shutil
-import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from kbase_ci.errors import UsageError
-from kbase_ci.git import indexbranch
 from kbase_ci.git.repo import toplevel
 from kbase_ci.index.build import BuildResult, build_index
-from kbase_ci.index.manifest import manifest_at
 from kbase_ci.index.publish import PublishResult, publish
 from kbase_ci.scope.build import build_declared
-from kbase_ci.state.files import replace
 from kbase_ci.vault.files import Vault
 
 
@@ -30,28 +33,8 @@ from kbase_ci.vault.files import Vault
 class IndexOutcome:
     build: BuildResult
     publish: PublishResult
-    seeded_from: str | None
-    """The index-branch commit the build started from (None: built from scratch)."""
     scopes: tuple[str, ...] = ()
     """One line per scope declared in `.kbase.yml`: built, up to date, or why not."""
-
-
-def seed_from_branch(repo: Path, remote: str, branch: str, out_dir: Path) -> str | None:
-    """Unpack the remote index branch's tip into `out_dir` when `out_dir` holds no index."""
-    if (out_dir / "manifest.json").exists():
-        return None
-    tip = indexbranch.remote_tip(repo, remote, branch)
-    if tip is None or manifest_at(repo, tip) is None:
-        return None
-    data = indexbranch.archive(repo, tip)
-    tmp = out_dir.with_name(out_dir.name + ".seed")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        # The `data` filter refuses links, absolute paths and `..`: the branch is data.
-        tar.extractall(tmp, filter="data")
-    replace(tmp, out_dir)
-    return tip
 
 
 def build_and_publish(root: Path, out_dir: Path, *, branch: str, remote: str = "origin",
@@ -59,7 +42,10 @@ def build_and_publish(root: Path, out_dir: Path, *, branch: str, remote: str = "
     repo = toplevel(root)
     if repo is None:
         raise UsageError(f"the index job needs a git repository; {root} is not in one")
-    seeded = seed_from_branch(repo, remote, branch, out_dir)
+    if out_dir.is_dir() and not out_dir.is_symlink():
+        # Built from source: nothing a previous run of the job left is reused. (A link
+        # there is left for build_index to refuse.)
+        shutil.rmtree(out_dir)
 
     def rebuild() -> None:  # after a lost push race: the index of the current commit
         build_index(Vault(root), out_dir, model=model)
@@ -69,6 +55,6 @@ def build_and_publish(root: Path, out_dir: Path, *, branch: str, remote: str = "
     scopes = build_declared(root, out_dir)
     result = publish(repo, out_dir, branch=branch, remote=remote, push=True,
                      max_retries=max_retries, rebuild=rebuild)
-    return IndexOutcome(built, result, seeded, scopes)
+    return IndexOutcome(built, result, scopes)
 
 

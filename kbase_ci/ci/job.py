@@ -181,9 +181,7 @@ def _index(args: JobOptions, root: Path) -> dict[str, str]:
                             branch=args.index_branch,
                             remote=args.remote, model=args.model)
     b, p = out.build, out.publish
-    print(f"kbase ci: index built ({len(b.shards_built)} shard(s) built, "
-          f"{len(b.shards_reused)} reused" + (f", from {out.seeded_from[:12]}" if
-                                              out.seeded_from else "") + ")")
+    print(f"kbase ci: index built from source ({len(b.shards_built)} shard(s) built)")
     if b.embeddings_reason:
         print(f"kbase ci: note: {log_text(b.embeddings_reason)}")
     for line in out.scopes:

@@ -299,7 +299,9 @@ def _run(args_list: list[str], word: str | None) -> int:
         return exit_code_for(exc)
     except BrokenPipeError:  # `kbase ... | head` closed the pipe: not an error
         return 0
-    except Exception:
+    except BaseException as exc:  # pyo3's PanicException is one
+        if isinstance(exc, (SystemExit, GeneratorExit)):  # SIGTERM's exit 143, say
+            raise
         import traceback  # with tokenize, linecache and textwrap: only when it crashes
 
         print("kbase: internal error (please report this with the traceback below)",

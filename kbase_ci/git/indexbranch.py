@@ -38,6 +38,15 @@ def read_file_at(repo: Path, commit: str, path: str) -> bytes | None:
     return proc.stdout if proc.returncode == 0 else None
 
 
+def blob_size_at(repo: Path, commit: str, path: str) -> int | None:
+    """The size of the blob at `path` in `commit`, from its object header (nothing of it
+    is read); None when there is no blob there (nothing, a tree, a submodule)."""
+    head = run(["cat-file", "--batch-check=%(objecttype) %(objectsize)"], repo,
+               input=f"{commit}:{path}\n".encode("utf-8", "surrogateescape"))
+    kind, _, size = head.stdout.decode(errors="replace").strip().partition(" ")
+    return int(size) if head.returncode == 0 and kind == "blob" and size.isdigit() else None
+
+
 def write_blobs(repo: Path, index_dir: Path, expected: Mapping[str, str]) -> None:
     """Write each file as a blob and check git stored the bytes whose id we predicted.
 

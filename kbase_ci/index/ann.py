@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import IndexFormatError
+from kbase_ci.index.fence import fenced
 
 if TYPE_CHECKING:
     import numpy as np
@@ -88,8 +89,12 @@ class Graph:
         index = Index(ndim=dim, metric="ip", dtype=PARAMS["dtype"],
                       connectivity=PARAMS["connectivity"],
                       expansion_search=PARAMS["expansion_search"])
-        index.view(str(path))
+        # The file passed `graphcheck` when the index was validated (kbase_ci.index.schema);
+        # whatever usearch still raises is a refused graph, not a crash.
+        fenced(f"{path}: usearch cannot open it", lambda: index.view(str(path)),
+               IndexFormatError)
         self.index = index
+        self.path = path
         self.rows = rows
 
     def candidates(self, unit_query: npt.NDArray[Any], k: int) -> npt.NDArray[np.int64]:
@@ -99,7 +104,8 @@ class Graph:
 
         if k <= 0 or not len(self.index):
             return np.zeros(0, dtype=np.int64)
-        keys = np.sort(np.asarray(self.index.search(np.asarray(unit_query, dtype=np.float32),
-                                                    k, threads=1).keys, dtype=np.int64))
+        found = fenced(f"{self.path}: usearch failed on it", lambda: self.index.search(
+            np.asarray(unit_query, dtype=np.float32), k, threads=1), IndexFormatError)
+        keys = np.sort(np.asarray(found.keys, dtype=np.int64))
         out: npt.NDArray[np.int64] = keys[(keys >= 0) & (keys < self.rows)]
         return out

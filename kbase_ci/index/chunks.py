@@ -23,7 +23,8 @@ without); a chunk of only code is embedded as it is. The note's title is left ou
 weighs it three times and a query naming a note finds it by name, while in the vector it
 diluted the paragraph (1,000 hard tldr queries 0.948 -> 0.994; obsidian-tasks-docs 0.793
 -> 0.827; with the transformer 0.936 -> 0.992 and 0.743 -> 0.759; the paraphrase sets
-moved both ways within their noise).
+moved both ways within their noise). Emphasis inside words is dropped for the model as
+for BM25 (`tokens.plain`: `**T**ranslation` is the word a reader sees). Version 3: that.
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kbase_ci.index.tokens import plain
 from kbase_ci.parse.outline import note_text, sections, split_lines
 from kbase_ci.parsed import ParsedNote
 
-VERSION = 2
+VERSION = 3
 MAX_CHARS = 1000
 _FENCES = ("```", "~~~")
 # A line that is nothing but inline code: `tar xf archive.tar`
@@ -153,4 +155,4 @@ def context(title: str, heading_path: Sequence[str]) -> str:
 def embed_text(title: str, chunk: Chunk) -> str:
     """What the model reads for a chunk: where it is, then what it says."""
     where = context(title, chunk.heading_path)
-    return f"{where}\n{prose(chunk.text)}" if where else prose(chunk.text)
+    return plain(f"{where}\n{prose(chunk.text)}" if where else prose(chunk.text))

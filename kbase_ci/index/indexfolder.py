@@ -185,7 +185,7 @@ class IndexFolder:
             try:
                 arr = np.frombuffer(buf, dtype=np.dtype(descr), count=count,
                                     offset=start if count else 0).reshape(shape)
-            except ValueError as exc:
+            except (ValueError, TypeError) as exc:  # a shape its bytes cannot hold
                 raise IndexFormatError(f"{self.root}: {rel}: {exc}") from None
             self._cache[key] = arr
         out: npt.NDArray[Any] = self._cache[key]

@@ -217,9 +217,21 @@ def _lenient(raw: bytes | None, kind: type[Any]) -> Any:
         return None
 
 
+MAX_MANIFEST_BYTES = 64 << 20
+"""Largest manifest read from a branch (a 100k-note index's is a few MB)."""
+
+
 def manifest_at(repo: Path, commit: str) -> BranchIndex | None:
     """The kbase index in `commit`'s tree, or None when the tree is not a kbase index.
-    Any format version counts: `kbase publish` replaces an older one."""
+    Any format version counts: `kbase publish` replaces an older one. A `manifest.json`
+    past `MAX_MANIFEST_BYTES` is not read: it counts as an index of format 0."""
+    size = indexbranch.blob_size_at(repo, commit, MANIFEST_NAME)
+    if size is None:
+        return None
+    if size > MAX_MANIFEST_BYTES:
+        # The branch is anyone's with push access: a manifest too large to be kbase's is
+        # an invalid index of no known format, which `publish` replaces, unread.
+        return BranchIndex(0, None)
     raw = indexbranch.read_file_at(repo, commit, MANIFEST_NAME)
     found: _Any | None = _lenient(raw, _Any)
     if found is None:

@@ -8,12 +8,16 @@ Two kinds of model, told apart by their files (`modelfolder`): `model2vec` (stat
 (kbase_ci.state.downloads) unless offline. Without it the build goes on BM25-only
 and says why. A folder that is named explicitly but missing is an error.
 
-The manifest records the model's id, kind and content hash (`digest`). A query, in any
-clone, needs exactly that model (`find_index_model`): `--model`, then `KBASE_MODEL_PATH`
-(a folder holding it, by name or by hash), then `embeddings.model`, then the hub cache,
-then a download. A folder whose hash differs is refused. Without it the query ranks by
-BM25 and gives one notice naming the command or setting that fixes it. Loading a model
-is kbase_ci.index.modelfolder's business, not this module's.
+The manifest records the model's id, kind and content hash (`digest`). The index branch
+never decides what is loaded or downloaded (issue 28): a query loads only a model the user
+chose, `--model`, then `KBASE_MODEL_PATH` (a folder holding it, by name or by hash), then
+`embeddings.model` of the checked-out `.kbase.yml` (a folder, or a hub id in the hub
+cache), and uses the manifest's hash only to check it is the same model
+(`locate_index_model`). The one download a query may start is of that configured hub id
+(`find_index_model`, intent `configured`). A folder whose hash differs is refused;
+without the model the query ranks by BM25 and gives one notice naming the command or
+setting that fixes it; `kbase status` says the same (`availability`). Loading a model is
+kbase_ci.index.modelfolder's business, not this module's.
 """
 
 from __future__ import annotations
@@ -125,10 +129,16 @@ def choose_model(root: Path, configured: str | None, option: Path | None,
     return _local(value, found)
 
 
-def fix_hint(model_id: str, sha: str | None = None) -> str:
-    """The command or setting that makes `model_id` available here."""
+def fix_hint(model_id: str, sha: str | None = None, configured: str | None = None) -> str:
+    """The command or setting that makes `model_id` available here (`configured`: the
+    query's `embeddings.model`; a query downloads only that one, never the model an
+    index names)."""
     name = model_id.rsplit("/", 1)[-1]
     which = f" (sha256 {sha[:12]})" if sha else ""
+    if configured is not None and configured != model_id:
+        return (f"fix: `export {PATH_ENV}=DIR` with DIR holding {name}/{which}, pass "
+                f"`--model PATH/TO/{name}`, or set `embeddings.model: {model_id}` in "
+                f".kbase.yml if you trust it (a search then downloads it once)")
     if hubcache.is_hub_id(model_id):
         return (f"fix: run once with network access (kbase downloads {model_id}{which} "
                 f"into the Hugging Face cache), or `export {PATH_ENV}=DIR` with DIR "
@@ -137,40 +147,100 @@ def fix_hint(model_id: str, sha: str | None = None) -> str:
             f"or pass `--model PATH/TO/{name}`")
 
 
-def find_index_model(root: Path, configured: str | None, option: Path | None,
-                     emb: Embeddings) -> tuple[ModelChoice | None, str | None]:
-    """The index's model (`emb`: the manifest's `embeddings`), or None and one notice
-    saying what to do. `--model` with other weights is an error: asked for, not found."""
+@dataclass(frozen=True, slots=True)
+class IndexModel:
+    """Whether the index's model is available here (`locate_index_model`), and why."""
+
+    choice: ModelChoice | None
+    """The folder holding it (hash checked), else None."""
+    why: str
+    """Where it was found, or why it is not available."""
+    fix: str | None = None
+    """What makes it available (None when it is)."""
+    download: str | None = None
+    """A hub id of the user's own `embeddings.model` a query may download (not yet in
+    the cache); None when there is nothing to download."""
+
+    def notice(self) -> str | None:
+        """The one search notice (None when the model is in use)."""
+        if self.choice is not None:
+            return None
+        return f"{self.why}: ranked by BM25 only; {self.fix}" if self.fix else self.why
+
+
+def locate_index_model(root: Path, configured: str | None, option: Path | None,
+                       emb: Embeddings) -> IndexModel | None:
+    """The index's model (`emb`: the manifest's `embeddings`) among the models the user
+    chose, with no download (None: an index without vectors). The manifest only says
+    which weights to check for; it never names what is looked up in the hub cache or
+    downloaded. `--model` with other weights is an error: asked for, not found."""
     want, model_id = emb.sha256, emb.model or ""
     kind = emb.kind or STATIC
     if not emb.dim or not want:
-        return None, None
+        return None
     if option is not None:
         got = choose_model(root, None, option)
         if got.sha256 != want:
             raise UsageError(f"--model {option}: not the model this index was built with "
                              f"({model_id}, sha256 {str(want)[:12]}; this folder's is "
                              f"{str(got.sha256)[:12]}): refused")
-        return got, None
+        return IndexModel(got, f"--model {option}")
     refused: list[str] = []
     for folder, named in _candidates(root, configured, model_id, kind):
         if digest(folder) == want:
-            return ModelChoice(model_id, folder, None, want, kind), None
+            return IndexModel(ModelChoice(model_id, folder, None, want, kind), str(folder))
         if named:
             refused.append(str(folder))
-    if hubcache.is_hub_id(model_id) and not hubcache.hub_offline():
-        try:
-            folder = download_model(model_id, kind, intent="manifest")
-        except UsageError as exc:
-            refused.append(f"download: {exc}")
-        else:
-            if digest(folder) == want:
-                return ModelChoice(model_id, folder, None, want, kind), None
-            refused.append(f"{folder} (downloaded: the hub's {model_id} has other weights)")
+    value = (configured or "").strip()
+    fetch = value if hubcache.is_hub_id(value) and hubcache.cached(value, kind) is None \
+        else None
     why = f"; other weights refused: {', '.join(refused)}" if refused else ""
-    return None, (f"the index's embedding model {model_id or '(unnamed)'} ({kind}) is not "
-                  f"available here{why}: ranked by BM25 only; "
-                  f"{fix_hint(model_id, str(want))}")
+    return IndexModel(None, f"the index's embedding model {model_id or '(unnamed)'} "
+                      f"({kind}) is not available here{why}",
+                      fix_hint(model_id, str(want), configured=value), fetch)
+
+
+def find_index_model(root: Path, configured: str | None, option: Path | None,
+                     emb: Embeddings) -> tuple[ModelChoice | None, str | None]:
+    """The index's model for a query, or None and one notice saying what to do. Only a
+    model the user chose is loaded (`locate_index_model`); the one download a query may
+    start is of the user's own `embeddings.model` (a hub id not yet in the cache), and
+    it is used only if its weights are the index's."""
+    found = locate_index_model(root, configured, option, emb)
+    if found is None:
+        return None, None
+    if found.choice is not None or found.download is None or hubcache.hub_offline():
+        return found.choice, found.notice()
+    kind = emb.kind or STATIC
+    try:
+        folder = download_model(found.download, kind, intent="configured")
+    except UsageError as exc:
+        return None, f"{found.why}; download of embeddings.model: {exc}: ranked by " \
+                     f"BM25 only; {found.fix}"
+    if digest(folder) == emb.sha256:
+        return ModelChoice(emb.model, folder, None, emb.sha256, kind), None
+    return None, (f"{found.why}; other weights refused: {folder} (embeddings.model "
+                  f"{found.download} from the hub): ranked by BM25 only; {found.fix}")
+
+
+def availability(root: Path, configured: str | None, option: Path | None,
+                 emb: Embeddings) -> tuple[bool | None, str]:
+    """For `kbase status`: whether the index's model is available here (None: the index
+    has no vectors) and why, without downloading anything."""
+    if not emb.dim or not emb.sha256:
+        return None, f"the index has no vectors ({emb.reason or 'no embedding model'})"
+    try:
+        found = locate_index_model(root, configured, option, emb)
+    except (UsageError, ConfigError) as exc:
+        return False, str(exc)
+    assert found is not None
+    if found.choice is not None:
+        return True, f"{emb.model} (sha256 {str(emb.sha256)[:12]}) found at {found.why}"
+    if found.download is not None and not hubcache.hub_offline():
+        return False, (f"{found.why} yet: the next search downloads embeddings.model "
+                       f"{found.download} (this repository's setting) and uses it if its "
+                       f"weights are the index's")
+    return False, f"{found.why}; {found.fix}"
 
 
 def _candidates(root: Path, configured: str | None, model_id: str, kind: str
@@ -197,14 +267,10 @@ def _candidates(root: Path, configured: str | None, model_id: str, kind: str
         local = path if path.is_absolute() else root / path
         if fresh(local):
             yield local, True
-        if hubcache.is_hub_id(value) and value != model_id:
+        if hubcache.is_hub_id(value):
             other = hubcache.cached(value, kind)
             if other is not None and fresh(other):
                 yield other, True
-    if hubcache.is_hub_id(model_id):
-        hub = hubcache.cached(model_id, kind)
-        if hub is not None and fresh(hub):
-            yield hub, True
     for entry in filter(None, os.environ.get(PATH_ENV, "").split(os.pathsep)):
         base = Path(entry).expanduser()  # by hash: a folder holding it under any name
         for folder in sorted(base.iterdir()) if base.is_dir() else []:

@@ -18,12 +18,13 @@ their libraries (numpy, onnxruntime) when a model is loaded, never on `kbase che
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from kbase_ci.errors import UsageError
+from kbase_ci.errors import ModelRefused, UsageError
 from kbase_ci.index.embedder import Embedder
+from kbase_ci.index.fence import fenced
 from kbase_ci.index.transformer import TransformerEmbedder, onnx_file
 
 if TYPE_CHECKING:
@@ -93,11 +94,47 @@ def library(kind: str | None) -> str | None:
 def open_embedder(folder: Path, dim: int | None = None, *, threads: int = 1) -> TextEmbedder:
     """The embedder for the model in `folder`, keeping its first `dim` dimensions
     (`embeddings.dim`; None: all). `threads`: onnxruntime's threads for a transformer
-    (vectors do not depend on it; a build runs one per worker process)."""
+    (vectors do not depend on it; a build runs one per worker process). Fenced: any
+    failure of the libraries that load or run it is a ModelRefused (kbase_ci.index.fence),
+    and so is an answer of the wrong shape or with a NaN."""
     kind = model_kind(folder)
     if kind == STATIC:
-        return Embedder(folder, dim)
+        return Fenced(folder, lambda: Embedder(folder, dim))
     if kind == TRANSFORMER:
-        return TransformerEmbedder(folder, dim, threads=threads)
+        return Fenced(folder, lambda: TransformerEmbedder(folder, dim, threads=threads))
     model_files(folder)  # raises the error that says what a model folder holds
     raise AssertionError("unreachable")
+
+
+def load_index_model(folder: Path, dim: int | None) -> tuple[TextEmbedder | None, str | None]:
+    """For a query: the index's model loaded, or None and the notice saying why not (a
+    model that fails to load is refused, and the query ranks by BM25)."""
+    try:
+        return open_embedder(folder, dim), None
+    except UsageError as exc:
+        return None, f"{exc}: ranked by BM25 only"
+
+
+class Fenced:
+    """A loaded model whose every call goes through `fence.fenced` (state: the model)."""
+
+    def __init__(self, folder: Path, load: Callable[[], TextEmbedder]) -> None:
+        self.folder = folder
+        self._model = fenced(f"cannot load the embedding model in {folder}", load,
+                             ModelRefused)
+
+    @property
+    def dim(self) -> int:
+        return self._model.dim
+
+    def encode(self, texts: Sequence[str], *, query: bool = False
+               ) -> npt.NDArray[np.float16]:
+        import numpy as np
+
+        what = f"the embedding model in {self.folder} failed"
+        out = fenced(what, lambda: self._model.encode(texts, query=query), ModelRefused)
+        if not isinstance(out, np.ndarray) or out.shape != (len(texts), self.dim) or \
+                not bool(np.isfinite(out).all()):
+            raise ModelRefused(f"{what}: it gave {getattr(out, 'shape', type(out).__name__)}"
+                               f", not {len(texts)} finite rows of {self.dim} numbers")
+        return out

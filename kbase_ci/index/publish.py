@@ -19,7 +19,7 @@ from kbase_ci.errors import GitError, IndexFormatError, UsageError
 from kbase_ci.git import indexbranch
 from kbase_ci.git import repo as git_repo
 from kbase_ci.index.localindex import TRAILER, LocalIndex, load_index
-from kbase_ci.index.manifest import BranchIndex, manifest_at
+from kbase_ci.index.manifest import MANIFEST_NAME, BranchIndex, manifest_at
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 PublishStatus = Literal["created", "committed", "unchanged", "superseded", "gave-up"]
@@ -199,6 +199,11 @@ def _check_replaceable(t: _Target, tip: str, where: str, index: LocalIndex
     manifest = manifest_at(t.repo, tip)
     if t.force:
         return manifest
+    if manifest is None and \
+            indexbranch.blob_size_at(t.repo, tip, MANIFEST_NAME) is not None:
+        # A manifest.json that is not a kbase manifest (bad types, forged): a broken
+        # index, replaced by this one, not a branch refused forever (issue 28).
+        return None
     if manifest is None:
         raise UsageError(f"{where} ({tip[:12]}) does not hold a kbase index (no manifest.json "
                          "with format kbase-index); refusing to overwrite it. Pick another "

@@ -91,6 +91,8 @@ class IndexReader(IndexFolder):
                 values = int_view(self.data(BLOBS_FILE))
                 if values is None:  # a big-endian host: numpy reads it
                     values = self.npy(BLOBS_FILE).tobytes()
+                elif values.format != "B":  # relabelled `<u8`: the bytes are not ids
+                    raise IndexFormatError(f"{self.root}: {BLOBS_FILE} is not bytes (|u1)")
             self._cache["blobs"] = blob_list(core, values)
         out: list[str] = self._cache["blobs"]
         return out

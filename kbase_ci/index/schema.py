@@ -19,6 +19,7 @@ from typing import Any, TypeGuard
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import ann, cosinebaseline
+from kbase_ci.index.graphcheck import check_graph
 from kbase_ci.index.layout import (
     BACKLINK_IDS_FILE,
     BACKLINKS_FILE,
@@ -238,6 +239,12 @@ def _shard_vectors(reader: IndexReader, base: str, chunks: int) -> None:
     if reader.has(graph):
         if len(reader.data(graph)) > GRAPH_BYTES_PER_ROW * chunks + (1 << 20):
             raise _fail(reader, graph, "is larger than a graph of this shard can be")
+        dim = reader.manifest.embeddings.dim
+        try:  # every number usearch follows, before it maps the file
+            check_graph(reader.data(graph), int(dim or 0), chunks,
+                        int(ann.PARAMS["connectivity"]))
+        except IndexFormatError as exc:
+            raise _fail(reader, graph, str(exc)) from None
         rows = _ints(reader, same, chunks, lo=-1, hi=max(chunks - 1, 0))
         if any(r > i or (r >= 0 and rows[r] != r) for i, r in enumerate(rows)):
             raise _fail(reader, same, "maps a chunk to a later or non-first equal row")

@@ -5,6 +5,12 @@
 the whole identifier or one of its words finds it. Queries must go through the very same
 function, so the settings that define it are stored in the manifest (bm25s saves none of
 them) and bumping `VERSION` invalidates every shard.
+
+Markdown emphasis inside a word is dropped first (`plain`): `**T**ranslation
+**L**ookaside **B**uffer` reads as `Translation Lookaside Buffer`, not `T ranslation L
+ookaside B uffer`. Only `*` runs: CommonMark allows emphasis inside a word with `*` alone
+(`snake_case` is no emphasis), and code (backtick spans, fences) is left as written.
+Version 2: emphasis stripped (version 1 split `**T**ranslation` into `t`, `ranslat`).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import Any
 
 from kbase_ci.errors import IndexFormatError
 
-VERSION = 1
+VERSION = 2
 STEMMER = "english"
 """The default stemmer (`index.stemmer`); `none` keeps words as written."""
 MIN_LENGTH = 2
@@ -27,6 +33,27 @@ _COMPOUND = re.compile(r"\w+(?:(?:::|[./-])\w+)*")
 _SEPARATORS = re.compile(r"::|[./_-]+")
 # camelCase / PascalCase / HTTPServer / utf8Decode boundaries (ASCII identifiers only).
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# An emphasis span (`*`, `**` or `***` around text without spaces) touching a word
+# character outside it: `**T**ranslation`, `data*base*`.
+_IN_WORD = re.compile(r"(?<=\w)(\*{1,3})([^\s*]+)\1|(\*{1,3})([^\s*]+)\3(?=\w)")
+
+
+def plain(text: str) -> str:
+    """`text` without the emphasis marks inside its words (see the module docstring);
+    backtick code spans and fences as they are."""
+    if "*" not in text:
+        return text
+    parts = text.split("`")
+    # Even pieces are outside code: a fence's three backticks and a span's one both
+    # leave the code at odd positions.
+    for i in range(0, len(parts), 2):
+        if "*" in parts[i]:
+            parts[i] = _IN_WORD.sub(_unmark, parts[i])
+    return "`".join(parts)
+
+
+def _unmark(m: re.Match[str]) -> str:
+    return m.group(2) if m.group(1) is not None else m.group(4)
 
 
 def settings(stemmer: str = STEMMER) -> dict[str, Any]:
@@ -77,7 +104,7 @@ _memo = _Memo()
 
 def split(text: str) -> list[str]:
     """Unstemmed tokens of `text`; the `splitter` given to bm25s's Tokenizer."""
-    return list(chain.from_iterable(map(_memo.__getitem__, _COMPOUND.findall(text))))
+    return list(chain.from_iterable(map(_memo.__getitem__, _COMPOUND.findall(plain(text)))))
 
 
 def make_tokenizer(stemmer: str = STEMMER) -> Any:
@@ -120,6 +147,26 @@ def stopwords() -> tuple[str, ...]:
     return tuple(STOPWORDS_EN)
 
 
+QUESTION_WORDS: dict[str, tuple[str, ...]] = {
+    "english": (
+        "what", "why", "how", "when", "where", "which", "who", "whom", "whose", "does",
+        "do", "did", "doing", "done", "i", "me", "my", "mine", "myself", "we", "us", "our",
+        "you", "your", "can", "could", "should", "would", "might", "must", "shall", "may",
+        "each", "every", "before", "also", "just", "very", "really", "want", "need",
+        "anything", "something", "someone", "there", "here"),
+}
+"""Words of a question's frame, per stemmer language: stopwords at query time only (the
+index keeps them). In a question they are the frame, not the topic: at paragraph grain
+"what", "why", "does", "my" get IDF 3-5.5 and can carry a third of a question's IDF
+mass, so a note holding every content word looked like half an answer. A language
+without a list here gets none (its index's own stopwords still apply)."""
+
+
+def query_stopwords(stop: tuple[str, ...] | list[str], stem_with: str) -> frozenset[str]:
+    """The index's stopwords and the question words of its stemmer's language."""
+    return frozenset(stop).union(QUESTION_WORDS.get(stem_with, ()))
+
+
 def query_terms(text: str, stop: tuple[str, ...] | list[str] | None = None,
                 stem_with: str = STEMMER) -> list[str]:
     """Stemmed terms of a query, stopwords removed: look these up in a shard's vocabulary.
@@ -138,7 +185,7 @@ def written_terms(text: str, stop: tuple[str, ...] | list[str] | None = None,
     stem = stemmer(stem_with)
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
-    for word in _COMPOUND.findall(text):
+    for word in _COMPOUND.findall(plain(text)):
         low = word.lower()
         for tok in _memo[word]:
             if tok in stop_set:

@@ -139,6 +139,8 @@ class Vectors:
         self.graph_path = graph[0] if graph is not None else None
         self._same = graph[1] if graph is not None else None
         self._graph: Any = None
+        self.refused: str | None = None
+        """Why the graph was refused (then every search scans)."""
         self._norms: npt.NDArray[np.float32] | None = None
         self._unit: npt.NDArray[np.float32] | None = None
         self._searches = 0
@@ -238,15 +240,8 @@ class Vectors:
         if qn == 0 or k <= 0 or not len(self.packed):
             return Found(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.float32))
         _one_blas_thread()
-        if self.graph_path is not None:
-            if self._graph is None:
-                if self._same is None or len(self._same) != len(self.packed):
-                    raise IndexFormatError(f"{self.graph_path}: {ann.SAME_FILE} does not "
-                                           "hold one row per chunk")
-                self._graph = ann.Graph(self.graph_path, self.ndim, len(self.packed))
-                if self._confirm is not None:
-                    self._confirm()
-            found = self._graph.candidates(q / qn, k)
+        found = self._walk(q / qn, k) if self.graph_path is not None else None
+        if found is not None:
             same = np.asarray(self._same)
             keys = np.flatnonzero(np.isin(same, found)).astype(np.int64)
             sims = np.round(self.rows_cosine(keys, q / qn), _DIGITS)
@@ -267,6 +262,24 @@ class Vectors:
             rows, sims = rows[keep], sims[keep]
         top = np.argsort(-sims, kind="stable")[:k]
         return Found(rows[top].astype(np.uint64), (1.0 - sims[top]).astype(np.float32))
+
+    def _walk(self, unit_query: npt.NDArray[Any], k: int) -> npt.NDArray[Any] | None:
+        """The graph's candidates, or None when usearch refused the graph: this shard is
+        then scanned exactly (the same scores; `refused` says why)."""
+        assert self.graph_path is not None
+        try:
+            if self._graph is None:
+                if self._same is None or len(self._same) != len(self.packed):
+                    raise IndexFormatError(f"{self.graph_path}: {ann.SAME_FILE} does not "
+                                           "hold one row per chunk")
+                self._graph = ann.Graph(self.graph_path, self.ndim, len(self.packed))
+                if self._confirm is not None:
+                    self._confirm()
+            got: npt.NDArray[Any] = self._graph.candidates(unit_query, k)
+        except IndexFormatError as exc:
+            self.refused, self.graph_path, self._graph = str(exc), None, None
+            return None
+        return got
 
     def unit(self, key: int) -> npt.NDArray[np.float16] | None:
         """Chunk `key`'s vector at unit length (f16), None when it has none."""

@@ -24,7 +24,7 @@ from kbase_ci.errors import KbaseError, UsageError
 from kbase_ci.mcp.serverstate import ServerState
 from kbase_ci.query.payload import render
 from kbase_ci.query.tools import registry
-from kbase_ci.query.tools.spec import BUDGET_TOOL, MAX_TOKENS, Arg, Query, fields_of
+from kbase_ci.query.tools.spec import BUDGET_TOOL, MAX_BUDGET, MAX_TOKENS, Arg, Query, fields_of
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -97,7 +97,10 @@ async def result(run: Callable[[], Record], warm: ServerState, max_tokens: int) 
             return error(in_parameters(f"{exc}\n{budget}"))
     except KbaseError as exc:
         return error(in_parameters(str(exc)))
-    except Exception as exc:
+    except BaseException as exc:  # pyo3's PanicException is one
+        if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit,
+                            anyio.get_cancelled_exc_class())):
+            raise
         print("kbase mcp: internal error in a tool call (please report this with the "
               "traceback below)", file=sys.stderr)
         traceback.print_exc()
@@ -117,7 +120,9 @@ def _annotation(f: Arg) -> Any:
         tp = list[tp] | None
     elif f.optional or meta.by_action:
         tp = tp | None
-    return Annotated[tp, Field(description=meta.tool, ge=meta.ge, gt=meta.gt, le=meta.tool_le)]
+    highs = [x for x in (meta.le, meta.tool_le) if x is not None]
+    return Annotated[tp, Field(description=meta.tool, ge=meta.ge, gt=meta.gt,
+                               le=min(highs) if highs else None)]
 
 
 def _default(f: Arg) -> Any:
@@ -135,7 +140,7 @@ def tool_function(query: Query[Any, Any], warm: ServerState
     if not any(f.name == "max_tokens" for f in offered):  # every tool's answer has a budget
         params.append(inspect.Parameter(
             "max_tokens", inspect.Parameter.KEYWORD_ONLY, default=MAX_TOKENS,
-            annotation=Annotated[int, Field(description=BUDGET_TOOL, ge=1)]))
+            annotation=Annotated[int, Field(description=BUDGET_TOOL, ge=1, le=MAX_BUDGET)]))
 
     async def call(**arguments: Any) -> CallToolResult:
         def answer() -> Record:

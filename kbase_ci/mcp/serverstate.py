@@ -25,7 +25,7 @@ from kbase_ci.git.indexbranch import ref_stamp
 from kbase_ci.git.listing import modified_in_worktree, untracked_files
 from kbase_ci.git.repo import git_dir, toplevel
 from kbase_ci.index.modelchoice import find_index_model
-from kbase_ci.index.modelfolder import open_embedder
+from kbase_ci.index.modelfolder import load_index_model
 from kbase_ci.index.scopes import scope_dir
 from kbase_ci.mcp.watch import Watch
 from kbase_ci.query.freshness import refresh_stat
@@ -81,6 +81,9 @@ class ServerState:
         self.scope = scope
         self.model = model
         self.lock = threading.RLock()
+        self.model_lock = threading.Lock()
+        """Held while the embedding model is looked for, downloaded or loaded: not
+        `lock`, so a download never makes the other tools wait."""
         self.time_limit = time_limit
         """Seconds a tool call may take before it gets a timeout error (`--timeout`)."""
         self.reopened = 0
@@ -223,9 +226,11 @@ class ServerState:
     def embedder(self, view: QueryView) -> tuple[Any, str | None]:
         """The index's embedding model, looked for and loaded once per index model: the
         model, or None and the notice saying how to get it (search passes it on, as the
-        CLI does); a download is tried once, not on every call. Under the lock, so two
-        calls never load (or download) the same model twice."""
-        with self.lock:
+        CLI does); a download (of the user's own configured model only,
+        kbase_ci.index.modelchoice) is tried once, not on every call. Under `model_lock`,
+        so two calls never load (or download) the same model twice, while the other
+        tools go on answering."""
+        with self.model_lock:
             return self._embedder(view)
 
     def _embedder(self, view: QueryView) -> tuple[Any, str | None]:
@@ -238,7 +243,7 @@ class ServerState:
             choice, notice = find_index_model(self.root, view.vault.config.embeddings.model,
                                               self.model, emb)
             self._embedders[key] = (
-                (open_embedder(choice.path, dim=int(dim)), None)
+                load_index_model(choice.path, int(dim))
                 if choice is not None and choice.path is not None else (None, notice))
         got: tuple[Any, str | None] = self._embedders[key]
         return got

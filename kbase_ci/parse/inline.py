@@ -30,7 +30,7 @@ _QUERY = Query(INLINE, """
 # Characters that can start something only the inline grammar gets right. Backticks
 # alone are not among them: without `<` (HTML, autolinks), `\\` (escapes) or `](`
 # (destinations) nothing outranks a code span, and `code_spans` finds them exactly.
-_NEEDS_PARSE = (b"<", b"$", b"\\", b"](")
+_NEEDS_PARSE = re.compile(rb"[<$\\]|\]\(")
 _BACKTICKS = re.compile(r"`+")
 
 # A tag ends at whitespace or punctuation other than `-`, `_` and `/` (ASCII, general,
@@ -101,7 +101,8 @@ def blank(text: str, spans: list[tuple[int, int]]) -> str:
         if b <= a:
             continue
         out.append(text[pos:a])
-        out.append(_NOT_NEWLINE.sub(" ", text[a:b]))
+        out.append(" " * (min(b, len(text)) - a) if text.find("\n", a, b) < 0 else
+                   _NOT_NEWLINE.sub(" ", text[a:b]))
         pos = b
     out.append(text[pos:])
     return "".join(out)
@@ -181,9 +182,13 @@ def find_tags(masked: str) -> list[tuple[int, str]]:
             if not m.group(1).isdigit()]
 
 
-def worth_scanning(chunk: bytes) -> bool:
-    """False when the bytes cannot hold a link, tag, block id or comment delimiter."""
-    return b"[" in chunk or b"#" in chunk or b"%" in chunk or b"^" in chunk
+_WORTH = re.compile(rb"[\[#%^]")
+
+
+def worth_scanning(src: bytes, start: int = 0, end: int | None = None) -> bool:
+    """False when bytes [start, end) of `src` cannot hold a link, tag, block id or comment
+    delimiter: one C-level search of the note's bytes, no copy of the unit."""
+    return _WORTH.search(src, start, len(src) if end is None else end) is not None
 
 
 MAX_IMAGES = 64
@@ -238,7 +243,7 @@ class InlineScanner:
         link_nodes: list[Node] = []
         images = False
         parsed: bytes | bytearray = src
-        if any(t in chunk for t in _NEEDS_PARSE):
+        if _NEEDS_PARSE.search(chunk) is not None:
             images = chunk.count(b"![") > MAX_IMAGES
             parsed = self._images_as_links(src, start, end) if images else src
             masks: list[tuple[int, int]] = []

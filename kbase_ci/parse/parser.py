@@ -159,10 +159,15 @@ class _NoteBuilder:
                     return
 
     def _paragraph(self, node: Node, scanner: InlineScanner) -> None:
+        # Most paragraphs hold nothing to find: the byte prefilter over the paragraph's own
+        # range (its inline text and line ends) decides before any child node is made.
+        if not self._in_comment and not worth_scanning(self.src, node.start_byte,
+                                                       node.end_byte):
+            return
         inline = node.child(0)
         if inline is None or inline.type != "inline":
             return
-        if self._in_comment or worth_scanning(self.src[inline.start_byte:inline.end_byte]):
+        if self._in_comment or worth_scanning(self.src, inline.start_byte, inline.end_byte):
             self._block_id(self._unit(inline, scanner, _holes(inline)), inline)
 
     def _unit(self, node: Node, scanner: InlineScanner, holes: list[tuple[int, int]],
@@ -207,7 +212,7 @@ class _NoteBuilder:
         in_comment = self._in_comment
         text = ""
         if inline is not None and inline.type == "inline":
-            if in_comment or worth_scanning(self.src[inline.start_byte:inline.end_byte]):
+            if in_comment or worth_scanning(self.src, inline.start_byte, inline.end_byte):
                 self._unit(inline, scanner, _holes(inline))
             text = self._heading_text(inline, kind == "atx_heading")
         if in_comment:
@@ -240,7 +245,7 @@ class _NoteBuilder:
             for cell in row.named_children:
                 if cell.type != "pipe_table_cell":
                     continue
-                if self._in_comment or worth_scanning(self.src[cell.start_byte:cell.end_byte]):
+                if self._in_comment or worth_scanning(self.src, cell.start_byte, cell.end_byte):
                     self._unit(cell, scanner, [])
 
     def _refdef(self, node: Node, scanner: InlineScanner) -> None:

@@ -12,6 +12,10 @@ from __future__ import annotations
 MODES = ("hybrid", "bm25", "semantic")
 """`search --mode`: which rankers a search runs: both, fused, or one of them."""
 
+CONFIDENCE = ("high", "medium", "low", "none")
+"""A search hit's confidence, best first (kbase_ci.query.evidence.LEVELS);
+`search --min-confidence` leaves out hits below the one given."""
+
 STRATEGIES = ("breadth", "importance", "tags")
 """`context --strategy`: nearest notes first, best-scored first, or notes sharing tags
 followed too."""

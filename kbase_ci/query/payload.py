@@ -53,8 +53,12 @@ def dumps(answer: dict[str, Any], *, pretty: bool = False) -> str:
 
 
 def check_budget(max_tokens: int | None) -> int | None:
+    from kbase_ci.query.tools.spec import MAX_BUDGET  # the one declaration of the cap
+
     if max_tokens is not None and max_tokens < 1:
         raise UsageError(f"--max-tokens must be at least 1, not {max_tokens}")
+    if max_tokens is not None and max_tokens > MAX_BUDGET:
+        raise UsageError(f"--max-tokens must be at most {MAX_BUDGET}, not {max_tokens}")
     return max_tokens
 
 

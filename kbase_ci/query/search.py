@@ -1,10 +1,10 @@
 """`search`: BM25 and vector hits over paragraph chunks, rolled up to notes (a note scores
 as its best chunk), fused by standardised scores (`fusion`, with the index's per-model
-weights), each hit judged by its evidence (kbase_ci.query.evidence): hits below
-`low` confidence are no answer, and a query without any says "not found" with the
-nearest misses. Chunks of notes changed since the index are dropped from the committed
-shards and scored again from the work tree with the index's own statistics
-(kbase_ci.query.overlay; vectors when the model is here).
+weights), each hit judged by its evidence (kbase_ci.query.evidence): every hit up to the
+limit is shown with its confidence, and one verdict (kbase_ci.query.verdict) says
+whether they answer the query. Chunks of notes changed since the index are dropped
+from the committed shards and scored again from the work tree with the index's own
+statistics (kbase_ci.query.overlay; vectors when the model is here).
 
 A query that is exactly a note's title or alias puts that note first: agents often ask
 for a note by a name they saw elsewhere.
@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.errors import UsageError
+from kbase_ci.errors import ModelRefused, UsageError
 from kbase_ci.index import idf as idfmod
 from kbase_ci.index import tokens
 from kbase_ci.index.bm25 import indexed_text
 from kbase_ci.index.chunks import chunk_note, embed_text
 from kbase_ci.index.modelchoice import find_index_model
-from kbase_ci.index.modelfolder import open_embedder
+from kbase_ci.index.modelfolder import load_index_model
 from kbase_ci.index.ranking import rankers_of
 from kbase_ci.query import evidence as ev
 from kbase_ci.query import verdict
@@ -32,7 +32,7 @@ from kbase_ci.query.filters import check_limit, check_tags, domain_key, tag_key
 from kbase_ci.query.fusion import fuse
 from kbase_ci.query.hits import ChunkHit, NoteHit, rollup
 from kbase_ci.query.overlay import FreshChunk, Overlay, shard_for, tokenize
-from kbase_ci.query.verdict import ConciseHit, Hit, NotFound
+from kbase_ci.query.verdict import ConciseHit, Hit, Verdict
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
 
@@ -63,6 +63,7 @@ class Searcher:
         # Queries are tokenized as the index was (its manifest says how).
         self.stemmer = view.manifest.tokenizer.stemmer
         self.stop = ev.stopword_set(view.manifest.tokenizer)
+        self.question_stop = tokens.query_stopwords(sorted(self.stop), self.stemmer)
         reader = view.source.reader
         self.models = {shard: m for shard in reader.shards
                        if (m := reader.bm25(shard)) is not None}
@@ -97,11 +98,20 @@ class Searcher:
             self._overlay = Overlay(reader, self.models, dropped, fresh)
         return self._overlay
 
+    def query_stop(self, query: str) -> list[str]:
+        """The stopwords of `query`: the index's and the question words
+        (`tokens.QUESTION_WORDS`), unless that leaves no term ("how to" asks for its
+        words)."""
+        wide = sorted(self.question_stop)
+        if tokens.query_terms(query, stop=wide, stem_with=self.stemmer):
+            return wide
+        return sorted(self.stop)
+
     def terms(self, query: str) -> ev.QueryTerms:
         """The query's terms as written and indexed, with their IDF over the index as a
         rebuild would have it."""
         if query not in self._terms:
-            written = tokens.written_terms(query, stop=sorted(self.stop),
+            written = tokens.written_terms(query, stop=self.query_stop(query),
                                            stem_with=self.stemmer)
             terms = [t for _, t in written]
             extra = self._extra(terms)
@@ -123,12 +133,32 @@ class Searcher:
         return [t for t in terms if not any(m.doc_freq(t) for m in self.models.values())
                 and not any(t in f.counts for f in fresh)]
 
+    def note_terms(self, path: str, terms: list[str]) -> frozenset[str]:
+        """The query terms any chunk of the note holds: a changed or new note's from its
+        chunks as a rebuild would make them, an indexed one's from its shard's postings
+        (one bisection pair per term over the note's chunk range)."""
+        if path in self.skip or path in self.view.fresh.added:
+            return frozenset(t for f in self.overlay().fresh if f.chunk.note == path
+                             for t in terms if t in f.counts)
+        number = self.view.number.get(path)
+        if number is None or not terms:
+            return frozenset()
+        reader = self.view.source.reader
+        core = reader.core()
+        model = self.models.get(core["groups"][core["group"][number]][0])
+        first, count = reader.chunk_span(number)
+        if model is None or not count:
+            return frozenset()
+        span = [(first, first + count)]
+        return frozenset(t for t in terms if model.count_in(t, span))
+
     def _keep(self, hits: list[ChunkHit]) -> list[ChunkHit]:
         return rollup(hits, self.pool)
 
     # -- BM25 ----------------------------------------------------------------------------
     def bm25(self, query: str) -> list[ChunkHit]:
-        terms = tokens.query_terms(query, stop=sorted(self.stop), stem_with=self.stemmer)
+        terms = tokens.query_terms(query, stop=self.query_stop(query),
+                                   stem_with=self.stemmer)
         if not terms:
             return []
         hits: list[ChunkHit] = []
@@ -170,7 +200,7 @@ class Searcher:
         if choice is None or choice.path is None:
             return None, notice
         # The index may keep fewer dimensions than the model (`embeddings.dim`).
-        return open_embedder(choice.path, dim=emb.dim), None
+        return load_index_model(choice.path, emb.dim)
 
     def semantic(self, query: str, embedder: Any) -> list[ChunkHit]:
         import numpy as np
@@ -299,7 +329,12 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
                                  "; or use --mode bm25")
             notices.append(notice or _no_vectors(view))
         else:
-            lists["semantic"] = searcher.semantic(query, embedder)
+            try:
+                lists["semantic"] = searcher.semantic(query, embedder)
+            except ModelRefused as exc:  # the model failed on this query (fence)
+                if mode == "semantic":
+                    raise
+                notices.append(f"{exc}: ranked by BM25 only")
     fused, named = ranked(view, query, lists, view.manifest.fusion)
     return Ranking(searcher, fused, named, notices)
 
@@ -314,8 +349,11 @@ class SearchAnswer(Record):
     query: str = json_field(keep=True)
     mode: str = json_field(keep=True)
     results: list[Hit] | list[ConciseHit] = json_field(primary=True)
-    not_found: NotFound | None = json_field(omit=True)
-    """When there are no results: what was tried and the nearest misses."""
+    """The ranked notes up to the limit, each with its confidence (those below
+    `min_confidence` left out)."""
+    verdict: Verdict = json_field(keep=True)
+    hidden: int | None = json_field(omit=True)
+    """Hits left out for being below `min_confidence` (None: none were)."""
     notices: list[str] = json_field(keep=True)
     index: IndexInfo
 
@@ -324,30 +362,28 @@ def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: i
                   tags: list[str] | None = None, domain: str | None = None,
                   snippets: bool = False, concise: bool = False, explain: bool = False,
                   model: Path | None = None, embedder: Any = None,
-                  model_notice: str | None = None, floor: bool = True) -> SearchAnswer:
-    """The `search` answer. `floor=False` keeps hits below `low` confidence (retrieval
-    benchmarks rank every hit)."""
+                  model_notice: str | None = None,
+                  min_confidence: str = "none") -> SearchAnswer:
+    """The `search` answer: the ranking up to `limit`, hits below `min_confidence` left
+    out, and the verdict on it."""
     check_limit(limit)
+    if min_confidence not in ev.LEVELS:
+        raise UsageError(f"min_confidence {min_confidence!r} is none of "
+                         + ", ".join(ev.LEVELS))
     domain = domain_key(view, domain)
     tag_list = [tag_key(t) for t in tags or [] if tag_key(t)]
     r = rank(view, query, mode=mode, model=model, embedder=embedder,
              model_notice=model_notice)
     q = r.searcher.terms(query)
     judged = verdict.judge(view, r.searcher, r.fused, q, query, set(r.named), tag_list,
-                           domain, limit, floor)
-    if not judged.hits and tag_list:
+                           domain, limit, min_confidence)
+    if not judged.judged and tag_list:
         check_tags(view, tag_list)  # no such tag anywhere: a usage error, not "none"
-    shown = judged.hits or judged.misses
-    if shown:
-        view.texts(n.path for n, _ in shown)  # one git process for all, not one per hit
-        verdict.add_fields(view, r.searcher, shown)
+    if judged.hits:
+        view.texts(n.path for n, _ in judged.hits)  # one git process for all
+        verdict.add_fields(view, r.searcher, judged.hits)
     results = [verdict.record(view, n, e, q, query, concise, snippets, explain)
                for n, e in judged.hits]
-    not_found = None
-    if not results:
-        rankers = ["bm25"] * (mode != "semantic") + ["semantic"] * (
-            mode != "bm25" and not r.notices)
-        not_found = verdict.not_found(view, r.searcher, q, rankers, judged, tag_list, domain,
-                                      concise)
-    return SearchAnswer(query, mode, results, not_found,  # type: ignore[arg-type]
-                        r.notices, view.index_info())
+    said = verdict.decide(r.searcher, q, judged, tag_list, domain)
+    return SearchAnswer(query, mode, results, said,  # type: ignore[arg-type]
+                        judged.hidden or None, r.notices, view.index_info())

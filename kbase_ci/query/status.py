@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from kbase_ci.index.modelchoice import availability
 from kbase_ci.index.scopes import states
 from kbase_ci.query.answer import IndexInfo, ScopeRef
 from kbase_ci.query.view import QueryView
@@ -18,6 +21,11 @@ class Model(Record):
     id: str | None
     dim: int | None
     reason: str | None
+    available: bool | None
+    """Whether the index's model is available here (None: the index has no vectors)."""
+    why: str
+    """Where it was found, or why it is not available and what fixes it
+    (kbase_ci.index.modelchoice.availability: nothing is downloaded to tell)."""
 
 
 class Changed(Record):
@@ -59,7 +67,8 @@ class StatusAnswer(Record):
     scopes: list[ScopeState] | list[ScopeRef]
 
 
-def status_answer(view: QueryView) -> StatusAnswer:
+def status_answer(view: QueryView, model: Path | None = None) -> StatusAnswer:
+    """`model`: the `--model` folder the session was given (`kbase mcp --model`)."""
     m = view.manifest
     root = view.source.reader.root
     size = sum((root / rel).stat().st_size for rel in m.files)
@@ -69,7 +78,8 @@ def status_answer(view: QueryView) -> StatusAnswer:
         Source(view.source.origin, view.source.location,
                str(root) if view.source.origin != "temporary" else None),
         m.format_version, m.kbase_version, encode(m.counts), size,
-        Model(emb.model, emb.dim, emb.reason),
+        Model(emb.model, emb.dim, emb.reason,
+              *availability(view.vault.root, view.vault.config.embeddings.model, model, emb)),
         Changed(list(fresh.changed), list(fresh.added), list(fresh.deleted),
                 list(fresh.relinked)),
         view.index_info(), _scopes(view))

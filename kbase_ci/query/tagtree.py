@@ -136,17 +136,29 @@ def tags_answer(view: QueryView, *, tree: bool = False, stats: bool = False,
                       view.index_info())
 
 
+MAX_TREE_DEPTH = 64
+"""Levels `tags --tree` nests: a tag deeper than that (a 500-level `#a/a/a/...` made the
+recursive build exit 3, issue 28) is listed under its ancestor at this level, named by
+the rest of its path, so every reader of the tree (JSON encoder, text, budget) sees a
+bounded depth."""
+
+
 def _tree(keys: list[str], shown: dict[str, str], exact: Counter[str],
           total: Counter[str]) -> list[TagNode]:
+    """Built bottom-up without recursion; see MAX_TREE_DEPTH."""
     children: dict[str | None, list[str]] = {}
     for k in keys:  # sorted, so a branch always comes before what is below it
-        children.setdefault(k.rsplit("/", 1)[0] if "/" in k else None, []).append(k)
-
-    def node(k: str) -> TagNode:
-        return TagNode(shown[k].rsplit("/", 1)[-1], shown[k], exact[k], total[k],
-                       [node(c) for c in children.get(k, [])])
-
-    return [node(k) for k in children.get(None, [])]
+        parts = k.split("/")
+        parent = "/".join(parts[:min(len(parts) - 1, MAX_TREE_DEPTH)]) or None
+        children.setdefault(parent, []).append(k)
+    nodes: dict[str, TagNode] = {}
+    for k in sorted(keys, key=lambda k: -k.count("/")):  # deepest first
+        depth = k.count("/") + 1
+        name = ("/".join(shown[k].split("/")[MAX_TREE_DEPTH:]) if depth > MAX_TREE_DEPTH
+                else shown[k].rsplit("/", 1)[-1])
+        below = children.get(k, []) if depth <= MAX_TREE_DEPTH else []
+        nodes[k] = TagNode(name, shown[k], exact[k], total[k], [nodes[c] for c in below])
+    return [nodes[k] for k in children.get(None, [])]
 
 
 def _pairs(per_note: list[set[str]], shown: dict[str, str], exact: Counter[str],

@@ -1,7 +1,7 @@
-"""The verdict on a search's ranking: which hits are answers (at least `low` confidence,
-kbase_ci.query.evidence), how each is shown, and what a "not found" answer says: what
-was tried and the nearest misses. The ranking decides the order; evidence only what is
-kept, so any ranker or fusion can sit below this.
+"""The verdict on a search's ranking: each hit's confidence (kbase_ci.query.evidence), how
+each is shown, and whether the ranking answers the query at all (`Verdict`, the exit
+code). The ranking decides the order and every hit up to the limit is shown; evidence
+only says how far to trust each, so any ranker or fusion can sit below this.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ class Searcher(Protocol):
 
     def cosine(self, path: str) -> float | None: ...
 
+    def note_terms(self, path: str, terms: list[str]) -> frozenset[str]: ...
+
     def unknown(self, terms: list[str]) -> list[str]: ...
 
 class Rank(Record):
@@ -49,7 +51,8 @@ class Hit(Record):
     path: str
     title: str
     score: float
-    confidence: str | None
+    confidence: str
+    """high, medium, low or none (kbase_ci.query.evidence)."""
     section: str | None
     """The heading path of the part that matched."""
     line: int
@@ -67,55 +70,37 @@ class ConciseHit(Record):
     path: str
     title: str
     score: float
-    confidence: str | None
+    confidence: str
     matched: list[str]
     snippet: str | None = json_field(default=None, omit=True)
     explain: Explain | None = json_field(default=None, omit=True)
 
 
-class NearMiss(Record):
-    path: str
-    title: str
-    confidence: None
-    evidence: ev.EvidenceRecord
+class Verdict(Record):
+    """Whether the ranking answers the query: the command exits 0 when `answered`, else
+    1, and shows the ranked hits either way."""
 
-
-class ConciseNearMiss(Record):
-    path: str
-    title: str
-    confidence: None
-    matched: list[str]
-
-
-class Filters(Record):
-    tags: list[str]
-    domain: str | None
-
-
-class Tried(Record):
-    terms: list[str]
-    unknown_terms: list[str]
-    rankers: list[str]
-    filters: Filters
-    notes_judged: int
-    notes: int
-
-
-class NotFound(Record):
-    """What was tried, and the closest hits that were not good enough."""
-
+    answered: bool
+    confidence: str
+    """The best confidence among the first `DEPTH` hits (the filters' hits, before
+    `--min-confidence` hides any)."""
     reason: str
-    tried: Tried
-    near_misses: list[NearMiss] | list[ConciseNearMiss]
+    unknown_terms: list[str]
+    """Query words no note holds, as written."""
+    near_topic: str | None
+    """Not answered: the note nearest the topic (the first hit), to read or to say the
+    vault stops short of it; None when answered or nothing matched the filters."""
 
 
-NEAR_MISSES = 3
-"""Hits below `low` shown with a "not found" answer."""
-
-
+DEPTH = 3
+"""Hits the verdict looks at: an answer the ranking puts below the third place is one
+an agent reading the first hits would miss (bench/confidence.py, leave one vault out)."""
+ANSWER = "low"
+"""The confidence a hit among the first `DEPTH` needs for the query to count as answered."""
 JUDGE_MAX = 100
-"""Ranked notes judged at most: a hit past the first hundred is no answer worth keeping,
-and an absent topic on a 10k-note vault can rank thousands of notes by common words."""
+"""Ranked notes judged at most (with `--min-confidence`, the walk past hidden hits): a
+hit past the first hundred is no answer worth keeping, and an absent topic on a 10k-note
+vault can rank thousands of notes by common words."""
 HEADING_MAX = 20
 """Notes, from the first judged, whose headings are compared with the query."""
 
@@ -140,11 +125,13 @@ def heading_named(view: QueryView, path: str, query: str) -> bool:
 
 @dataclass
 class Judged:
-    """The hits that are answers (at least `low` confidence) and the best misses."""
+    """The hits shown (at or above the minimum confidence), the first `DEPTH` judged
+    (the verdict's), and how many were judged and hidden."""
 
     hits: list[tuple[NoteHit, ev.Evidence]] = field(default_factory=list)
-    misses: list[tuple[NoteHit, ev.Evidence]] = field(default_factory=list)
+    top: list[tuple[NoteHit, ev.Evidence]] = field(default_factory=list)
     judged: int = 0
+    hidden: int = 0
 
 
 def _name_field(view: QueryView, path: str, query: str) -> str:
@@ -154,14 +141,15 @@ def _name_field(view: QueryView, path: str, query: str) -> str:
 
 def judge(view: QueryView, searcher: Searcher, fused: list[NoteHit], q: ev.QueryTerms,
           query: str, named: set[str], tags: list[str], domain: str | None, limit: int,
-          floor: bool) -> Judged:
+          min_confidence: str = "none") -> Judged:
     """Walk the ranking in its order, judging each note that passes the filters, until
-    `limit` answers (or `JUDGE_MAX` notes); the ranking decides the order, the evidence
-    only what is kept."""
+    `limit` hits at `min_confidence` or above are kept (or `JUDGE_MAX` notes judged);
+    the ranking decides the order, the evidence only each hit's confidence."""
     background = view.manifest.background
+    least = ev.LEVELS.index(min_confidence)
     out = Judged()
     for n in fused:
-        if out.judged >= JUDGE_MAX:
+        if out.judged >= JUDGE_MAX or (len(out.hits) >= limit and out.judged >= DEPTH):
             break
         if not matches(view, n.path, tags, domain):
             continue
@@ -170,18 +158,20 @@ def judge(view: QueryView, searcher: Searcher, fused: list[NoteHit], q: ev.Query
         bm25 = n.ranks["bm25"][1] if "bm25" in n.ranks else None
         chunks = searcher.pool.get(n.path, [])
         name = _name_field(view, n.path, query) if n.path in named else None
-        got = ev.judge(chunks, q, bm25, cosine, background, name)
-        if got.confidence is None and out.judged < HEADING_MAX and \
+        held = searcher.note_terms(n.path, q.terms)
+        got = ev.judge(chunks, held, q, bm25, cosine, background, name)
+        if got.confidence == "none" and out.judged < HEADING_MAX and \
                 heading_named(view, n.path, query):
-            got = ev.judge(chunks, q, bm25, cosine, background, "heading")
+            got = ev.judge(chunks, held, q, bm25, cosine, background, "heading")
         out.judged += 1
-        if got.confidence is None and floor:
-            if len(out.misses) < NEAR_MISSES:
-                out.misses.append((n, got))
-            continue
-        out.hits.append((n, got))
+        if len(out.top) < DEPTH:
+            out.top.append((n, got))
         if len(out.hits) >= limit:
-            break
+            continue
+        if ev.LEVELS.index(got.confidence) <= least:
+            out.hits.append((n, got))
+        else:
+            out.hidden += 1
     return out
 
 
@@ -215,23 +205,32 @@ def record(view: QueryView, n: NoteHit, e: ev.Evidence, q: ev.QueryTerms, query:
                evidence, shown, why)
 
 
-def not_found(view: QueryView, searcher: Searcher, q: ev.QueryTerms,
-              rankers: list[str], judged: Judged, tags: list[str],
-              domain: str | None, concise: bool) -> NotFound:
-    """What was tried, and the closest hits that were not good enough."""
+def decide(searcher: Searcher, q: ev.QueryTerms, judged: Judged, tags: list[str],
+           domain: str | None) -> Verdict:
+    """The verdict on a judged ranking: answered when one of the first `DEPTH` hits has
+    `ANSWER` confidence or better and a hit is shown."""
     unknown = q.words(searcher.unknown(q.terms))
-    near: list[NearMiss] | list[ConciseNearMiss] = (
-        [ConciseNearMiss(n.path, view.notes[n.path].title, None, q.words(e.matched))
-         for n, e in judged.misses] if concise else
-        [NearMiss(n.path, view.notes[n.path].title, None, e.record(q))
-         for n, e in judged.misses])
-    if not judged.judged and (tags or domain):
+    best = min(judged.top, key=lambda t: ev.LEVELS.index(t[1].confidence), default=None)
+    confidence = best[1].confidence if best is not None else "none"
+    answered = best is not None and bool(judged.hits) and \
+        ev.LEVELS.index(confidence) <= ev.LEVELS.index(ANSWER)
+    near = judged.top[0][0].path if judged.top and not answered else None
+    if best is not None and answered:
+        e = best[1]
+        reason = ("the query is a note's title, alias or heading" if e.named else
+                  "a hit holds enough of the query's words"
+                  if ev.lexical_answer(e) else
+                  "a hit is closer in meaning than questions about nothing come")
+    elif not judged.judged and (tags or domain):
         reason = "no note matched the filters"
+    elif not judged.judged:
+        reason = "no note holds any of the query's words"
+    elif best is not None and ev.LEVELS.index(confidence) <= ev.LEVELS.index(ANSWER):
+        reason = "every hit is below the minimum confidence asked for"
     elif not q.terms:
         reason = "the query has only common words (stopwords), and names no note"
     elif len(unknown) == len(q.terms):
         reason = "no note holds any of the query's words"
     else:
-        reason = "no note holds enough of the query"
-    return NotFound(reason, Tried([w for w, _ in q.written], unknown, rankers,
-                                  Filters(tags, domain), judged.judged, len(view.notes)), near)
+        reason = "no top hit holds enough of the query or comes close enough in meaning"
+    return Verdict(answered, confidence, reason, unknown, near)

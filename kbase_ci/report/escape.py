@@ -8,7 +8,7 @@ PR. Sinks and their layer:
 - a workflow command's data or property (`command_data`, `command_property`);
 - a plain log line inside `stop_commands` (`log_text`);
 - the PR comment and step summary (`md_text`, `md_url`): no Markdown, HTML, pinged
-  `@user`, cross-referenced `#123`, and no clickable URL (`https://...`, `www.`);
+  `@user`, cross-referenced `#123` or `GH-123`, and no clickable URL (`https://...`, `www.`);
 - a Mermaid label (`mermaid_label`);
 - SARIF is JSON (json.dumps escapes it) with percent-encoded URIs (report.sarif).
 """
@@ -58,9 +58,15 @@ _MD_TABLE = _md_table()
 _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9]:)(?=//)|(?<=www)(?=\.)")
 
 
+# GitHub also cross-references `GH-123` (any case) to an issue of the repository.
+_GH_REF = re.compile(r"(?i)(?<![a-z0-9])gh(?=-\d)")
+
+
 def md_text(s: str) -> str:
     """`s` as literal text in GitHub Markdown (also inside table cells)."""
     out = s.translate(_MD_TABLE)
+    if "-" in out:
+        out = _GH_REF.sub(lambda m: m.group() + ZWSP, out)
     return _AUTOLINK.sub(ZWSP, out) if ("//" in out or "." in out) else out
 
 
@@ -89,6 +95,12 @@ _TERMINAL_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u
                              "\u2028\u2029\ufeff]")
 
 
+_COMMAND = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+                      "\u2028\u2029\ufeff]")
+"""What a workflow command's message shows as `\\xNN`: `_TERMINAL_LINES` but CR, which the
+runner's own encoding (`%0D`) carries."""
+
+
 def _shown(m: re.Match[str]) -> str:
     c = ord(m.group())
     return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
@@ -106,8 +118,12 @@ def terminal_text(s: str, *, lines: bool = False) -> str:
 
 
 def command_data(s: str) -> str:
-    """The message of a workflow command (`::error ...::MESSAGE`)."""
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """The message of a workflow command (`::error ...::MESSAGE`): escape sequences,
+    other control characters and bidi overrides shown as `\\xNN` (an annotation is shown
+    in the log and on the PR: a note's text must not colour, move or hide it), `%`, CR
+    and LF encoded as the runner wants them."""
+    shown = _COMMAND.sub(_shown, s)
+    return shown.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def command_property(s: str) -> str:

@@ -6,7 +6,6 @@ or config error (exit 2) naming its place."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest

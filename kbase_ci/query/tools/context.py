@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING, Annotated
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.choices import STRATEGIES
-from kbase_ci.query.tools.spec import BUDGET, MAX_TOKENS, Param, Query, Session, none_if_blank
+from kbase_ci.query.tools.spec import (
+    BUDGET,
+    MAX_BUDGET,
+    MAX_TOKENS,
+    Param,
+    Query,
+    Session,
+    none_if_blank,
+)
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -21,7 +29,7 @@ class ContextParams(Record):
         metavar="Q", help="start from the best search hits for Q instead of a note",
         tool="Or start from the notes that best match this query.")] = None
     max_tokens: Annotated[int, Param(
-        ge=1, metavar="N", help=BUDGET + " (default: %(default)s)",
+        ge=1, le=MAX_BUDGET, metavar="N", help=BUDGET + " (default: %(default)s)",
         tool="Budget for the whole answer, its JSON included.")] = MAX_TOKENS
     depth: Annotated[str, Param(
         metavar="quick|standard|deep|N",

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, TypeAlias
 
 from kbase_ci.query.choices import GAP_KINDS
-from kbase_ci.query.tools.spec import Domain, Param, Query, Session, none_if_blank
+from kbase_ci.query.tools.spec import MAX_LIMIT, Domain, Param, Query, Session, none_if_blank
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -34,10 +34,10 @@ class GapsParams(Record):
         tool="Only these kinds of gap (default: all three: note, concept, attachment).")
     ] = ()
     domain: Domain = None
-    limit: Annotated[int, Param(ge=1, tool_le=100, metavar="N",
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=100, metavar="N",
                                 help="entries per list (default: %(default)s)",
                                 tool="How many of each kind to return.")] = 20
-    min_notes: Annotated[int, Param(ge=1, metavar="N",
+    min_notes: Annotated[int, Param(ge=1, le=MAX_LIMIT, metavar="N",
                                     help="notes a concept must appear in (default: "
                                          "%(default)s)",
                                     tool="A concept counts when at least this many notes "

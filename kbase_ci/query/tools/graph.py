@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.choices import GRAPH_ACTIONS
-from kbase_ci.query.tools.spec import Param, Query, Session, Timeout, fields_of
+from kbase_ci.query.tools.spec import (
+    MAX_DEPTH,
+    MAX_LIMIT,
+    Param,
+    Query,
+    Session,
+    Timeout,
+    fields_of,
+)
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -40,11 +48,12 @@ class GraphParams(Record):
     target: Annotated[str | None, Param(positional=True, metavar="B", actions=("path",),
                                         tool="path: the second note.")] = None
     depth: Annotated[int | None, Param(
-        ge=0, actions=("neighborhood", "explore"), by_action={"neighborhood": 1, "explore": 2},
+        ge=0, le=MAX_DEPTH,
+        actions=("neighborhood", "explore"), by_action={"neighborhood": 1, "explore": 2},
         help="hops (default: %(default)s)", tool="explore (2), neighborhood (1): hops.")
     ] = None
     limit: Annotated[int | None, Param(
-        ge=0, actions=("path", "neighborhood", "hubs", "clusters", "explore"),
+        ge=0, le=MAX_LIMIT, actions=("path", "neighborhood", "hubs", "clusters", "explore"),
         by_action={"path": 20, "neighborhood": 200, "hubs": 20, "clusters": 20,
                    "explore": 200},
         helps={"path": "paths with --all (default: 20)",
@@ -62,10 +71,12 @@ class GraphParams(Record):
                                      help="every shortest path, up to --limit",
                                      tool="path: every shortest path.")] = False
     min_links: Annotated[int | None, Param(
-        ge=0, actions=("hubs",), by_action={"hubs": 3}, help="least links (default: 3)",
+        ge=0, le=MAX_LIMIT, actions=("hubs",), by_action={"hubs": 3},
+        help="least links (default: 3)",
         tool="hubs: least links (3).")] = None
     min_size: Annotated[int | None, Param(
-        ge=1, actions=("clusters",), by_action={"clusters": 3}, help="least notes (default: 3)",
+        ge=1, le=MAX_LIMIT, actions=("clusters",), by_action={"clusters": 3},
+        help="least notes (default: 3)",
         tool="clusters: least notes (3).")] = None
     no_backlinks: Annotated[bool, Param(
         actions=("orphans",), help="every note nobody links to (it may link out)",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.tools.spec import Note, Param, Query, Session, Timeout
+from kbase_ci.query.tools.spec import MAX_DEPTH, MAX_LIMIT, Note, Param, Query, Session, Timeout
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -13,10 +13,11 @@ if TYPE_CHECKING:
 
 class PrerequisitesParams(Record):
     note: Note
-    depth: Annotated[int, Param(ge=1, help="steps back through prerequisites (default: "
-                                           "%(default)s)",
+    depth: Annotated[int, Param(ge=1, le=MAX_DEPTH,
+                                help="steps back through prerequisites (default: "
+                                     "%(default)s)",
                                 tool="Steps back through prerequisites.")] = 2
-    limit: Annotated[int, Param(ge=1, help="most notes listed (default: 20)",
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, help="most notes listed (default: 20)",
                                 tool="Most notes.")] = 20
     timeout: Timeout = None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.tools.spec import Param, Query, Session
+from kbase_ci.query.tools.spec import MAX_DEPTH, Param, Query, Session
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ class ReadParams(Record):
         help="also return the notes it links to",
         tool="Add the text of the notes it links to (`linked`).")] = False
     depth: Annotated[int, Param(
-        ge=0, help="link depth for --expand-links",
+        ge=0, le=MAX_DEPTH, help="link depth for --expand-links",
         tool="With expand_links: links followed from note to note.")] = 1
 
 

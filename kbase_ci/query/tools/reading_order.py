@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.tools.spec import Domain, Param, Query, Session, Tags, Timeout, none_if_blank
+from kbase_ci.query.tools.spec import (
+    MAX_DEPTH,
+    MAX_LIMIT,
+    Domain,
+    Param,
+    Query,
+    Session,
+    Tags,
+    Timeout,
+    none_if_blank,
+)
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -15,11 +25,11 @@ class ReadingOrderParams(Record):
     start: Annotated[str | None, Param(
         flag="--from", metavar="NOTE", help="the notes within --depth links of NOTE",
         tool="The notes within `depth` links of this note.")] = None
-    depth: Annotated[int, Param(ge=0, help="links from --from (default: 2)",
+    depth: Annotated[int, Param(ge=0, le=MAX_DEPTH, help="links from --from (default: 2)",
                                 tool="Links from start.")] = 2
     tags: Tags = ()
     domain: Domain = None
-    limit: Annotated[int, Param(ge=1, help="most notes listed (default: 50)",
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, help="most notes listed (default: 50)",
                                 tool="Most notes listed.")] = 50
     timeout: Timeout = None
 

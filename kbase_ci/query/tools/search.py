@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.choices import MODES
-from kbase_ci.query.tools.spec import Param, Query, Session, Tags, none_if_blank
+from kbase_ci.query.choices import CONFIDENCE, MODES
+from kbase_ci.query.tools.spec import MAX_LIMIT, Param, Query, Session, Tags, none_if_blank
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -24,7 +24,8 @@ class SearchParams(Record):
         help="only notes of this domain",
         tool="Only notes of this domain (the top folder, unless configured).")] = None
     tags: Tags = ()
-    limit: Annotated[int, Param(ge=1, tool_le=100, tool="How many notes to return.")] = 5
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=100,
+                                tool="How many notes to return.")] = 5
     snippets: Annotated[bool, Param(
         help="a snippet around the match",
         tool="Add a short text snippet around the match to each hit.")] = False
@@ -37,13 +38,18 @@ class SearchParams(Record):
     model: Annotated[Path | None, Param(
         metavar="PATH", help="embedding model folder (default: as the index was built)")
     ] = None
+    min_confidence: Annotated[str, Param(
+        choices=CONFIDENCE, metavar="LEVEL",
+        help="leave out hits below this confidence (default: %(default)s, every hit shown)",
+        tool="Leave out hits below this confidence (default none: every hit is shown, "
+             "each with its confidence).")] = "none"
 
 
 def _prepare(p: SearchParams) -> SearchParams:
     if not p.query.strip():
         raise UsageError("query is empty: say what you are looking for in a few words")
     return SearchParams(p.query, p.mode, none_if_blank(p.domain), p.tags, p.limit, p.snippets,
-                        p.concise, p.explain, p.model)
+                        p.concise, p.explain, p.model, p.min_confidence)
 
 
 def _run(s: Session, p: SearchParams) -> SearchAnswer:
@@ -55,25 +61,16 @@ def _run(s: Session, p: SearchParams) -> SearchAnswer:
     return search_answer(view, p.query, mode=p.mode, limit=p.limit, tags=list(p.tags),
                          domain=p.domain, snippets=p.snippets, concise=p.concise,
                          explain=p.explain, model=p.model or s.model, embedder=embedder,
-                         model_notice=notice)
-
-
-def _empty(p: SearchParams) -> str:
-    hints = ["try fewer or different words"]
-    if p.tags:
-        hints.append("drop the tag filter")
-    if p.domain:
-        hints.append("drop the domain filter")
-    if p.mode == "semantic":
-        hints.append("use mode bm25")
-    return f"no results for {p.query!r}: " + ", or ".join(hints)
+                         model_notice=notice, min_confidence=p.min_confidence)
 
 
 def _lines(a: SearchAnswer) -> list[str]:
-    lines = []
+    v = a.verdict
+    lines = [] if v.answered else [f"not answered: {v.reason}"]
     for r in a.results:
         section = getattr(r, "section", None)
-        lines.append(f"{r.path}  [{section}]" if section else r.path)
+        where = f"{r.path}  [{section}]" if section else r.path
+        lines.append(f"{where}  ({r.confidence})")
         if r.snippet is not None:
             lines.append(f"    {r.snippet}")
     return lines
@@ -82,14 +79,19 @@ def _lines(a: SearchAnswer) -> list[str]:
 QUERIES = [Query(
     "search", ("search",),
     help="search notes (hybrid BM25 + vectors) from the committed index",
-    description="Search the vault's index. Exit 0 results, 1 no results, 2 error.",
+    description="Search the vault's index: the ranked notes up to --limit, each with its "
+                "confidence, and a verdict on whether they answer the query. Exit 0 "
+                "answered, 1 not answered (the hits are printed either way), 2 error.",
     tool="Find notes about a topic when you do not know their names: 'I need information "
          "about X'. Ranks whole notes by words and meaning and returns each hit's path, "
          "title, score and best-matching section with its line. Follow up with `read` (one "
          "section is enough) or `context`. Narrow with `domain` or `tags` (a tag also "
          "matches its child tags). Not for a note you already know: use `explore` or "
-         "`read` then. Errors when nothing matches, saying what to loosen.",
+         "`read` then. Every hit says how far to trust it (`confidence`: high, medium, "
+         "low, none), and `verdict.answered` says whether the hits answer the question "
+         "at all (false: the vault likely does not cover it; `verdict.near_topic` is the "
+         "nearest note).",
     when='"I need information about X and don\'t know the note names"; every hit says '
-         'how far to trust it (`confidence`), and "not found" is an answer',
-    params=SearchParams, run=_run, text=_lines, found=lambda a: bool(a.results),
-    prepare=_prepare, empty=_empty)]
+         'how far to trust it (`confidence`), and the `verdict` whether the vault answers',
+    params=SearchParams, run=_run, text=_lines, found=lambda a: a.verdict.answered,
+    prepare=_prepare)]

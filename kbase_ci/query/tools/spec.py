@@ -33,6 +33,18 @@ P = TypeVar("P", bound=Record)
 A = TypeVar("A", bound=Record)
 
 
+MAX_DEPTH = 100
+"""Most links a traversal follows from its start (`read --depth`, `graph --depth`,
+`prerequisites --depth`, `reading-order --depth`): past a vault's diameter more
+changes nothing, and a depth of 10**12 spun forever (issue 28)."""
+MAX_LIMIT = 100_000
+"""Most entries a list may be asked for (`--limit`, and the `--min-*` thresholds)."""
+MAX_BUDGET = 1_000_000
+"""Largest `--max-tokens` / `max_tokens`."""
+MAX_SECONDS = 3600
+"""Longest `--timeout` of a query that takes one."""
+
+
 class Param(Record):
     """How a parameter is offered (the metadata of a parameter record's field)."""
 
@@ -49,6 +61,9 @@ class Param(Record):
     """MCP: the choices as an enum (else a string `check` refuses when not one)."""
     ge: float | None = None
     gt: float | None = None
+    le: float | None = None
+    """The largest value anyone may ask for (`bounds`: CLI exit 2, a tool error): what
+    keeps a depth, limit or budget from making one call run forever."""
     tool_le: int | None = None
     """An upper bound for agents only (a tool's answer stays small; a person may ask
     for more on the command line)."""
@@ -212,6 +227,11 @@ class Query(Record, Generic[P, A]):
         return self.prepare(params) if self.prepare is not None else params
 
 
+def _num(v: float) -> str:
+    """A bound or value as typed: `100`, `1000000000000`, `0.5` (never `1e+12`)."""
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
 def check(f: Arg, value: Any) -> None:
     """A value against its field's choices and bounds (a message in the CLI's words)."""
     meta = f.param
@@ -224,6 +244,8 @@ def check(f: Arg, value: Any) -> None:
             raise UsageError(f"{f.flag} must be at least {meta.ge:g}, not {v:g}")
         if meta.gt is not None and v <= meta.gt:
             raise UsageError(f"{f.flag} must be more than {meta.gt:g}, not {v:g}")
+        if meta.le is not None and v > meta.le:
+            raise UsageError(f"{f.flag} must be at most {_num(meta.le)}, not {_num(v)}")
 
 
 BUDGET = ("the answer printed (JSON, text or picture) stays within N tokens: lists are cut "
@@ -245,7 +267,7 @@ Tags = Annotated[tuple[str, ...], Param(
 Domain = Annotated[str | None, Param(help="only notes of this domain",
                                      tool="Only this domain.")]
 Timeout = Annotated[float | None, Param(
-    metavar="SECONDS", gt=0,
+    metavar="SECONDS", gt=0, le=MAX_SECONDS,
     help="stop after this many seconds and answer with what was found so far, marked "
          "`partial: true` with the reason",
     tool="Stop after this many seconds and answer with what was found, marked `partial`.")]

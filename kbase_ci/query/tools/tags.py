@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.tools.spec import Note, Param, Query, Session
+from kbase_ci.query.tools.spec import MAX_LIMIT, Note, Param, Query, Session
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -17,7 +17,8 @@ class TagsParams(Record):
     tree: Annotated[bool, Param(help="the tag hierarchy", tool="The tag hierarchy.")] = False
     stats: Annotated[bool, Param(help="pairs of tags used together",
                                  tool="Pairs of tags used together.")] = False
-    limit: Annotated[int, Param(ge=0, help="pairs with --stats, 0 = all (default: 50)",
+    limit: Annotated[int, Param(ge=0, le=MAX_LIMIT,
+                                help="pairs with --stats, 0 = all (default: 50)",
                                 tool="Pairs with stats, 0 = all.")] = 50
 
 
@@ -31,12 +32,12 @@ def _tags(s: Session, p: TagsParams) -> TagsAnswer:
 def _tag_lines(a: TagsAnswer) -> list[str]:
     out: list[str] = []
     if a.tree is not None:
-        def walk(nodes: list[TagNode], depth: int) -> None:
-            for n in nodes:
-                out.append(f"{'  ' * depth}{n.name}  {n.total}"
-                           + (f" ({n.count} exact)" if n.count != n.total else ""))
-                walk(n.children, depth + 1)
-        walk(a.tree, 0)
+        stack: list[tuple[TagNode, int]] = [(n, 0) for n in reversed(a.tree)]
+        while stack:  # depth first, in order, without recursion
+            n, depth = stack.pop()
+            out.append(f"{'  ' * depth}{n.name}  {n.total}"
+                       + (f" ({n.count} exact)" if n.count != n.total else ""))
+            stack.extend((c, depth + 1) for c in reversed(n.children))
     else:
         out.extend(f"{t.total:>6} {t.count:>6}  #{t.tag}" for t in a.tags)
     if a.cooccurrence is not None:
@@ -47,7 +48,7 @@ def _tag_lines(a: TagsAnswer) -> list[str]:
 
 class SuggestParams(Record):
     note: Note
-    limit: Annotated[int, Param(ge=1, tool_le=100, help="most tags (default: 5)",
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=100, help="most tags (default: 5)",
                                 tool="Most tags.")] = 5
 
 

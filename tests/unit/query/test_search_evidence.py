@@ -1,15 +1,16 @@
 """Search answers say why a hit is a hit (the query words it holds, where, absolute
 scores) and how far to trust it; a query about something the vault does not hold exits 1
-with `not_found` (what was tried, the nearest misses); filters that name nothing are
-usage errors, not "no results"."""
+with the ranking all the same and a verdict saying why it is no answer; filters that name
+nothing are usage errors, not "no results"."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from indexkit import make_tiny_model
-from querykit import paths, published_demo, query
+from querykit import clone, paths, publish_index, published_demo, query
 
 from kbase_ci.query.evidence import RULE, level
 
@@ -43,33 +44,64 @@ def test_names_and_headings_are_confident_whatever_their_words(demo: Path) -> No
     assert ans["results"][0]["confidence"] == "high"
 
 
-def test_an_absent_topic_is_not_found(demo: Path) -> None:
+def test_an_absent_topic_is_shown_ranked_but_not_answered(demo: Path) -> None:
     code, ans, _ = query(demo, "search", "kubernetes horizontal pod autoscaling")
-    assert code == 1 and ans["results"] == []
-    nf = ans["not_found"]
-    assert nf["tried"]["terms"] == ["kubernetes", "horizontal", "pod", "autoscaling"]
-    assert nf["tried"]["unknown_terms"] == nf["tried"]["terms"]
-    assert nf["reason"] == "no note holds any of the query's words"
-    # Words shared with notes, but not enough of the question: the nearest misses.
+    assert code == 1 and ans["results"] == []  # no note holds any word: nothing ranks
+    v = ans["verdict"]
+    assert v["answered"] is False and v["confidence"] == "none"
+    assert v["unknown_terms"] == ["kubernetes", "horizontal", "pod", "autoscaling"]
+    assert v["reason"] == "no note holds any of the query's words"
+    assert v["near_topic"] is None
+    # Words shared with notes, but not enough of the question: the ranking is shown,
+    # every hit with its confidence, and the nearest note is named.
     code, ans, _ = query(demo, "search", "install the linux kernel headers")
     assert code == 1
-    near = ans["not_found"]["near_misses"]
-    assert near and near[0]["path"] == "Getting Started.md"
-    assert near[0]["confidence"] is None
-    assert set(near[0]["evidence"]["matched"]) == {"install", "linux"}
-    assert {"kernel", "headers"} <= set(near[0]["evidence"]["missing"])
+    top = ans["results"][0]
+    assert top["path"] == "Getting Started.md" and top["confidence"] == "none"
+    assert set(top["evidence"]["matched"]) == {"install", "linux"}
+    assert {"kernel", "headers"} <= set(top["evidence"]["missing"])
+    v = ans["verdict"]
+    assert v["answered"] is False and v["near_topic"] == "Getting Started.md"
+    assert v["unknown_terms"] == ["kernel", "headers"]
     code, ans, _ = query(demo, "search", "install the linux kernel headers", "--concise")
-    assert set(ans["not_found"]["near_misses"][0]) == {"path", "title", "confidence",
-                                                        "matched"}
+    assert code == 1 and set(ans["results"][0]) == {"path", "title", "score", "confidence",
+                                                    "matched"}
 
 
-def test_gibberish_is_not_found_even_with_vectors(tmp_path: Path) -> None:
+def test_the_verdict_decides_the_exit_code_and_hides_nothing(demo: Path) -> None:
+    code, ans, _ = query(demo, "search", "how do I link notes", "--limit", "6")
+    assert code == 0 and ans["verdict"]["answered"] is True
+    assert ans["verdict"]["confidence"] == "high"
+    assert ans["verdict"]["reason"] == "a hit holds enough of the query's words"
+    assert "hidden" not in ans
+    ranked = ans["results"]
+    assert len(ranked) == 6  # up to the limit, whatever each hit's confidence
+    assert {r["confidence"] for r in ranked} <= {"high", "medium", "low", "none"}
+    assert "none" in {r["confidence"] for r in ranked}
+    # --min-confidence hides the hits below it, and says how many it hid
+    code, ans, _ = query(demo, "search", "how do I link notes", "--limit", "6",
+                         "--min-confidence", "low")
+    kept = [r for r in ranked if r["confidence"] != "none"]
+    assert code == 0 and paths(ans["results"])[:len(kept)] == paths(kept)
+    assert all(r["confidence"] != "none" for r in ans["results"])
+    assert ans["hidden"] >= len(ranked) - len(kept) > 0  # the walk goes on past them
+    # hiding every hit leaves nothing that answers
+    code, ans, _ = query(demo, "search", "install the linux kernel headers",
+                         "--min-confidence", "low")
+    assert code == 1 and ans["results"] == [] and ans["hidden"] > 0
+    assert ans["verdict"]["near_topic"] == "Getting Started.md"
+    code, _, err = query(demo, "search", "links", "--min-confidence", "sure")
+    assert code == 2 and "sure" in err
+
+
+def test_gibberish_is_not_answered_even_with_vectors(tmp_path: Path) -> None:
     model = make_tiny_model(tmp_path / "model")
     cl = published_demo(tmp_path, "--model", str(model))
     code, ans, err = query(cl, "search", "zzqx vlorp", "--model", str(model))
     assert code == 1, err
-    assert ans["notices"] == [] and ans["not_found"]["tried"]["rankers"] == ["bm25",
-                                                                             "semantic"]
+    assert ans["notices"] == [] and ans["verdict"]["answered"] is False
+    assert ans["verdict"]["unknown_terms"] == ["zzqx", "vlorp"]
+    assert all(r["confidence"] == "none" for r in ans["results"])
     code, ans, _ = query(cl, "search", "package manager", "--model", str(model))
     assert code == 0 and ans["results"][0]["evidence"]["cosine"] is not None
 
@@ -93,20 +125,51 @@ def test_filters_match_any_case_and_name_close_ones(demo: Path) -> None:
     assert code == 2 and "did you mean Archive" in err
 
 
-@pytest.mark.parametrize(("idf", "coverage", "semantic", "want"), [
+@pytest.mark.parametrize(("idf", "coverage", "margin", "want"), [
     (1.0, 1.0, None, "high"),
-    (0.72, 0.5, None, "medium"),
-    (0.62, 0.5, None, "low"),
-    (0.52, 0.5, None, None),           # lexical evidence alone needs `alone`
-    (0.52, 0.5, 0.95, "low"),          # ...less with vectors that agree
-    (0.62, 0.5, 0.5, None),            # shared words without the meaning: vetoed
+    (0.85, 0.5, None, "medium"),
+    (0.65, 0.5, None, "low"),
+    (0.55, 0.5, None, "none"),         # lexical evidence alone needs `alone`
+    (0.72, 0.5, 0.6, "low"),           # with vectors that agree, `low` from 0.7
+    (0.72, 0.5, 0.2, "none"),          # shared words without the meaning: vetoed
     (0.8, 0.6, 0.2, "medium"),         # unless the words are sure enough
-    (0.35, 0.3, 0.995, "low"),         # a paraphrase: few words, close meaning
-    (0.6, 0.3, 0.995, "medium"),
-    (0.1, 0.2, 1.0, None),             # meaning alone is no evidence
-    (0.9, 0.2, None, None),            # one rare word of a long query
+    (0.35, 0.3, 1.1, "low"),           # a paraphrase: few words, beyond every null query
+    (0.7, 0.3, 1.1, "medium"),
+    (0.1, 0.2, 1.5, "none"),           # meaning alone is no evidence
+    (0.95, 0.2, None, "none"),         # one rare word of a long query
 ])
-def test_confidence_levels(idf: float, coverage: float, semantic: float | None,
-                           want: str | None) -> None:
-    assert level(idf, coverage, semantic, False, RULE) == want
+def test_confidence_levels(idf: float, coverage: float, margin: float | None,
+                           want: str) -> None:
+    assert level(idf, coverage, margin, False, RULE) == want
     assert level(0.0, 0.0, None, True, RULE) == "high"  # the query names the note
+
+
+def test_question_words_are_the_frame_not_the_topic(demo: Path) -> None:
+    code, ans, _ = query(demo, "search", "what is my Package Manager and why does it",
+                         "--mode", "bm25", "--limit", "1")
+    ev = ans["results"][0]["evidence"]
+    assert code == 0 and ev["matched"] == ["Package", "Manager"] and ev["missing"] == []
+    assert ev["idf_coverage"] == 1.0
+    # a query of nothing but question words keeps them (it asks for those words)
+    _, ans, _ = query(demo, "search", "how do I", "--mode", "bm25", "--limit", "1")
+    assert ans["verdict"]["reason"] != (
+        "the query has only common words (stopwords), and names no note")
+
+
+def test_evidence_is_counted_over_the_whole_note(make_repo: Callable[..., Path],
+                                                 tmp_path: Path) -> None:
+    # 502 and 504 are answered in two paragraphs of one note (two chunks): the note
+    # holds the whole question; before issue 27 its best paragraph spoke for it (half).
+    filler = " ".join(f"word{i}" for i in range(200))
+    src = make_repo({
+        "Gateway.md": f"# Errors\n\n## Bad\n\nA 502 bad gateway. {filler}\n\n"
+                      f"## Slow\n\nA 504 means the upstream timed out. {filler}\n",
+        "Other.md": "# Other\n\nNothing about status codes here.\n"})
+    publish_index(src)
+    cl = clone(src, tmp_path / "clone")
+    code, ans, err = query(cl, "search", "502 or 504", "--mode", "bm25", "--limit", "1")
+    assert code == 0, err
+    ev = ans["results"][0]["evidence"]
+    assert ans["results"][0]["path"] == "Gateway.md"
+    assert ev["matched"] == ["502", "504"] and ev["coverage"] == 1.0
+    assert ans["results"][0]["confidence"] == "high"

@@ -9,6 +9,8 @@ import pytest
 from kbase_ci.report.escape import (
     ZWJ,
     ZWSP,
+    command_data,
+    command_property,
     log_text,
     md_text,
     md_url,
@@ -101,3 +103,26 @@ def test_mermaid_label(text: str, label: str) -> None:
 ])
 def test_log_text(text: str, line: str) -> None:
     assert log_text(text) == line
+
+
+# Issue 28: GitHub cross-references `GH-N` too; an annotation's message is shown in the
+# log and on the PR, so an escape sequence in a note's text must arrive inert.
+@pytest.mark.parametrize(("text", "shown"), [
+    ("fixes GH-12", "fixes GH\u200b-12"),
+    ("gh-7 and Gh-8", "gh\u200b-7 and Gh\u200b-8"),
+    ("XGH-4 GH-x", "XGH-4 GH-x"),
+])
+def test_md_text_breaks_gh_references(text: str, shown: str) -> None:
+    assert md_text(text) == shown
+
+
+@pytest.mark.parametrize(("text", "data"), [
+    ("a\x1b[31mred", "a\\x1b[31mred"),
+    ("bell\x07 and \x9b", "bell\\x07 and \\x9b"),
+    ("two\nlines 100%", "two%0Alines 100%25"),
+    ("cr\r\nhere", "cr%0D%0Ahere"),
+    ("\u202eevil", "\\u202eevil"),
+])
+def test_command_data_shows_control_characters(text: str, data: str) -> None:
+    assert command_data(text) == data
+    assert "\x1b" not in command_property(text) and "\r" not in command_property(text)

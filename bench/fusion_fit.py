@@ -1,0 +1,133 @@
+"""Hybrid fusion chosen leaving one vault out: `python -m bench.fusion_fit [--work DIR]
+[--tiers static,transformer] [--vaults ...] [--cache DIR]`.
+
+For every answerable question of bench/search_targets.py (the natural sets of three
+shared vaults, tldr-pages' hard subset and paraphrases) in the same single-branch clones,
+the BM25 and vector note lists are computed once with the real `Searcher` (cached as JSON
+under `--cache`); each candidate fusion (`Fusion` blocks as a manifest holds them: the
+vector list's weight and how deep it takes part) is then applied with the real
+`search.ranked` and scored by nDCG@10. The issue's bar is per set and per question kind:
+hybrid >= max(BM25, semantic) - 0.005. For each held-out vault, the candidate with the
+best worst margin (hybrid minus the better single ranker) over every kind of the other
+vaults and both tiers is chosen (ties: the better mean), and its margins on the held-out
+vault are printed beside those of the candidate chosen on every vault (in sample) and of
+the index's own fusion (what ships).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from bench.search_targets import MODELS, VAULTS, clone_of, ndcg, open_view, questions
+
+KEEP = 300
+WEIGHTS = (1.0, 1.5, 2.0, 3.0, 4.0)
+DEPTHS = (5, 10, 20, 50, None)
+
+
+def lists(work: Path, vault: str, tier: str, cache: Path) -> dict[str, Any]:
+    path = cache / f"lists-{vault}-{tier}.json"
+    if path.is_file():
+        got: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return got
+    from kbase_ci.query.search import Searcher
+
+    view = open_view(clone_of(work, vault, tier))
+    embedder = Searcher(view, MODELS[tier]).embedder()[0]
+    rows = []
+    for r in questions(vault):
+        if not r["answers"]:
+            continue
+        s = Searcher(view, MODELS[tier])
+        rows.append({"query": r["query"], "kind": r["kind"], "answers": r["answers"],
+                     "bm25": [[h.path, h.score] for h in s.bm25(r["query"])[:KEEP]],
+                     "semantic": [[h.path, h.score]
+                                  for h in s.semantic(r["query"], embedder)[:KEEP]]})
+    out = {"vault": vault, "tier": tier, "rows": rows}
+    path.write_text(json.dumps(out), encoding="utf-8")
+    return out
+
+
+def candidate(weight: float, depth: int | None) -> Any:
+    from kbase_ci.index.blocks import Fusion, Ranker
+    from kbase_ci.index.ranking import STATS
+
+    return Fusion("z-score", STATS, {"bm25": Ranker(1.0, None, "zero"),
+                                     "semantic": Ranker(weight, depth, "last", STATS)})
+
+
+def scores(view: Any, data: dict[str, Any], block: Any, only: str | None = None
+           ) -> dict[str, float]:
+    """nDCG@10 per question kind (and `all`) of `block`'s fusion (`only`: one list)."""
+    from kbase_ci.query.hits import ChunkHit
+    from kbase_ci.query.search import ranked
+
+    per: dict[str, list[float]] = defaultdict(list)
+    for r in data["rows"]:
+        hits = {name: [ChunkHit(p, (), 1, 1, s) for p, s in r[name]]
+                for name in ("bm25", "semantic") if only is None or name == only}
+        order = ranked(view, r["query"], hits, block)[0]
+        got = ndcg([n.path for n in order[:10]], r["answers"])
+        per[r["kind"]].append(got)
+        per["all"].append(got)
+    return {k: sum(v) / len(v) for k, v in per.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/kbase-search-targets"))
+    ap.add_argument("--tiers", default="static,transformer")
+    ap.add_argument("--vaults", default=",".join(VAULTS))
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/kbase-fusion-fit"))
+    args = ap.parse_args(argv)
+    args.cache.mkdir(parents=True, exist_ok=True)
+    cands = {f"w={w} depth={d}": candidate(w, d) for w, d in itertools.product(WEIGHTS, DEPTHS)}
+    table: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
+    for tier in args.tiers.split(","):
+        for vault in args.vaults.split(","):
+            data = lists(args.work, vault, tier, args.cache)
+            view = open_view(clone_of(args.work, vault, tier))
+            got = {"bm25": scores(view, data, None, "bm25"),
+                   "semantic": scores(view, data, None, "semantic"),
+                   "index": scores(view, data, view.manifest.fusion)}
+            got.update({name: scores(view, data, block) for name, block in cands.items()})
+            table[(vault, tier)] = got
+            print(f"{vault} {tier}: scored", file=sys.stderr, flush=True)
+
+    def margins(key: tuple[str, str], name: str) -> dict[str, float]:
+        got = table[key]
+        return {k: got[name][k] - max(got["bm25"][k], got["semantic"][k]) for k in got[name]}
+
+    def choose(keys: list[tuple[str, str]]) -> str:
+        return max(cands, key=lambda c: (min(min(margins(k, c).values()) for k in keys),
+                                         sum(table[k][c]["all"] for k in keys)))
+
+    keys = list(table)
+    everywhere = choose(keys)
+    print(f"chosen on every vault: {everywhere}")
+    print()
+    print("| vault | tier | kind | n-weighted nDCG@10: bm25 | semantic | hybrid (index) | "
+          "margin (index) | margin, chosen in sample | margin, chosen without this vault "
+          "(out of sample) | chosen without it |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for vault in sorted({v for v, _ in keys}, key=VAULTS.index):
+        held = choose([k for k in keys if k[0] != vault])
+        for key in [k for k in keys if k[0] == vault]:
+            got = table[key]
+            mi, mo, mx = margins(key, everywhere), margins(key, held), margins(key, "index")
+            for kind in sorted(got["index"]):
+                print(f"| {vault} | {key[1]} | {kind} | {got['bm25'][kind]:.3f} | "
+                      f"{got['semantic'][kind]:.3f} | {got['index'][kind]:.3f} | "
+                      f"{mx[kind]:+.3f} | {mi[kind]:+.3f} | {mo[kind]:+.3f} | {held} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,261 @@
+"""Issue 27's target table: `python -m bench.search_targets [--work DIR] [--tiers ...]
+[--vaults ...] [--json OUT]`.
+
+Every figure comes from the library the `kbase search` command calls
+(`search_answer`, on the view the CLI opens: equal by construction) in a `git clone
+--single-branch` of a published index (bench/freshclone.py, kept under `--work` and
+reused), per vault and tier: `static` (../shared/models/minilm-static-256),
+`transformer` (../shared/models/minilm-l6-onnx) and `bm25` (the static tier's clone
+with no model here: hybrid then ranks by BM25 alone, as an agent's clone without the
+model does).
+
+Questions (`questions`): for obsidian-tasks-docs, data-engineering-wiki and dnd-5e-srd
+the hand-written sets of ../shared/corpora/qa/ (`natural-*`: 50 answerable, by kind;
+`absent-*`: 30 no note answers, kinds far, near and hard); tldr-pages, which has neither,
+is its English pages only (`pages/`, 7,425 notes) with 100 questions of its known-answer
+set's hard subset (tldr-en.jsonl: kind example, unique answer, not naming the command,
+English page; seeded sample), bench/data/paraphrases-tldr-pages.jsonl (30) and
+bench/data/absent-tldr-pages.jsonl (62 absent topics, not split by kind).
+
+Printed, per vault and tier: nDCG@10 of the ranking (every hit) and of what the command
+shows, per question kind and mode (bm25, semantic, hybrid) with hybrid minus the better
+single ranker, and the verdict: answerable questions answered (exit 0) and absent ones
+not answered (exit 1), by kind. The out-of-sample verdict figures (each vault held out
+of the rule's fit) are bench/confidence.py's. Run from any checkout: on code from before
+issue 27 (a floor that hides hits), "ranking" is the search without the floor and
+"shown" with it, and "answered" is a non-empty answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import math
+import random
+import sys
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.freshclone import fresh_clone
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+QA = SHARED / "corpora" / "qa"
+DATA = ROOT / "bench" / "data"
+MODELS = {"static": SHARED / "models" / "minilm-static-256",
+          "transformer": SHARED / "models" / "minilm-l6-onnx"}
+TIERS = ("static", "transformer", "bm25")
+"""`bm25`: the static tier's clone without its model."""
+VAULTS = ("obsidian-tasks-docs", "data-engineering-wiki", "dnd-5e-srd", "tldr-pages")
+NATURAL = VAULTS[:3]
+ONLY = {"tldr-pages": "pages"}
+"""The folder of a vault that is indexed (tldr-pages: its English pages)."""
+TLDR_EXAMPLES = 100
+MODES = ("bm25", "semantic", "hybrid")
+LIMIT = 10
+NO_MODEL = "the index's model is not here (bench: a clone without it)"
+
+
+def _load(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines()
+            if ln.strip()]
+
+
+def questions(vault: str) -> list[dict[str, Any]]:
+    """The vault's questions (see the module docstring); absent ones have kind
+    `absent-<kind>` and no answers."""
+    if vault == "tldr-pages":
+        hard = [r for r in _load(QA / "tldr-en.jsonl") if r["kind"] == "example"
+                and r.get("unique") and not r.get("mentions_command")
+                and r["answers"][0].startswith("pages/")]
+        rows = [dict(r, kind="example")
+                for r in random.Random(0).sample(hard, TLDR_EXAMPLES)]
+        rows += _load(DATA / "paraphrases-tldr-pages.jsonl")
+        rows += [dict(r, kind="absent", answers=[])
+                 for r in _load(DATA / "absent-tldr-pages.jsonl")]
+        return rows
+    return _load(QA / f"natural-{vault}.jsonl") + [
+        dict(r, kind=f"absent-{r['kind']}", answers=[])
+        for r in _load(QA / f"absent-{vault}.jsonl")]
+
+
+def clone_of(work: Path, vault: str, tier: str) -> Path:
+    """The published index's clone for `tier` (built once under `work`)."""
+    model = MODELS["static" if tier == "bm25" else tier]
+    return fresh_clone(vault, work / ("static" if tier == "bm25" else tier),
+                       index_args=("--model", str(model)), only=ONLY.get(vault),
+                       reuse=True)
+
+
+def open_view(clone: Path) -> Any:
+    """The view `kbase search` opens in `clone` (kbase_ci.cli.queryrun.open_view)."""
+    from kbase_ci.query.view import QueryView
+    from kbase_ci.scope.source import open_index_source
+    from kbase_ci.vault.files import Vault
+
+    vault = Vault(clone, untracked=True)
+    return QueryView(vault, open_index_source(vault, None, None))
+
+
+def ndcg(ranked: list[str], answers: Iterable[str], k: int = LIMIT) -> float:
+    want = set(answers)
+    dcg = sum(1.0 / math.log2(i + 1) for i, p in enumerate(ranked[:k], 1) if p in want)
+    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(want), k) + 1))
+    return dcg / ideal if ideal else 0.0
+
+
+@dataclass
+class Outcome:
+    """One question asked in one mode."""
+
+    ranking: list[str]
+    shown: list[str]
+    answered: bool
+
+
+@dataclass
+class Asked:
+    kind: str
+    answers: list[str]
+    modes: dict[str, Outcome] = field(default_factory=dict)
+
+
+class Runner:
+    """Asks questions as `kbase search` does, on either side of issue 27."""
+
+    def __init__(self, view: Any, tier: str) -> None:
+        from kbase_ci.query.search import Searcher, search_answer
+
+        self.view, self.tier = view, tier
+        self.search = search_answer
+        self.floored = "floor" in inspect.signature(search_answer).parameters
+        self.model = MODELS["static" if tier == "bm25" else tier]
+        self.embedder = None if tier == "bm25" else Searcher(view, self.model).embedder()[0]
+
+    def ask(self, query: str, mode: str) -> Outcome:
+        kw: dict[str, Any] = {"mode": mode, "limit": LIMIT, "concise": True,
+                              "model": self.model}
+        if self.tier == "bm25":
+            kw["model_notice"] = NO_MODEL
+        else:
+            kw["embedder"] = self.embedder
+        if self.floored:
+            every = self.search(self.view, query, floor=False, **kw)
+            shown = self.search(self.view, query, **kw)
+            return Outcome([h.path for h in every.results], [h.path for h in shown.results],
+                           bool(shown.results))
+        got = self.search(self.view, query, **kw)
+        paths = [h.path for h in got.results]
+        return Outcome(paths, paths, bool(got.verdict.answered))
+
+
+def ask_all(work: Path, vault: str, tier: str) -> list[Asked]:
+    runner = Runner(open_view(clone_of(work, vault, tier)), tier)
+    modes = ("hybrid",) if tier == "bm25" else MODES
+    out = []
+    for row in questions(vault):
+        asked = Asked(row["kind"], list(row["answers"]))
+        for mode in modes:
+            if not asked.answers and mode != "hybrid":
+                continue  # absent topics: only the command's default answer counts
+            asked.modes[mode] = runner.ask(row["query"], mode)
+        out.append(asked)
+    return out
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+def summarise(vault: str, tier: str, asked: list[Asked]) -> dict[str, Any]:
+    """The figures of one vault and tier (see the module docstring)."""
+    answerable = [a for a in asked if a.answers]
+    absent = [a for a in asked if not a.answers]
+    kinds: dict[str, list[Asked]] = defaultdict(list)
+    for a in answerable:
+        kinds[a.kind].append(a)
+    kinds["all"] = answerable
+    rows = {}
+    for kind, group in sorted(kinds.items()):
+        row: dict[str, Any] = {"n": len(group)}
+        for mode in group[0].modes:
+            row[mode] = _mean([ndcg(a.modes[mode].ranking, a.answers) for a in group])
+        row["shown"] = _mean([ndcg(a.modes["hybrid"].shown, a.answers) for a in group])
+        rows[kind] = row
+    absent_kinds: dict[str, list[Asked]] = defaultdict(list)
+    for a in absent:
+        absent_kinds[a.kind].append(a)
+    absent_kinds["absent (all)"] = absent
+    return {
+        "vault": vault, "tier": tier, "ndcg": rows,
+        "answered": sum(a.modes["hybrid"].answered for a in answerable),
+        "answerable": len(answerable),
+        "rejected": {k: [sum(not a.modes["hybrid"].answered for a in g), len(g)]
+                     for k, g in sorted(absent_kinds.items())},
+    }
+
+
+def print_table(figures: list[dict[str, Any]]) -> None:
+    print("| vault | tier | kind | n | bm25 | semantic | hybrid | shown | "
+          "hybrid - best single |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for f in figures:
+        for kind, r in f["ndcg"].items():
+            single = [r[m] for m in ("bm25", "semantic") if m in r]
+            gap = f"{r['hybrid'] - max(single):+.3f}" if len(single) == 2 else ""
+            cells = [f"{r[m]:.3f}" if m in r else "" for m in ("bm25", "semantic")]
+            print(f"| {f['vault']} | {f['tier']} | {kind} | {r['n']} | {' | '.join(cells)} | "
+                  f"{r['hybrid']:.3f} | {r['shown']:.3f} | {gap} |")
+    print()
+    kinds = sorted({k for f in figures for k in f["rejected"]})
+    print("| vault | tier | answerable answered | " + " | ".join(kinds)
+          + " (not answered) |")
+    print("| --- | --- | --- |" + " --- |" * len(kinds))
+    for f in figures:
+        cells = ["{}/{}".format(*f["rejected"][k]) if k in f["rejected"] else ""
+                 for k in kinds]
+        print(f"| {f['vault']} | {f['tier']} | {f['answered']}/{f['answerable']} | "
+              + " | ".join(cells) + " |")
+    print()
+    for tier in TIERS:
+        natural = [f["ndcg"]["all"]["hybrid"] for f in figures
+                   if f["tier"] == tier and f["vault"] in NATURAL]
+        if natural:
+            print(f"{tier}: hybrid nDCG@10 over the natural sets, mean of "
+                  f"{len(natural)}: {_mean(natural):.3f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/kbase-search-targets"),
+                    help="the clones (built once, reused)")
+    ap.add_argument("--tiers", default=",".join(TIERS))
+    ap.add_argument("--vaults", default=",".join(VAULTS))
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument("--from-json", type=Path, action="append", default=[],
+                    help="print the table of figures written before (--json), asking nothing")
+    args = ap.parse_args(argv)
+    if args.from_json:
+        print_table([f for path in args.from_json
+                     for f in json.loads(path.read_text(encoding="utf-8"))])
+        return 0
+    figures = []
+    for tier in args.tiers.split(","):
+        for vault in args.vaults.split(","):
+            figures.append(summarise(vault, tier, ask_all(args.work, vault, tier)))
+            print(f"{vault} {tier}: done", file=sys.stderr, flush=True)
+    print_table(figures)
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
