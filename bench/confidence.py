@@ -33,7 +33,7 @@ import math
 import sys
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -120,9 +120,10 @@ class Params:
         the verdict reads `low`)."""
         from kbase_ci.query.evidence import RULE
 
-        return replace(RULE, idf=(max(RULE.idf[0], self.low), max(RULE.idf[1], self.low),
+        return RULE._replace(idf=(max(RULE.idf[0], self.low), max(RULE.idf[1], self.low),
                                   self.low),
-                       alone=self.alone, veto=self.veto, rescue=(self.rescue_idf, self.rescue))
+                             alone=self.alone, veto=self.veto,
+                             rescue=(self.rescue_idf, self.rescue))
 
 
 def passes(hit: dict[str, Any], p: Params) -> bool:

@@ -40,7 +40,7 @@ from kbase_ci.index.blocks import (
     Tokenizer,
     VectorSettings,
 )
-from kbase_ci.typedjson import OMIT_NONE, Check, Record, ShapeError, decode, encode
+from kbase_ci.typedjson import Check, Record, ShapeError, decode, encode, json_field
 
 FORMAT = "kbase-index"
 FORMAT_VERSION = 6
@@ -66,7 +66,7 @@ class Header(Record, kw_only=True):
     vectors: VectorSettings | None
     embeddings: Embeddings
     fusion: Fusion | None
-    scope: Annotated[Scope | None, OMIT_NONE] = None
+    scope: Scope | None = json_field(default=None, omit=True)
     """Only in a scoped index (kbase_ci/scope)."""
 
 

@@ -22,10 +22,10 @@ from pydantic import Field
 
 from kbase_ci.errors import KbaseError, UsageError
 from kbase_ci.mcp.serverstate import ServerState
-from kbase_ci.query.answer import Record
 from kbase_ci.query.payload import render
 from kbase_ci.query.tools import registry
 from kbase_ci.query.tools.spec import BUDGET_TOOL, MAX_BUDGET, MAX_TOKENS, Arg, Query, fields_of
+from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -4,7 +4,8 @@ read, without their text), and its text form, whose lines the budget counts."""
 
 from __future__ import annotations
 
-from kbase_ci.query.answer import IndexInfo, Record, Truncated, json_field
+from kbase_ci.query.answer import IndexInfo, Truncated
+from kbase_ci.typedjson import Record, json_field
 
 
 class Relation(Record):

@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import IndexInfo, Record, Truncated
+from kbase_ci.query.answer import IndexInfo, Truncated
 from kbase_ci.query.budget import Piece, estimate_tokens, fill
 from kbase_ci.query.bundle import (
     AnalysisDepth,
@@ -38,6 +38,7 @@ from kbase_ci.query.search import search_answer
 from kbase_ci.query.traverse import FRONTIER_MAX, Reached, Traversal, select, traverse, view_graph
 from kbase_ci.query.verdict import ConciseHit, Hit
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record
 
 
 class Depth(Record):
@@ -180,7 +181,7 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
         answer = _answer(view, note, query, strategy, preset, max_tokens, follow, trav, fit,
                          fit.used + reserve + JOIN_TOKENS, limitations, index)
         full = concise_form(answer) if concise else answer
-        return replace(full, truncated=stale_cut)
+        return full._replace(truncated=stale_cut)
 
     index = view.index_info()  # one for every try below: its stale list is cut once
     stale_cut: Truncated | None = None
@@ -194,8 +195,8 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     record = cut_stale(cut, max_tokens)
     if record is not None:
         stale_cut = Truncated.from_json(record)
-        index = replace(index, stale_notes=tuple(cut["index"]["stale_notes"]))
-        answer = replace(answer, index=index, truncated=stale_cut)
+        index = index._replace(stale_notes=tuple(cut["index"]["stale_notes"]))
+        answer = answer._replace(index=index, truncated=stale_cut)
     # The JSON around the text (records, traversal, metadata, escapes) costs too: give
     # the text what the envelope leaves, measured; when the envelopes alone are too
     # much, fewer notes; cut lists only as a last resort.
@@ -209,7 +210,7 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
         over = spent - max_tokens
         if over <= 0:
             if stale_cut is not None:
-                answer = replace(answer, truncated=replace(stale_cut, tokens=spent))
+                answer = answer._replace(truncated=stale_cut._replace(tokens=spent))
             return answer
         # From what the text used, not what it was given: sections are whole, so a
         # smaller budget that still holds them changes nothing.

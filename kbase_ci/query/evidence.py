@@ -19,7 +19,6 @@ or models change.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -27,10 +26,10 @@ from typing import Any
 
 from kbase_ci.index.blocks import Background, Tokenizer
 from kbase_ci.index.cosinebaseline import margin, percentile
-from kbase_ci.query.answer import Record
 from kbase_ci.query.choices import CONFIDENCE
 from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.overlay import tokenize
+from kbase_ci.typedjson import Record
 
 LEVELS = CONFIDENCE
 """A hit's confidence, best first; `none`: the evidence does not make it an answer (it
@@ -170,7 +169,7 @@ def level(idf_cov: float, coverage: float, margin: float | None, named: bool,
 
 def lexical_answer(e: Evidence, rule: Rule = RULE) -> bool:
     """The hit's words alone make it at least `low` (not the semantic rescue)."""
-    words_only = dataclasses.replace(rule, rescue=(math.inf, math.inf))
+    words_only = rule._replace(rescue=(math.inf, math.inf))
     return level(e.idf_coverage, e.coverage, e.margin, False, words_only) != "none"
 
 

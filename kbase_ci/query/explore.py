@@ -3,7 +3,7 @@ that are neither (precomputed at build time, so no model is needed)."""
 
 from __future__ import annotations
 
-from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.links import (
     ExternalLink,
     LinkRecord,
@@ -12,6 +12,7 @@ from kbase_ci.query.links import (
     split_external,
 )
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record, json_field
 
 SIMILAR = 5
 

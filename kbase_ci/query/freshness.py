@@ -19,7 +19,6 @@ relinked; nothing else is re-read.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import quote
@@ -28,7 +27,7 @@ from kbase_ci.git.listing import added_or_deleted_since, refresh_index
 from kbase_ci.index.layout import LINKS_FILE
 from kbase_ci.index.manifest import IndexManifest
 from kbase_ci.index.reader import IndexReader
-from kbase_ci.query.answer import Record
+from kbase_ci.typedjson import Record, json_field
 from kbase_ci.vault.files import NoteFile, Vault
 from kbase_ci.vault.scanner import scan as scan_notes
 
@@ -45,7 +44,7 @@ class Freshness(Record):
     """Unchanged notes whose links must be resolved again."""
     parsed: dict[str, ParsedNote]
     """Fresh parses of changed, added and relinked notes."""
-    outside: dict[str, ParsedNote] = field(default_factory=dict)
+    outside: dict[str, ParsedNote] = json_field(default_factory=dict)
     """A scope: fresh parses of the work-tree notes outside it that differ from the main
     index's (added, changed, or moved out of the scope). Links resolve against them, so a
     link landing there is `out_of_scope`, as in a scope rebuilt from this work tree."""

@@ -16,12 +16,13 @@ from typing import Any
 from kbase_ci.index.layout import UNRESOLVED_FILE
 from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.parse.outline import note_text, split_lines
-from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.choices import GAP_KINDS
 from kbase_ci.query.filters import domain_key
 from kbase_ci.query.links import sentence_at
 from kbase_ci.query.undocumented import undocumented
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record, json_field
 from kbase_ci.vault.globs import any_match
 from kbase_ci.vault.linkgraph import GapKind, GapSource, gap_kind
 from kbase_ci.vault.notestore import target_key

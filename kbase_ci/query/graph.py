@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from kbase_ci.query.answer import Record
 from kbase_ci.query.view import NoteEdges
+from kbase_ci.typedjson import Record
 from kbase_ci.vault.linkgraph import Orphan
 
 

@@ -5,16 +5,16 @@ action's own fields, and `index`."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.choices import GRAPH_ACTIONS
 from kbase_ci.query.clusters import clusters
 from kbase_ci.query.graph import ClusterRecord, Edge, NoteGraph
 from kbase_ci.query.graphmap import ExploreMap, ExploreSummary, explore_answer
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record, json_field
 
 
 class Node(Record):
@@ -115,8 +115,8 @@ def graph_answer(view: QueryView, action: str, *, concise: bool = False,
         "clusters": clusters_answer, "orphans": orphans_answer, "explore": explore_answer}
     answer = answers[action](view, **params)
     if concise and not isinstance(answer, ExploreSummary) and answer.nodes is not None:
-        nodes = [replace(n, title=None) for n in answer.nodes]
-        return replace(answer, nodes=nodes, edges=None)  # type: ignore[arg-type]
+        nodes = [n._replace(title=None) for n in answer.nodes]
+        return answer._replace(nodes=nodes, edges=None)
     return answer
 
 

@@ -14,16 +14,16 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.clusters import clusters
 from kbase_ci.query.graph import ClusterRecord, Edge, NoteGraph
 from kbase_ci.query.readingorder import Relations, order_nodes, relations, walk_needs
 from kbase_ci.query.trace import NO_DEADLINE, Deadline, Trace
 from kbase_ci.query.view import NoteEdges, QueryView
+from kbase_ci.typedjson import Record, json_field
 
 SUMMARY_TOKENS = 500
 """What `--summary` aims at (tokens estimated as characters / 4, the index block aside)."""
@@ -253,7 +253,7 @@ def explore_answer(view: QueryView, note: str, **params: Any) -> ExploreMap | Ex
             return event
         else:
             cluster_of = {m: c.id for c in event.clusters for m in c.members}
-            return replace(event, nodes=[
+            return event._replace(nodes=[
                 MapNode(n.path, n.title, n.depth, n.via, n.relation, n.degree,
                         cluster_of.get(n.path)) for n in nodes])
     raise AssertionError("the walk ends with its result")

@@ -10,8 +10,9 @@ from bisect import bisect_right
 from kbase_ci.errors import UsageError
 from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.parse.outline import split_lines
-from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.view import LinkInfo, QueryView
+from kbase_ci.typedjson import Record, json_field
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _MAX_SENTENCE = 300

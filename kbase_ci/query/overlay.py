@@ -26,7 +26,7 @@ from kbase_ci.index import bm25 as bm25mod
 from kbase_ci.index import tokens
 from kbase_ci.index.chunks import Chunk
 from kbase_ci.index.shards import bucket
-from kbase_ci.query.answer import Record
+from kbase_ci.typedjson import Record
 
 
 class FreshChunk(Record):

@@ -6,8 +6,9 @@ from __future__ import annotations
 from kbase_ci.errors import UsageError
 from kbase_ci.parse.outline import sections, split_lines
 from kbase_ci.parse.parser import parse_note
-from kbase_ci.query.answer import IndexInfo, Record
+from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record
 
 
 class Linked(Record):

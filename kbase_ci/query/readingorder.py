@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.graph import NoteGraph
 from kbase_ci.query.trace import NO_DEADLINE, Deadline, Trace
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record, json_field
 
 OVERVIEW_NAMES = ("readme", "index", "_index")
 EARLY_LINES = 0.25

@@ -27,13 +27,14 @@ from kbase_ci.index.modelfolder import load_index_model
 from kbase_ci.index.ranking import rankers_of
 from kbase_ci.query import evidence as ev
 from kbase_ci.query import verdict
-from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.filters import check_limit, check_tags, domain_key, tag_key
 from kbase_ci.query.fusion import fuse
 from kbase_ci.query.hits import ChunkHit, NoteHit, rollup
 from kbase_ci.query.overlay import FreshChunk, Overlay, shard_for, tokenize
 from kbase_ci.query.verdict import ConciseHit, Hit, Verdict
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record, json_field
 
 POOL = 200
 """Chunk hits taken from each shard and ranker before rolling up to notes."""

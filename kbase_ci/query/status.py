@@ -6,9 +6,9 @@ from pathlib import Path
 
 from kbase_ci.index.modelchoice import availability
 from kbase_ci.index.scopes import states
-from kbase_ci.query.answer import IndexInfo, Record, ScopeRef
+from kbase_ci.query.answer import IndexInfo, ScopeRef
 from kbase_ci.query.view import QueryView
-from kbase_ci.typedjson import encode
+from kbase_ci.typedjson import Record, encode
 
 
 class Source(Record):

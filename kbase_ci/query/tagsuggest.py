@@ -14,10 +14,11 @@ from __future__ import annotations
 import math
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.graph import NoteGraph
 from kbase_ci.query.trace import Trace
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record, json_field
 
 LINK_WEIGHTS = {1: 0.5, 2: 0.25}
 MAX_FROM = 5

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
-from kbase_ci.query.answer import IndexInfo, Record, json_field
+from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.filters import check_tags, domain_key
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record, json_field
 
 
 class NoteEntry(Record):

@@ -16,8 +16,8 @@ import math
 import weakref
 from collections.abc import Mapping, Sequence
 
-from kbase_ci.query.answer import Record
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record
 
 FRONTIER_MAX = 400
 """Notes expanded per hop (the most activated); beyond it a deep traversal of a dense

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from kbase_ci.query import evidence as ev
-from kbase_ci.query.answer import Record, json_field
 from kbase_ci.query.filters import has_tag
 from kbase_ci.query.snippets import chunk_text, focus, snippet
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record, json_field
 
 if TYPE_CHECKING:
     from kbase_ci.query.hits import ChunkHit, NoteHit

@@ -19,9 +19,10 @@ from kbase_ci.index.reader import IndexReader
 from kbase_ci.index.rowfile import int_table
 from kbase_ci.parse.outline import note_text
 from kbase_ci.parsed import BlockId, Heading, ParsedNote
-from kbase_ci.query.answer import IndexInfo, Record, ScopeRef
+from kbase_ci.query.answer import IndexInfo, ScopeRef
 from kbase_ci.query.discovery import IndexSource
 from kbase_ci.query.freshness import Freshness, assess
+from kbase_ci.typedjson import Record
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import Resolver
 

@@ -1,16 +1,19 @@
-"""JSON that kbase did not write here, decoded into frozen records: one decoder for the
-index manifest (an index branch anyone with push access writes), the CI report a fork's
-workflow uploads, and the GitHub event payload.
+"""The records kbase writes as JSON or reads from it, on one base (`record.Record`:
+query answers and parameters, the index manifest, the CI report), and one decoder
+(`decoding`) for JSON that kbase did not write here: the index manifest (an index branch
+anyone with push access writes), the CI report a fork's workflow uploads, and the GitHub
+event payload.
 
-A record type is declared once, as a `Record` (`record`) whose field types say what each
+A record type is declared once, as a `Record` whose field types say what each
 key holds (`int`, `str | None`, `tuple[str, ...]`, `dict[str, Shard]`, a `Literal`,
 another record) and, through `Annotated[..., Check(...)]`, the values it may take.
 `decode` (`decoding`) walks the JSON with that declaration and either returns the record
 or raises `ShapeError` naming the first bad key by its path (`shards["a"].chunks should
 be a whole number, not "x"`); callers prefix their file and pick the error class. A key
-with a default may be absent; any other key is required; keys the type does not name
-are ignored. A record may have a method `_problem(self) -> str | None` for a rule
-between its fields. `encode` is the inverse, for writers: the same dict the JSON had.
+with a default (or `json_field(omit=True)`) may be absent; any other key is required;
+keys the type does not name are ignored. A record may have a method `_problem(self) ->
+str | None` for a rule between its fields. `encode` is the inverse, for writers: the
+same dict the JSON had.
 
 Why not msgspec or pydantic, and why `Record` rather than dataclasses: every query
 reads a manifest, in a new process, so what counts is the cost at its start. Importing
@@ -30,7 +33,7 @@ from kbase_ci.typedjson.decoding import (
     matching,
     shown,
 )
-from kbase_ci.typedjson.record import OMIT_NONE, Record
+from kbase_ci.typedjson.record import MISSING, Record, json_field
 
-__all__ = ["OMIT_NONE", "Check", "Record", "ShapeError", "at_least", "between", "decode",
-           "encode", "matching", "shown"]
+__all__ = ["MISSING", "Check", "Record", "ShapeError", "at_least", "between", "decode",
+           "encode", "json_field", "matching", "shown"]

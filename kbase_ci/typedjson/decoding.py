@@ -3,7 +3,6 @@ back (`encode`); see the package's docstring."""
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 import re
@@ -12,7 +11,8 @@ import typing
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from kbase_ci.typedjson.record import OMIT_NONE, Record
+from kbase_ci.typedjson.compiled import field_types, jsonable
+from kbase_ci.typedjson.record import Record
 
 T = TypeVar("T")
 Decoder = Callable[[Any], Any]
@@ -70,16 +70,8 @@ def decode(kind: type[T], data: Any) -> T:
 
 
 def encode(value: Any) -> Any:
-    """A record (and what it holds) as JSON values: dicts keyed by field name, lists."""
-    if isinstance(value, Record):
-        omit = _omitted(type(value))
-        return {n: encode(v) for n in value._fields
-                if not ((v := getattr(value, n)) is None and n in omit)}
-    if isinstance(value, list | tuple):
-        return [encode(v) for v in value]
-    if isinstance(value, dict):
-        return {k: encode(v) for k, v in value.items()}
-    return value
+    """A record (and what it holds) as JSON values: the records' `to_json()`."""
+    return jsonable(value)
 
 
 _CACHE: dict[Any, Decoder] = {}
@@ -279,48 +271,27 @@ def _mapping(key: Decoder, item: Decoder, key_kind: Any, item_kind: Any) -> Deco
     return check
 
 
-_OMITTED: dict[type, frozenset[str]] = {}
-
-
-def _omitted(kind: type[Record]) -> frozenset[str]:
-    """The fields of `kind` declared `Annotated[..., OMIT_NONE]`."""
-    got = _OMITTED.get(kind)
-    if got is None:
-        hints = _hints(kind)
-        got = _OMITTED[kind] = frozenset(
-            n for n in kind._fields if OMIT_NONE in getattr(hints[n], "__metadata__", ()))
-    return got
-
-
-def _hints(kind: type[Record]) -> dict[str, Any]:
-    """The field types of a record: its classes' annotations as evaluated when the class
-    was made; `typing.get_type_hints` (which compiles and evaluates each one again) only
-    for a module that keeps them as strings (`from __future__ import annotations`)."""
-    out: dict[str, Any] = {}
-    for klass in reversed(kind.__mro__):
-        out.update(inspect.get_annotations(klass))
-    if any(isinstance(out[n], str) for n in kind._fields):
-        return typing.get_type_hints(kind, include_extras=True)
-    return out
-
-
 def _record(kind: type[Record]) -> Decoder:
-    hints = _hints(kind)
-    fields = [(n, decoder(hints[n]), n not in kind._defaults) for n in kind._fields]
+    types = field_types(kind)
+    fields = [(name, key, decoder(types[name]), omit,
+               omit or name in kind._defaults or name in kind._factories)
+              for name, key, omit in kind._out]
     rule = getattr(kind, "_problem", None)
 
     def check(value: Any) -> Any:
         if type(value) is not dict:
             raise ShapeError(f"should be an object, not {shown(value)}")
         got = {}
-        for name, field_decoder, required in fields:
-            if name in value:
+        for name, key, field_decoder, omit, optional in fields:
+            if key in value:
                 try:
-                    got[name] = field_decoder(value[name])
+                    got[name] = field_decoder(value[key])
                 except ShapeError as exc:
-                    raise exc.at(f".{name}") from None
-            elif required:
-                raise ShapeError("is missing").at(f".{name}")
+                    raise exc.at(f".{key}") from None
+            elif not optional:
+                raise ShapeError("is missing").at(f".{key}")
+            elif omit and name not in kind._defaults:
+                got[name] = None
         made = kind(**got)
         why = rule(made) if rule is not None else None  # a rule between fields
         if why is not None:

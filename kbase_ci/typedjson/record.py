@@ -1,61 +1,164 @@
-"""`Record`: the frozen records `typedjson.decode` fills (a manifest block, a CI report
-key), made cheaply."""
+"""`Record`: the one base of kbase's frozen records: every query answer and its items, a
+query's parameters, the index manifest and its blocks, the CI report and the GitHub event
+payload. A record is declared by its annotations, `class Shard(Record): domain: str;
+notes: int = 0`, and gets an `__init__` (positional, or keyword only with `class
+X(Record, kw_only=True)`), equality, a hash, a repr and `_replace`, as a frozen dataclass
+would (type checkers are told so: `dataclass_transform`).
+
+Its JSON is made at the edge by `to_json()`: keys in field order, and per field, through
+`json_field(...)` as its default: `key=` where the JSON key is no Python name (`from`),
+`omit=True` to leave it out while None (and read it as None when absent), `hidden=True`
+for one only the text form uses, and for budgets (kbase_ci.query.payload, through
+`budget_keys`) `keep=True` for what is never cut and `primary=True` for the answer's main
+lists. `from_json` reads an answer's JSON back (one trimmed to a token budget, drawn as
+text); JSON written elsewhere is validated by `typedjson.decode` instead.
+
+Why no dataclasses: a query makes tens of answer classes and the manifest's ~20 record
+classes in a fresh process, and a frozen dataclass compiles six methods per class at
+import (~1 ms each class here: 22 frozen dataclasses of 8 fields took 12-14 times what
+these records take, docs/index-format.md). This base reads the annotations and the
+`json_field`s once per class and generates no code; the methods are the base's. A class
+compiles its own `__init__` and `to_json` only once it is used often (`COMPILE_AFTER`),
+as in a 10k-note `notes` answer. Before this base there were two, one for answers (a
+non-frozen dataclass made of each class) and one for decoded JSON; making all 160
+record classes took 19 ms of CPU with them and 13 ms with this one, and a query's CPU
+did not move (docs/development.md, "Records").
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import typing
-from typing import Any, Self
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Self, TypeVar
+
+from kbase_ci.typedjson.compiled import (
+    PLAIN,
+    compile_init,
+    compile_to_json,
+    jsonable,
+    read_back,
+)
+
+COMPILE_AFTER = 32
+"""Instances of one record class built (or written as JSON) the generic way before it
+compiles its own `__init__` (or `to_json`)."""
 
 
-class _Omit:
-    """`Annotated[X | None, OMIT_NONE] = None`: the key may be absent, and is left out of
-    `encode`'s output while the value is None."""
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
 
 
-OMIT_NONE = _Omit()
+MISSING: Any = _Missing()
+"""No default (`json_field`; `fields_of` gives it for a required parameter)."""
+R = TypeVar("R", bound="Record")
+_ABSENT = object()
+"""An argument not given (MISSING may be one: `fields_of` passes it on)."""
 
 
-@typing.dataclass_transform(frozen_default=True)
+class Field:
+    """A field's options (`json_field`); the class keeps them in `_options`."""
+
+    __slots__ = ("default", "factory", "hidden", "keep", "key", "omit", "primary")
+
+    def __init__(self, default: Any, factory: Any, key: str | None, omit: bool, keep: bool,
+                 primary: bool, hidden: bool) -> None:
+        self.default, self.factory, self.key, self.omit = default, factory, key, omit
+        self.keep, self.primary, self.hidden = keep, primary, hidden
+
+
+def json_field(*, default: Any = MISSING, default_factory: Callable[[], Any] = MISSING,
+               key: str | None = None, omit: bool = False, keep: bool = False,
+               primary: bool = False, hidden: bool = False) -> Any:
+    """A record field as its JSON has it: under `key` (default: its name), left out while
+    None (`omit`), never cut for a budget (`keep`), the answer's main list (`primary`), or
+    not in the JSON at all (`hidden`: for the text form only)."""
+    return Field(default, default_factory, key, omit, keep, primary, hidden)
+
+
+@typing.dataclass_transform(frozen_default=True, field_specifiers=(json_field,))
 class Record:
-    """A frozen record: `class Shard(Record): domain: str; notes: int = 0` gets an
-    `__init__` (positional, or keyword only with `class X(Record, kw_only=True)`),
-    equality, a hash, a repr and `_replace`, as a frozen dataclass would (type checkers
-    are told so: `dataclass_transform`). Made without generating code: every query makes
-    the manifest's ~20 record classes at start, where 22 frozen dataclasses took 12-14
-    times as long to make, and 22 `typing.NamedTuple`s 2-3 times (docs/index-format.md)."""
+    """The base of every frozen record (see the module docstring)."""
 
     __slots__ = ()
-    _fields: typing.ClassVar[tuple[str, ...]] = ()
-    _defaults: typing.ClassVar[dict[str, Any]] = {}
-    _kw_only: typing.ClassVar[bool] = False
+    _fields: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[dict[str, Any]] = {}
+    _factories: ClassVar[dict[str, Callable[[], Any]]] = {}
+    _options: ClassVar[dict[str, Field]] = {}
+    _out: ClassVar[tuple[tuple[str, str, bool], ...]] = ()
+    """(field, JSON key, omitted while None) of each field in the JSON."""
+    _kw_only: ClassVar[bool] = False
+    _made: ClassVar[int] = 0
+    _jsoned: ClassVar[int] = 0
 
     def __init_subclass__(cls, *, kw_only: bool | None = None, **kw: Any) -> None:
         super().__init_subclass__(**kw)
-        own = [n for n, a in inspect.get_annotations(cls).items()
-               if not str(a).startswith(("ClassVar", "typing.ClassVar"))]
-        cls._fields = (*cls._fields, *own)
-        cls._defaults = {**cls._defaults, **{n: cls.__dict__[n] for n in own
-                                             if n in cls.__dict__}}
+        ns = cls.__dict__
+        fields = list(cls._fields)
+        defaults, factories, options = dict(cls._defaults), dict(cls._factories), \
+            dict(cls._options)
+        for name, note in inspect.get_annotations(cls).items():
+            if str(note).startswith(("ClassVar", "typing.ClassVar")):
+                continue
+            if name not in fields:
+                fields.append(name)
+            value = ns.get(name, MISSING)
+            if type(value) is Field:
+                options[name] = value
+                value, factory = value.default, value.factory
+                if factory is not MISSING:
+                    factories[name] = factory
+                if value is MISSING:
+                    delattr(cls, name)
+                else:
+                    type.__setattr__(cls, name, value)
+            elif isinstance(value, dataclasses.Field):  # would be taken for a default
+                raise TypeError(f"{cls.__name__}.{name}: a Record's field takes "
+                                "json_field(...), not dataclasses.field(...)")
+            if value is not MISSING:
+                defaults[name] = value
+        cls._fields, cls._defaults, cls._factories, cls._options = \
+            tuple(fields), defaults, factories, options
+        cls._out = tuple((n, o.key or n, o.omit) if (o := options.get(n)) else (n, n, False)
+                         for n in fields if not (n in options and options[n].hidden))
+        cls._made = cls._jsoned = 0
         if kw_only is not None:
             cls._kw_only = kw_only
+        # Each class its own: a subclass must not use its parent's compiled methods (they
+        # set the parent's fields), nor one its parent compiles later.
+        if "__init__" not in ns:
+            type.__setattr__(cls, "__init__", Record.__init__)
+        if "to_json" not in ns:
+            type.__setattr__(cls, "to_json", Record.to_json)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        names = self._fields
+        cls = type(self)
+        cls._made += 1
+        if cls._made >= COMPILE_AFTER:
+            type.__setattr__(cls, "__init__", compile_init(cls, Record.__init__))
+        names = cls._fields
         if args:
-            if self._kw_only or len(args) > len(names):
-                most = 0 if self._kw_only else len(names)
-                raise TypeError(f"{type(self).__name__}() takes {most} positional arguments")
-            kwargs.update(zip(names, args, strict=False))
+            if cls._kw_only or len(args) > len(names):
+                most = 0 if cls._kw_only else len(names)
+                raise TypeError(f"{cls.__name__}() takes {most} positional arguments")
+            for name, value in zip(names, args, strict=False):
+                if name in kwargs:
+                    raise TypeError(f"{cls.__name__}() got {name!r} twice")
+                kwargs[name] = value
         for name in names:
-            value = kwargs.pop(name, _MISSING)
-            if value is _MISSING:
-                value = self._defaults.get(name, _MISSING)
-                if value is _MISSING:
-                    raise TypeError(f"{type(self).__name__}() lacks {name}")
+            value = kwargs.pop(name, _ABSENT)
+            if value is _ABSENT:
+                value = cls._defaults.get(name, _ABSENT)
+                if value is _ABSENT:
+                    factory = cls._factories.get(name)
+                    if factory is None:
+                        raise TypeError(f"{cls.__name__}() lacks {name}")
+                    value = factory()
             object.__setattr__(self, name, value)
         if kwargs:
-            raise TypeError(f"{type(self).__name__}() has no field {next(iter(kwargs))}")
+            raise TypeError(f"{cls.__name__}() has no field {next(iter(kwargs))}")
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, n) for n in self._fields)
@@ -64,13 +167,15 @@ class Record:
         return type(self)(**{**{n: getattr(self, n) for n in self._fields}, **changes})
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen")
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot assign {name}")
 
     def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"{type(self).__name__} is frozen")
+        raise AttributeError(f"{type(self).__name__} is frozen: cannot delete {name}")
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._values() == other._values()
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()
 
     def __hash__(self) -> int:
         return hash(self._values())
@@ -79,5 +184,30 @@ class Record:
         shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields)
         return f"{type(self).__name__}({shown})"
 
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON values: keys in field order, as `json_field` says."""
+        cls = type(self)
+        cls._jsoned += 1
+        if cls._jsoned >= COMPILE_AFTER:
+            type.__setattr__(cls, "to_json", compile_to_json(cls))
+        out: dict[str, Any] = {}
+        for name, key, omit in cls._out:
+            value = getattr(self, name)
+            if omit and value is None:
+                continue
+            out[key] = value if isinstance(value, PLAIN) else jsonable(value)
+        return out
 
-_MISSING = object()
+    @classmethod
+    def budget_keys(cls) -> tuple[frozenset[str], frozenset[str]]:
+        """(keys never cut, the answer's main lists) for kbase_ci.query.payload."""
+        opts = cls._options
+        return (frozenset(o.key or n for n, o in opts.items() if o.keep),
+                frozenset(o.key or n for n, o in opts.items() if o.primary))
+
+    @classmethod
+    def from_json(cls: type[R], data: Mapping[str, Any]) -> R:
+        """The record whose `to_json()` is `data` (a key left out: its default, or None
+        for an `omit` field)."""
+        out: R = read_back(cls, data)
+        return out

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import Record
 from kbase_ci.query.choices import STRATEGIES
 from kbase_ci.query.tools.spec import (
     BUDGET,
@@ -17,6 +16,7 @@ from kbase_ci.query.tools.spec import (
     Session,
     none_if_blank,
 )
+from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.bundle import Bundle

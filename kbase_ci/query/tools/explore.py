@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.answer import Record
 from kbase_ci.query.tools.links import link_label
 from kbase_ci.query.tools.spec import Note, Param, Query, Session
+from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.explore import ExploreAnswer

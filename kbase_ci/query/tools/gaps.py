@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, TypeAlias
 
-from kbase_ci.query.answer import Record
 from kbase_ci.query.choices import GAP_KINDS
 from kbase_ci.query.tools.spec import MAX_LIMIT, Domain, Param, Query, Session, none_if_blank
+from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.gaps import (

@@ -6,12 +6,10 @@ options with its own defaults."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Annotated, Any
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import Record
 from kbase_ci.query.choices import GRAPH_ACTIONS
 from kbase_ci.query.tools.spec import (
     MAX_DEPTH,
@@ -22,6 +20,7 @@ from kbase_ci.query.tools.spec import (
     Timeout,
     fields_of,
 )
+from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.graphanswer import GraphAnswer, PathAnswer
@@ -108,7 +107,7 @@ def _prepare(p: GraphParams) -> GraphParams:
     left = {f.name: f.param.by_action[p.action] for f in fields_of(GraphParams)
             if f.param.by_action and p.action in f.param.by_action
             and getattr(p, f.name) is None}
-    return replace(p, **left)
+    return p._replace(**left)
 
 
 def _form(p: GraphParams, form: str) -> None:

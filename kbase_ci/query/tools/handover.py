@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.answer import Record, json_field
 from kbase_ci.query.tools.spec import Nothing, Param, Query, Session, none_if_blank
+from kbase_ci.typedjson import Record, json_field
 
 if TYPE_CHECKING:  # answers are made (and read back) only where these are loaded
     from kbase_ci.handover.handovers import Question

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.answer import Record
 from kbase_ci.query.tools.spec import (
     MAX_DEPTH,
     MAX_LIMIT,
@@ -16,6 +15,7 @@ from kbase_ci.query.tools.spec import (
     Timeout,
     none_if_blank,
 )
+from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.readingorder import ReadingOrderAnswer

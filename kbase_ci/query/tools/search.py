@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import Record
 from kbase_ci.query.choices import CONFIDENCE, MODES
 from kbase_ci.query.tools.spec import MAX_LIMIT, Param, Query, Session, Tags, none_if_blank
+from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.search import SearchAnswer

@@ -9,7 +9,6 @@ table (`docs`) are made from it, and `check` validates a call the same way for b
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import MISSING
 from pathlib import Path
 from types import NoneType, UnionType
 from typing import (
@@ -19,13 +18,12 @@ from typing import (
     Generic,
     Protocol,
     TypeVar,
-    cast,
     get_args,
     get_origin,
 )
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.answer import Record
+from kbase_ci.typedjson import MISSING, Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.view import QueryView
@@ -106,25 +104,24 @@ def fields_of(params: type[Record]) -> list[Arg]:
     """The fields of a parameter record, in order (resolved once per record class)."""
     got = _FIELDS.get(params)
     if got is None:
-        import dataclasses
         import typing  # the annotations are strings until a parser or a tool is made
 
         hints = typing.get_type_hints(params, include_extras=True)
         got = []
-        for f in dataclasses.fields(cast(Any, params)):
-            tp, meta = hints[f.name], _NO_PARAM
+        for name in params._fields:
+            tp, meta = hints[name], _NO_PARAM
             if get_origin(tp) is Annotated:  # nested ones are flattened: merge their Params
                 tp, *extra = get_args(tp)
                 for m in extra:
                     if isinstance(m, Param):
-                        meta = m if meta is _NO_PARAM else dataclasses.replace(meta, **{
+                        meta = m if meta is _NO_PARAM else meta._replace(**{
                             k: v for k, v in vars(m).items() if v != getattr(_NO_PARAM, k)})
             optional = get_origin(tp) in (typing.Union, UnionType) and NoneType in get_args(tp)
             if optional:
                 tp = next(a for a in get_args(tp) if a is not NoneType)
             many = get_origin(tp) is tuple
-            got.append(Arg(f.name, get_args(tp)[0] if many else tp, optional, many,
-                             f.default, meta))
+            got.append(Arg(name, get_args(tp)[0] if many else tp, optional, many,
+                           params._defaults.get(name, MISSING), meta))
         _FIELDS[params] = got
     return got
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.answer import Record
 from kbase_ci.query.tools.spec import Param, Query, Session
+from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.status import StatusAnswer

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.answer import Record
 from kbase_ci.query.tools.spec import MAX_LIMIT, Note, Param, Query, Session
+from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.tagsuggest import SuggestAnswer

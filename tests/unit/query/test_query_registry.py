@@ -22,9 +22,9 @@ from kbase_ci.cli.main import COMMANDS, build_parser
 from kbase_ci.errors import UsageError
 from kbase_ci.mcp.server import build_server
 from kbase_ci.mcp.serverstate import ServerState
-from kbase_ci.query.answer import Record, json_field
 from kbase_ci.query.tools import docs, registry
 from kbase_ci.query.tools.spec import Param, Query, Session, fields_of
+from kbase_ci.typedjson import Record, json_field
 
 REPO = Path(__file__).resolve().parents[3]
 
