@@ -34,6 +34,7 @@ from kbase_ci.index.manifest import (
     sha256,
 )
 from kbase_ci.index.modelchoice import ModelChoice, choose_model
+from kbase_ci.index.modelfolder import encoder_key
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.provenance import source_of
 from kbase_ci.index.shardbuild import embedder_for, inputs_digest, vectors_digest
@@ -120,7 +121,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     previous, why = _previous(out_dir)
     dim = _dim_of(choice, cfg, previous)
     report("prepare", 1, 4)
-    model_key = f"{choice.sha256}/{dim}" if choice.sha256 else None
+    model_key = f"{choice.sha256}/{dim}{encoder_key(choice.kind)}" if choice.sha256 else None
     vectors_key = vectors_digest(model_key, cfg.vault.max_note_bytes) if dim else None
     built = scope.source if scope is not None else source_of(vault)
     head = header(built.source, built.built_at, cfg.digest, cfg.index.domain,

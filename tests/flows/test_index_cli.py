@@ -72,7 +72,7 @@ def test_shard_and_merge_on_the_command_line(make_repo: MakeRepo, tmp_path: Path
 
 
 @pytest.mark.parametrize(("folder", "kind", "library", "dim"), [
-    (REAL_MODEL, "model2vec", "model2vec", 256),
+    (REAL_MODEL, "model2vec", "kbase", 256),
     (ONNX_MODEL, "onnx", "onnxruntime", 384)])
 def test_real_models_on_the_demo_vault(tmp_path: Path, folder: Path, kind: str,
                                        library: str, dim: int) -> None:
