@@ -9,7 +9,7 @@ Two kinds, told apart by their files:
   `onnx/` subfolder) + `tokenizer.json`, as Hugging Face repositories such as
   `sentence-transformers/all-MiniLM-L6-v2` or `BAAI/bge-small-en-v1.5` ship them and
   fastembed caches them; run with onnxruntime (`transformer.TransformerEmbedder`,
-  ~350-450 chunks/s on 2 cores, ranks paraphrased questions better).
+  60-90 chunks/s per core on real notes, ranks paraphrased questions better).
 
 How a folder is *found* (a `--model` path, `embeddings.model`, a hub cache) is
 `modelchoice`'s business; this module only needs the folder. Both embedders import
