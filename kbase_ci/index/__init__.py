@@ -1,7 +1,7 @@
 """`kbase index`: deterministic, verifiable index artifacts in `.kbase/`: planned into
 shards (`shards`, `sizes`), built per shard (`shardbuild`: paragraph `chunks`, `tokens`,
 `bm25` (made comparable across shards by `idf`), vectors from the model a `modelfolder`
-holds, static `embedder` or `transformer`, stored by `vectors`, with an `ann` graph for
+holds, static `embedder` (its model files read by `staticmodel`) or `transformer`, stored by `vectors`, with an `ann` graph for
 large shards, and the semantic baseline `cosinebaseline`), assembled (`assemble`: `tables`,
 `notetable`, `similar`, `mentions`, the fusion weights of `ranking`) and swapped in
 (`swap`), every file named once in `layout`, the manifest declared once in `manifest`
@@ -12,7 +12,7 @@ verified by `modelchoice` (downloads: kbase_ci.state.downloads).
 
 Layout and every field: docs/index-format.md. Entry points: `build.build_index`,
 `merge.merge_slices`, `reader.open_index`, `manifest.read_manifest`,
-`modelfolder.open_embedder`. numpy, bm25s, model2vec, onnxruntime and usearch are
+`modelfolder.open_embedder`. numpy, bm25s, tokenizers, onnxruntime and usearch are
 imported lazily, only by the functions that need them.
 """
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci.index import tokens
+from kbase_ci.index.modelfolder import TRANSFORMER, model_kind
 from kbase_ci.index.shardbuild import ShardJob, ShardResult, build_shard
 from kbase_ci.index.shards import ShardSpec
 from kbase_ci.parsed import ParsedNote
@@ -60,8 +61,6 @@ class Task:
 
 
 def _parallel_min_bytes(tasks: Sequence[Task]) -> int:
-    from kbase_ci.index.modelfolder import TRANSFORMER, model_kind
-
     models = {t.model for t in tasks if t.model is not None}
     if any(model_kind(m) == TRANSFORMER for m in models):
         return TRANSFORMER_PARALLEL_MIN_BYTES
