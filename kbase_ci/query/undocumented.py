@@ -8,7 +8,9 @@ Counts come from the index's `concepts.json` (every note's mentions, precomputed
 the freshness overlay applied: mentions of notes changed or deleted since the index are
 dropped, and changed and added notes are extracted again from the work tree. A concept
 is *documented* when its key equals the key of a note title, an alias or a heading of a
-current note (so a note added since the index closes it at once).
+current note, or of a part of a title naming one thing twice (`Trap Interrupt (陷入)`,
+`parse.mentions.name_keys`), so a note added since the index closes it at once. Excalidraw
+notes (`*.excalidraw.md`) count for nothing: they are drawings.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.layout import CONCEPTS_FILE
-from kbase_ci.parse.mentions import VERSION, Mention, TermKind, extract, term_key
+from kbase_ci.parse.mentionnoise import is_drawing_path
+from kbase_ci.parse.mentions import VERSION, Mention, TermKind, extract, name_keys, term_key
 from kbase_ci.parse.outline import note_text
 from kbase_ci.query.view import QueryView
 
@@ -65,14 +68,14 @@ def _documented(view: QueryView, table: dict[str, Any], wanted: set[str],
                 skip: set[str]) -> set[str]:
     """The keys of `wanted` that a current title, alias or heading documents."""
     paths = view.paths
-    names = {term_key(name) for name, numbers in view.source.reader.names().items()
-             if any(paths[i] not in skip for i in numbers)}
+    names = {key for name, numbers in view.source.reader.names().items()
+             if any(paths[i] not in skip for i in numbers) for key in name_keys(name)}
     for key, numbers in table["headings"]:
         if key in wanted and any(paths[i] not in skip for i in numbers):
             names.add(key)
     for path in (*view.fresh.changed, *view.fresh.added):
         note = view.fresh.parsed[path]
-        names.update(term_key(n) for n in (note.title, *note.aliases))
+        names.update(k for n in (note.title, *note.aliases) for k in name_keys(n))
         names.update(term_key(h.text) for h in note.headings)
     return wanted & names
 
@@ -86,14 +89,15 @@ def undocumented(view: QueryView, *, min_notes: int = 3, max_places: int = 10,
     skip = {*view.fresh.changed, *view.fresh.deleted}
     paths = view.paths
     rows: list[list[list[int]]] = table["notes"]
-    counted = [i for i, p in enumerate(paths)
-               if p not in skip and (keep is None or keep.get(p, False))]
+    counted = [i for i, p in enumerate(paths) if p not in skip and not is_drawing_path(p)
+               and (keep is None or keep.get(p, False))]
     counts = [0] * len(terms)
     for i in counted:
         for t, _line, _col in rows[i]:
             counts[t] += 1
     fresh = fresh_mentions(view, [p for p in (*view.fresh.changed, *view.fresh.added)
-                                  if keep is None or keep.get(p, False)])
+                                  if (keep is None or keep.get(p, False))
+                                  and not is_drawing_path(p)])
     total: dict[str, int] = {}  # a key has a row per spelling; a note mentions one of them
     evident: set[str] = set()  # keys some note writes other than at a sentence start
     for i, c in enumerate(counts):
