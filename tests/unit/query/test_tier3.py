@@ -90,6 +90,7 @@ def test_concept_overlay_sees_the_work_tree(vault: Path) -> None:
                   "window.\n"})
     git(vault, "add", "-A")
     code, ans, _ = query(vault, "concept", "Watermark Policy", "--definition")
+    assert code == 0
     assert ans["documented_by"]["path"] == "Streaming/Watermark Policy.md"
     assert ans["definition"][0]["line"] == 3 and ans["index"]["overlaid"]
     _, ans, _ = query(vault, "concepts", "--min-notes", "1")
