@@ -149,3 +149,28 @@ def test_prose_reading() -> None:
     assert defined_term(sentences[3]) == "Term"
     assert [(b.line, b.language, b.code) for b in blocks] == [(13, "sh", "ls")]
     assert headings == [(1, "T", 4)]
+
+
+def test_compare_domains_and_notes(vault: Path) -> None:
+    code, ans, err = query(vault, "compare", "streaming", "Batch", "--concept",
+                           "windowed aggregation")
+    assert code == 0, err
+    a, b = ans["a"], ans["b"]
+    assert (a["name"], a["kind"], a["notes"], a["mentions"]) == ("Streaming", "domain", 3, 2)
+    assert (b["name"], b["kind"], b["notes"], b["mentions"]) == ("Batch", "domain", 2, 2)
+    assert [(x["path"], x["line"]) for x in b["passages"]] == [
+        ("Batch/Backfills.md", 8), ("Batch/Nightly Loads.md", 6)]
+    assert a["links"] == 0  # links inside the domain are not its links out
+    assert ans["only_b_links"] == ["Streaming/Apache Kafka.md",
+                                   "Streaming/Stream Processing.md"]
+    assert (ans["only_a_tags"], ans["only_b_tags"], ans["shared_tags"]) == (
+        ["streaming"], ["batch"], [])
+    code, ans, _ = query(vault, "compare", "Backfills", "Nightly Loads", "--concept",
+                         "Trap Interrupt", "--limit", "1")
+    assert code == 0 and ans["a"]["kind"] == "note"
+    assert ans["a"]["passages"] == [{"path": "Batch/Backfills.md", "line": 6,
+                                     "snippet": "A Trap Interrupt stops them."}]
+    assert ans["shared_links"] == [] and ans["only_a_links"] == ["Streaming/Apache Kafka.md"]
+    assert query(vault, "compare", "Home", "Backfills", "--concept", "Quantum Foam")[0] == 1
+    code, _, err = query(vault, "compare", "Nowhere", "Batch")
+    assert code == 2 and "nor is there a domain 'Nowhere'" in err

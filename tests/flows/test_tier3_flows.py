@@ -26,6 +26,8 @@ CALLS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ("summarize", {"note": "Kafka"}, ("summarize", "Kafka")),
     ("summarize", {"note": "Kafka", "extract": "code-snippets"},
      ("summarize", "Kafka", "--extract", "code-snippets")),
+    ("compare", {"a": "Streaming", "b": "Batch", "concept": "Watermark Policy"},
+     ("compare", "Streaming", "Batch", "--concept", "Watermark Policy")),
 ]
 
 
@@ -59,7 +61,7 @@ def test_mcp_tools_answer_as_the_cli(vault: Path) -> None:
                     ClientSession(read, write) as session:
                 await session.initialize()
                 names = {t.name for t in (await session.list_tools()).tools}
-                assert {"concepts", "concept", "summarize"} <= names
+                assert {"concepts", "concept", "summarize", "compare"} <= names
                 for n, (tool, args, _) in enumerate(CALLS):
                     result = await session.call_tool(tool, args)
                     got[n] = (bool(result.is_error), _text(result))
