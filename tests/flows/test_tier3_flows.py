@@ -28,6 +28,7 @@ CALLS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
      ("summarize", "Kafka", "--extract", "code-snippets")),
     ("compare", {"a": "Streaming", "b": "Batch", "concept": "Watermark Policy"},
      ("compare", "Streaming", "Batch", "--concept", "Watermark Policy")),
+    ("auto_index", {"tags": ["batch"]}, ("auto-index", "--tag", "batch")),
 ]
 
 
@@ -61,7 +62,11 @@ def test_mcp_tools_answer_as_the_cli(vault: Path) -> None:
                     ClientSession(read, write) as session:
                 await session.initialize()
                 names = {t.name for t in (await session.list_tools()).tools}
-                assert {"concepts", "concept", "summarize", "compare"} <= names
+                assert {"concepts", "concept", "summarize", "compare", "auto_index"} <= names
+                schema = next(t for t in (await session.list_tools()).tools
+                              if t.name == "auto_index").input_schema
+                # an agent drafts the note; writing files is the command line's
+                assert "write" not in schema["properties"]
                 for n, (tool, args, _) in enumerate(CALLS):
                     result = await session.call_tool(tool, args)
                     got[n] = (bool(result.is_error), _text(result))

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 WORDS = ("search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
          "prerequisites", "reading-order", "notes", "tags", "concepts", "concept",
-         "summarize", "compare", "status",
+         "summarize", "compare", "auto-index",
+         "status",
          "handover")
 """`handover` is a command of its own (`handover check`); its `latest` is a query."""
 COMMANDS = WORDS[:-1]

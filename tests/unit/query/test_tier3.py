@@ -174,3 +174,59 @@ def test_compare_domains_and_notes(vault: Path) -> None:
     assert query(vault, "compare", "Home", "Backfills", "--concept", "Quantum Foam")[0] == 1
     code, _, err = query(vault, "compare", "Nowhere", "Batch")
     assert code == 2 and "nor is there a domain 'Nowhere'" in err
+
+
+def test_auto_index_groups_orders_and_summarises(vault: Path) -> None:
+    code, ans, err = query(vault, "auto-index", "--domain", "streaming")
+    assert code == 0, err
+    assert (ans["title"], ans["domain"], ans["count"]) == ("Streaming", "Streaming", 3)
+    # Stream Processing links to Apache Kafka: Kafka is read first
+    assert ans["reading_order"] == ["Streaming/Apache Kafka.md",
+                                    "Streaming/Stream Processing.md",
+                                    "Streaming/Trap Interrupt (陷入).md"]
+    assert [g["folder"] for g in ans["groups"]] == ["Streaming"]
+    assert ans["groups"][0]["notes"][0] == {
+        "path": "Streaming/Apache Kafka.md", "title": "Apache Kafka",
+        "summary": "Apache Kafka is a distributed log that stores events in topics."}
+    md = ans["markdown"]
+    assert md.startswith("---\nkbase-generated: auto-index\n---\n# Streaming\n")
+    assert "1. [[Streaming/Apache Kafka|Apache Kafka]]\n" in md
+    _, again, _ = query(vault, "auto-index", "--domain", "Streaming")
+    assert again["markdown"] == md  # the same notes, the same bytes
+    _, ans, _ = query(vault, "auto-index", "--tag", "batch", "--domain", "Batch")
+    assert ans["title"] == "Batch: notes tagged batch"
+    assert [g["folder"] for g in ans["groups"]] == ["Batch"]
+    assert query(vault, "auto-index")[0] == 2
+    assert query(vault, "auto-index", "--domain", "Nowhere")[0] == 2
+
+
+def test_auto_index_write_is_safe_and_checks_clean(vault: Path) -> None:
+    code, ans, err = query(vault, "auto-index", "--domain", "Batch", "--write",
+                           "Batch/Overview.md")
+    assert code == 0, err
+    assert ans["written"] == "Batch/Overview.md"
+    data = (vault / "Batch/Overview.md").read_bytes()
+    assert data == ans["markdown"].encode("utf-8")
+    git(vault, "add", "-A")
+    proc = run_kbase("check", cwd=vault)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # regenerating replaces its own note; the same notes give the same bytes
+    assert query(vault, "auto-index", "--domain", "Batch", "--write",
+                 "Batch/Overview.md")[0] == 0
+    assert (vault / "Batch/Overview.md").read_bytes() == data
+    # a note it did not generate, a path outside the repository, a non-note: refused
+    before = (vault / "Home.md").read_bytes()
+    code, _, err = query(vault, "auto-index", "--domain", "Batch", "--write", "Home.md")
+    assert code == 2 and "--force" in err and (vault / "Home.md").read_bytes() == before
+    assert query(vault, "auto-index", "--domain", "Batch", "--write", "Home.md",
+                 "--force")[0] == 0
+    assert (vault / "Home.md").read_bytes().startswith(b"---\nkbase-generated: auto-index")
+    code, _, err = query(vault, "auto-index", "--domain", "Batch", "--write", "../out.md")
+    assert code == 2 and "outside the repository" in err
+    assert not (vault.parent / "out.md").exists()
+    assert query(vault, "auto-index", "--domain", "Batch", "--write", "x.txt")[0] == 2
+    (vault / "Link").symlink_to(vault.parent)
+    code, _, err = query(vault, "auto-index", "--domain", "Batch", "--write", "Link/o.md")
+    assert code == 2 and "symbolic link" in err
+    assert query(vault, "auto-index", "--domain", "Batch", "--force")[0] == 2
+    assert not [p for p in vault.rglob("*.kbase-tmp")]
