@@ -59,7 +59,8 @@ QUERIES = [Query(
     description="The defining sentences of the note or section documenting X (else those "
                 "of the notes mentioning it), and the notes discussing X, most mentions "
                 "first, with line and snippet. Exit 0 found, 1 nothing, 2 usage error.",
-    tool="Define a term from the notes and list where it is discussed, with lines.",
+    tool="Define a term from the notes (its defining sentences, located) and list the notes "
+         "discussing it.",
     when="what a term means here, and where it is used",
     params=ConceptParams, run=_run, text=_lines, prepare=_prepare,
     found=lambda a: bool(a.definition or a.discussed or a.documented_by))]
