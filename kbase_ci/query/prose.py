@@ -18,11 +18,13 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+(?:\[.\][ \t]+)?")
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+(?:\[![^\]]*\][-+]?[ \t]*)?")
-_WIKI = re.compile(r"!?\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]")
-_MDLINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+# No class below can run past the next opener of its kind: from every `[[`, `[` or `(`
+# of a 1 MB line a scan to the line's end would be quadratic.
+_WIKI = re.compile(r"!?\[\[([^\[\]|#\n]*)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
+_MDLINK = re.compile(r"!?\[([^\[\]\n]*)\]\([^()\n]*\)")
 _EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|==")
 _BLOCK_ID = re.compile(r"[ \t]\^[A-Za-z0-9-]+[ \t]*$")
-_COMMENT = re.compile(r"%%.*?%%|<!--.*?-->")
+_COMMENT = re.compile(r"%%[^%\n]*%%|<!--[^<>\n]*-->")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=[\"'(\[]?[A-Z0-9])")
 MAX_SENTENCE = 400
 """Longer sentences are cut with an ellipsis (a table-like run-on line)."""
@@ -84,12 +86,19 @@ def read(text: str) -> tuple[list[Sentence], list[CodeBlock], list[tuple[int, st
         nonlocal para
         if para:
             joined = " ".join(t for _, t in para)
-            first, offset = para[0][0], 0
-            for piece in _SENTENCE_END.split(joined):
+            ends, at = [], -1  # where each line of the paragraph ends in `joined`
+            for _, t in para:
+                at += len(t) + 1
+                ends.append(at)
+            row, start = 0, 0
+            for m in [*_SENTENCE_END.finditer(joined), None]:
+                piece = joined[start:m.start() if m else len(joined)]
+                while row < len(ends) - 1 and ends[row] < start:
+                    row += 1  # sentences go forward: so does the line (linear)
                 if piece.strip():
-                    sentences.append(Sentence(first + _line_of(para, offset), _cut(piece.strip()),
-                                              heading, item))
-                offset += len(piece) + 1
+                    sentences.append(Sentence(para[row][0], _cut(piece.strip()), heading,
+                                              item))
+                start = m.end() if m else len(joined)
         para = []
 
     i = _frontmatter_end(lines)
@@ -128,16 +137,6 @@ def read(text: str) -> tuple[list[Sentence], list[CodeBlock], list[tuple[int, st
         i += 1
     flush()
     return sentences, blocks, headings
-
-
-def _line_of(para: list[tuple[int, str]], offset: int) -> int:
-    """Lines past the paragraph's first where `offset` of the joined text falls."""
-    seen = 0
-    for n, (_, t) in enumerate(para):
-        seen += len(t) + 1
-        if offset < seen:
-            return n
-    return len(para) - 1
 
 
 _COPULA = re.compile(

@@ -230,3 +230,18 @@ def test_auto_index_write_is_safe_and_checks_clean(vault: Path) -> None:
     assert code == 2 and "symbolic link" in err
     assert query(vault, "auto-index", "--domain", "Batch", "--force")[0] == 2
     assert not [p for p in vault.rglob("*.kbase-tmp")]
+
+
+@pytest.mark.parametrize("piece", ["[[", "[a](", "<!--", "Word is here. ", "Word is here\n",
+                                   "*a ", "a" * 50 + ": ", "```\n", "$a"])
+def test_reading_prose_is_linear(piece: str) -> None:
+    from complexity import assert_linear
+
+    from kbase_ci.query.summary import key_sentences
+
+    def run(text: str) -> int:
+        sentences, blocks, _ = read(text)
+        return len(key_sentences(sentences, 2)) + len(blocks) + sum(
+            defined_term(s) is not None for s in sentences)
+
+    assert_linear(lambda size: piece * (size // len(piece)), run, 400_000)
