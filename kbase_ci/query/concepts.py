@@ -137,7 +137,9 @@ def _discussed(view: QueryView, found: re.Pattern[str], doc: Documented | None,
     links: dict[str, list[int]] = {}
     if doc is not None:
         for lk in view.backlinks(doc.path):
-            if lk.source != doc.path:
+            # A section documents it: only links to that section speak of it
+            if lk.source != doc.path and (doc.heading is None or term_key(
+                    lk.subpath.lstrip("#").split("#")[-1]) == term_key(doc.heading)):
                 links.setdefault(lk.source, []).append(lk.line)
     rows = []
     for path, text in sorted(view.texts({*mentioning, *links}).items()):
@@ -154,12 +156,19 @@ def _discussed(view: QueryView, found: re.Pattern[str], doc: Documented | None,
     return rows[:limit]
 
 
+def _variants(key: str) -> list[str]:
+    """The key, then its other number (a one-word key keeps its plural `s`)."""
+    return [key, key[:-1] if key.endswith("s") and len(key) > 3 else key + "s"]
+
+
 def concept_answer(view: QueryView, name: str, *, definition: bool = True,
                    notes: bool = True, limit: int = 20) -> ConceptAnswer:
     """One concept: who documents it, its definition, where it is discussed."""
-    key = term_key(name)
     counts = Counts(view)
-    docs = counts.documents({key})
+    variants = _variants(term_key(name))
+    docs = counts.documents(set(variants))
+    # "cantrip" finds the section "Cantrips": the key as asked, else its other number
+    key = next((k for k in variants if k in counts.total or k in docs), variants[0])
     doc = Documented(*docs[key]) if key in docs else None
     places = counts.places({key}, 10**9)[key] if key in counts.total else []
     mentioning = [p[0].path for p in places]

@@ -79,6 +79,13 @@ def test_concept_definition_and_discussion(vault: Path) -> None:
     assert ans["definition"][0]["text"].startswith("Apache Kafka is a distributed log")
     assert {d["path"] for d in ans["discussed"]} >= {"Batch/Backfills.md",
                                                      "Streaming/Stream Processing.md"}
+    # one word, the other number: "topic" finds the section "Topics"
+    code, ans, _ = query(vault, "concept", "topic")
+    assert code == 0 and ans["documented_by"] == {"path": "Streaming/Apache Kafka.md",
+                                                  "heading": "Topics"}
+    assert ans["definition"][0]["text"] == "A topic is split into partitions."
+    # links to the note, not to that section, do not discuss it
+    assert ans["discussed"] == []
     code, ans, _ = query(vault, "concept", "Nothing Like This")
     assert code == 1 and ans["definition"] == [] and ans["discussed"] == []
     assert query(vault, "concept", " ")[0] == 2
