@@ -152,7 +152,7 @@ def by_mean(args: argparse.Namespace, table: Table, cands: dict[str, Any]) -> in
         return sum(table[k][name]["all"] for k in keys) / len(keys)
 
     print("| tier | held-out vault | index's fusion | chosen in sample | chosen without it "
-          "| chosen without it |")
+          "| candidate chosen without it |")
     print("| --- | --- | --- | --- | --- | --- |")
     chosen: dict[str, str] = {}
     for tier in args.tiers.split(","):
