@@ -16,6 +16,7 @@ from kbase_ci.errors import UsageError
 from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.parse.mentions import term_key
 from kbase_ci.query.answer import IndexInfo
+from kbase_ci.query.concepts import spelled_as
 from kbase_ci.query.filters import domain_key
 from kbase_ci.query.links import sentence_at
 from kbase_ci.query.undocumented import Counts
@@ -76,8 +77,7 @@ def spellings(view: QueryView, concept: str) -> re.Pattern[str]:
     counts = Counts(view)
     if key in counts.total:
         names |= {p[1] for p in counts.places({key}, 10**9)[key]}
-    alts = "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)) if n)
-    return re.compile(rf"(?<!\w)(?:{alts})(?!\w)", re.IGNORECASE)
+    return spelled_as(names)
 
 
 def _side(view: QueryView, name: str, found: re.Pattern[str] | None, limit: int

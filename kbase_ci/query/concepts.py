@@ -102,7 +102,7 @@ class ConceptAnswer(Record):
     index: IndexInfo = json_field(keep=True)
 
 
-def _words(names: set[str]) -> re.Pattern[str]:
+def spelled_as(names: set[str]) -> re.Pattern[str]:
     """Any of the spellings, as words (the longest first)."""
     alts = "|".join(re.escape(n) for n in sorted(names, key=lambda n: (-len(n), n)) if n)
     return re.compile(rf"(?<!\w)(?:{alts})(?!\w)", re.IGNORECASE)
@@ -174,7 +174,7 @@ def concept_answer(view: QueryView, name: str, *, definition: bool = True,
     mentioning = [p[0].path for p in places]
     shown = places[0][1] if places else (name.strip() if doc is None or doc.heading is None
                                          else doc.heading)
-    spelled = _words({name.strip(), *(p[1] for p in places)}
+    spelled = spelled_as({name.strip(), *(p[1] for p in places)}
                      | ({doc.heading} if doc is not None and doc.heading else set()))
     return ConceptAnswer(
         shown, key, len(mentioning), doc,
