@@ -396,3 +396,22 @@ def test_explore_follows_a_note_moved_since_the_index(make_repo: Callable[..., P
     git(cl, "mv", "Bean.md", "garden/Bean.md")
     code, ans, _ = query(cl, "explore", "Tomato")
     assert code == 0 and paths(ans["similar"])[0] == "garden/Bean.md"
+
+
+def test_the_index_folder_is_no_attachment_when_git_does_not_ignore_it(
+        make_repo: Callable[..., Path]) -> None:
+    """Issue 32: with `.kbase/` not in `.gitignore`, its files are untracked; counted as
+    attachments, every link naming one (`[[notes.json]]`) made its note re-read on every
+    query, and hundreds of index files made a scan over all links per file name."""
+    repo = make_repo({**FILES, "Data.md": "# Data\n\nThe export is [[notes.json]].\n"})
+    proc = run_kbase("index", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / ".kbase" / "notes.json").is_file()
+    assert "?? .kbase/" in git(repo, "status", "--porcelain")
+    code, ans, err = query(repo, "status")
+    assert code == 0, err
+    assert ans["freshness"]["relinked"] == [] and ans["index"]["overlaid"] is False
+    write(repo, {"notes.json": "{}\n"})  # a real attachment of that name still counts
+    code, ans, err = query(repo, "status")
+    assert code == 0, err
+    assert ans["freshness"]["relinked"] == ["Data.md"]
