@@ -161,9 +161,16 @@ def measure(against: str, vault_name: str, runs: int, only: tuple[str, ...] = WO
                 s.kbase(*index)
             for name in (w for w in WORKLOADS if w in only):
                 fn = workload(name, note, title)
-                for s in sides:  # a warm-up each: caches, the OS's file cache
-                    fn(s)
-                pairs = [(fn(sides[0]), fn(sides[1])) for _ in range(max(1, runs))]
+                try:
+                    for s in sides:  # a warm-up each: caches, the OS's file cache
+                        fn(s)
+                    pairs = [(fn(sides[0]), fn(sides[1])) for _ in range(max(1, runs))]
+                except (RuntimeError, subprocess.CalledProcessError) as exc:
+                    # One side cannot run it (an older tree without the command): the
+                    # other workloads still compare.
+                    notes.append(f"{name}: not compared ({str(exc).splitlines()[0][:200]})")
+                    report(notes[-1])
+                    continue
                 ratios = [a / b for a, b in pairs if b > 0]
                 fig = {"name": name, "workload": vault_name, "unit": "s",
                        "median": round(statistics.median(a for a, _ in pairs), 3),

@@ -234,6 +234,7 @@ class IndexReader(IndexFolder):
 
     def vectors(self, shard: str) -> Any:
         """The shard's `vectors.Vectors` (memory-mapped); None when it has none."""
+        # Lazy: see `bm25`.
         from kbase_ci.index.ann import FILE as GRAPH_FILE
         from kbase_ci.index.ann import SAME_FILE
         from kbase_ci.index.vectors import FILE, Vectors

@@ -130,8 +130,8 @@ class QueryView:
     def notes(self) -> NoteTable:
         fresh: dict[str, NoteInfo] = {}
         changed = (*self.fresh.changed, *self.fresh.added)
-        if changed:  # the domain rule's module only for notes changed since the index
-            from kbase_ci.index.shards import DomainRule
+        if changed:
+            from kbase_ci.index.shards import DomainRule  # only for notes changed since
 
             rule = DomainRule.parse(self.vault.config.index.domain)
         for path in changed:

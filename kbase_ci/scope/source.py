@@ -26,6 +26,7 @@ class ScopeMember:
     without parsing; any other note is judged by the selectors on its fresh parse."""
 
     def __init__(self, vault: Vault, main: IndexReader, block: Scope) -> None:
+        # Lazy: a query without `--scope` never loads the scope modules (see the top).
         from kbase_ci.index.shards import DomainRule
         from kbase_ci.vault.scopeconfig import ScopeSpec
 
@@ -42,14 +43,14 @@ class ScopeMember:
 
     def light(self, paths: list[str]) -> list[ParsedNote]:
         # The rows the scope's build resolved its links against (`ScopeInputs.outside`).
-        from kbase_ci.index.scopes import light_note
+        from kbase_ci.index.scopes import light_note  # lazy: see the top
 
         number = self._reader.note_numbers()
         rows = self._reader.notes()
         return [light_note(rows[number[p]]) for p in paths]
 
     def __call__(self, note: ParsedNote) -> bool:
-        from kbase_ci.scope.select import NoteFacts, selected
+        from kbase_ci.scope.select import NoteFacts, selected  # lazy: see the top
 
         return selected(self._spec, NoteFacts.from_parsed(
             note, self._rule.domain(note.path, note.frontmatter)))
@@ -61,6 +62,7 @@ def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
     `.kbase/`, the index branches, FETCH_HEAD, a bounded fetch: `discovery.committed`):
     the first of those that holds it. Missing or stale (unless `stale_ok`): UsageError
     (exit 2)."""
+    # Lazy: see the top.
     from kbase_ci.index.scopes import scope_dir, state
     from kbase_ci.vault.scopeconfig import check_name
 

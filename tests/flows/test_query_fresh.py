@@ -415,3 +415,24 @@ def test_the_index_folder_is_no_attachment_when_git_does_not_ignore_it(
     code, ans, err = query(repo, "status")
     assert code == 0, err
     assert ans["freshness"]["relinked"] == ["Data.md"]
+
+
+def test_a_link_query_imports_no_search_scope_or_tracing_code(fresh: Path) -> None:
+    """Issue 32: `backlinks` from a fresh index opens no shard, no scope and no trace, so
+    their modules (and `logging`, `shutil`) stay unloaded: query start-up had grown past
+    commit 3360284's by ~100 ms of CPU, mostly imports."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
+    env.pop("KBASE_LOG", None)
+    first = run_kbase("backlinks", "Alpha", cwd=fresh)  # unpacks and checks the branch
+    assert first.returncode == 0, first.stderr
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "kbase_ci", "backlinks",
+                           "Alpha"], cwd=fresh, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    imported = {ln.rsplit("|", 1)[-1].strip() for ln in proc.stderr.splitlines()
+                if ln.startswith("import time:")}
+    assert "kbase_ci.query.view" in imported
+    unwanted = {"logging", "shutil", "kbase_ci.index.bm25", "kbase_ci.index.vectors",
+                "kbase_ci.index.scopes", "kbase_ci.index.modelchoice",
+                "kbase_ci.scope.select", "kbase_ci.parse.mentions", "kbase_ci.index.shards"}
+    assert not unwanted & imported, sorted(unwanted & imported)
