@@ -179,7 +179,7 @@ def measure(against: str, vault_name: str, runs: int, only: tuple[str, ...] = WO
                        "min": round(min(a for a, _ in pairs), 3),
                        "max": round(max(a for a, _ in pairs), 3), "n": len(pairs),
                        "ref": against, "command": f"python -m bench.compare --against "
-                       f"{against} --vault {vault_name} --only {name}"}
+                       f"{against} --vault {vault_name} --runs {runs} --only {name}"}
                 if name in ("parse", "cold-check"):
                     fig["mb_per_s"] = round(mb / fig["median"], 2) if fig["median"] else None
                 figs.append(fig)
