@@ -39,7 +39,6 @@ from kbase_ci.index.layout import (
 )
 from kbase_ci.index.notetable import shard_notes, stored_fields
 from kbase_ci.index.rowfile import int_table, offsets_name
-from kbase_ci.parse.mentions import VERSION
 from kbase_ci.vault.safefs import unsafe_part
 
 IndexReader = Any  # kbase_ci.index.reader.IndexReader (which imports this module)
@@ -156,6 +155,8 @@ def validate(reader: IndexReader) -> None:
 def _concepts(reader: IndexReader, n: int) -> None:
     """concepts.json of this kbase's version: term spellings, per note [term, line, col]
     rows, heading keys -> notes (another version is refused where it is read)."""
+    from kbase_ci.parse.mentions import VERSION  # its patterns cost every query ~8 ms
+
     table = reader.json(CONCEPTS_FILE)
     if not isinstance(table, dict) or table.get("version") != VERSION:
         return
