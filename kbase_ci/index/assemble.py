@@ -40,6 +40,7 @@ from kbase_ci.index.manifest import (
     sha256_file,
 )
 from kbase_ci.index.mentions import write_concepts
+from kbase_ci.index.unlinked import write_mentions
 from kbase_ci.index.modelfolder import STATIC, library
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.shardbuild import read_chunk_notes
@@ -215,6 +216,9 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
     report("notes", 2, 2)
     write_concepts(root, vault, notes, previous,
                    progress=lambda done, total: report("concepts", done, total))
+    t0 = time.perf_counter()
+    mentions = write_mentions(root, vault, notes)
+    seconds["mentions"] = time.perf_counter() - t0
 
     similar_rows = counts.get("similar_rows", 0)
     n_links = len(graph.lines)
@@ -228,5 +232,5 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
                       markdown_bytes=sum(n.size for n in notes)),
         warnings=tuple(warnings), link_inputs=link_key,
         shards={sid: shards[sid] for sid in sorted(shards)},
-        background=_background(root, plan), files={})
+        background=_background(root, plan), files={}, mentions=mentions)
     return write_manifest(root, manifest), seconds, similar_rows

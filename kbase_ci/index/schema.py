@@ -29,6 +29,7 @@ from kbase_ci.index.layout import (
     LINK_FIELDS,
     LINK_ROWS_FILE,
     LINKS_FILE,
+    MENTIONS_FILE,
     NAMES_FILE,
     NOTE_ROWS_FILE,
     OUTGOING_FILE,
@@ -39,6 +40,7 @@ from kbase_ci.index.layout import (
 )
 from kbase_ci.index.notetable import shard_notes, stored_fields
 from kbase_ci.index.rowfile import int_table, offsets_name
+from kbase_ci.parse import namematch
 from kbase_ci.parse.mentions import VERSION
 from kbase_ci.vault.safefs import unsafe_part
 
@@ -151,6 +153,24 @@ def validate(reader: IndexReader) -> None:
     _shards(reader, core)
     if reader.has(CONCEPTS_FILE):
         _concepts(reader, n)
+    if reader.has(MENTIONS_FILE):
+        _mentions(reader, n)
+
+
+def _mentions(reader: IndexReader, n: int) -> None:
+    """mentions.json of this kbase's version: per note [source, count, places] rows
+    (another version is not read: queries scan the notes instead)."""
+    table = reader.json(MENTIONS_FILE)
+    if not isinstance(table, dict) or table.get("version") != namematch.VERSION:
+        return
+    rows = table.get("notes")
+    if not (isinstance(rows, list) and len(rows) == n and all(
+            isinstance(r, list) and all(
+                isinstance(m, list) and len(m) == 3 and _is(m[0], int) and 0 <= m[0] < n
+                and _is(m[1], int) and m[1] >= 1 and isinstance(m[2], list)
+                and all(isinstance(p, list) and len(p) == 3 and all(_nat(v) for v in p)
+                        for p in m[2]) for m in r) for r in rows)):
+        raise _fail(reader, MENTIONS_FILE, "has a note or place out of range")
 
 
 def _concepts(reader: IndexReader, n: int) -> None:

@@ -190,8 +190,9 @@ def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
     return "".join([*parts, text[pos:]]) if parts else text
 
 
-def _visible(text: str) -> str:
-    """`text` with frontmatter, fenced code, comments and headings blanked."""
+def _visible(text: str, *, headings: bool = False) -> str:
+    """`text` with frontmatter, fenced code, comments and (unless `headings`) headings
+    blanked."""
     if text.startswith("---"):
         m = re.match(r"---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", text, re.DOTALL)
         if m:
@@ -217,7 +218,20 @@ def _visible(text: str) -> str:
         text = "".join([*parts, text[pos:]])
     if "%%" in text or "<!--" in text:
         text = _COMMENT.sub(_spaces, text)
-    return _HEADING.sub("", text) if "#" in text else text
+    return _HEADING.sub("", text) if "#" in text and not headings else text
+
+
+def prose(text: str) -> str:
+    """`text` with all but its prose (headings included) blanked, every offset kept:
+    frontmatter, fenced and inline code, comments, links and embeds (their text too),
+    HTML tags, URLs and tags. Where `kbase_ci.parse.namematch` looks for note names."""
+    text = _visible(text, headings=True)
+    if "`" in text:
+        text = _CODE_SPAN.sub(_spaces, text)
+    for trigger, spans in _MASKS:
+        if trigger in text:
+            text = _blanked(text, spans(text))
+    return text
 
 
 _HEADING_TEXT = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+)$", re.MULTILINE)
