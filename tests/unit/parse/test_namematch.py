@@ -8,6 +8,7 @@ from tables import arrows, decode
 
 from conftest import FIXTURES
 from kbase_ci.parse.namematch import Matcher, cut
+from tests.complexity import assert_linear
 
 _TABLE = FIXTURES / "parser" / "namematch.txt"
 
@@ -44,3 +45,23 @@ def test_a_long_line_of_near_misses_is_linear() -> None:
     """`Apache` 100k times without `Kafka`: every start fails after one word."""
     matcher = Matcher({"Apache Kafka": [1], "Apache Spark Streaming": [2]})
     assert matcher.find("Apache " * 100_000 + "Apache Kafka")[0].col == 700_001
+
+
+def _vault(n: int) -> tuple[dict[str, list[int]], list[str]]:
+    """n notes titled `Topic i Widget`, each naming its next 3 neighbours and writing
+    `Topic` (a first word that starts every title) 20 times."""
+    names = {f"Topic {i} Widget": [i] for i in range(n)}
+    texts = [" ".join(f"See Topic {(i + k) % n} Widget. Topic of the day." for k in (1, 2, 3))
+             + " Topic" * 20 for i in range(n)]
+    return names, texts
+
+
+def _find_all(vault: tuple[dict[str, list[int]], list[str]]) -> int:
+    matcher = Matcher(vault[0])
+    return sum(len(matcher.find(t)) for t in vault[1])
+
+
+def test_many_titles_in_many_notes_is_linear_not_titles_times_notes() -> None:
+    """Twice the notes and twice the titles: about twice the work (titles x notes
+    regex scans would be four times)."""
+    assert assert_linear(_vault, _find_all, 4000) == 3 * 8000
