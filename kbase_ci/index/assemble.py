@@ -40,13 +40,13 @@ from kbase_ci.index.manifest import (
     sha256_file,
 )
 from kbase_ci.index.mentions import write_concepts
-from kbase_ci.index.unlinked import write_mentions
 from kbase_ci.index.modelfolder import STATIC, library
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.shardbuild import read_chunk_notes
 from kbase_ci.index.shards import ShardSpec
 from kbase_ci.index.similar import note_vectors, similar_notes
 from kbase_ci.index.tables import links_table, notes_table, write_links, write_notes
+from kbase_ci.index.unlinked import write_mentions
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.folders import GIT_HIDE, TEMP_MARK
 from kbase_ci.typedjson import decode

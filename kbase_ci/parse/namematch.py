@@ -21,6 +21,7 @@ would match nearly every note.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from bisect import bisect_right
@@ -39,17 +40,24 @@ VERSION = 1
 MAX_PLACES = 5
 """Places kept per (note, note naming it): the count says how many there are."""
 MIN_CHARS = 3
-STOP = frozenset("""
-a about above after again against all am an and any are as at be because been before
-being below between both but by can could did do does doing down during each few for
-from further had has have having he her here hers him his how i if in into is it its
-itself just me more most my no nor not now of off on once only or other our out over own
-same she should so some such than that the their them then there these they this those
-through to too under until up very was we were what when where which while who whom why
-will with would you your
-index indexes home inbox readme notes note todo todos to-do untitled draft drafts misc
-moc template templates daily journal archive start contents toc
-""".split())
+STOP = frozenset((
+    # function words
+    "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any",
+    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between",
+    "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during",
+    "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her",
+    "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "now", "of", "off",
+    "on", "once", "only", "or", "other", "our", "out", "over", "own", "same", "she",
+    "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there",
+    "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
+    "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+    "why", "will", "with", "would", "you", "your",
+    # words vaults organise notes with
+    "index", "indexes", "home", "inbox", "readme", "notes", "note", "todo", "todos",
+    "untitled", "draft", "drafts", "misc", "moc", "template", "templates", "daily",
+    "journal", "archive", "start", "contents", "toc",
+))
 _WORD = re.compile(r"\w+")
 _BLANKS = re.compile(r"[^\S\n]*\n?[^\S\n]*")
 
@@ -79,7 +87,7 @@ def cut(name: str) -> Name | None:
     words = tuple(m.group() for m in found)
     if all(w in STOP for w in words):
         return None
-    seps = tuple(name[a.end():b.start()] for a, b in zip(found, found[1:], strict=False))
+    seps = tuple(name[a.end():b.start()] for a, b in itertools.pairwise(found))
     return Name(words, seps, name[:found[0].start()], name[found[-1].end():])
 
 

@@ -41,24 +41,21 @@ def link_label(link: LinkRecord) -> str:
 
 
 def _lines(a: LinksAnswer | UnlinkedAnswer) -> list[str]:
-    if not isinstance(a, _links_answer()):
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.mentions import UnlinkedAnswer
+
+    if isinstance(a, UnlinkedAnswer):
         return [f"{u.path}:{u.line}:{u.col}: {u.text}  {u.sentence}" for u in a.unlinked]
     rows = [(lk.line, lk.col, f"{link_label(lk)}  {lk.sentence}") for lk in a.links]
     rows += [(e.line, e.col, f"(external) {e.url}  {e.sentence}") for e in a.external]
     return [f"{line}: {text}" for line, _col, text in sorted(rows)]
 
 
-def _links_answer() -> type[LinksAnswer]:
-    # Lazy: `kbase --help` loads every declaration, not the answers' code
-    from kbase_ci.query.links import LinksAnswer
-
-    return LinksAnswer
-
-
 def _found(a: LinksAnswer | UnlinkedAnswer) -> bool:
-    if isinstance(a, _links_answer()):
-        return bool(a.links or a.external)
-    return bool(a.unlinked)
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.mentions import UnlinkedAnswer
+
+    return bool(a.unlinked) if isinstance(a, UnlinkedAnswer) else bool(a.links or a.external)
 
 
 QUERIES = [Query(
@@ -67,7 +64,9 @@ QUERIES = [Query(
          "external)",
     description="The note's links with line and sentence: `links` for notes and "
                 "attachments (path null: not written yet, or outside the vault), "
-                "`external` for URLs. Exit 0 links found, 1 none, 2 no such note.",
+                "`external` for URLs. `--unlinked`: instead, the notes naming it in "
+                "prose (title or alias) that are not linked with it either way. Exit 0 "
+                "found, 1 none, 2 no such note.",
     tool="The links one note makes, each with its line and the sentence around it: `path` "
          "is the target note or attachment, or null for a note that is referenced but not "
          "written yet (`status` says which); links to URLs are listed apart in `external`. "

@@ -4,9 +4,9 @@ and the walk stays linear in the text with many names."""
 from __future__ import annotations
 
 import pytest
+from conftest import FIXTURES
 from tables import arrows, decode
 
-from conftest import FIXTURES
 from kbase_ci.parse.namematch import Matcher, cut
 from tests.complexity import assert_linear
 
