@@ -217,7 +217,7 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
     write_concepts(root, vault, notes, previous,
                    progress=lambda done, total: report("concepts", done, total))
     t0 = time.perf_counter()
-    mentions = write_mentions(root, vault, notes)
+    mentions = write_mentions(root, vault, notes, previous, link_key)
     seconds["mentions"] = time.perf_counter() - t0
 
     similar_rows = counts.get("similar_rows", 0)

@@ -13,8 +13,9 @@ places. Every mention is kept, linked or not: whether two notes are linked is de
 query time, where the freshness overlay knows the links of the work tree. A note never
 mentions itself here.
 
-The table is rebuilt in full on every build: one walk over every note's words with all
-the names at once (`Matcher`), ~1/3 s per MB of Markdown (docs/index-format.md).
+A full build walks every note's words once with all the names at once (`Matcher`); an
+incremental one whose note paths and aliases did not change (the manifest's
+`link_inputs`) searches only the changed notes (docs/index-format.md).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 from kbase_ci.index.blocks import Mentions
 from kbase_ci.index.layout import MENTIONS_FILE
 from kbase_ci.index.manifest import dump_table
+from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.parse.namematch import MAX_PLACES, VERSION, Matcher
 from kbase_ci.parse.outline import note_text
 from kbase_ci.parsed import ParsedNote
@@ -43,13 +45,23 @@ def name_matcher(notes: Sequence[ParsedNote]) -> Matcher[int]:
     return Matcher(names)
 
 
-def mentions_table(vault: Vault, notes: Sequence[ParsedNote]
+def mentions_table(vault: Vault, notes: Sequence[ParsedNote],
+                   previous: PreviousIndex | None = None, link_key: str | None = None
                    ) -> tuple[dict[str, Any], int]:
     """The mentions.json object for `notes` (sorted by path, as in notes.json), and how
-    many names were skipped."""
+    many names were skipped. With the `previous` index, when its names are these
+    (`link_key`, the digest of note paths and aliases, is its `link_inputs`) and its
+    notes are these in this order, only the changed notes are searched again: the rows
+    of the others stay as they were, and the table is byte for byte a full build's."""
     matcher = name_matcher(notes)
     rows: list[dict[int, list[Any]]] = [{} for _ in notes]
-    files = [(i, nf) for i, n in enumerate(notes) if (nf := vault.note(n.path)) is not None]
+    redo: Sequence[int] = range(len(notes))
+    old = _previous_rows(previous, link_key, notes, vault)
+    if old is not None:
+        redo, kept = old
+        for target, entries in enumerate(kept):
+            rows[target] = {e[0]: e for e in entries}
+    files = [(i, nf) for i in redo if (nf := vault.note(notes[i].path)) is not None]
     for start in range(0, len(files) if matcher else 0, _READ_STEP):
         part = files[start:start + _READ_STEP]
         data = vault.read(nf for _, nf in part)
@@ -65,8 +77,33 @@ def mentions_table(vault: Vault, notes: Sequence[ParsedNote]
     return table, len(matcher.skipped)
 
 
-def write_mentions(root: Path, vault: Vault, notes: Sequence[ParsedNote]) -> Mentions:
+def _previous_rows(previous: PreviousIndex | None, link_key: str | None,
+                   notes: Sequence[ParsedNote], vault: Vault
+                   ) -> tuple[list[int], list[list[Any]]] | None:
+    """(the notes to search again, every row without them) from the previous index,
+    when it can be reused (see `mentions_table`); else None."""
+    if previous is None or link_key is None or previous.manifest.link_inputs != link_key \
+            or previous.manifest.mentions is None:
+        return None
+    table = previous.json(MENTIONS_FILE)
+    if not isinstance(table, dict) or table.get("version") != VERSION \
+            or len(table.get("notes", ())) != len(notes):
+        return None
+    paths = [n.path for n in notes]
+    changed = previous.changed_notes(
+        paths, {nf.path: nf.sha for p in paths if (nf := vault.note(p)) is not None})
+    if changed is None:
+        return None
+    # Copies: the previous table is shared (PreviousIndex.json).
+    kept = [[[e[0], e[1], list(e[2])] for e in row if e[0] not in changed]
+            for row in table["notes"]]
+    return sorted(changed), kept
+
+
+def write_mentions(root: Path, vault: Vault, notes: Sequence[ParsedNote],
+                   previous: PreviousIndex | None = None, link_key: str | None = None
+                   ) -> Mentions:
     """Write `root/mentions.json` for `notes`; returns its manifest block."""
-    table, skipped = mentions_table(vault, notes)
+    table, skipped = mentions_table(vault, notes, previous, link_key)
     (root / MENTIONS_FILE).write_bytes(dump_table(table))
     return Mentions(VERSION, sum(len(r) for r in table["notes"]), skipped)

@@ -2,4 +2,5 @@
 `parser`), links and tags in inline text (`inline`, `linksyntax`), YAML frontmatter and
 the links in its `properties`, sections (`outline`), heading and block anchors
 (`anchors`), `kbase-ignore` comments (`suppressions`), concept `mentions` (which
-candidates are terms: `termrules`) and mentions of given note names (`namematch`). Knows nothing of other notes, the vault or git."""
+candidates are terms: `termrules`) and mentions of given note names (`namematch`).
+Knows nothing of other notes, the vault or git."""

@@ -129,3 +129,22 @@ def test_an_index_without_the_table_is_answered_by_a_scan(fresh: Path) -> None:
     view.manifest = view.manifest._replace(mentions=None)
     ans = json.loads(json.dumps(unlinked_answer(view, "Tools/Docker.md").to_json()))
     assert ans["source"] == "scan" and _places(ans) == DOCKER
+
+
+@pytest.mark.parametrize("added", [False, True], ids=["edited", "edited-and-added"])
+def test_incremental_build_writes_the_full_builds_table(fresh: Path, tmp_path: Path,
+                                                        added: bool) -> None:
+    """An edit reuses the other notes' rows (same names); a new note (new names) makes
+    a full table; either way the bytes of a full build."""
+    assert run_kbase("index", cwd=fresh).returncode == 0
+    write(fresh, {"Plain.md": "# Plain\n\nNo docker now, but Café Noir.\n",
+                  **({"Croissant.md": "# Croissant\n\nWith café noir.\n"} if added else {})})
+    git(fresh, "add", "-A")
+    git(fresh, "commit", "-q", "-m", "edit")
+    assert run_kbase("index", cwd=fresh).returncode == 0
+    full = tmp_path / "full"
+    assert run_kbase("index", "--out", str(full), cwd=fresh).returncode == 0
+    assert (fresh / ".kbase/mentions.json").read_bytes() == (full / "mentions.json").read_bytes()
+    code, ans, _ = query(fresh, "links", "--unlinked", "Café Noir")
+    assert [u["path"] for u in ans["unlinked"]] == \
+        ["Croissant.md", "Menu.md", "Plain.md"] if added else ["Menu.md", "Plain.md"]
