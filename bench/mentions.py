@@ -7,7 +7,7 @@ name matching any blanks), and keep (note, mentioning note) pairs of different n
 that are not linked either way. kbase's pairs are `unlinked_mentions` for every note.
 Recall and precision are over those pairs, both for every name and for the names kbase
 looks for (`kbase_ci.parse.namematch`: it skips names under 3 characters and names made
-of common words only, by rule). Also: the build cost of mentions.json (seconds, bytes)
+of common words only, by rule). Also: the build cost of mentions.jsonl (seconds, bytes)
 and the query CPU of `links --unlinked` (mean and max over every note).
 """
 
@@ -69,6 +69,7 @@ def run(vault_name: str, work: Path) -> dict[str, Any]:
     from kbase_ci.index.build import build_index
     from kbase_ci.index.layout import MENTIONS_FILE
     from kbase_ci.index.reader import open_index
+    from kbase_ci.index.rowfile import offsets_name
     from kbase_ci.parse.namematch import Matcher
     from kbase_ci.query.discovery import IndexSource
     from kbase_ci.query.mentions import unlinked_mentions
@@ -96,7 +97,8 @@ def run(vault_name: str, work: Path) -> dict[str, Any]:
         "skipped_names": sorted(skipped)[:20], "skipped": len(skipped),
         "build_seconds": round(built.seconds.get("total", 0.0), 2),
         "mentions_seconds": round(built.seconds.get("mentions", 0.0), 3),
-        "mentions_bytes": (out_dir / MENTIONS_FILE).stat().st_size,
+        "mentions_bytes": sum((out_dir / f).stat().st_size for f in
+                              (MENTIONS_FILE, offsets_name(MENTIONS_FILE))),
         "query_cpu_ms_mean": round(1000 * sum(cpu) / len(cpu), 2),
         "query_cpu_ms_max": round(1000 * max(cpu), 2), "kbase_pairs": len(ours)}
     for label, only in (("all", None), ("kept", all_names - skipped)):

@@ -160,7 +160,7 @@ class Counts(Record):
 
 
 class Mentions(Record):
-    """`mentions.json` (kbase_ci.index.unlinked): its format `version` (another one is
+    """`mentions.jsonl` (kbase_ci.index.unlinked): its format `version` (another one is
     not read: a query scans the notes instead), how many (note, note naming it) `pairs`
     it holds, and how many titles and aliases were `skipped` (never looked for)."""
 

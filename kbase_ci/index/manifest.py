@@ -85,7 +85,7 @@ class IndexManifest(Header):
     files: Files
     """relative path -> sha256 of every file but the manifest (`assemble.write_manifest`)."""
     mentions: Mentions | None = json_field(default=None, omit=True)
-    """`mentions.json`, when the index has one (older builds: None)."""
+    """`mentions.jsonl`, when the index has one (older builds: None)."""
 
 
 class SliceManifest(Header):

@@ -158,19 +158,20 @@ def validate(reader: IndexReader) -> None:
 
 
 def _mentions(reader: IndexReader, n: int) -> None:
-    """mentions.json of this kbase's version: per note [source, count, places] rows
-    (another version is not read: queries scan the notes instead)."""
-    table = reader.json(MENTIONS_FILE)
-    if not isinstance(table, dict) or table.get("version") != namematch.VERSION:
+    """mentions.jsonl of this kbase's version (the manifest's `mentions.version`; another
+    one is not read: queries scan the notes instead): per note [source, count, places]."""
+    block = reader.manifest.mentions
+    if block is None or block.version != namematch.VERSION:
         return
-    rows = table.get("notes")
-    if not (isinstance(rows, list) and len(rows) == n and all(
-            isinstance(r, list) and all(
-                isinstance(m, list) and len(m) == 3 and _is(m[0], int) and 0 <= m[0] < n
-                and _is(m[1], int) and m[1] >= 1 and isinstance(m[2], list)
-                and all(isinstance(p, list) and len(p) == 3 and all(_nat(v) for v in p)
-                        for p in m[2]) for m in r) for r in rows)):
-        raise _fail(reader, MENTIONS_FILE, "has a note or place out of range")
+
+    def ok(row: Any) -> bool:
+        return isinstance(row, list) and all(
+            isinstance(m, list) and len(m) == 3 and _is(m[0], int) and 0 <= m[0] < n
+            and _is(m[1], int) and m[1] >= 1 and isinstance(m[2], list)
+            and all(isinstance(p, list) and len(p) == 3 and all(_nat(v) for v in p)
+                    for p in m[2]) for m in row)
+
+    _rows(reader, MENTIONS_FILE, n, ok)
 
 
 def _concepts(reader: IndexReader, n: int) -> None:

@@ -1,16 +1,16 @@
-"""`mentions.json`: where each note's title or aliases are written as words in other
+"""`mentions.jsonl`: where each note's title or aliases are written as words in other
 notes (`kbase_ci.parse.namematch`), so that `explore` and `links --unlinked` list a
 note's unlinked mentions without reading the whole vault per query.
 
-Layout (canonical JSON like every index file):
+A row file (kbase_ci.index.rowfile: a query decodes the one row it needs), one row per
+note in note-number order (as notes.json):
 
-    {"version": V,
-     "notes": [[[source, count, [[line, col, length], ...]], ...], ...]}
+    [[source, count, [[line, col, length], ...]], ...]
 
-`notes` has one row per note (note-number order, as notes.json): the notes whose prose
-names it, by note number, each with how many times (`count`) and the first `MAX_PLACES`
-places. Every mention is kept, linked or not: whether two notes are linked is decided at
-query time, where the freshness overlay knows the links of the work tree. A note never
+the notes whose prose names it, by note number, each with how many times (`count`) and
+the first `MAX_PLACES` places. Its format version is the manifest's `mentions.version`.
+Every mention is kept, linked or not: whether two notes are linked is decided at query
+time, where the freshness overlay knows the links of the work tree. A note never
 mentions itself here.
 
 A full build walks every note's words once with all the names at once (`Matcher`); an
@@ -26,8 +26,8 @@ from typing import Any
 
 from kbase_ci.index.blocks import Mentions
 from kbase_ci.index.layout import MENTIONS_FILE
-from kbase_ci.index.manifest import dump_table
 from kbase_ci.index.previous import PreviousIndex
+from kbase_ci.index.rowfile import all_rows, write_rows
 from kbase_ci.parse.namematch import MAX_PLACES, VERSION, Matcher
 from kbase_ci.parse.outline import note_text
 from kbase_ci.parsed import ParsedNote
@@ -47,8 +47,8 @@ def name_matcher(notes: Sequence[ParsedNote]) -> Matcher[int]:
 
 def mentions_table(vault: Vault, notes: Sequence[ParsedNote],
                    previous: PreviousIndex | None = None, link_key: str | None = None
-                   ) -> tuple[dict[str, Any], int]:
-    """The mentions.json object for `notes` (sorted by path, as in notes.json), and how
+                   ) -> tuple[list[list[Any]], int]:
+    """The mentions.jsonl rows for `notes` (sorted by path, as in notes.json), and how
     many names were skipped. With the `previous` index, when its names are these
     (`link_key`, the digest of note paths and aliases, is its `link_inputs`) and its
     notes are these in this order, only the changed notes are searched again: the rows
@@ -73,8 +73,7 @@ def mentions_table(vault: Vault, notes: Sequence[ParsedNote],
                 row[1] += 1
                 if len(row[2]) < MAX_PLACES:
                     row[2].append([hit.line, hit.col, hit.length])
-    table = {"version": VERSION, "notes": [[r[s] for s in sorted(r)] for r in rows]}
-    return table, len(matcher.skipped)
+    return [[r[s] for s in sorted(r)] for r in rows], len(matcher.skipped)
 
 
 def _previous_rows(previous: PreviousIndex | None, link_key: str | None,
@@ -85,25 +84,25 @@ def _previous_rows(previous: PreviousIndex | None, link_key: str | None,
     if previous is None or link_key is None or previous.manifest.link_inputs != link_key \
             or previous.manifest.mentions is None:
         return None
-    table = previous.json(MENTIONS_FILE)
-    if not isinstance(table, dict) or table.get("version") != VERSION \
-            or len(table.get("notes", ())) != len(notes):
+    if previous.manifest.mentions.version != VERSION:
+        return None
+    data = previous.data(MENTIONS_FILE)
+    table = all_rows(data) if data is not None else None
+    if table is None or len(table) != len(notes):
         return None
     paths = [n.path for n in notes]
     changed = previous.changed_notes(
         paths, {nf.path: nf.sha for p in paths if (nf := vault.note(p)) is not None})
     if changed is None:
         return None
-    # Copies: the previous table is shared (PreviousIndex.json).
-    kept = [[[e[0], e[1], list(e[2])] for e in row if e[0] not in changed]
-            for row in table["notes"]]
+    kept = [[e for e in row if e[0] not in changed] for row in table]
     return sorted(changed), kept
 
 
 def write_mentions(root: Path, vault: Vault, notes: Sequence[ParsedNote],
                    previous: PreviousIndex | None = None, link_key: str | None = None
                    ) -> Mentions:
-    """Write `root/mentions.json` for `notes`; returns its manifest block."""
-    table, skipped = mentions_table(vault, notes, previous, link_key)
-    (root / MENTIONS_FILE).write_bytes(dump_table(table))
-    return Mentions(VERSION, sum(len(r) for r in table["notes"]), skipped)
+    """Write `root/mentions.jsonl` for `notes`; returns its manifest block."""
+    rows, skipped = mentions_table(vault, notes, previous, link_key)
+    write_rows(root / MENTIONS_FILE, rows)
+    return Mentions(VERSION, sum(len(r) for r in rows), skipped)

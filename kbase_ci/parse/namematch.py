@@ -36,7 +36,7 @@ _Named = tuple["Name", tuple[T, ...]]
 _Start = tuple[list[_Named[T]], list[str], dict[tuple[str, str], list[_Named[T]]]]
 
 VERSION = 1
-"""Bump whenever the hits for some text change: it keys `mentions.json`."""
+"""Bump whenever the hits for some text change: it keys `mentions.jsonl`."""
 MAX_PLACES = 5
 """Places kept per (note, note naming it): the count says how many there are."""
 MIN_CHARS = 3

@@ -2,7 +2,7 @@
 words (`kbase_ci.parse.namematch`) and that do not link it, nor are linked from it
 (Obsidian's "unlinked mentions" panel).
 
-Answered from the index's `mentions.json` (kbase_ci.index.unlinked) with the freshness
+Answered from the index's `mentions.jsonl` (kbase_ci.index.unlinked) with the freshness
 overlay: the rows of notes changed or deleted since the index are dropped and the
 changed and added notes are searched again in the work tree; links are the overlaid
 ones. A note that is itself fresh (its names may be new), or an index without the table
@@ -54,18 +54,15 @@ class UnlinkedAnswer(Record):
 _Place = tuple[int, int, int]  # line, col, length
 
 
-def _table(view: QueryView) -> list[Any] | None:
-    """mentions.json's rows when this index has them in this version (validated with the
-    index), else None."""
+def _row(view: QueryView, path: str) -> list[Any] | None:
+    """mentions.jsonl's row of indexed note `path` when this index has the table in this
+    version (validated with the index), else None."""
     block = view.manifest.mentions
     reader = view.source.reader
     if block is None or block.version != namematch.VERSION or not reader.has(MENTIONS_FILE):
         return None
-    table = reader.json(MENTIONS_FILE)
-    if not isinstance(table, dict) or table.get("version") != namematch.VERSION:
-        return None
-    rows = table.get("notes")
-    return rows if isinstance(rows, list) and len(rows) == len(view.paths) else None
+    row = reader.row(MENTIONS_FILE, view.number[path])
+    return row if isinstance(row, list) else None
 
 
 def _scan(view: QueryView, matcher: Matcher[str], paths: Iterable[str]
@@ -86,14 +83,14 @@ def unlinked_mentions(view: QueryView, path: str) -> tuple[list[UnlinkedMention]
     linked = ({lk.target for lk in view.outgoing(path)}
               | {lk.source for lk in view.backlinks(path)} | {path})
     fresh = view.fresh
-    rows = _table(view) if path not in fresh.changed and path not in fresh.added else None
+    row = _row(view, path) if path not in fresh.changed and path not in fresh.added else None
     found: dict[str, tuple[int, list[_Place]]] = {}
     if not matcher:
-        source = "index" if rows is not None else "scan"
-    elif rows is not None:
+        source = "index" if row is not None else "scan"
+    elif row is not None:
         source = "index"
         redo = {*fresh.changed, *fresh.deleted}
-        for number, count, places in rows[view.number[path]]:
+        for number, count, places in row:
             p = view.paths[number]
             if p not in redo and p not in linked:
                 found[p] = (count, [(a, b, c) for a, b, c in places])

@@ -115,7 +115,7 @@ def test_mcp_tools_answer_as_the_cli(fresh: Path) -> None:
 
 
 def test_an_index_without_the_table_is_answered_by_a_scan(fresh: Path) -> None:
-    """An index built before mentions.json (no manifest block): same answer, by a scan."""
+    """An index built before mentions.jsonl (no manifest block): same answer, by a scan."""
     from kbase_ci.index.reader import open_index
     from kbase_ci.query.discovery import IndexSource
     from kbase_ci.query.mentions import unlinked_answer
@@ -144,7 +144,9 @@ def test_incremental_build_writes_the_full_builds_table(fresh: Path, tmp_path: P
     assert run_kbase("index", cwd=fresh).returncode == 0
     full = tmp_path / "full"
     assert run_kbase("index", "--out", str(full), cwd=fresh).returncode == 0
-    assert (fresh / ".kbase/mentions.json").read_bytes() == (full / "mentions.json").read_bytes()
+    for name in ("mentions.jsonl", "mentions.offsets.npy"):
+        assert (fresh / ".kbase" / name).read_bytes() == (full / name).read_bytes()
     code, ans, _ = query(fresh, "links", "--unlinked", "Café Noir")
+    assert code == 0
     assert [u["path"] for u in ans["unlinked"]] == \
-        ["Croissant.md", "Menu.md", "Plain.md"] if added else ["Menu.md", "Plain.md"]
+        (["Croissant.md", "Menu.md", "Plain.md"] if added else ["Menu.md", "Plain.md"])
