@@ -134,9 +134,13 @@ class Matcher(Generic[T]):
         return bool(self._first)
 
     def find(self, text: str) -> list[Hit[T]]:
-        """The mentions in `text`, by position then target (one per target and place)."""
+        """The mentions in `text`, by position then target (one per target and place).
+        Lines are `split_lines`' (`\r\n` and `\r` end a line too); offsets are in the
+        text with its line ends made `\n`."""
         if not self._first:
             return []
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         shown = prose(text)
         first = self._first
         spans: list[tuple[int, int, T]] = []

@@ -24,8 +24,10 @@ def test_found(given: str, expected: str) -> None:
     assert sep
     matcher = Matcher({n: [n] for n in names.split(" ; ")})
     body = decode(text).decode("utf-8")
+    found = matcher.find(body)
+    body = body.replace("\r\n", "\n").replace("\r", "\n")  # what offsets count in
     hits = [f'{h.line}:{h.col} {h.target} "{" ".join(body[h.offset:h.offset + h.length].split())}"'
-            for h in matcher.find(body)]
+            for h in found]
     assert (" ; ".join(hits) or "-") == expected
 
 
