@@ -47,10 +47,6 @@ QUERIES = [Query(
     description="The note's links with line and sentence: `links` for notes and "
                 "attachments (path null: not written yet, or outside the vault), "
                 "`external` for URLs. Exit 0 links found, 1 none, 2 no such note.",
-    tool="The links one note makes, each with its line and the sentence around it: `path` "
-         "is the target note or attachment, or null for a note that is referenced but not "
-         "written yet (`status` says which); links to URLs are listed apart in `external`. "
-         "Use it to follow a note's references exactly; `explore` gives the same plus "
-         "backlinks and similar notes at a glance.",
+    tool="The links a note makes, each with its line and sentence (`path` null: not written yet).",
     when="a note's links exactly, each with line and sentence; URLs in `external`",
     params=NoteParams, run=_run, text=_lines, found=lambda a: bool(a.links or a.external))]
