@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 class ContextParams(Record):
     note: Annotated[str | None, Param(
         positional=True, metavar="NOTE", help="note path, name or alias to start from",
-        tool="Start from this note.")] = None
+        tool="")] = None
     query: Annotated[str | None, Param(
         metavar="Q", help="start from the best search hits for Q instead of a note",
         tool="Or from the search hits for it.")] = None

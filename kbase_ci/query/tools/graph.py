@@ -42,11 +42,11 @@ class GraphParams(Record):
                "orphans": "notes with no links in or out"})]
     note: Annotated[str | None, Param(positional=True, metavar="NOTE",
                                       actions=("neighborhood", "explore"),
-                                      tool="explore, neighborhood: the note.")] = None
+                                      tool="")] = None
     source: Annotated[str | None, Param(positional=True, metavar="A", actions=("path",),
-                                        tool="path: the first note.")] = None
+                                        tool="")] = None
     target: Annotated[str | None, Param(positional=True, metavar="B", actions=("path",),
-                                        tool="path: the second note.")] = None
+                                        tool="")] = None
     depth: Annotated[int | None, Param(
         ge=0, le=MAX_DEPTH,
         actions=("neighborhood", "explore"), by_action={"neighborhood": 1, "explore": 2},
@@ -229,7 +229,7 @@ QUERIES = [Query(
     description="Questions about the whole link graph (links between notes, from the index "
                 "with the work tree's changes overlaid). Exit 0 results, 1 none (no path, no "
                 "orphans, ...), 2 bad arguments or no such note.",
-    tool="Link graph: `explore` maps the notes around `note` (`summary`: ~500 tokens); `path`, `neighborhood`, `hubs`, `clusters`, `orphans`.",
+    tool="Link graph: `explore` maps the notes around `note` (`summary`: ~500 tokens); `path` from `source` to `target`; `neighborhood` of `note`; `hubs`, `clusters`, `orphans`.",
     when="orienting: a ~500-token map of a neighbourhood (`explore`, `summary`), how two "
          "notes connect, hubs, clusters",
     params=GraphParams, run=_run, text=_lines, found=_found, prepare=_prepare,
