@@ -87,5 +87,7 @@ def cut(piece: tuple[str | None, int, int, str], budget: int) -> tuple[int, str]
         spent += estimate_tokens("\n".join(lines[start:i])) + 1
         if spent > budget:
             break
-        best, start = (piece[1] + i - 1, "\n".join(lines[:i]).rstrip("\n")), i
+        text, start = "\n".join(lines[:i]).rstrip("\n"), i
+        if not _heading_only(text):  # a heading alone tells the agent nothing
+            best = (piece[1] + i - 1, text)
     return best
