@@ -210,10 +210,12 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
             break
         answer = bundle(budget, most)
     try:  # the seeds with their lists cut (omitted sections, notes left out)
-        return type(answer).from_json(fit_payload(answer.to_json(), max_tokens, marks))
+        return type(answer).from_json(fit_payload(answer.to_json(), max_tokens, marks,
+                                                  fields=False))
     except UsageError:  # not even the seeds' names fit: an empty bundle says why
         empty = bundle(1, most)
-        return type(empty).from_json(fit_payload(empty.to_json(), max_tokens, marks))
+        return type(empty).from_json(fit_payload(empty.to_json(), max_tokens, marks,
+                                                 fields=False))
 
 
 NEIGHBOUR = 0.5

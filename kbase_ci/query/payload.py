@@ -3,13 +3,14 @@ terminal), and within `--max-tokens` when one is given.
 
 One place for every query command, the MCP tools and any later command that prints an
 answer (its JSON: `Record.to_json`): `render` measures the JSON as printed and, when it
-is over the budget, trims the answer's lists from the end (the least relevant items:
-every list is ranked), largest first, then shortens its longest strings, and says so in
-`truncated`: the budget, what the answer costs now, and how many items each list lost.
-A list keeps at least its first item while anything else can go (an answer's main lists,
-`Marks`, their first item longest). Before all that, the index's list of notes changed since
-it was built (`index.stale_notes`) is cut: it is bookkeeping, a clone with many edits
-must not cost an answer its items, and `index.stale_count` keeps the number. Tokens are
+is over the budget, trims it (`fit`): first the index's list of notes changed since it
+was built (`index.stale_notes`: bookkeeping; a clone with many edits must not cost an
+answer its items, and `index.stale_count` keeps the number), then the envelope (the
+lists besides the answer's main ones, `Marks`, down to one item each, then their
+strings), then the main lists down to one item each (from the end: the least relevant
+items, every list is ranked), then any string, shorter and shorter. No other list that
+had items is emptied. `truncated` says what went: the budget, what the answer costs now,
+each list cut as `kept/total`, and the strings shortened. Tokens are
 the larger of `len / 4` (what a budget is usually counted in) and the conservative
 estimate of kbase_ci.query.budget (above what real tokenizers count), so the answer fits
 either way.
@@ -53,19 +54,24 @@ def dumps(answer: dict[str, Any], *, pretty: bool = False) -> str:
 
 
 def check_budget(max_tokens: int | None) -> int | None:
+    """The one check of a budget's bounds (the CLI's `--max-tokens`, `.kbase.yml`'s
+    `query.max_tokens`, every answer printed): None or 0 is no limit (None), else 1 to
+    `MAX_BUDGET`."""
     from kbase_ci.query.tools.spec import MAX_BUDGET  # the one declaration of the cap
 
-    if max_tokens is not None and max_tokens < 1:
-        raise UsageError(f"--max-tokens must be at least 1, not {max_tokens}")
-    if max_tokens is not None and max_tokens > MAX_BUDGET:
+    if not max_tokens:
+        return None
+    if max_tokens < 0:
+        raise UsageError(f"--max-tokens must be 0 (no limit) or more, not {max_tokens}")
+    if max_tokens > MAX_BUDGET:
         raise UsageError(f"--max-tokens must be at most {MAX_BUDGET}, not {max_tokens}")
     return max_tokens
 
 
 def render(answer: dict[str, Any], marks: Marks = NO_MARKS, *, max_tokens: int | None = None,
            pretty: bool = False) -> str:
-    """The answer as printed, trimmed to `max_tokens` (None: whole)."""
-    check_budget(max_tokens)
+    """The answer as printed, trimmed to `max_tokens` (None or 0: whole)."""
+    max_tokens = check_budget(max_tokens)
     text = dumps(answer, pretty=pretty)
     if max_tokens is None or (len(text) // 4 <= max_tokens and cost(text) <= max_tokens):
         return text
@@ -79,7 +85,7 @@ def fit_text(answer: dict[str, Any], draw: Callable[[dict[str, Any]], str],
     it, the answer is trimmed as its JSON would be (`fit`, the least relevant items
     first) under the largest JSON budget whose drawing fits, and ends with
     `note(truncated)`, a last line saying what went."""
-    check_budget(max_tokens)
+    max_tokens = check_budget(max_tokens)
     text = draw(answer)
     if max_tokens is None or cost(text) <= max_tokens:
         return text
@@ -88,7 +94,7 @@ def fit_text(answer: dict[str, Any], draw: Callable[[dict[str, Any]], str],
         """The drawing under this JSON budget; False: the JSON cannot be cut that far,
         True: its drawing is over `max_tokens`."""
         try:
-            trimmed = fit(answer, budget, marks)
+            trimmed = fit(answer, budget, marks, fields=False)
         except UsageError:
             return False
         record = trimmed.pop("truncated")
@@ -120,7 +126,8 @@ def cut_note(record: dict[str, Any], prefix: str = "") -> str:
     comment of the format). Counts, not names: the line must be cheap, and a text form
     shows only some of the JSON's lists."""
     # The index's list of changed notes is in the JSON only: no text form shows it.
-    items = sum(n for name, n in record["dropped"].items() if name != STALE)
+    items = sum(int(total) - int(kept) for name, (kept, _, total) in
+                ((n, c.partition("/")) for n, c in record["lists"].items()) if name != STALE)
     what = [f"{items} item(s) cut"] if items else []
     if record["shortened"]:
         what.append(f"{len(record['shortened'])} text(s) shortened")
@@ -138,7 +145,8 @@ def _lists(node: Any, keep: frozenset[str], path: tuple[Any, ...] = ()
                 continue
             yield from _lists(value, keep, (*path, key))
     elif isinstance(node, list):
-        if node and path:
+        # Lists of records or strings: a list of numbers is one value (`lines: [7, 9]`).
+        if node and path and isinstance(node[0], dict | str):
             yield path, node
         for i, item in enumerate(node):
             if isinstance(item, dict | list):
@@ -150,23 +158,32 @@ def _name(path: tuple[Any, ...]) -> str:
 
 
 def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
-        pretty: bool = False) -> dict[str, Any]:
+        pretty: bool = False, fields: bool = True) -> dict[str, Any]:
     """A copy of `answer` whose JSON costs at most `max_tokens` (see the module). A
-    `truncated` record `answer` already has (from `cut_stale`) is carried on."""
+    `truncated` record `answer` already has (from `cut_stale`) is carried on.
+
+    The envelope gives way before the answer's main lists (`Marks`): the index's list of
+    changed notes, then the other lists down to one item each, then their strings;
+    only then the main lists down to one item, then every string, shorter and shorter.
+    No list that had items is emptied (but `index.stale_notes`, whose count stays).
+    `fields`: fields that say nothing (null, false, empty; the index's build time) may be
+    left out near the end (not for an answer read back into its record: a text form)."""
     keep, primary = ENVELOPE | marks[0], marks[1]
     out: dict[str, Any] = json.loads(json.dumps(answer))
     note = out.get("truncated")
-    if not (isinstance(note, dict) and isinstance(note.get("dropped"), dict)):
+    if not (isinstance(note, dict) and isinstance(note.get("lists"), dict)):
         note = {"max_tokens": max_tokens, "tokens": cost(dumps(answer, pretty=pretty)),
-                "dropped": {}, "shortened": []}
+                "lists": {}, "shortened": []}
     note["max_tokens"] = max_tokens
-    dropped: dict[str, int] = note["dropped"]
     shortened: list[str] = note["shortened"]
     out["truncated"] = note
+    totals, carried = _sizes(out, keep), dict(note["lists"])
+    dropped: dict[str, int] = {}
 
     rough = [False]  # the last measure was `len / 4`: `_drop` guesses in that measure
 
     def over() -> int:
+        _record(note, dropped, totals, carried)
         text = dumps(out, pretty=pretty)
         # `len / 4` is a lower bound of `cost`: far over the budget it says enough, and
         # the exact estimate (a regex pass, ~1 s over a 200k-link answer) is made once
@@ -176,27 +193,113 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
         note["tokens"] = now
         return now - max_tokens
 
+    def trim(main: bool) -> int:
+        """Lists down to one item, largest first: the envelope's, or (`main`) all."""
+        excess = over()
+        while excess > 0:
+            target = _largest(out, keep, frozenset() if main else primary)
+            if target is None:
+                break
+            path, lst = target
+            _drop(lst, excess, 1, _name(path), dropped, rough=rough[0])
+            excess = over()
+        return excess
+
     excess = over()
     stale = _stale(out)
     while excess > 0 and stale:  # an item's measured cost is a guess: measure again
         _drop(stale, excess, 0, STALE, dropped, rough=rough[0])
         excess = over()
-    for keep_one in (True, False):  # a list keeps its first item while others can shrink
-        while excess > 0:
-            target = _largest(out, 1 if keep_one else 0, keep, primary)
-            if target is None:
-                break
-            path, lst = target
-            floor = 1 if keep_one or (path[0] in primary and len(path) == 1) else 0
-            _drop(lst, excess, floor, _name(path), dropped, rough=rough[0])
-            excess = over()
-        if excess > 0 and keep_one:
-            _shorten(out, excess, shortened)
-            excess = over()
+    if excess > 0 and fields:
+        _compact_index(out)
+    if over() > 0 and trim(main=False) > 0:
+        _shorten(out, over(), shortened, SHORT, skip=keep | primary)
+        if trim(main=True) > 0:
+            if fields and _unset(out, keep):
+                note["unset"] = True
+            for size in (SHORT, TIGHT):
+                # `_shorten` guesses what a cut saves: measure and go on while it cuts
+                while (excess := over()) > 0 and \
+                        _shorten(out, excess, shortened, size, skip=frozenset()) < excess:
+                    pass
+    excess = over()
     if excess > 0:
-        raise UsageError(f"--max-tokens {max_tokens} is less than this answer needs without "
-                         f"any of its items ({note['tokens']} tokens): raise it")
+        raise UsageError(f"--max-tokens {max_tokens} is less than this answer needs with "
+                         f"one item of each list ({note['tokens']} tokens): raise it")
     return out
+
+
+TIGHT = 40
+"""The last resort's string length (`fit`): a sentence's start, a notice's gist."""
+COMMIT = 12
+"""Hex digits of the index's commit kept under a tight budget (git's short form)."""
+NAMES = frozenset({"path", "url", "note", "target", "source", "from", "to", "tag", "name"})
+"""Fields that name something (a note, a URL): never shortened, a cut name names nothing."""
+
+
+def _compact_index(answer: dict[str, Any]) -> None:
+    """The index record as small as it says what matters: its commit abbreviated (a
+    40-digit hash costs ~40 tokens), its build time, an empty `stale_notes`, a zero
+    `stale_count` and a false `overlaid` left out."""
+    index = answer.get("index")
+    if not isinstance(index, dict):
+        return
+    commit = index.get("source_commit")
+    if isinstance(commit, str) and len(commit) > COMMIT:
+        index["source_commit"] = commit[:COMMIT]
+    index.pop("built_at", None)
+    if index.get("stale_notes") == []:
+        del index["stale_notes"]
+    if index.get("stale_count") == 0:
+        del index["stale_count"]
+    if index.get("overlaid") is False:
+        del index["overlaid"]
+
+
+def _unset(node: Any, keep: frozenset[str], top: bool = True) -> bool:
+    """Leave out the fields inside the answer's items that say nothing (null, false, an
+    empty string or list) (a last resort before shortening text); True if any went."""
+    went = False
+    if isinstance(node, dict):
+        for key in list(node):
+            value = node[key]
+            if top and key in keep:
+                continue
+            if not top and (value is None or value is False or value in ("", [])):
+                del node[key]
+                went = True
+            else:
+                went = _unset(value, keep, False) or went
+    elif isinstance(node, list):
+        for item in node:
+            went = _unset(item, keep, False) or went
+    return went
+
+
+def _sizes(answer: dict[str, Any], keep: frozenset[str]) -> dict[str, int]:
+    """Items per list name, over every list of that name (and the stale list)."""
+    sizes: dict[str, int] = {}
+    for path, lst in _lists(answer, keep):
+        sizes[_name(path)] = sizes.get(_name(path), 0) + len(lst)
+    stale = _stale(answer)
+    if stale is not None:
+        sizes[STALE] = len(stale)
+    return sizes
+
+
+def _record(note: dict[str, Any], dropped: dict[str, int], totals: dict[str, int],
+            carried: dict[str, str]) -> None:
+    """`truncated.lists`: each list cut, as `kept/total`, lists named by their keys
+    joined with `.`, all lists of one name together (`carried`: what an earlier cut,
+    `cut_stale`, recorded: its total stands)."""
+    for name, n in dropped.items():
+        earlier = carried.get(name)
+        if earlier is None:
+            total, gone = totals.get(name, n), n
+        else:
+            kept, total = map(int, earlier.split("/"))
+            gone = total - kept + n
+        note["lists"][name] = f"{max(0, total - gone)}/{total}"
 
 
 def cut_stale(answer: dict[str, Any], max_tokens: int) -> dict[str, Any] | None:
@@ -208,12 +311,14 @@ def cut_stale(answer: dict[str, Any], max_tokens: int) -> dict[str, Any] | None:
     excess = cost(dumps(answer)) - max_tokens
     if excess <= 0 or not stale:
         return None
-    note: dict[str, Any] = {"max_tokens": max_tokens, "tokens": 0, "dropped": {},
+    note: dict[str, Any] = {"max_tokens": max_tokens, "tokens": 0, "lists": {},
                             "shortened": []}
     answer["truncated"] = note
+    total, dropped = len(stale), {STALE: 0}
     excess = cost(dumps(answer)) - max_tokens
     while excess > 0 and stale:
-        _drop(stale, excess, 0, STALE, note["dropped"])
+        _drop(stale, excess, 0, STALE, dropped)
+        note["lists"][STALE] = f"{total - dropped[STALE]}/{total}"
         note["tokens"] = cost(dumps(answer))
         excess = note["tokens"] - max_tokens
     return note
@@ -260,36 +365,39 @@ def _item_len(item: Any) -> int:
     return len(dumps({"x": item})) // 4
 
 
-def _largest(answer: dict[str, Any], floor: int, keep: frozenset[str],
-             primary: frozenset[str]) -> tuple[tuple[Any, ...], list[Any]] | None:
-    """The list with the most JSON that has more than `floor` items (more than one, for
-    an answer's primary list)."""
+def _largest(answer: dict[str, Any], keep: frozenset[str], spare: frozenset[str]
+             ) -> tuple[tuple[Any, ...], list[Any]] | None:
+    """The list with the most JSON that has more than one item, but the top-level lists
+    under `spare` (an answer's main lists, while the envelope gives way first)."""
     lists = [(p, lst) for p, lst in _lists(answer, keep)
-             if len(lst) > max(floor, 1 if p[0] in primary and len(p) == 1 else 0)]
+             if len(lst) > 1 and not (len(p) == 1 and p[0] in spare)]
     return max(lists, key=lambda pl: len(dumps({"x": pl[1]})), default=None)
 
 
-def _shorten(node: Any, excess: int, shortened: list[str], path: str = "") -> int:
-    """Cut the longest strings to `SHORT` characters until about `excess` tokens are
-    saved; returns what is still to save."""
+def _shorten(node: Any, excess: int, shortened: list[str], size: int = SHORT, *,
+             skip: frozenset[str] = frozenset()) -> int:
+    """Cut the longest strings to `size` characters until about `excess` tokens are
+    saved (not under the top-level keys `skip`); returns what is still to save."""
     strings: list[tuple[int, Any, Any, str]] = []
 
     def walk(n: Any, where: str) -> None:
         items = n.items() if isinstance(n, dict) else enumerate(n) if isinstance(n, list) \
             else ()
         for k, v in items:
+            if not where and k in skip:
+                continue
             here = f"{where}.{k}" if isinstance(k, str) else where
-            if isinstance(v, str) and len(v) > SHORT:
+            if isinstance(v, str) and len(v) > size + 1 and k not in NAMES:
                 strings.append((len(v), n, k, here.lstrip(".")))
             elif isinstance(v, dict | list):
                 walk(v, here)
 
-    walk(node, path)
-    for size, parent, key, where in sorted(strings, key=lambda s: -s[0]):
+    walk(node, "")
+    for length, parent, key, where in sorted(strings, key=lambda s: -s[0]):
         if excess <= 0:
             break
-        parent[key] = parent[key][:SHORT] + ELLIPSIS
-        excess -= (size - SHORT) // 4
+        parent[key] = parent[key][:size] + ELLIPSIS
+        excess -= (length - size) // 4
         if where not in shortened:
             shortened.append(where)
     return excess

@@ -26,7 +26,7 @@ def test_a_long_list_is_cut_to_a_prefix_that_fills_the_budget(items: int, budget
     assert cost(text) <= budget
     kept = out["links"]
     assert kept == answer["links"][:len(kept)] and kept  # a prefix, never empty
-    assert out["truncated"]["dropped"] == {"links": items - len(kept)}
+    assert out["truncated"]["lists"] == {"links": f"{len(kept)}/{items}"}
     assert out["truncated"]["tokens"] == cost(text)
     # One more item would not have fitted: the cut is as small as it can be, up to the
     # size of an item and the `truncated` record's own digits.
