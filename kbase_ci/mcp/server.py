@@ -38,10 +38,11 @@ exact lists; `gaps` for what is missing; `handover_latest` to resume someone's w
 `status` when answers look stale. Every answer carries an `index` object saying which
 commit the index is from and which notes changed since (those are read from the work
 tree). Parameters many tools share: `note` is a note's path, title or alias
-(case-insensitive); `max_tokens` (default 8000, at least 1) bounds the answer's JSON (lists are cut from their least
-relevant end, and `truncated` says what went); `tags` keeps notes with all of them (a tag
-includes its child tags), `domain` those of one domain (a top folder, unless
-configured); `timeout` answers after so many seconds with what was found (`partial`)."""
+(case-insensitive); `max_tokens` (default 8000, at least 1) bounds the answer's JSON (lists
+are cut from their least relevant end, and `truncated` says what went); `tags` keeps
+notes with all of them (a tag includes its child tags), `domain` those of one domain (a
+top folder, unless configured); `timeout` answers after so many seconds with what was
+found (`partial`)."""
 
 
 class KbaseServer(MCPServer[Any]):

@@ -33,6 +33,7 @@ def _lines(a: BacklinksAnswer) -> list[str]:
 QUERIES = [Query(
     "backlinks", ("backlinks",), help="notes linking to a note",
     description="Exit 0 backlinks found, 1 none, 2 no such note.",
-    tool="Who links to a note, with each link's sentence. Check it before renaming or changing a note.",
+    tool="Who links to a note, with each link's sentence. Check it before renaming or changing a"
+         " note.",
     when="who links to a note, and in what sentence",
     params=BacklinksParams, run=_run, text=_lines, found=lambda a: bool(a.backlinks))]

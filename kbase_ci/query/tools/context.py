@@ -87,7 +87,8 @@ QUERIES = [Query(
                 "packed into --max-tokens "
                 "(conservative offline token estimate; see docs/context.md). "
                 "Exit 0 notes, 1 nothing found, 2 no such note or bad arguments.",
-    tool="The text of the notes most relevant to a note or a query within a token budget, best sections first. One call for many `read`s.",
+    tool="The text of the notes most relevant to a note or a query within a token budget, best "
+         "sections first. One call for many `read`s.",
     when="the text of several related notes within a token budget, best sections first",
     params=ContextParams, run=_run, text=_lines, found=lambda a: bool(a.notes),
     prepare=_prepare, budgeted=True)]

@@ -47,7 +47,8 @@ QUERIES = [Query(
     "explore", ("explore",), help="a note's links, backlinks and similar unlinked notes",
     description="Similar notes are precomputed in the index (no model needed). "
                 "Exit 0, 2 no such note.",
-    tool="What is around a note: links, backlinks, similar unlinked notes. Paths only (`context` gives text).",
+    tool="What is around a note: links, backlinks, similar unlinked notes. Paths only (`context`"
+         " gives text).",
     when='"I found note Y, what is around it": outlinks (`path: null`: referenced but not '
          "written yet; URLs apart in `external`), backlinks with their sentence, similar "
          "unlinked notes; paths only, no text",

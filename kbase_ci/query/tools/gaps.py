@@ -94,7 +94,8 @@ QUERIES = [Query(
                 "capitalised names) that recur across notes but match no title, alias or "
                 "heading (widest spread first), and attachments links name that are "
                 "missing. Exit 0 gaps found, 1 none, 2 usage error.",
-    tool="What to write next: linked notes not written yet, concepts without a note, missing attachments, with where each is mentioned.",
+    tool="What to write next: linked notes not written yet, concepts without a note, missing "
+         "attachments, with where each is mentioned.",
     when="what to write next: notes to write first, then concepts without a note, then "
          "missing attachments",
     params=GapsParams, run=_run, text=_lines,

@@ -229,7 +229,8 @@ QUERIES = [Query(
     description="Questions about the whole link graph (links between notes, from the index "
                 "with the work tree's changes overlaid). Exit 0 results, 1 none (no path, no "
                 "orphans, ...), 2 bad arguments or no such note.",
-    tool="Link graph: `explore` maps the notes around `note` (`summary`: ~500 tokens); `path` from `source` to `target`; `neighborhood` of `note`; `hubs`, `clusters`, `orphans`.",
+    tool="Link graph: `explore` maps the notes around `note` (`summary`: ~500 tokens); `path` "
+         "from `source` to `target`; `neighborhood` of `note`; `hubs`, `clusters`, `orphans`.",
     when="orienting: a ~500-token map of a neighbourhood (`explore`, `summary`), how two "
          "notes connect, hubs, clusters",
     params=GraphParams, run=_run, text=_lines, found=_found, prepare=_prepare,

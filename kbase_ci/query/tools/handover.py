@@ -92,7 +92,8 @@ QUERIES = [Query(
     help="the newest handover, with its open next steps, blockers and questions",
     description="The newest handover (of TRACK): by frontmatter date, then commit date. "
                 "Exit 1 when there is none.",
-    tool="The newest handover: next steps, blockers, open questions. Call it first when you resume work here.",
+    tool="The newest handover: next steps, blockers, open questions. Call it first when you "
+         "resume work here.",
     when="resuming work: newest handover, its next steps, blockers, open questions",
     params=LatestParams, run=_run, text=_lines, found=lambda a: True,
     formats=("text", "json"), default_format="text", source=False, text_budget=False)]

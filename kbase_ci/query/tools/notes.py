@@ -32,7 +32,8 @@ QUERIES = [Query(
     description="Notes having every --tag (a tag matches the tags below it: rust matches "
                 "rust/async), or any of them with --any. Exit 0 notes found, 1 none, 2 "
                 "error.",
-    tool="List notes by tag and domain (which notes are about rust?); `search` finds a topic in the text.",
+    tool="List notes by tag and domain (which notes are about rust?); `search` finds a topic in "
+         "the text.",
     when="notes by tag and domain",
     params=NotesParams, run=_run,
     text=lambda a: [f"{n.path}  " + " ".join(f"#{t}" for t in n.tags) for n in a.notes],

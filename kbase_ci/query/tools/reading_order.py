@@ -63,6 +63,7 @@ QUERIES = [Query(
                 "builds on: a note linked from more notes comes before the notes linking to "
                 "it, a folder's overview before the folder. Exit 0 notes ordered, 1 none, 2 "
                 "usage error or no such note.",
-    tool="An order to read notes in, foundations first: those near `start`, with `tags` and `domain`, or all.",
+    tool="An order to read notes in, foundations first: those near `start`, with `tags` and "
+         "`domain`, or all.",
     when="planning the reading of a topic",
     params=ReadingOrderParams, run=_run, text=_lines, found=lambda a: bool(a.order))]

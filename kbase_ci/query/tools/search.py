@@ -79,7 +79,8 @@ QUERIES = [Query(
     description="Search the vault's index: the ranked notes up to --limit, each with its "
                 "confidence, and a verdict on whether they answer the query. Exit 0 "
                 "answered, 1 not answered (the hits are printed either way), 2 error.",
-    tool="Find notes on a topic when you do not know their names; each hit has a `confidence`, and `verdict.answered` says if any answers it.",
+    tool="Find notes on a topic when you do not know their names; each hit has a `confidence`, "
+         "and `verdict.answered` says if any answers it.",
     when='"I need information about X and don\'t know the note names"; every hit says '
          'how far to trust it (`confidence`), and the `verdict` whether the vault answers',
     params=SearchParams, run=_run, text=_lines, found=lambda a: a.verdict.answered,

@@ -63,7 +63,8 @@ QUERIES = [Query(
     "tags", ("tags",), help="tag counts, the tag tree and co-occurring tags",
     description="count = notes with the tag itself, total = with it or a tag below it. "
                 "Exit 0 tags found, 1 no tags, 2 error.",
-    tool="The tags with their note counts (`tree`: hierarchy, `stats`: tags used together), before filtering by tag.",
+    tool="The tags with their note counts (`tree`: hierarchy, `stats`: tags used together), "
+         "before filtering by tag.",
     when="the tag vocabulary",
     params=TagsParams, run=_tags, text=_tag_lines, found=lambda a: bool(a.tags)), Query(
     "tags_suggest", ("tags", "suggest"),
