@@ -39,6 +39,7 @@ class CliSession:
         self.args = args
         self.query = query
         self.form = str(args.format)
+        self.max_tokens: int | None = None  # set by `run` once the budget is known
         self._view: QueryView | None = None
         self._vault: Vault | None = None
 
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max-tokens bounds the JSON answer: add --format json")
     session = CliSession(args, query)
     if not query.budgeted:  # (a budgeted query's own parameter has its own default)
-        args.max_tokens = _budget(args, query, session)
+        args.max_tokens = session.max_tokens = _budget(args, query, session)
     if getattr(params, "stream", False) and query.events is not None:
         return _stream(query.events(session, params), args.max_tokens)
     try:

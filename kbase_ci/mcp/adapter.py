@@ -43,9 +43,10 @@ class WarmSession:
 
     form = "json"
 
-    def __init__(self, warm: ServerState) -> None:
+    def __init__(self, warm: ServerState, max_tokens: int | None = None) -> None:
         self.warm = warm
         self.model: Path | None = warm.model
+        self.max_tokens = max_tokens
         self._view: QueryView | None = None
 
     def view(self) -> QueryView:
@@ -146,7 +147,7 @@ def tool_function(query: Query[Any, Any], warm: ServerState
     async def call(**arguments: Any) -> CallToolResult:
         def answer() -> Record:
             params = query.call(arguments)
-            got: Record = query.run(WarmSession(warm), params)
+            got: Record = query.run(WarmSession(warm, int(arguments["max_tokens"])), params)
             if query.empty is not None and not query.found(got):
                 raise Empty(query.empty(params), got)
             return got

@@ -32,7 +32,8 @@ def _run(s: Session, p: ReadParams) -> ReadAnswer:
     target = p.note.strip()
     if p.section and p.section.strip():  # a tool names the section apart
         target = f"{target}#{p.section.strip().lstrip('#')}"
-    return read_answer(s.view(), target, expand=p.expand_links, depth=p.depth)
+    return read_answer(s.view(), target, expand=p.expand_links, depth=p.depth,
+                       max_tokens=s.max_tokens if p.expand_links else None)
 
 
 def _lines(a: ReadAnswer) -> list[str]:

@@ -136,6 +136,9 @@ class Session(Protocol):
     """The embedding model folder given to the server (`kbase mcp --model`)."""
     form: str
     """How the answer is printed: `json` (always, for a tool), `text`, a picture."""
+    max_tokens: int | None
+    """The budget the answer is printed within (None: none): an answer that can fill it
+    better than trimming would (`read --expand-links`) packs itself to it."""
 
     def view(self) -> QueryView: ...
 
