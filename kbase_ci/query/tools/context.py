@@ -29,7 +29,7 @@ class ContextParams(Record):
         metavar="Q", help="start from the best search hits for Q instead of a note",
         tool="Or from the search hits for it.")] = None
     max_tokens: Annotated[int, Param(
-        ge=1, le=MAX_BUDGET, metavar="N", help=BUDGET + " (default: %(default)s)",
+        ge=0, le=MAX_BUDGET, metavar="N", help=BUDGET + " (0: no limit; default: %(default)s)",
         tool="")] = MAX_TOKENS
     depth: Annotated[str, Param(
         metavar="quick|standard|deep|N",
@@ -59,8 +59,9 @@ def _prepare(p: ContextParams) -> ContextParams:
                          "best search hits)")
     if note is not None and query is not None:
         raise UsageError("give a NOTE or --query, not both")
-    return ContextParams(note, query, p.max_tokens, p.depth.strip(), p.strategy,
-                         p.follow_tags, p.concise)
+    # 0 is no limit, as for every query command (kbase_ci.query.payload.check_budget)
+    return ContextParams(note, query, p.max_tokens or MAX_BUDGET, p.depth.strip(),
+                         p.strategy, p.follow_tags, p.concise)
 
 
 def _run(s: Session, p: ContextParams) -> Bundle:

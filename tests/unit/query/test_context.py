@@ -295,11 +295,13 @@ def test_exit_codes(repo: Path) -> None:
     assert _paths(json.loads(ok.stdout))[0] == "Start.md"
     missing = run_kbase("context", "Strat", cwd=repo)
     assert missing.returncode == 2 and "did you mean Start" in missing.stderr
+    whole = run_kbase("context", "Start", "--max-tokens", "0", cwd=repo)  # 0: no limit
+    assert whole.returncode == 0 and json.loads(whole.stdout)["max_tokens"] == 1_000_000
     nothing = run_kbase("context", "--query", "zzqxv nothing like this", cwd=repo)
     assert nothing.returncode == 1 and json.loads(nothing.stdout)["notes"] == []
     for bad in (("context",), ("context", "Start", "--query", "x"),
                 ("context", "Start", "--depth", "banana"),
-                ("context", "Start", "--max-tokens", "0"),
+                ("context", "Start", "--max-tokens", "-1"),
                 ("context", "Start", "--strategy", "random")):
         proc = run_kbase(*bad, cwd=repo)
         assert proc.returncode == 2, (bad, proc.stdout, proc.stderr)
