@@ -135,22 +135,23 @@ def cut_note(record: dict[str, Any], prefix: str = "") -> str:
             f"{', '.join(what) or 'nothing shown cut'}; raise it for more)\n")
 
 
-def _lists(node: Any, keep: frozenset[str], path: tuple[Any, ...] = ()
-           ) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
+def _lists(node: Any, keep: frozenset[str], path: tuple[Any, ...] = (), *,
+           most: int | None = None) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
     """Every list of dicts or strings below the top-level keys not in `keep`, outermost
-    first (a list inside a list's items too)."""
+    first (a list inside a list's items too; with `most`, inside its first `most` items
+    only: a list that long goes first anyway, and walking 200k items costs seconds)."""
     if isinstance(node, dict):
         for key, value in node.items():
             if not path and key in keep:
                 continue
-            yield from _lists(value, keep, (*path, key))
+            yield from _lists(value, keep, (*path, key), most=most)
     elif isinstance(node, list):
         # Lists of records or strings: a list of numbers is one value (`lines: [7, 9]`).
         if node and path and isinstance(node[0], dict | str):
             yield path, node
-        for i, item in enumerate(node):
+        for i, item in enumerate(node if most is None else node[:most]):
             if isinstance(item, dict | list):
-                yield from _lists(item, keep, (*path, i))
+                yield from _lists(item, keep, (*path, i), most=most)
 
 
 def _name(path: tuple[Any, ...]) -> str:
@@ -172,8 +173,8 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
     out: dict[str, Any] = json.loads(json.dumps(answer))
     note = out.get("truncated")
     if not (isinstance(note, dict) and isinstance(note.get("lists"), dict)):
-        note = {"max_tokens": max_tokens, "tokens": cost(dumps(answer, pretty=pretty)),
-                "lists": {}, "shortened": []}
+        # (`over` measures it; the exact estimate of a 200k-link answer took seconds)
+        note = {"max_tokens": max_tokens, "tokens": 0, "lists": {}, "shortened": []}
     note["max_tokens"] = max_tokens
     shortened: list[str] = note["shortened"]
     out["truncated"] = note
@@ -193,9 +194,8 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
         note["tokens"] = now
         return now - max_tokens
 
-    def trim(main: bool) -> int:
+    def trim(main: bool, excess: int) -> int:
         """Lists down to one item, largest first: the envelope's, or (`main`) all."""
-        excess = over()
         while excess > 0:
             target = _largest(out, keep, frozenset() if main else primary)
             if target is None:
@@ -211,10 +211,10 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
         _drop(stale, excess, 0, STALE, dropped, rough=rough[0])
         excess = over()
     if excess > 0 and fields:
-        _compact_index(out)
-    if over() > 0 and trim(main=False) > 0:
+        _compact_index(out)  # (it only shrinks the answer: `excess` stays an upper bound)
+    if excess > 0 and trim(False, excess) > 0:
         _shorten(out, over(), shortened, SHORT, skip=keep | primary)
-        if trim(main=True) > 0:
+        if trim(True, over()) > 0:
             if fields and _unset(out, keep):
                 note["unset"] = True
             for size in (SHORT, TIGHT):
@@ -277,10 +277,17 @@ def _unset(node: Any, keep: frozenset[str], top: bool = True) -> bool:
 
 
 def _sizes(answer: dict[str, Any], keep: frozenset[str]) -> dict[str, int]:
-    """Items per list name, over every list of that name (and the stale list)."""
+    """Items per list name, over every list of that name (and the stale list). Lists
+    inside the items of a list longer than `_SAMPLE` are counted in its first items and
+    scaled up: walking 200k items costs seconds, and the long list goes first anyway."""
     sizes: dict[str, int] = {}
-    for path, lst in _lists(answer, keep):
-        sizes[_name(path)] = sizes.get(_name(path), 0) + len(lst)
+    scale: dict[tuple[Any, ...], float] = {(): 1.0}
+    for path, lst in _lists(answer, keep, most=_SAMPLE):
+        parent = next((scale[path[:i]] for i in range(len(path) - 1, -1, -1)
+                       if path[:i] in scale), 1.0)
+        name = _name(path)
+        sizes[name] = sizes.get(name, 0) + round(len(lst) * parent)
+        scale[path] = parent * max(1.0, len(lst) / _SAMPLE)
     stale = _stale(answer)
     if stale is not None:
         sizes[STALE] = len(stale)
@@ -369,9 +376,17 @@ def _largest(answer: dict[str, Any], keep: frozenset[str], spare: frozenset[str]
              ) -> tuple[tuple[Any, ...], list[Any]] | None:
     """The list with the most JSON that has more than one item, but the top-level lists
     under `spare` (an answer's main lists, while the envelope gives way first)."""
-    lists = [(p, lst) for p, lst in _lists(answer, keep)
+    lists = [(p, lst) for p, lst in _lists(answer, keep, most=_SAMPLE)
              if len(lst) > 1 and not (len(p) == 1 and p[0] in spare)]
-    return max(lists, key=lambda pl: len(dumps({"x": pl[1]})), default=None)
+    return max(lists, key=lambda pl: _json_len(pl[1]), default=None)
+
+
+def _json_len(lst: list[Any]) -> int:
+    """A list's JSON length; past `_SAMPLE` items, guessed from its last ones (a list
+    that long is the largest by far either way)."""
+    if len(lst) <= _SAMPLE:
+        return len(dumps({"x": lst}))
+    return len(dumps({"x": lst[-_SAMPLE:]})) * len(lst) // _SAMPLE
 
 
 def _shorten(node: Any, excess: int, shortened: list[str], size: int = SHORT, *,
