@@ -54,11 +54,20 @@ class CliSession:
         return self._vault
 
     def config(self) -> Config:
-        """`.kbase.yml`'s settings, as read when the vault was opened (once): the view's
-        when the query reads the index (its view is opened anyway), else the vault's."""
-        if self.query.source:
+        """`.kbase.yml`'s settings, as read when the vault was opened: the view's when
+        the query reads the index (its view is opened anyway), the vault's when one is
+        open, else read for this (a query needing neither opens no vault for it)."""
+        if self.query.source or self._view is not None:
             return self.view().vault.config
-        return self.vault().config
+        if self._vault is not None:
+            return self._vault.config
+        # Lazy: `kbase --help` builds every command's parser; the library loads on use.
+        from kbase_ci.git.repo import find_root
+        from kbase_ci.vault.config import load_config
+
+        root: Path | None = getattr(self.args, "root", None)
+        return load_config(root if root is not None else find_root(),
+                           getattr(self.args, "config", None))
 
     def view(self) -> QueryView:
         if self._view is None:
