@@ -9,6 +9,7 @@ out); the traversal's bookkeeping stays inside."""
 from __future__ import annotations
 
 from kbase_ci.query.answer import IndexInfo, Truncated
+from kbase_ci.query.budget import estimate_tokens
 from kbase_ci.typedjson import Record, json_field
 
 
@@ -80,7 +81,6 @@ def separator(path: str, depth: int, why: str) -> str:
 
 def concise(answer: ContextAnswer) -> ConciseContext:
     """Which notes and sections to read (with their cost), without their text."""
-    from kbase_ci.query.budget import estimate_tokens
 
     return ConciseContext(
         answer.note, answer.query,

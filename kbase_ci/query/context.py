@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query import sectionrank as rank
 from kbase_ci.query.answer import IndexInfo, Truncated
 from kbase_ci.query.budget import Piece, estimate_tokens, pack
 from kbase_ci.query.bundle import (
@@ -227,7 +228,6 @@ ones, before a seed's unrelated ones when they match the query."""
 def _priorities(view: QueryView, loaded: list[NoteSections], seeds: dict[str, float],
                 query: str | None) -> dict[str, list[float]]:
     """Each note's section priorities (kbase_ci.query.sectionrank)."""
-    from kbase_ci.query import sectionrank as rank
 
     weights, place = [], 0
     for n in loaded:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from kbase_ci.query import sectionrank as rank
 from kbase_ci.query.budget import Piece, pack
 from kbase_ci.query.pieces import JOIN_TOKENS, NoteSections, cut, load_sections
 from kbase_ci.query.traverse import Reached
@@ -38,7 +39,6 @@ def fill(view: QueryView, notes: list[NoteSections],
          measure: Callable[[list[Packed]], int], budget: int) -> list[Packed]:
     """The linked notes' parts whose answer costs at most `budget` (`measure`: what the
     answer costs with these parts), or as close as `ROUNDS` tries get."""
-    from kbase_ci.query import sectionrank as rank
 
     if not notes:
         return []

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query.shrink import SHORT, TIGHT, compact_index, shorten, unset
 
 ENVELOPE = frozenset({"index", "truncated"})
 """Keys never trimmed in any answer: where it came from, and what was cut (but see
@@ -34,9 +35,6 @@ Marks = tuple[frozenset[str], frozenset[str]]
 their first item while any other list (traversal paths, limitations, ...) can be
 emptied (`Record.budget_keys`)."""
 NO_MARKS: Marks = (frozenset(), frozenset())
-SHORT = 200
-"""Shortened strings keep this many characters."""
-ELLIPSIS = "\u2026"
 
 
 def cost(text: str) -> int:
@@ -211,69 +209,22 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
         _drop(stale, excess, 0, STALE, dropped, rough=rough[0])
         excess = over()
     if excess > 0 and fields:
-        _compact_index(out)  # (it only shrinks the answer: `excess` stays an upper bound)
+        compact_index(out)  # (it only shrinks the answer: `excess` stays an upper bound)
     if excess > 0 and trim(False, excess) > 0:
-        _shorten(out, over(), shortened, SHORT, skip=keep | primary)
+        shorten(out, over(), shortened, SHORT, skip=keep | primary)
         if trim(True, over()) > 0:
-            if fields and _unset(out, keep):
+            if fields and unset(out, keep):
                 note["unset"] = True
             for size in (SHORT, TIGHT):
                 # `_shorten` guesses what a cut saves: measure and go on while it cuts
                 while (excess := over()) > 0 and \
-                        _shorten(out, excess, shortened, size, skip=frozenset()) < excess:
+                        shorten(out, excess, shortened, size, skip=frozenset()) < excess:
                     pass
     excess = over()
     if excess > 0:
         raise UsageError(f"--max-tokens {max_tokens} is less than this answer needs with "
                          f"one item of each list ({note['tokens']} tokens): raise it")
     return out
-
-
-TIGHT = 40
-"""The last resort's string length (`fit`): a sentence's start, a notice's gist."""
-COMMIT = 12
-"""Hex digits of the index's commit kept under a tight budget (git's short form)."""
-NAMES = frozenset({"path", "url", "note", "target", "source", "from", "to", "tag", "name"})
-"""Fields that name something (a note, a URL): never shortened, a cut name names nothing."""
-
-
-def _compact_index(answer: dict[str, Any]) -> None:
-    """The index record as small as it says what matters: its commit abbreviated (a
-    40-digit hash costs ~40 tokens), its build time, an empty `stale_notes`, a zero
-    `stale_count` and a false `overlaid` left out."""
-    index = answer.get("index")
-    if not isinstance(index, dict):
-        return
-    commit = index.get("source_commit")
-    if isinstance(commit, str) and len(commit) > COMMIT:
-        index["source_commit"] = commit[:COMMIT]
-    index.pop("built_at", None)
-    if index.get("stale_notes") == []:
-        del index["stale_notes"]
-    if index.get("stale_count") == 0:
-        del index["stale_count"]
-    if index.get("overlaid") is False:
-        del index["overlaid"]
-
-
-def _unset(node: Any, keep: frozenset[str], top: bool = True) -> bool:
-    """Leave out the fields inside the answer's items that say nothing (null, false, an
-    empty string or list) (a last resort before shortening text); True if any went."""
-    went = False
-    if isinstance(node, dict):
-        for key in list(node):
-            value = node[key]
-            if top and key in keep:
-                continue
-            if not top and (value is None or value is False or value in ("", [])):
-                del node[key]
-                went = True
-            else:
-                went = _unset(value, keep, False) or went
-    elif isinstance(node, list):
-        for item in node:
-            went = _unset(item, keep, False) or went
-    return went
 
 
 def _sizes(answer: dict[str, Any], keep: frozenset[str]) -> dict[str, int]:
@@ -387,32 +338,3 @@ def _json_len(lst: list[Any]) -> int:
     if len(lst) <= _SAMPLE:
         return len(dumps({"x": lst}))
     return len(dumps({"x": lst[-_SAMPLE:]})) * len(lst) // _SAMPLE
-
-
-def _shorten(node: Any, excess: int, shortened: list[str], size: int = SHORT, *,
-             skip: frozenset[str] = frozenset()) -> int:
-    """Cut the longest strings to `size` characters until about `excess` tokens are
-    saved (not under the top-level keys `skip`); returns what is still to save."""
-    strings: list[tuple[int, Any, Any, str]] = []
-
-    def walk(n: Any, where: str) -> None:
-        items = n.items() if isinstance(n, dict) else enumerate(n) if isinstance(n, list) \
-            else ()
-        for k, v in items:
-            if not where and k in skip:
-                continue
-            here = f"{where}.{k}" if isinstance(k, str) else where
-            if isinstance(v, str) and len(v) > size + 1 and k not in NAMES:
-                strings.append((len(v), n, k, here.lstrip(".")))
-            elif isinstance(v, dict | list):
-                walk(v, here)
-
-    walk(node, "")
-    for length, parent, key, where in sorted(strings, key=lambda s: -s[0]):
-        if excess <= 0:
-            break
-        parent[key] = parent[key][:size] + ELLIPSIS
-        excess -= (length - size) // 4
-        if where not in shortened:
-            shortened.append(where)
-    return excess

@@ -116,6 +116,7 @@ def read_answer(view: QueryView, target: str, *, expand: bool = False,
 
 def _packed(view: QueryView, answer: ReadAnswer, reached: list[tuple[str, str, int]],
             max_tokens: int) -> ReadAnswer:
+    # Lazy: only --expand-links within a budget ranks and packs sections
     from kbase_ci.query import linkpack
     from kbase_ci.query.payload import cost, dumps
 

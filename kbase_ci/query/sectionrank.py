@@ -49,6 +49,7 @@ def _bm25(docs: list[list[str]], terms: Sequence[str]) -> list[float]:
 def query_relevance(view: QueryView, query: str, notes: Sequence[NoteSections]
                     ) -> list[list[float]]:
     """BM25 of `query` per section of each note, the best section of all scaled to 1."""
+    # Lazy: the index's tokenizer and stemmer load for a query only, not a note's links
     from kbase_ci.index import tokens
     from kbase_ci.query.overlay import tokenize
 
