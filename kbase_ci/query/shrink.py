@@ -19,8 +19,8 @@ NAMES = frozenset({"path", "url", "note", "target", "source", "from", "to", "tag
 
 def compact_index(answer: dict[str, Any]) -> None:
     """The index record as small as it says what matters: its commit abbreviated (a
-    40-digit hash costs ~40 tokens), its build time, an empty `stale_notes`, a zero
-    `stale_count` and a false `overlaid` left out."""
+    40-digit hash costs ~40 tokens), its build time, a zero `stale_count` with its empty
+    `stale_notes`, and a false `overlaid` left out."""
     index = answer.get("index")
     if not isinstance(index, dict):
         return
@@ -28,10 +28,10 @@ def compact_index(answer: dict[str, Any]) -> None:
     if isinstance(commit, str) and len(commit) > COMMIT:
         index["source_commit"] = commit[:COMMIT]
     index.pop("built_at", None)
-    if index.get("stale_notes") == []:
-        del index["stale_notes"]
-    if index.get("stale_count") == 0:
+    if index.get("stale_count") == 0:  # (a list cut to nothing stays: it says "cut")
         del index["stale_count"]
+        if index.get("stale_notes") == []:
+            del index["stale_notes"]
     if index.get("overlaid") is False:
         del index["overlaid"]
 
