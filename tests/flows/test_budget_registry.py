@@ -47,6 +47,11 @@ ASK: dict[str, list[list[str]]] = {
     "notes": [["notes"]],
     "tags": [["tags", "--stats", "--limit", "0"]],
     "tags suggest": [["tags", "suggest", "Hub", "--limit", "100"]],
+    "concepts": [["concepts", "--limit", "1000", "--min-notes", "1"]],
+    "concept": [["concept", "compost"]],
+    "summarize": [["summarize", "Hub"]],
+    "compare": [["compare", "folder-1", "folder-2", "--concept", "compost"]],
+    "auto-index": [["auto-index", "--domain", "folder-1"]],
     "status": [["status"]],
     "handover latest": [["handover", "latest"]],
 }
