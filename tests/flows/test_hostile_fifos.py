@@ -31,3 +31,17 @@ def test_a_fifo_in_the_vault_never_hangs(make_repo: Callable[..., Path],
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode in (0, 1), proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_fix_skips_a_fifo_it_would_rewrite(make_repo: Callable[..., Path]) -> None:
+    """`B.md` renamed: `kbase fix --staged` rewrites `[[B]]` in `A.md`, a FIFO in the
+    work tree; opening it to read blocked for ever."""
+    root = make_repo({"A.md": "# A\n\n[[B]]\n", "B.md": "# B\n"})
+    git(root, "mv", "B.md", "C.md")
+    (root / "A.md").unlink()
+    os.mkfifo(root / "A.md")
+    env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
+    proc = subprocess.run([sys.executable, "-m", "kbase_ci", "fix", "--staged"], cwd=root,
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert "A.md: not rewritten: not a regular file (a FIFO, socket or device)" in proc.stderr
