@@ -12,6 +12,12 @@ best worst margin (hybrid minus the better single ranker) over every kind of the
 vaults and both tiers is chosen (ties: the better mean), and its margins on the held-out
 vault are printed beside those of the candidate chosen on every vault (in sample) and of
 the index's own fusion (what ships).
+
+`--mean` chooses instead by mean nDCG@10 per tier, leaving one vault out among the
+tier's vaults, and prints each held-out vault's nDCG@10 with the shipped fusion, the
+candidate chosen in sample and the one chosen without it; `--older` then scores the
+shipped fusion and the in-sample choice on the older sets docs/query.md reports (the qa
+sets of ../shared/corpora/qa and our paraphrase sets), beside each single ranker.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench.search_targets import MODELS, VAULTS, clone_of, ndcg, open_view, questions
+from bench.search_targets import MODELS, QA, VAULTS, clone_of, ndcg, open_view, questions
 
 KEEP = 300
 WEIGHTS = (1.0, 1.5, 2.0, 3.0, 4.0)
@@ -86,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tiers", default="static,transformer")
     ap.add_argument("--vaults", default=",".join(VAULTS))
     ap.add_argument("--cache", type=Path, default=Path("/tmp/kbase-fusion-fit"))
+    ap.add_argument("--mean", action="store_true",
+                    help="choose by mean nDCG@10 per tier, leaving one vault out")
+    ap.add_argument("--older", action="store_true",
+                    help="with --mean: also score the older sets (qa sets, paraphrases)")
     args = ap.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     cands = {f"w={w} depth={d}": candidate(w, d) for w, d in itertools.product(WEIGHTS, DEPTHS)}
@@ -100,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
             got.update({name: scores(view, data, block) for name, block in cands.items()})
             table[(vault, tier)] = got
             print(f"{vault} {tier}: scored", file=sys.stderr, flush=True)
+
+    if args.mean:
+        return by_mean(args, table, cands)
 
     def margins(key: tuple[str, str], name: str) -> dict[str, float]:
         got = table[key]
@@ -127,6 +140,78 @@ def main(argv: list[str] | None = None) -> int:
                       f"{got['semantic'][kind]:.3f} | {got['index'][kind]:.3f} | "
                       f"{mx[kind]:+.3f} | {mi[kind]:+.3f} | {mo[kind]:+.3f} | {held} |")
     return 0
+
+
+Table = dict[tuple[str, str], dict[str, dict[str, float]]]
+
+
+def by_mean(args: argparse.Namespace, table: Table, cands: dict[str, Any]) -> int:
+    """`--mean`: per tier, the candidate with the best mean nDCG@10 over the tier's
+    vaults, and leaving each vault out."""
+    def mean(keys: list[tuple[str, str]], name: str) -> float:
+        return sum(table[k][name]["all"] for k in keys) / len(keys)
+
+    print("| tier | held-out vault | index's fusion | chosen in sample | chosen without it "
+          "| candidate chosen without it |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    chosen: dict[str, str] = {}
+    for tier in args.tiers.split(","):
+        keys = [k for k in table if k[1] == tier]
+        chosen[tier] = max(cands, key=lambda c: mean(keys, c))
+        for key in keys:
+            others = [k for k in keys if k != key]
+            held = max(cands, key=lambda c: mean(others, c)) if others else chosen[tier]
+            got = table[key]
+            print(f"| {tier} | {key[0]} | {got['index']['all']:.3f} | "
+                  f"{got[chosen[tier]]['all']:.3f} | {got[held]['all']:.3f} | {held} |")
+        print(f"| {tier} | in sample: {chosen[tier]} | | | | |")
+    if args.older:
+        older(args, {t: cands[c] for t, c in chosen.items()})
+    return 0
+
+
+OLDER = {"obsidian-tasks-docs": ("qa/obsidian-tasks-docs.jsonl",
+                                 "fixtures/query/paraphrases-obsidian-tasks-docs.jsonl",
+                                 "bench/data/paraphrases-obsidian-tasks-docs.jsonl"),
+         "data-engineering-wiki": ("qa/data-engineering-wiki.jsonl",
+                                   "fixtures/query/paraphrases-data-engineering-wiki.jsonl"),
+         "dnd-5e-srd": ("bench/data/paraphrases-dnd-5e-srd.jsonl",)}
+"""The older sets per vault: `qa/` under ../shared/corpora, the rest in this repo."""
+
+
+def older(args: argparse.Namespace, chosen: dict[str, Any]) -> None:
+    """nDCG@10 on the older sets: each single ranker, the shipped fusion, the choice."""
+    from kbase_ci.query.hits import ChunkHit
+    from kbase_ci.query.search import Searcher, ranked
+
+
+    repo = Path(__file__).resolve().parents[1]
+    print()
+    print("| tier | set | questions | bm25 | semantic | index's fusion | chosen |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for tier, block in chosen.items():
+        for vault, files in OLDER.items():
+            view = open_view(clone_of(args.work, vault, tier))
+            embedder = Searcher(view, MODELS[tier]).embedder()[0]
+            for rel in files:
+                path = QA.parent / rel if rel.startswith("qa/") else repo / rel
+                rows = [r for r in map(json.loads, path.read_text(encoding="utf-8")
+                                       .splitlines()) if r.get("answers")]
+                got: dict[str, list[float]] = defaultdict(list)
+                for r in rows:
+                    s = Searcher(view, MODELS[tier])
+                    hits = {"bm25": [ChunkHit(h.path, (), 1, 1, h.score)
+                                     for h in s.bm25(r["query"])[:KEEP]],
+                            "semantic": [ChunkHit(h.path, (), 1, 1, h.score)
+                                         for h in s.semantic(r["query"], embedder)[:KEEP]]}
+                    runs = {"bm25": ({"bm25": hits["bm25"]}, view.manifest.fusion),
+                            "semantic": ({"semantic": hits["semantic"]}, view.manifest.fusion),
+                            "index": (hits, view.manifest.fusion), "chosen": (hits, block)}
+                    for name, (lists_, fusion) in runs.items():
+                        order = ranked(view, r["query"], lists_, fusion)[0]
+                        got[name].append(ndcg([n.path for n in order[:10]], r["answers"]))
+                cells = " | ".join(f"{sum(v) / len(v):.3f}" for v in got.values())
+                print(f"| {tier} | {rel} | {len(rows)} | {cells} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,11 @@ from pathlib import Path
 
 def main(folders: list[str]) -> None:
     import kbase_ci
-    from kbase_ci.parse.parser import parse_note
+
+    try:
+        from kbase_ci.parse.parser import parse_note
+    except ImportError:  # a tree before the parse package (e.g. 3360284)
+        from kbase_ci.parser import parse_note  # type: ignore[no-redef]
 
     notes: list[tuple[str, bytes]] = []
     for folder in folders:

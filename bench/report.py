@@ -96,6 +96,14 @@ INTRO = {
                      "note titles. recall@10 is the overlap with the reference top 10. kbase "
                      "scans each shard (a few thousand rows) per query; here one matrix "
                      "holds every shard, so its time is an upper bound.",
+    "compare": "This tree against an earlier commit (`--against`) in one run "
+               "(bench/compare.py): each side has its own git copy of a real vault and its "
+               "own index, built by its own code; every workload alternates the two sides "
+               "(A B A B), and the ratio (this tree / the other) is the median of the pairs' "
+               "ratios of whole-process CPU, so the machine's load hits both alike. "
+               "`hook`: `check --staged` of a new edit of the most linked note; "
+               "`rename-*`: of a staged rename of it, with or without the parse cache; "
+               "`cold-check`: `check --all` without the cache; `parse`: the parser alone.",
     "scaling": "How each cost grows with vault size (generated vaults, same seed): cold "
                "`kbase check --all`, index builds, artifact size and peak memory.",
 }
@@ -183,6 +191,13 @@ def _group_lines(name: str, g: dict[str, Any], img: Path, doc: Path) -> list[str
                             ("missed vs kbase", lambda f: f["missed_vs_kbase"]),
                             ("reported, not by kbase", lambda f: _num(f.get("not_in_kbase"))),
                             ("wall", _time), ("CPU", _cpu)])
+    elif name == "compare":
+        out += table(figs, [("workload", lambda f: f["name"]), ("vault", lambda f: f["workload"]),
+                            ("this tree, CPU (min–max, n)", _time),
+                            ("earlier commit, CPU", lambda f: f"`{f['ref']}`: "
+                             f"{_num(f['against'])} s"),
+                            ("ratio", lambda f: _num(f.get("ratio"))),
+                            ("MB/s", lambda f: _num(f.get("mb_per_s")))])
     elif name == "peers-vectors":
         out += table(figs, [("method", lambda f: f["name"]), ("workload", lambda f: f["workload"]),
                             ("recall@10", lambda f: f"{f['recall@10']:.3f}"),

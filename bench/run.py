@@ -27,7 +27,7 @@ from bench.machine import load, machine_info
 from bench.workloads import ROOT, WIKILINKED, Generated, corpus_vault, generated, model
 
 GROUPS = ("precommit", "index", "query", "quality", "peers-search", "peers-links",
-          "peers-vectors", "scaling")
+          "peers-vectors", "scaling", "compare")
 GroupResult = tuple[list[dict[str, Any]], list[str]]
 
 
@@ -49,6 +49,8 @@ class Plan:
     install: bool
     query: str = "replica consistency"
     note: str = "Home"
+    against: str = "main"
+    """The earlier commit the `compare` group runs beside this tree."""
 
 
 @dataclass
@@ -200,6 +202,22 @@ class Suite:
                 figs.append(f)
         return figs, []
 
+    def compare(self) -> GroupResult:
+        from bench import compare
+        from bench.workloads import corpus_vault
+
+        if self.plan.quick:
+            raise Skip("compare: not in a --quick run (two trees, two index builds)")
+        if corpus_vault(COMPARE_VAULT) is None:
+            raise Skip(f"../shared/corpora/{COMPARE_VAULT} is absent: nothing compared")
+        return compare.measure(self.plan.against, COMPARE_VAULT, self.plan.repeat,
+                               report=lambda line: print(f"[bench] compare: {line}",
+                                                         file=sys.stderr, flush=True))
+
+
+COMPARE_VAULT = "dnd-5e-srd"
+"""The `compare` group's vault: real, 1k notes, 5.5 MB (a cold check takes seconds)."""
+
 
 def _run_group(suite: Suite, name: str) -> dict[str, Any]:
     fn: Callable[[], GroupResult] = getattr(suite, name.replace("-", "_"))
@@ -235,6 +253,8 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--peer-queries", type=int, default=None,
                     help="queries per set for the search peers (200)")
     ap.add_argument("--no-install", action="store_true", help="do not install missing peers")
+    ap.add_argument("--against", default="main",
+                    help="the earlier commit the compare group runs beside this tree")
     ap.add_argument("--update", action="store_true",
                     help="keep the other groups of an existing OUT/results.json and replace "
                          "only the groups run now (each group records its own command)")
@@ -251,7 +271,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
                 sizes=[int(s) for s in str(sizes).split(",") if s],
                 qa_limit=pick(args.qa_limit, 0, 5), tldr=pick(args.tldr, 200, 0),
                 xlang=pick(args.xlang, 200, 0), peer_queries=pick(args.peer_queries, 200, 5),
-                process_queries=0 if q else 10, install=not (q or args.no_install))
+                process_queries=0 if q else 10, install=not (q or args.no_install),
+                against=args.against)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +88,8 @@ def _mktree(repo: Path, node: dict[str, Any]) -> str:
 
 def git_date(built_at: str) -> str:
     """`built_at` (ISO 8601) in git's internal `@<seconds> <+hhmm>` form."""
+    from datetime import UTC, datetime  # publishing only; every query imports this module
+
     try:
         when = datetime.fromisoformat(built_at)
     except (TypeError, ValueError) as exc:

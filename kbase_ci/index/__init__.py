@@ -3,7 +3,8 @@ shards (`shards`, `sizes`), built per shard (`shardbuild`: paragraph `chunks`, `
 `bm25` (made comparable across shards by `idf`), vectors from the model a `modelfolder`
 holds, static `embedder` or `transformer`, stored by `vectors`, with an `ann` graph for
 large shards, and the semantic baseline `cosinebaseline`), assembled (`assemble`: `tables`,
-`notetable`, `similar`, `mentions`, the fusion weights of `ranking`) and swapped in
+`notetable`, `similar`, concept `mentions`, the notes naming each note in `unlinked`, the
+fusion weights of `ranking`) and swapped in
 (`swap`), every file named once in `layout`, the manifest declared once in `manifest`
 (its blocks in `blocks`) and decoded only there; read back with `reader` (its files through
 `indexfolder`) after its listing, sizes and hashes (`integrity`) and every table

@@ -16,9 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import IndexFormatError
-from kbase_ci.index.ann import FILE as GRAPH_FILE
-from kbase_ci.index.ann import SAME_FILE
-from kbase_ci.index.bm25 import FILES, Postings
 from kbase_ci.index.indexfolder import IndexFolder
 from kbase_ci.index.integrity import manifest_digest, remember, trusted
 from kbase_ci.index.layout import (
@@ -52,7 +49,6 @@ from kbase_ci.index.notetable import (
 )
 from kbase_ci.index.rowfile import int_view
 from kbase_ci.index.schema import validate
-from kbase_ci.index.vectors import FILE, Vectors
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +220,9 @@ class IndexReader(IndexFolder):
 
     def bm25(self, shard: str) -> Any:
         """The shard's `bm25.Postings`; None for a shard without chunks."""
+        # Lazy here and in `vectors`: link queries (backlinks, links, graph) open a reader
+        # but never a shard, and these modules cost them ~15 ms of start-up.
+        from kbase_ci.index.bm25 import FILES, Postings
 
         key = f"bm25:{shard}"
         if key not in self._cache:
@@ -235,6 +234,10 @@ class IndexReader(IndexFolder):
 
     def vectors(self, shard: str) -> Any:
         """The shard's `vectors.Vectors` (memory-mapped); None when it has none."""
+        # Lazy: see `bm25`.
+        from kbase_ci.index.ann import FILE as GRAPH_FILE
+        from kbase_ci.index.ann import SAME_FILE
+        from kbase_ci.index.vectors import FILE, Vectors
 
         rel = f"shards/{shard}/{FILE}"
         if not self.has(rel):

@@ -192,6 +192,14 @@ def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
 
 def _visible(text: str) -> str:
     """`text` with frontmatter, fenced code, comments and headings blanked."""
+    text = _unfenced(text)
+    if "%%" in text or "<!--" in text:
+        text = _COMMENT.sub(_spaces, text)
+    return _HEADING.sub("", text) if "#" in text else text
+
+
+def _unfenced(text: str) -> str:
+    """`text` with frontmatter and fenced code blanked."""
     if text.startswith("---"):
         m = re.match(r"---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", text, re.DOTALL)
         if m:
@@ -215,9 +223,23 @@ def _visible(text: str) -> str:
             parts += [text[pos:start], re.sub(r"[^\n]", " ", text[start:end])]
             pos = end
         text = "".join([*parts, text[pos:]])
+    return text
+
+
+def prose(text: str) -> str:
+    """`text` with all but its prose (headings included) blanked, every offset kept:
+    frontmatter, fenced and inline code, comments, links and embeds (their text too),
+    HTML tags, URLs and tags. Where `kbase_ci.parse.namematch` looks for note names.
+    Code spans go before comments: `%%` or `<!--` in backticks opens no comment."""
+    text = _unfenced(text)
+    if "`" in text:
+        text = _CODE_SPAN.sub(_spaces, text)
     if "%%" in text or "<!--" in text:
         text = _COMMENT.sub(_spaces, text)
-    return _HEADING.sub("", text) if "#" in text else text
+    for trigger, spans in _MASKS:
+        if trigger in text:
+            text = _blanked(text, spans(text))
+    return text
 
 
 _HEADING_TEXT = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+)$", re.MULTILINE)

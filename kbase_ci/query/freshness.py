@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import quote
 
 from kbase_ci.git.listing import added_or_deleted_since, refresh_index
 from kbase_ci.index.layout import LINKS_FILE
 from kbase_ci.index.manifest import IndexManifest
 from kbase_ci.index.reader import IndexReader
+from kbase_ci.query.linknames import attachment_names, links_naming
 from kbase_ci.typedjson import Record, json_field
 from kbase_ci.vault.files import NoteFile, Vault
 from kbase_ci.vault.scanner import scan as scan_notes
@@ -68,6 +68,10 @@ def refresh_stat(root: Path) -> None:
     refresh_index(root)
 
 
+_OWN = ".kbase/"
+"""The index folder in the work tree (`discovery`), vault-relative."""
+
+
 def _key(text: str) -> str:
     return text.strip().casefold()
 
@@ -106,7 +110,7 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
         new = tuple.__new__
         vault.adopt_notes([new(NoteFile, pair) for pair in zip(paths, blobs, strict=True)])
         # Same commit, no tracked change: only untracked attachments can be new.
-        moved = {p for p in vault.worktree_moves()[0] if not vault.is_note_path(p)}
+        moved = {p for p in vault.worktree_moves()[0] if _attachment(vault, p)}
         relinks = _attachment_relinks(reader, moved, None, set()) if moved else []
         if not relinks:
             return Freshness((), (), (), (), {})
@@ -175,7 +179,13 @@ def _attachments_moved(vault: Vault, manifest: IndexManifest) -> tuple[set[str],
     files = set(vault.files)
     moved = {*untracked, *(since or ()), *(p for p in modified if p not in files)}
     moved |= set(manifest.source.dirty_paths)
-    return {p for p in moved if not vault.is_note_path(p)}, since is not None
+    return {p for p in moved if _attachment(vault, p)}, since is not None
+
+
+def _attachment(vault: Vault, path: str) -> bool:
+    """A file that is not a note, nor kbase's own index (`.kbase/` when git does not
+    ignore it: its hundreds of files would be untracked "attachments" to look up)."""
+    return not path.startswith(_OWN) and not vault.is_note_path(path)
 
 
 def _built_from(vault: Vault, manifest: IndexManifest) -> bool:
@@ -201,28 +211,21 @@ def _attachment_relinks(reader: IndexReader, moved: set[str], files: set[str] | 
     """Indexed notes (not in `skip`) with a link whose resolution an added or deleted
     attachment (`moved`) can change: it names such a file (its name, case-insensitive,
     also %-encoded), or reached a file that `files` (the work tree's, when known) lacks."""
-    names = {p.rsplit("/", 1)[-1].casefold() for p in moved}
-    names |= {quote(n) for n in names}
     raws = reader.link_column("raw")
-    # Usually no link names the file (an untracked `.gitignore`, a scratch file): then the
-    # answer cannot change, and the link numbers (numpy: ~70 ms to import) are never read.
-    if files is None and not any(n in raw.casefold() for raw in raws for n in names):
+    named = attachment_names(moved)
+    # Usually no link names the file (a scratch file): then the answer cannot change,
+    # and no other column is decoded.
+    hits = links_naming(raws, named)
+    if files is None and not hits:
         return []
     paths: list[str] = reader.core()["paths"]
-    numbers = reader.npy(LINKS_FILE).tolist()
-    targets = reader.link_column("target")
-    out: set[str] = set()
-    for (source, _target, _status), raw, target in zip(numbers, raws, targets, strict=True):
-        src = paths[source]
-        if src in skip or src in out:
-            continue
-        if files is not None and isinstance(target, str) and target not in files:
-            out.add(src)
-            continue
-        raw = raw.casefold()
-        if any(name in raw for name in names):
-            out.add(src)
-    return sorted(out)
+    sources = reader.link_column("source")
+    out = {paths[sources[i]] for i in hits}
+    if files is not None:
+        out.update(paths[source] for source, target in
+                   zip(sources, reader.link_column("target"), strict=True)
+                   if isinstance(target, str) and target not in files)
+    return sorted(out - skip)
 
 
 def _relinked(reader: IndexReader, fresh: set[str], deleted: set[str],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kbase_ci.index.modelchoice import availability
-from kbase_ci.index.scopes import states
+from kbase_ci.index.scopes import ScopeState, states
 from kbase_ci.query.answer import IndexInfo, ScopeRef
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, encode
@@ -35,24 +35,6 @@ class Changed(Record):
     added: list[str]
     deleted: list[str]
     relinked: list[str]
-
-
-class MainIndex(Record):
-    """The main index a scope was cut from."""
-
-    digest: str | None
-    source_commit: str | None
-
-
-class ScopeState(Record):
-    """A scoped index built inside this one (kbase_ci.index.scopes.state)."""
-
-    name: str
-    stale: bool
-    why: str | None
-    reason: str | None
-    main_index: MainIndex | None
-    notes: int | None
 
 
 class StatusAnswer(Record):
@@ -93,7 +75,4 @@ def _scopes(view: QueryView) -> list[ScopeState] | list[ScopeRef]:
         return [scope]
     if view.source.origin == "temporary":
         return []
-    return [ScopeState(s.name, s.stale, s.why, s.reason,
-                       MainIndex(s.main_index.digest, s.main_index.source_commit)
-                       if s.main_index is not None else None, s.notes)
-            for s in states(view.source.reader.root, view.vault.config.scopes.named)]
+    return states(view.source.reader.root, view.vault.config.scopes.named)

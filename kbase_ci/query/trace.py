@@ -11,27 +11,41 @@ early, and the answer then says `partial: true` with the reason, instead of runn
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-LOGGER = logging.getLogger("kbase")
+if TYPE_CHECKING:
+    import logging
+
 ENV = "KBASE_LOG"
+NAME = "kbase"
+"""The logger's name."""
+
+
+def _logger() -> logging.Logger:
+    # `logging` costs every query ~8 ms to import; it is imported only when tracing is
+    # asked for, or already loaded by someone who may have configured the logger.
+    import logging
+
+    return logging.getLogger(NAME)
 
 
 def enable_from_env() -> bool:
     """Send `kbase` debug records to stderr when `KBASE_LOG=debug` (once per process)."""
     if os.environ.get(ENV, "").strip().lower() != "debug":
         return False
-    if not any(getattr(h, "_kbase", False) for h in LOGGER.handlers):
+    import logging
+
+    logger = _logger()
+    if not any(getattr(h, "_kbase", False) for h in logger.handlers):
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("kbase: debug: %(message)s"))
         handler._kbase = True  # type: ignore[attr-defined]
-        LOGGER.addHandler(handler)
-        LOGGER.setLevel(logging.DEBUG)
-        LOGGER.propagate = False  # other libraries' debug logging stays where it was
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+        logger.propagate = False  # other libraries' debug logging stays where it was
     return True
 
 
@@ -47,13 +61,14 @@ class Trace:
     def __init__(self, query: str) -> None:
         self.query = query
         self.start = time.perf_counter()
-        self.on = LOGGER.isEnabledFor(logging.DEBUG)
+        # Without `logging` loaded nobody can have enabled the logger: tracing is off.
+        self.on = "logging" in sys.modules and _logger().isEnabledFor(10)  # DEBUG
 
     def __call__(self, event: str, **fields: Any) -> None:
         if not self.on:
             return
         ms = (time.perf_counter() - self.start) * 1000
-        LOGGER.debug("%8.1f ms %s %s %s", ms, self.query, event,
+        _logger().debug("%8.1f ms %s %s %s", ms, self.query, event,
                      " ".join(f"{k}={_value(v)}" for k, v in fields.items()))
 
 

@@ -129,10 +129,12 @@ class QueryView:
     @cached_property
     def notes(self) -> NoteTable:
         fresh: dict[str, NoteInfo] = {}
-        from kbase_ci.index.shards import DomainRule  # only notes changed since the index
+        changed = (*self.fresh.changed, *self.fresh.added)
+        if changed:
+            from kbase_ci.index.shards import DomainRule  # only for notes changed since
 
-        rule = DomainRule.parse(self.vault.config.index.domain)
-        for path in (*self.fresh.changed, *self.fresh.added):
+            rule = DomainRule.parse(self.vault.config.index.domain)
+        for path in changed:
             n = self.fresh.parsed[path]
             fresh[path] = NoteInfo(
                 path, n.title, n.aliases, tuple(sorted({t.name for t in n.tags})),

@@ -8,18 +8,17 @@ from typing import TYPE_CHECKING
 
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.git.indexbranch import BRANCH
-from kbase_ci.index.blocks import Scope
 from kbase_ci.index.manifest import MANIFEST_NAME
 from kbase_ci.index.reader import IndexReader, open_index
-from kbase_ci.index.scopes import light_note, scope_dir, state
-from kbase_ci.index.shards import DomainRule
 from kbase_ci.query.discovery import FETCH_COMMAND, IndexSource, committed, open_source
-from kbase_ci.scope.select import NoteFacts, selected
-from kbase_ci.vault.scopeconfig import ScopeSpec, check_name
 
 if TYPE_CHECKING:
+    from kbase_ci.index.blocks import Scope
     from kbase_ci.parsed import ParsedNote
     from kbase_ci.vault.files import Vault
+
+# The scope modules (selectors, domains, scope state: ~30 modules with the model choice)
+# are imported where a scope is asked for: every query without `--scope` passes here.
 
 class ScopeMember:
     """`freshness.Member` for a scope (state: the main index's blob per path, and the
@@ -27,6 +26,10 @@ class ScopeMember:
     without parsing; any other note is judged by the selectors on its fresh parse."""
 
     def __init__(self, vault: Vault, main: IndexReader, block: Scope) -> None:
+        # Lazy: a query without `--scope` never loads the scope modules (see the top).
+        from kbase_ci.index.shards import DomainRule
+        from kbase_ci.vault.scopeconfig import ScopeSpec
+
         self._reader = main
         self.main: dict[str, str] = dict(zip(main.core()["paths"], main.blobs(), strict=True))
         sel = block.selectors
@@ -40,11 +43,15 @@ class ScopeMember:
 
     def light(self, paths: list[str]) -> list[ParsedNote]:
         # The rows the scope's build resolved its links against (`ScopeInputs.outside`).
+        from kbase_ci.index.scopes import light_note  # lazy: see the top
+
         number = self._reader.note_numbers()
         rows = self._reader.notes()
         return [light_note(rows[number[p]]) for p in paths]
 
     def __call__(self, note: ParsedNote) -> bool:
+        from kbase_ci.scope.select import NoteFacts, selected  # lazy: see the top
+
         return selected(self._spec, NoteFacts.from_parsed(
             note, self._rule.domain(note.path, note.frontmatter)))
 
@@ -55,6 +62,10 @@ def open_scope_source(vault: Vault, index_dir: Path | None, name: str, *,
     `.kbase/`, the index branches, FETCH_HEAD, a bounded fetch: `discovery.committed`):
     the first of those that holds it. Missing or stale (unless `stale_ok`): UsageError
     (exit 2)."""
+    # Lazy: see the top.
+    from kbase_ci.index.scopes import scope_dir, state
+    from kbase_ci.vault.scopeconfig import check_name
+
     check_name(name)
     problems: list[str] = []
     mains = [IndexSource(open_index(index_dir, git_dir=vault.git_dir), "dir",

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 from pathlib import Path
 from typing import BinaryIO, Literal
 
@@ -144,6 +143,8 @@ def in_use(folder: Path, lock_name: str) -> bool:
 def discard(folder: Path, lock_name: str, aside: Path) -> None:
     """Delete a replaced folder generation; one a reader still holds is renamed to
     `aside` instead, for the writer's next sweep."""
+    import shutil  # only a writer discards: every query reads an index through this module
+
     try:
         fd = os.open(folder / lock_name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:

@@ -396,3 +396,43 @@ def test_explore_follows_a_note_moved_since_the_index(make_repo: Callable[..., P
     git(cl, "mv", "Bean.md", "garden/Bean.md")
     code, ans, _ = query(cl, "explore", "Tomato")
     assert code == 0 and paths(ans["similar"])[0] == "garden/Bean.md"
+
+
+def test_the_index_folder_is_no_attachment_when_git_does_not_ignore_it(
+        make_repo: Callable[..., Path]) -> None:
+    """Issue 32: with `.kbase/` not in `.gitignore`, its files are untracked; counted as
+    attachments, every link naming one (`[[notes.json]]`) made its note re-read on every
+    query, and hundreds of index files made a scan over all links per file name."""
+    repo = make_repo({**FILES, "Data.md": "# Data\n\nThe export is [[notes.json]].\n"})
+    proc = run_kbase("index", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / ".kbase" / "notes.json").is_file()
+    assert "?? .kbase/" in git(repo, "status", "--porcelain")
+    code, ans, err = query(repo, "status")
+    assert code == 0, err
+    assert ans["freshness"]["relinked"] == [] and ans["index"]["overlaid"] is False
+    write(repo, {"notes.json": "{}\n"})  # a real attachment of that name still counts
+    code, ans, err = query(repo, "status")
+    assert code == 0, err
+    assert ans["freshness"]["relinked"] == ["Data.md"]
+
+
+def test_a_link_query_imports_no_search_scope_or_tracing_code(fresh: Path) -> None:
+    """Issue 32: `backlinks` from a fresh index opens no shard, no scope and no trace, so
+    their modules (and `logging`, `shutil`) stay unloaded: query start-up had grown past
+    commit 3360284's by ~100 ms of CPU, mostly imports."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
+    env.pop("KBASE_LOG", None)
+    first = run_kbase("backlinks", "Alpha", cwd=fresh)  # unpacks and checks the branch
+    assert first.returncode == 0, first.stderr
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "kbase_ci", "backlinks",
+                           "Alpha"], cwd=fresh, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    imported = {ln.rsplit("|", 1)[-1].strip() for ln in proc.stderr.splitlines()
+                if ln.startswith("import time:")}
+    assert "kbase_ci.query.view" in imported
+    unwanted = {"logging", "shutil", "kbase_ci.index.bm25", "kbase_ci.index.vectors",
+                "kbase_ci.index.scopes", "kbase_ci.index.modelchoice",
+                "kbase_ci.scope.select", "kbase_ci.parse.mentions", "kbase_ci.index.shards"}
+    assert not unwanted & imported, sorted(unwanted & imported)

@@ -14,7 +14,7 @@ from typing import Any
 from tests.conftest import CORPORA, REPO
 
 GROUPS = ("precommit", "index", "query", "quality", "peers-search", "peers-links",
-          "peers-vectors", "scaling")
+          "peers-vectors", "scaling", "compare")
 
 
 def _names(group: dict[str, Any]) -> list[str]:
@@ -56,6 +56,9 @@ def test_quick_run_writes_results_and_report(tmp_path: Path) -> None:
         assert fig["median"] > 0 and fig["command"].startswith("kbase ")
     scaled = {f["notes"] for f in groups["scaling"]["figures"]}
     assert scaled == {30, 60}
+    # Two trees and two index builds: `python -m bench --only compare` measures it.
+    assert groups["compare"]["status"] == "skipped"
+    assert "--quick" in groups["compare"]["notes"][0]
 
     if CORPORA.is_dir():
         quality = groups["quality"]["figures"]
