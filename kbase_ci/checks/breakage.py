@@ -308,7 +308,9 @@ class NoteChanges:
         if was in self.renames:
             return "renamed", f"`{was}` was renamed to `{expected}` {self.when}"
         if expected is None and was in self.ambiguous:
-            where = ", ".join(f"`{p}`" for p in self.ambiguous[was])
+            went = self.ambiguous[was]
+            where = ", ".join(f"`{p}`" for p in went[:5]) + \
+                (f" and {len(went) - 5} more" if len(went) > 5 else "")
             return "deleted", (f"`{was}` was renamed {self.when} to one of {where}, notes of "
                                "the same content: which one is ambiguous, so kbase does not "
                                "rewrite this link; fix it by hand")

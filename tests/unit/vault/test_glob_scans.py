@@ -50,3 +50,12 @@ def test_glob_text_is_never_regex_syntax(pattern: str, path: str, want: bool) ->
 def test_wildcards_are_fnmatch_like() -> None:
     assert wildcard_match("rust/*", "rust/a/b") and wildcard_match("r?st", "rust")
     assert not wildcard_match("r[!u]st", "rust") and wildcard_match("*.*", "a.b")
+
+
+def test_a_glob_longer_than_the_cap_is_a_config_error() -> None:
+    from kbase_ci.errors import ConfigError
+    from kbase_ci.vault.globs import MAX_GLOB
+
+    assert not match("*a" * (MAX_GLOB // 2 - 1) + "b", "a" * 4000)  # under the cap
+    with pytest.raises(ConfigError, match="longer than 1024"):
+        match("*" * (MAX_GLOB + 1), "x")
