@@ -20,6 +20,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from kbase_ci import __version__
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.layout import SCOPES_DIR
 from kbase_ci.index.manifest import MANIFEST_NAME, Manifest, sha256_file
@@ -102,8 +103,6 @@ def remember(git_dir: Path | None, digest: str | None) -> None:
 
 
 def _refusal_key(tree: str) -> str:
-    from kbase_ci import __version__
-
     return f"{tree}@{__version__}"  # another kbase may judge the same bytes otherwise
 
 
