@@ -94,6 +94,18 @@ def corpus_repo(name: str, dest: Path) -> Path:
     return dest
 
 
+def indexed_copy(repo: Path, vault: Path) -> Path:
+    """`repo` (an empty git repository) holding a copy of fixture `vault`, committed and
+    indexed (`.kbase/` git-ignored)."""
+    shutil.copytree(vault, repo, dirs_exist_ok=True)
+    write(repo, {".gitignore": ".kbase/\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "vault")
+    proc = run_kbase("index", cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    return repo
+
+
 def run_kbase(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """`kbase ARGS` run in this process through `cli.main(argv)` (the entry point's own
     function), in `cwd`, with stdout and stderr captured: what a subprocess would see,

@@ -257,15 +257,20 @@ def _show_downloads(color: str) -> None:
     report_downloads(display)
 
 
-def _say_unopened() -> None:
+def _say_unopened(show: bool = True) -> None:
     """Once per run: the caches and memos a read-only or full git dir made the run go
-    without (kbase_ci.state.database). The answers are right; only speed is lost."""
+    without (kbase_ci.state.database). The answers are right; only speed is lost.
+    `show=False` forgets an earlier in-process run's (tests call `main` many times)."""
     if "kbase_ci.state.database" not in sys.modules:  # no database was asked for
         return
-    from kbase_ci.report.escape import terminal_text
-    from kbase_ci.state.database import unopened
+    from kbase_ci.state.database import take_unopened  # loaded already (checked above)
 
-    for folder, why in sorted(unopened().items()):
+    missed = take_unopened()
+    if not show or not missed:
+        return
+    from kbase_ci.report.escape import terminal_text  # lazy: only a run that has to say it
+
+    for folder, why in sorted(missed.items()):
         print(terminal_text(f"kbase: note: caches are not kept in {folder} ({why}); the "
                             "answers are the same, each run does its work again"),
               file=sys.stderr)
@@ -291,6 +296,7 @@ def _json_error(kind: str, code: int, message: str, exc: BaseException | None = 
 
 def _run(args_list: list[str], word: str | None) -> int:
     _tolerant_streams()
+    _say_unopened(show=False)
     parser = build_parser(word)
     as_json = json_asked(args_list)
     try:

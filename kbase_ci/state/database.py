@@ -23,13 +23,16 @@ _META = "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)"
 # Opening a file another process is setting up can be refused as busy; tries, ~2 s in all.
 _OPEN_ATTEMPTS = 12
 _WITHOUT: dict[str, str] = {}
-"""Folders whose databases this process could not open, with why (`unopened`)."""
+"""Folders whose databases this process could not open, with why (`take_unopened`)."""
 
 
-def unopened() -> dict[str, str]:
-    """The folders this process runs without caches and memos in (a read-only folder, a
-    full disk, a file in the way), each with why: the CLI says so once on stderr."""
-    return dict(_WITHOUT)
+def take_unopened() -> dict[str, str]:
+    """The folders this process ran without caches and memos in since the last call (a
+    read-only folder, a full disk, a file in the way), each with why: the CLI says so
+    once a run on stderr."""
+    got = dict(_WITHOUT)
+    _WITHOUT.clear()
+    return got
 
 
 def _without(path: Path, exc: BaseException) -> None:

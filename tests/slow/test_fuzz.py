@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -255,6 +256,27 @@ values = (st.none() | st.booleans() | st.integers(-2**70, 2**70)
           | st.just(_GONE))
 
 
+def forge_key(manifest: dict[str, Any], data: st.DataObject) -> tuple[list[str | int], object]:
+    """Replace (or remove) one key of `manifest` at any depth, in place, with a drawn
+    value: the forger's edit the manifest properties make. Returns (key path, value)."""
+    path: list[str | int] = [data.draw(st.sampled_from(sorted(manifest)))]
+    node: Any = manifest[path[0]]
+    while isinstance(node, dict | list) and node and data.draw(st.booleans()):
+        key = data.draw(st.sampled_from(sorted(node) if isinstance(node, dict)
+                                        else range(len(node))))
+        path.append(key)
+        node = node[key]
+    value = data.draw(values)
+    parent: Any = manifest
+    for key in path[:-1]:
+        parent = parent[key]
+    if value is _GONE and isinstance(parent, dict):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = None if value is _GONE else value
+    return path, value
+
+
 @fuzz(100)
 @given(data=st.data())
 def test_forged_manifests_are_refused_by_key_never_crash(built: Path,
@@ -263,21 +285,7 @@ def test_forged_manifests_are_refused_by_key_never_crash(built: Path,
     or exits 2 naming the file it refused; never a crash (issue 26)."""
     index = built / ".kbase"
     manifest = json.loads((index / "manifest.json").read_bytes())
-    path: list[str | int] = [data.draw(st.sampled_from(sorted(manifest)))]
-    node = manifest[path[0]]
-    while isinstance(node, dict | list) and node and data.draw(st.booleans()):
-        key = data.draw(st.sampled_from(sorted(node) if isinstance(node, dict)
-                                        else range(len(node))))
-        path.append(key)
-        node = node[key]  # type: ignore[index]
-    value = data.draw(values)
-    parent = manifest
-    for key in path[:-1]:
-        parent = parent[key]  # type: ignore[index]
-    if value is _GONE and isinstance(parent, dict):
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = None if value is _GONE else value  # type: ignore[index]
+    path, value = forge_key(manifest, data)
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "idx"
         shutil.copytree(index, copy)

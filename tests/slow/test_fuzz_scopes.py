@@ -22,7 +22,7 @@ from kbase_ci.errors import KbaseError
 from kbase_ci.index.modelfolder import open_embedder
 from tests.conftest import git, run_kbase, write
 from tests.indexkit import make_tiny_model
-from tests.slow.test_fuzz import _GONE, fuzz, values
+from tests.slow.test_fuzz import forge_key, fuzz
 
 CHUNKS = st.binary(min_size=1, max_size=8) | st.sampled_from(
     [b"9999999", b"-1", b"[[[[", b'"x"', b"null", b"\xff\xfe", b"1e309", b"{}"])
@@ -76,21 +76,7 @@ def test_forged_scope_files_never_crash_a_query(scoped: Path, data: st.DataObjec
 def test_forged_scope_manifests_never_crash_a_query(scoped: Path,
                                                     data: st.DataObject) -> None:
     manifest = json.loads((scoped / ".kbase" / "scopes" / "s" / "manifest.json").read_bytes())
-    path: list[str | int] = [data.draw(st.sampled_from(sorted(manifest)))]
-    node = manifest[path[0]]
-    while isinstance(node, dict | list) and node and data.draw(st.booleans()):
-        key = data.draw(st.sampled_from(sorted(node) if isinstance(node, dict)
-                                        else range(len(node))))
-        path.append(key)
-        node = node[key]  # type: ignore[index]
-    value = data.draw(values)
-    parent = manifest
-    for key in path[:-1]:
-        parent = parent[key]  # type: ignore[index]
-    if value is _GONE and isinstance(parent, dict):
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = None if value is _GONE else value  # type: ignore[index]
+    path, value = forge_key(manifest, data)
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "idx"
         shutil.copytree(scoped / ".kbase", copy)

@@ -3,12 +3,11 @@ fixtures/gaps vault, with the work tree overlaid; concept extraction from a case
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, git, run_kbase, write
+from conftest import FIXTURES, git, indexed_copy, run_kbase, write
 from querykit import query
 
 from kbase_ci.parse.mentions import extract
@@ -51,14 +50,7 @@ def test_sentence_initial_names_are_marked() -> None:
 
 @pytest.fixture
 def vault(make_repo: Callable[..., Path]) -> Path:
-    repo = make_repo()
-    shutil.copytree(VAULT, repo, dirs_exist_ok=True)
-    write(repo, {".gitignore": ".kbase/\n"})
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "vault")
-    proc = run_kbase("index", cwd=repo)
-    assert proc.returncode == 0, proc.stderr
-    return repo
+    return indexed_copy(make_repo(), VAULT)
 
 
 def _names(ans: dict[str, object], part: str, field: str) -> list[object]:

@@ -3,12 +3,11 @@ real index build of fixtures/tier3 with the work tree overlaid, by the real CLI.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, git, run_kbase, write
+from conftest import FIXTURES, git, indexed_copy, run_kbase, write
 from querykit import query
 
 from kbase_ci.query.prose import Sentence, defined_term, read
@@ -18,14 +17,7 @@ VAULT = FIXTURES / "tier3" / "vault"
 
 @pytest.fixture
 def vault(make_repo: Callable[..., Path]) -> Path:
-    repo = make_repo()
-    shutil.copytree(VAULT, repo, dirs_exist_ok=True)
-    write(repo, {".gitignore": ".kbase/\n"})
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "vault")
-    proc = run_kbase("index", cwd=repo)
-    assert proc.returncode == 0, proc.stderr
-    return repo
+    return indexed_copy(make_repo(), VAULT)
 
 
 def test_concepts_ranked_with_their_documenting_note(vault: Path) -> None:
