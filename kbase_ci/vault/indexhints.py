@@ -69,13 +69,22 @@ class _Refused(Exception):
     """Anything that makes the index unusable here (the caller parses instead)."""
 
 
-def _loose(raw: str) -> str:
-    # The parser's target is the raw text with CommonMark escapes removed and the URI
-    # escapes decoded, in either order; every form is kept so one holds it whole.
-    plain = _ESCAPED.sub(r"\1", raw)
-    forms = dict.fromkeys((raw, plain, decode_uri(raw), decode_uri(plain),
-                           _ESCAPED.sub(r"\1", decode_uri(raw))))
-    return "\n".join(fold(f) for f in forms)
+def _loose(raws: list[str]) -> str:
+    """A note's link texts, one a line, in every form the parser's target may take: as
+    written, CommonMark escapes removed, URI escapes decoded, both in either order."""
+    forms: list[str] = []
+    for raw in raws:
+        if "%" in raw or "\\" in raw:
+            # Per link: `decode_uri` leaves a whole text undecoded when one escape in it
+            # is malformed, so one bad link must not keep another's decoded form out.
+            plain = _ESCAPED.sub(r"\1", raw)
+            forms.extend(dict.fromkeys((raw, plain, decode_uri(raw), decode_uri(plain),
+                                        _ESCAPED.sub(r"\1", decode_uri(raw)))))
+        else:
+            forms.append(raw)
+    # Folding works character by character, and a line break is no combining mark:
+    # folding the lines at once folds each.
+    return fold("\n".join(forms))
 
 
 def index_summaries(repo: Path, git_dir: Path, config_digest: str
@@ -128,14 +137,11 @@ def _read(repo: Path, tree: str, config_digest: str) -> dict[str, tuple[str, Not
     if len(paths) > MAX_NOTES or len(set(paths)) != len(paths):
         raise _Refused("note paths")
     blobs = _blobs(core, text.get(BLOBS_FILE), len(paths))
-    notes = text[NOTE_ROWS_FILE].split(b"\n")
-    if notes[-1:] == [b""]:
-        notes.pop()
+    notes = _rows(text[NOTE_ROWS_FILE])
     if len(notes) != len(paths):
         raise _Refused("notes.jsonl rows")
     links: list[list[str]] = [[] for _ in paths]
-    for line in text[LINK_ROWS_FILE].splitlines():
-        row = json.loads(line)
+    for row in _rows(text[LINK_ROWS_FILE]):
         if not isinstance(row, list) or len(row) < 4:
             raise _Refused("a link row")
         source, raw = row[0], row[3]
@@ -143,8 +149,20 @@ def _read(repo: Path, tree: str, config_digest: str) -> dict[str, tuple[str, Not
                 or not isinstance(raw, str) or len(raw) > MAX_RAW:
             raise _Refused("a link row")
         links[source].append(raw)
-    return {path: (blob, _summary(json.loads(line), raws))
-            for path, blob, line, raws in zip(paths, blobs, notes, links, strict=True)}
+    return {path: (blob, _summary(row, raws))
+            for path, blob, row, raws in zip(paths, blobs, notes, links, strict=True)}
+
+
+def _rows(body: bytes) -> list[Any]:
+    """The values of a JSON-lines file, decoded in one call (one per line costs ~3x);
+    each is then checked by its reader."""
+    lines = body.split(b"\n")
+    if lines[-1:] == [b""]:
+        lines.pop()
+    got = json.loads(b"[" + b",".join(lines) + b"]") if lines else []
+    if not isinstance(got, list) or len(got) != len(lines):
+        raise _Refused("a JSON-lines file")
+    return got
 
 
 def _blobs(core: _Core, npy: bytes | None, n: int) -> tuple[str, ...]:
@@ -182,4 +200,4 @@ def _summary(row: Any, raws: list[str]) -> NoteSummary:
         raise _Refused("frontmatter")
     kind = front.get("type", "")
     return NoteSummary(aliases, tags, (), kind if isinstance(kind, str) else "",
-                       loose="\n".join(_loose(r) for r in raws))
+                       loose=_loose(raws) if raws else "")

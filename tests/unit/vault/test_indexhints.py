@@ -21,7 +21,8 @@ from tests.conftest import git, run_kbase
 NOTES: dict[str, str | bytes] = {
     "Target Note.md": "---\naliases: [TN, Tê]\ntype: topic\ntags: [Big]\n---\n# T\n\n#x ^b\n",
     "Links.md": ("# L\n\n[[Target Note#h|s]] [a](Step%201%3A%20Go.md) [b](<Sp ace.md>)"
-                 " [c](Esc\\_aped.md) ![[ΟΔΟΣ]] [[Café]]\n"),
+                 " [c](Esc\\_aped.md) ![[ΟΔΟΣ]] [[Café]]\n\nA bad escape [d](100%ZZ.md)"
+                 " beside [e](Good%20One.md).\n"),
     "Plain.md": "# Plain\n\nNo links.\n",
     ".gitignore": ".kbase/\n",
 }
@@ -63,7 +64,7 @@ def test_linking_to_matches_names_in_raw_text(published: Path) -> None:
     assert got is not None
     store = NoteStore(list(got), {p: s for p, (_b, s) in got.items()}, lambda paths: {})
     for name in ("Target Note", "target note.md", "Step 1%3A Go", "sp ace", "Esc_aped",
-                 "οδος", "CAFÉ"):
+                 "οδος", "CAFÉ", "good one", "100%ZZ"):
         assert store.linking_to([name]) == ["Links.md"], name
     assert store.linking_to(["Nowhere"]) == []
 
