@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kbase_ci.git.repo import repo_dirs
 from kbase_ci.index.manifest import FORMAT_VERSION
@@ -22,7 +24,8 @@ NOTES: dict[str, str | bytes] = {
     "Target Note.md": "---\naliases: [TN, Tê]\ntype: topic\ntags: [Big]\n---\n# T\n\n#x ^b\n",
     "Links.md": ("# L\n\n[[Target Note#h|s]] [a](Step%201%3A%20Go.md) [b](<Sp ace.md>)"
                  " [c](Esc\\_aped.md) ![[ΟΔΟΣ]] [[Café]]\n\nA bad escape [d](100%ZZ.md)"
-                 " beside [e](Good%20One.md).\n"),
+                 " beside [e](Good%20One.md). [100%](Fine%20Two.md) and"
+                 ' [f](Third%C3%A9.md "50%") [g](%E2%82.md)\n'),
     "Plain.md": "# Plain\n\nNo links.\n",
     ".gitignore": ".kbase/\n",
 }
@@ -64,7 +67,8 @@ def test_linking_to_matches_names_in_raw_text(published: Path) -> None:
     assert got is not None
     store = NoteStore(list(got), {p: s for p, (_b, s) in got.items()}, lambda paths: {})
     for name in ("Target Note", "target note.md", "Step 1%3A Go", "sp ace", "Esc_aped",
-                 "οδος", "CAFÉ", "good one", "100%ZZ"):
+                 "οδος", "CAFÉ", "good one", "100%ZZ", "fine two",
+                 "thirdé", "%E2%82"):
         assert store.linking_to([name]) == ["Links.md"], name
     assert store.linking_to(["Nowhere"]) == []
 
@@ -132,3 +136,22 @@ def test_a_file_over_the_cap_is_not_read(published: Path,
     assert _hints(published) is not None
     monkeypatch.setattr(indexhints, "MAX_FILE_BYTES", 100)
     assert _hints(published) is None
+
+
+_PIECES = ["a", "B", "é", "É", "Σ", "ς", " ", "%20", "%3A", "%C3%A9", "%ZZ", "%E2%82", "%",
+           "\\", "\\_", "\\%", "\\%20", "_", "#", "|", "\\|", "/", ".md", "(", ")", "<", ">", '"t"',
+           "ǅ", "ﬃ", "İ", "e\u0301"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["[[{}]]", "![[{}]]", "[x]({})", "[x%]({})",
+                                           "[x](<{}>)", '[x]({} "50%")']),
+                          st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8)),
+                min_size=1, max_size=4))
+def test_every_target_the_parser_finds_is_inside_the_loose_text(
+        links: list[tuple[str, list[str]]]) -> None:
+    text = "# N\n\n" + "\n\n".join(form.format("".join(parts)) for form, parts in links)
+    note = parse_note("N.md", text.encode())
+    loose = indexhints._loose([link.raw for link in note.links])
+    for key in summarize(note).targets:
+        assert fold(key) in loose, (text, key)
