@@ -13,8 +13,9 @@ identifier, a rule, a game term) that a note or a glossary entry could document.
 "and", a capitalised phrase of another language). Precision = y / judged.
 
 The default listing (`--min-notes 3`, the first 20) is judged from the same file and
-reported beside it. `--write` appends the terms a sample draws that have no judgement yet,
-with verdict `?`, for a person to fill in; a run prints which are missing.
+reported beside it, with its noise (the `n` among them: issue 31's target is <= 10%).
+`--write` appends the terms a sample draws that have no judgement yet, with verdict `?`,
+for a person to fill in; a run prints which are missing.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def sample(concepts: list[dict[str, Any]], size: int = SAMPLE) -> list[dict[str,
 
 
 def _concepts(clone: Path, *args: str) -> list[dict[str, Any]]:
-    proc = kbase("gaps", "--kind", "concept", *args, cwd=clone)
+    proc = kbase("gaps", "--kind", "concept", "--max-tokens", "0", *args, cwd=clone)
     found: list[dict[str, Any]] = json.loads(proc.stdout)["concepts"]
     return found
 
@@ -70,7 +71,7 @@ def _score(items: list[dict[str, Any]], judged: dict[str, tuple[str, str, str]]
 
 def measure(vault: str, work: Path, write: bool) -> dict[str, Any]:
     clone = fresh_clone(vault, work)
-    population = _concepts(clone, "--min-notes", "1", "--limit", "1000000")
+    population = _concepts(clone, "--min-notes", "1", "--limit", "100000")
     drawn = sample(population)
     top = _concepts(clone, "--limit", str(TOP))
     judged = judgements(vault)
@@ -100,16 +101,19 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="kbase-concepts-") as tmp:
         work = args.work or Path(tmp)
         print("| vault | terms listed | sampled | judged y / n | precision | default top "
-              f"{TOP}: y / judged |")
-        print("| --- | --- | --- | --- | --- | --- |")
+              f"{TOP}: y / judged | top {TOP} noise |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
         for vault in args.vaults:
             if not (CORPORA / vault / "vault").is_dir():
-                print(f"| {vault} | (not in ../shared/corpora) | | | | |")
+                print(f"| {vault} | (not in ../shared/corpora) | | | | | |")
                 continue
             r = measure(vault, work, args.write)
             prec = f"{r['precision']:.0%}" if r["precision"] is not None else "-"
+            noise = r["top_judged"] - r["top_yes"]
+            share = f"{noise / r['top_judged']:.0%}" if r["top_judged"] else "-"
             print(f"| {vault} | {r['population']} | {r['sampled']} | {r['yes']} / "
-                  f"{r['judged'] - r['yes']} | {prec} | {r['top_yes']} / {r['top_judged']} |")
+                  f"{r['judged'] - r['yes']} | {prec} | {r['top_yes']} / {r['top_judged']} "
+                  f"| {noise} ({share}) |")
             if r["missing"]:
                 print(f"  unjudged in {vault}: {', '.join(r['missing'])}", file=sys.stderr)
     print(f"(seed {SEED}, {SAMPLE} terms per vault from `kbase gaps --kind concept "

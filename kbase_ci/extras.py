@@ -21,11 +21,11 @@ from kbase_ci.errors import UsageError
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     # Index builds and every query: BM25 (bm25s, PyStemmer), vectors (numpy, usearch),
-    # the static embedding model (safetensors, tokenizers, model2vec), model downloads
+    # the static embedding model's tokenizer (tokenizers), model downloads
     # (huggingface_hub), index locks (filelock), BLAS threads (threadpoolctl), progress
     # bars (rich).
-    "search": ("numpy", "bm25s", "Stemmer", "usearch", "safetensors", "tokenizers",
-               "model2vec", "huggingface_hub", "filelock", "threadpoolctl", "rich"),
+    "search": ("numpy", "bm25s", "Stemmer", "usearch", "tokenizers", "huggingface_hub",
+               "filelock", "threadpoolctl", "rich"),
     # ONNX sentence-embedding models (the transformer tier).
     "transformer": ("onnxruntime",),
     "mcp": ("mcp",),

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kbase_ci.parse.mentions import Mention, extract, heading_keys, term_key
+from kbase_ci.parse.mentions import Mention, extract, heading_keys, name_keys
 from kbase_ci.parse.outline import note_text
 from kbase_ci.parsed import note_title
 from kbase_ci.vault.files import Vault
@@ -71,8 +71,8 @@ def _by_key(mentions: Mapping[str, list[Mention]]) -> dict[str, list[tuple[str, 
 
 
 def _names(paths: Iterable[str], aliases: Mapping[str, Iterable[str]]) -> set[str]:
-    out = {term_key(note_title(p)) for p in paths}
-    out.update(term_key(a) for names in aliases.values() for a in names)
+    out = {k for p in paths for k in name_keys(note_title(p))}
+    out.update(k for names in aliases.values() for a in names for k in name_keys(a))
     return out
 
 

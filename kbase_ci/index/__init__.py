@@ -1,9 +1,11 @@
 """`kbase index`: deterministic, verifiable index artifacts in `.kbase/`: planned into
 shards (`shards`, `sizes`), built per shard (`shardbuild`: paragraph `chunks`, `tokens`,
 `bm25` (made comparable across shards by `idf`), vectors from the model a `modelfolder`
-holds, static `embedder` or `transformer`, stored by `vectors`, with an `ann` graph for
-large shards, and the semantic baseline `cosinebaseline`), assembled (`assemble`: `tables`,
-`notetable`, `similar`, `mentions`, the fusion weights of `ranking`) and swapped in
+holds, static `embedder` (its files read by `staticmodel`) or `transformer`, stored by
+`vectors`, with an `ann` graph for large shards, and the semantic baseline
+`cosinebaseline`), assembled (`assemble`: `tables`, `notetable`, `similar`, concept
+`mentions`, the notes naming each note in `unlinked`, the fusion weights of `ranking`) and
+swapped in
 (`swap`), every file named once in `layout`, the manifest declared once in `manifest`
 (its blocks in `blocks`) and decoded only there; read back with `reader` (its files through
 `indexfolder`) after its listing, sizes and hashes (`integrity`) and every table
@@ -12,7 +14,7 @@ verified by `modelchoice` (downloads: kbase_ci.state.downloads).
 
 Layout and every field: docs/index-format.md. Entry points: `build.build_index`,
 `merge.merge_slices`, `reader.open_index`, `manifest.read_manifest`,
-`modelfolder.open_embedder`. numpy, bm25s, model2vec, onnxruntime and usearch are
+`modelfolder.open_embedder`. numpy, bm25s, tokenizers, onnxruntime and usearch are
 imported lazily, only by the functions that need them.
 """
 

@@ -46,6 +46,7 @@ from kbase_ci.index.shardbuild import read_chunk_notes
 from kbase_ci.index.shards import ShardSpec
 from kbase_ci.index.similar import note_vectors, similar_notes
 from kbase_ci.index.tables import links_table, notes_table, write_links, write_notes
+from kbase_ci.index.unlinked import write_mentions
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.folders import GIT_HIDE, TEMP_MARK
 from kbase_ci.typedjson import decode
@@ -215,6 +216,9 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
     report("notes", 2, 2)
     write_concepts(root, vault, notes, previous,
                    progress=lambda done, total: report("concepts", done, total))
+    t0 = time.perf_counter()
+    mentions = write_mentions(root, vault, notes, previous, link_key)
+    seconds["mentions"] = time.perf_counter() - t0
 
     similar_rows = counts.get("similar_rows", 0)
     n_links = len(graph.lines)
@@ -228,5 +232,5 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
                       markdown_bytes=sum(n.size for n in notes)),
         warnings=tuple(warnings), link_inputs=link_key,
         shards={sid: shards[sid] for sid in sorted(shards)},
-        background=_background(root, plan), files={})
+        background=_background(root, plan), files={}, mentions=mentions)
     return write_manifest(root, manifest), seconds, similar_rows

@@ -159,6 +159,16 @@ class Counts(Record):
     vectors: Count
 
 
+class Mentions(Record):
+    """`mentions.jsonl` (kbase_ci.index.unlinked): its format `version` (another one is
+    not read: a query scans the notes instead), how many (note, note naming it) `pairs`
+    it holds, and how many titles and aliases were `skipped` (never looked for)."""
+
+    version: Count
+    pairs: Count
+    skipped: Count
+
+
 class SliceCounts(Record):
     notes: Count
     shards: Count

@@ -34,6 +34,7 @@ from kbase_ci.index.manifest import (
     sha256,
 )
 from kbase_ci.index.modelchoice import ModelChoice, choose_model
+from kbase_ci.index.modelfolder import encoder_key
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.provenance import source_of
 from kbase_ci.index.shardbuild import embedder_for, inputs_digest, vectors_digest
@@ -71,6 +72,17 @@ class BuildResult:
     """Similar-note lists computed in full; the others were updated incrementally."""
     embedded: int = 0
     """Chunks embedded by this build; rebuilt shards copy the vectors of unchanged notes."""
+    embed_seconds: float = 0.0
+    """Wall seconds the embedding took: the shard tasks' embedding seconds, at most the
+    wall time of the shard builds (workers embed side by side; that time also holds
+    their parsing, so the rate it gives is a lower bound)."""
+
+    @property
+    def chunks_per_second(self) -> float | None:
+        """Embedding throughput (None: nothing embedded)."""
+        if not self.embedded or self.embed_seconds <= 0:
+            return None
+        return self.embedded / self.embed_seconds
 
     @property
     def embeddings_reason(self) -> str | None:
@@ -120,7 +132,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     previous, why = _previous(out_dir)
     dim = _dim_of(choice, cfg, previous)
     report("prepare", 1, 4)
-    model_key = f"{choice.sha256}/{dim}" if choice.sha256 else None
+    model_key = f"{choice.sha256}/{dim}{encoder_key(choice.kind)}" if choice.sha256 else None
     vectors_key = vectors_digest(model_key, cfg.vault.max_note_bytes) if dim else None
     built = scope.source if scope is not None else source_of(vault)
     head = header(built.source, built.built_at, cfg.digest, cfg.index.domain,
@@ -169,9 +181,11 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
                                   use_cache, cfg.embeddings.dim, cfg.index.stemmer, kept))
         report("prepare", 3 + len(selected), 3 + len(selected))
 
+        t_tasks = time.perf_counter()
         results, fresh = run_tasks(
             vault, tasks, jobs, report,
             [p for s in reused for p in s.notes if p not in parsed], use_cache)
+        t_tasks = time.perf_counter() - t_tasks
         parsed.update(fresh)
         for task in tasks:
             r = results[task.spec.id]
@@ -202,7 +216,8 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     seconds["total"] = time.perf_counter() - t_start
     return BuildResult(out_dir, manifest, tuple(t.spec.id for t in tasks),
                        tuple(s.id for s in reused), seconds, tuple(warnings), why,
-                       similar_rows, sum(results[t.spec.id].embedded for t in tasks))
+                       similar_rows, sum(results[t.spec.id].embedded for t in tasks),
+                       min(t_tasks, seconds.get("embeddings", 0.0)))
 
 
 def _dim_of(choice: ModelChoice, cfg: Config, previous: IndexManifest | None

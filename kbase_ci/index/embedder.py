@@ -1,10 +1,10 @@
 """Text to vectors with a model2vec static model (the static tier): the mean of the text's
 token vectors.
 
-A model2vec folder (`model.safetensors` with one `embeddings` matrix, `tokenizer.json`,
-`config.json`) is loaded directly with safetensors and tokenizers: importing model2vec
-and huggingface_hub cost more than the model (each query process loads it). Quantized
-models and other layouts go through `model2vec.StaticModel`.
+Every model2vec folder (plain, int8 and vocabulary-quantized tables: `staticmodel`) is
+read by kbase itself, not by model2vec: its loading imports huggingface_hub and more, and
+measured on minilm-static-256 (docs/models.md) it loaded 5x slower and encoded 2.6x slower
+with the same token ids.
 
 model2vec's own `encode` spends most of its time in the Rust tokenizer (about 3 MB/s
 on one core) and averaging float16 rows. For the usual tokenizers (BERT-style or plain
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import UsageError
+from kbase_ci.index.staticmodel import check_tokenizer_size, load_tables, row_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,7 +37,6 @@ _CHARWISE_NORM = {"BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "
 _BATCH = 64
 _JOIN = 4096
 _CACHE_MAX = 500_000
-_DEFAULT_MAX_LENGTH = 512  # model2vec's default when config.json has none
 
 
 def _state(part: Any) -> Any:
@@ -53,56 +53,42 @@ def _types(node: Any, key: str) -> set[str]:
 
 
 class Embedder:
-    """A loaded model (state: the model and a word -> token ids cache)."""
+    """A loaded model (state: its tables, tokenizer and a word -> token ids cache)."""
 
     def __init__(self, folder: Path, dim: int | None = None) -> None:
         """`dim`: keep only the first `dim` dimensions (`embeddings.dim`)."""
         # Shard builds run in worker processes: tokenizers' own thread pool would only
         # fight them for the cores (and warn after a fork).
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        import numpy as np
-
-        self._model: Any = None
-        self._table: npt.NDArray[np.floating[Any]] | None = None
         try:
-            direct = _load_direct(folder)
-            if direct is None:
-                self._model = _load_model2vec(folder)
-                tokenizer = self._model.tokenizer
-                self._max_len: int | None = self._model.max_length
-                self._unk: int | None = self._model.unk_token_id
-                if self._model.token_mapping is None and self._model.weights is None:
-                    self._table = np.asarray(self._model.embedding, dtype=np.float32)
-            else:
-                self._table, tokenizer, self._max_len, self._unk = direct
+            tokenizer = _load_tokenizer(folder / "tokenizer.json")
+            self._vocab_size = _vocab_size(tokenizer)
+            self._tables = load_tables(folder, self._vocab_size)
+            self._max_len = self._tables.max_length
+            self._unk = _unk_id(tokenizer)
         except UsageError:
             raise
-        except Exception as exc:  # safetensors/tokenizers/model2vec raise many kinds
+        except Exception as exc:  # tokenizers raises many kinds
             raise UsageError(f"cannot load embedding model from {folder}: {exc}") from exc
-        full = self._table.shape[1] if self._table is not None else int(self._model.dim)
+        # As StaticModel: no padding, truncation at max_length.
+        tokenizer.no_padding()
+        if self._max_len is None:
+            tokenizer.no_truncation()
+        else:
+            tokenizer.enable_truncation(self._max_len)
+        full = int(self._tables.table.shape[1])
         if dim is not None and not 0 < dim <= full:
             raise UsageError(f"embeddings.dim must be between 1 and the model's {full}, "
                              f"not {dim}")
         self._dim = full if dim is None else dim
-        if self._table is not None and self._dim < full:
-            self._table = np.ascontiguousarray(self._table[:, :self._dim])
         self._tok = tokenizer
         # The two parts that decide whether words tokenize alone, read without
         # serialising the whole vocabulary (to_str + json.loads: ~80 ms a query).
         pre = _types(_state(tokenizer.pre_tokenizer), "pretokenizers")
-        self._wordwise = (self._table is not None and bool(pre) and pre <= _WORDWISE_PRE
+        self._wordwise = (bool(pre) and pre <= _WORDWISE_PRE
                           and _types(_state(tokenizer.normalizer), "normalizers")
                           <= _CHARWISE_NORM)
         self._words: dict[str, tuple[int, ...]] = {}
-        # `_learn` tokenizes many words at once: without truncation or padding. A padded
-        # tokenizer gets a copy for that; otherwise truncation is lifted while it runs.
-        self._whole: Any = None
-        if tokenizer.padding is not None:
-            from tokenizers import Tokenizer
-
-            self._whole = Tokenizer.from_str(tokenizer.to_str())
-            self._whole.no_truncation()
-            self._whole.no_padding()
 
     @property
     def dim(self) -> int:
@@ -130,10 +116,6 @@ class Embedder:
     def _sums(self, texts: list[str]) -> npt.NDArray[np.float64]:
         import numpy as np
 
-        if self._table is None:  # quantized vocabularies: model2vec's own path
-            full = np.asarray(self._model.encode(texts, show_progress_bar=False,
-                                                 use_multiprocessing=False), dtype=np.float64)
-            return np.ascontiguousarray(full[:, :self._dim])
         ids = self._ids(texts)
         lens = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
         if not lens.sum():
@@ -141,7 +123,7 @@ class Embedder:
         flat = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lens.sum()))
         # Sum rows as (texts x distinct tokens) counts @ their vectors: one BLAS call per
         # batch instead of gathering a row per token.
-        present = np.bincount(flat, minlength=len(self._table)) > 0
+        present = np.bincount(flat, minlength=self._vocab_size) > 0
         vocab = np.flatnonzero(present)
         local = (np.cumsum(present) - 1)[flat]
         owner = np.repeat(np.arange(len(texts), dtype=np.int64), lens)
@@ -149,8 +131,7 @@ class Embedder:
         # float64: a float32 sum's last bit depends on how BLAS blocks the product, and
         # that could flip a float16 rounding between two builds of the same shard.
         counts_m = counts.reshape(len(texts), len(vocab)).astype(np.float64)
-        table: npt.NDArray[np.float64] = self._table[vocab].astype(np.float64)
-        return counts_m @ table
+        return counts_m @ row_vectors(self._tables, vocab, self._dim)
 
     def _learn(self, words: list[str]) -> None:
         """Tokenize new words as one space-joined text (the tokenizer's per-text overhead
@@ -159,18 +140,15 @@ class Embedder:
 
         text = " ".join(words)
         starts = np.cumsum([0] + [len(w) + 1 for w in words[:-1]])
-        if self._whole is not None:
-            enc = self._whole.encode(text, add_special_tokens=False)
-        else:
-            cut = self._tok.truncation
-            self._tok.no_truncation()
-            try:
-                enc = self._tok.encode(text, add_special_tokens=False)
-            finally:
-                if cut is not None:
-                    self._tok.enable_truncation(cut["max_length"], stride=cut["stride"],
-                                                strategy=cut["strategy"],
-                                                direction=cut["direction"])
+        cut = self._tok.truncation
+        self._tok.no_truncation()
+        try:
+            enc = self._tok.encode(text, add_special_tokens=False)
+        finally:
+            if cut is not None:
+                self._tok.enable_truncation(cut["max_length"], stride=cut["stride"],
+                                            strategy=cut["strategy"],
+                                            direction=cut["direction"])
         owner = np.searchsorted(starts, [a for a, _ in enc.offsets], side="right") - 1
         got: list[list[int]] = [[] for _ in words]
         for w, tid in zip(owner.tolist(), enc.ids, strict=True):
@@ -200,35 +178,19 @@ class Embedder:
         return out
 
 
-def _load_direct(folder: Path) -> tuple[Any, Any, int | None, int | None] | None:
-    """(table, tokenizer, max_length, unk id) of a plain model2vec folder, else None."""
-    files = [folder / n for n in ("model.safetensors", "tokenizer.json", "config.json")]
-    if not all(p.is_file() for p in files):
-        return None
-    import numpy as np
-    from safetensors.numpy import load_file
+def _load_tokenizer(path: Path) -> Any:
     from tokenizers import Tokenizer
 
-    tensors = load_file(str(files[0]))
-    if set(tensors) != {"embeddings"}:  # weights/mapping: a quantized vocabulary
-        return None
-    config = json.loads(files[2].read_bytes())
-    tokenizer = Tokenizer.from_file(str(files[1]))
-    max_len = config.get("max_length", _DEFAULT_MAX_LENGTH)
-    # As StaticModel: no padding, truncation at max_length.
-    tokenizer.no_padding()
-    if max_len is None:
-        tokenizer.no_truncation()
-    else:
-        tokenizer.enable_truncation(int(max_len))
-    # Kept as stored (float16 for most models): a query needs a few rows, not a float32
-    # copy of all of them (~50 ms), and float16 -> float64 is exact either way.
-    table = np.asarray(tensors["embeddings"])
-    if table.dtype.kind != "f":
-        return None
-    if table.ndim != 2 or table.shape[0] != tokenizer.get_vocab_size():
-        return None
-    return table, tokenizer, max_len, _unk_id(tokenizer)
+    check_tokenizer_size(path)
+    return Tokenizer.from_file(str(path))
+
+
+def _vocab_size(tokenizer: Any) -> int:
+    """Tokens of the vocabulary, whose ids must be 0..n-1 (each a table row)."""
+    ids = tokenizer.get_vocab().values()
+    if ids and max(ids) >= len(ids):
+        raise UsageError(f"tokenizer.json: token ids up to {max(ids)} for {len(ids)} tokens")
+    return len(ids)
 
 
 def _unk_id(tokenizer: Any) -> int | None:
@@ -239,15 +201,3 @@ def _unk_id(tokenizer: Any) -> int | None:
         return None if token is None else tokenizer.token_to_id(token)
     unk: int | None = json.loads(tokenizer.to_str())["model"].get("unk_id")
     return unk
-
-
-def _load_model2vec(folder: Path) -> Any:
-    import logging
-
-    from model2vec import StaticModel
-
-    # A model folder without a model card makes huggingface_hub (imported by model2vec,
-    # which configures its logger then) log a warning that would end up on the user's
-    # terminal; it says nothing about the index. Downloads are kbase_ci.state's.
-    logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
-    return StaticModel.from_pretrained(folder, force_download=False)

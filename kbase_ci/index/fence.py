@@ -1,6 +1,6 @@
-"""The boundary where native code runs on files kbase did not write: tokenizers and
-safetensors (a model's `tokenizer.json`, weights), onnxruntime (its graph) and usearch
-(a shard's `vectors.usearch`).
+"""The boundary where native code runs on files kbase did not write: tokenizers (a
+model's `tokenizer.json`), onnxruntime (its graph) and usearch (a shard's
+`vectors.usearch`); a static model's weights are parsed in Python (`staticmodel`).
 
 Those libraries fail in more ways than `Exception`: tokenizers (Rust, through pyo3)
 raises `pyo3_runtime.PanicException`, a `BaseException`, for a regex its engine cannot

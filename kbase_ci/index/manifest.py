@@ -31,6 +31,7 @@ from kbase_ci.index.blocks import (
     Embeddings,
     Fusion,
     IndexPath,
+    Mentions,
     Scope,
     Sha256,
     Shard,
@@ -83,6 +84,8 @@ class IndexManifest(Header):
     background: Background | None
     files: Files
     """relative path -> sha256 of every file but the manifest (`assemble.write_manifest`)."""
+    mentions: Mentions | None = json_field(default=None, omit=True)
+    """`mentions.jsonl`, when the index has one (older builds: None)."""
 
 
 class SliceManifest(Header):

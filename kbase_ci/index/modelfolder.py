@@ -2,13 +2,14 @@
 computes, and the embedder that runs it.
 
 Two kinds, told apart by their files:
-- **static** (model2vec): `model.safetensors` + `tokenizer.json`; a vector is the mean of
-  the text's token vectors (`embedder.Embedder`, ~10k chunks/s, no extra dependency).
+- **static** (a model2vec folder): `model.safetensors` + `tokenizer.json`; a vector is the
+  mean of the text's token vectors (`embedder.Embedder`, ~10k chunks/s, read by kbase:
+  `staticmodel`).
 - **transformer** (ONNX sentence-embedding model): a `model*.onnx` (in the folder or its
   `onnx/` subfolder) + `tokenizer.json`, as Hugging Face repositories such as
   `sentence-transformers/all-MiniLM-L6-v2` or `BAAI/bge-small-en-v1.5` ship them and
   fastembed caches them; run with onnxruntime (`transformer.TransformerEmbedder`,
-  ~350-450 chunks/s on 2 cores, ranks paraphrased questions better).
+  60-90 chunks/s per core on real notes, ranks paraphrased questions better).
 
 How a folder is *found* (a `--model` path, `embeddings.model`, a hub cache) is
 `modelchoice`'s business; this module only needs the folder. Both embedders import
@@ -88,7 +89,18 @@ def model_files(folder: Path) -> list[Path]:
 
 def library(kind: str | None) -> str | None:
     """What runs a model of `kind` (the manifest's `embeddings.library`)."""
-    return {STATIC: "model2vec", TRANSFORMER: "onnxruntime"}.get(kind or "")
+    return {STATIC: "kbase", TRANSFORMER: "onnxruntime"}.get(kind or "")
+
+
+STATIC_ENCODER = 2
+"""Bumped when the static encoder's vectors change for a model: 2, kbase reads int8 and
+vocabulary-quantized tables itself (model2vec computed those before, in float32)."""
+
+
+def encoder_key(kind: str | None) -> str:
+    """What a shard's model key adds for `kind`: a changed encoder rebuilds shards
+    instead of mixing old and new vectors."""
+    return f"/static{STATIC_ENCODER}" if kind == STATIC else ""
 
 
 def open_embedder(folder: Path, dim: int | None = None, *, threads: int = 1) -> TextEmbedder:

@@ -29,6 +29,7 @@ from kbase_ci.index.layout import (
     LINK_FIELDS,
     LINK_ROWS_FILE,
     LINKS_FILE,
+    MENTIONS_FILE,
     NAMES_FILE,
     NOTE_ROWS_FILE,
     OUTGOING_FILE,
@@ -150,6 +151,27 @@ def validate(reader: IndexReader) -> None:
     _shards(reader, core)
     if reader.has(CONCEPTS_FILE):
         _concepts(reader, n)
+    if reader.has(MENTIONS_FILE):
+        _mentions(reader, n)
+
+
+def _mentions(reader: IndexReader, n: int) -> None:
+    """mentions.jsonl of this kbase's version (the manifest's `mentions.version`; another
+    one is not read: queries scan the notes instead): per note [source, count, places]."""
+    from kbase_ci.parse.namematch import VERSION  # loaded only for an index with the table
+
+    block = reader.manifest.mentions
+    if block is None or block.version != VERSION:
+        return
+
+    def ok(row: Any) -> bool:
+        return isinstance(row, list) and all(
+            isinstance(m, list) and len(m) == 3 and _is(m[0], int) and 0 <= m[0] < n
+            and _is(m[1], int) and m[1] >= 1 and isinstance(m[2], list)
+            and all(isinstance(p, list) and len(p) == 3 and all(_nat(v) for v in p)
+                    for p in m[2]) for m in row)
+
+    _rows(reader, MENTIONS_FILE, n, ok)
 
 
 def _concepts(reader: IndexReader, n: int) -> None:

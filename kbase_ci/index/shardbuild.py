@@ -169,9 +169,16 @@ the pieces give the same matrix as one call)."""
 
 def _encode(model: TextEmbedder, texts: list[str], notes: int,
             tick: Callable[[int], None]) -> Any:
-    """`model.encode(texts)` in pieces, telling `tick` the notes' share of each piece."""
+    """`model.encode(texts)`, each distinct text once (a vector depends on its text
+    only, and repeated boilerplate is common: 23% of dnd-5e-srd's chunk texts repeat
+    another's), in pieces, telling `tick` the notes' share of each piece."""
     import numpy as np
 
+    first: dict[str, int] = {}
+    where = np.fromiter((first.setdefault(t, len(first)) for t in texts), dtype=np.intp,
+                        count=len(texts))
+    if len(first) < len(texts):
+        return _encode(model, list(first), notes, tick)[where]
     if len(texts) <= _ENCODE_STEP:
         tick(notes)
         return model.encode(texts)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci.index import tokens
+from kbase_ci.index.modelfolder import TRANSFORMER, model_kind
 from kbase_ci.index.shardbuild import ShardJob, ShardResult, build_shard
 from kbase_ci.index.shards import ShardSpec
 from kbase_ci.parsed import ParsedNote
@@ -30,6 +31,11 @@ from kbase_ci.vault.scanner import scan
 OVERLAP_MIN_NOTES = 2000
 """Notes of reused shards past which their decoding overlaps the shard builds."""
 PARALLEL_MIN_BYTES = 2_000_000
+TRANSFORMER_PARALLEL_MIN_BYTES = 50_000
+"""A transformer embeds ~70-90 chunks a second per core, so 50 KB of notes (~250 chunks)
+already cost more than forking workers (~0.3 s). onnxruntime's own threads do not
+replace them: on one short text per call, 2 intra-op threads took 2x the CPU of one for
+less throughput (300 real chunks, load average 8-11)."""
 _vault: Vault | None = None  # set before forking; read by tasks in the workers
 _steps: Any = None
 """A shared counter (multiprocessing.Value, set before forking) of note steps done: a
@@ -52,6 +58,13 @@ class Task:
     """`index.stemmer`."""
     vectors: dict[str, bytes] = field(default_factory=dict)
     """`ShardJob.vectors`: the previous build's rows of unchanged notes."""
+
+
+def _parallel_min_bytes(tasks: Sequence[Task]) -> int:
+    models = {t.model for t in tasks if t.model is not None}
+    if any(model_kind(m) == TRANSFORMER for m in models):
+        return TRANSFORMER_PARALLEL_MIN_BYTES
+    return PARALLEL_MIN_BYTES
 
 
 def parse_notes(vault: Vault, paths: Sequence[str], use_cache: bool,
@@ -109,7 +122,7 @@ def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
     results: dict[str, ShardResult] = {}
     parsed: dict[str, ParsedNote] = {}
     workers = max(1, min(jobs if jobs is not None else (os.cpu_count() or 1), len(order)))
-    if jobs is None and sum(t.spec.bytes for t in order) < PARALLEL_MIN_BYTES:
+    if jobs is None and sum(t.spec.bytes for t in order) < _parallel_min_bytes(order):
         workers = 1
     # An incremental build rebuilds a shard or two and decodes every other note from the
     # parse cache (~0.5 s at 10k notes): a worker builds the shards meanwhile.

@@ -6,7 +6,8 @@ Two kinds of term are taken, both cheap to find line by line without the parser:
   "Bureau of Labor Statistics") or a single CamelCase word ("PostgreSQL", "GitHub").
 Frequent lower-case noun phrases are not taken: without a tagger they are mostly noise.
 
-Skipped: frontmatter, fenced code blocks, HTML and `%%` comments, heading lines (a
+Skipped: frontmatter, fenced code blocks, HTML and `%%` comments, math, Excalidraw
+drawings and code-like tables (`kbase_ci.parse.mentionnoise`), heading lines (a
 heading is structure, and a concept some heading names counts as documented), link
 text and targets (wiki and Markdown), URLs, tags and other inline code. Which
 candidates are terms is `kbase_ci.parse.termrules`: literals and one-word code values
@@ -29,9 +30,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from kbase_ci.parse import termrules
+from kbase_ci.parse import mentionnoise, termrules
 
-VERSION = 3
+VERSION = 4
 TermKind = Literal["code", "name", "initial"]
 """`initial`: a name this note writes only at the start of sentences (table cells, list
 items), where a capital proves nothing; it counts only where another note gives evidence."""
@@ -174,6 +175,23 @@ def term_key(text: str) -> str:
     return " ".join(words)
 
 
+_PAREN = re.compile(r"^(.*?)\s*[(（\[]([^()（）\[\]]+)[)）\]]\s*(.*)$")
+_WIDE = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3040-\u30ff]+")
+
+
+def name_keys(name: str) -> set[str]:
+    """The keys a title or alias documents: its own, and those of its parts when it
+    names one thing twice: `Trap Interrupt (陷入)` documents "Trap Interrupt" and "陷入",
+    and so does `Trap Interrupt 陷入` (a run of CJK script beside the rest)."""
+    keys = {term_key(name)}
+    m = _PAREN.match(name.strip())
+    parts = [m.group(1), m.group(2), m.group(3)] if m else []
+    if not m and (wide := _WIDE.findall(name)):
+        parts = [*wide, _WIDE.sub(" ", name)]
+    keys.update(term_key(p) for p in parts if p.strip())
+    return {k for k in keys if k}
+
+
 def _spaces(m: re.Match[str]) -> str:
     """Blank a match, keeping its newlines so lines and columns stay where they were."""
     text = m.group(0)
@@ -191,7 +209,19 @@ def _blanked(text: str, spans: Iterable[tuple[int, int]]) -> str:
 
 
 def _visible(text: str) -> str:
-    """`text` with frontmatter, fenced code, comments and headings blanked."""
+    """`text` with frontmatter, fenced code, comments, headings and what
+    `mentionnoise` finds (math, drawings, code-like tables) blanked."""
+    if mentionnoise.is_drawing(text):
+        return re.sub(r"[^\n]", " ", text)
+    text = _unfenced(text)
+    if "%%" in text or "<!--" in text:
+        text = _COMMENT.sub(_spaces, text)
+    text = mentionnoise.blank_noise(text)
+    return _HEADING.sub("", text) if "#" in text else text
+
+
+def _unfenced(text: str) -> str:
+    """`text` with frontmatter and fenced code blanked."""
     if text.startswith("---"):
         m = re.match(r"---[ \t]*\n.*?\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", text, re.DOTALL)
         if m:
@@ -215,9 +245,23 @@ def _visible(text: str) -> str:
             parts += [text[pos:start], re.sub(r"[^\n]", " ", text[start:end])]
             pos = end
         text = "".join([*parts, text[pos:]])
+    return text
+
+
+def prose(text: str) -> str:
+    """`text` with all but its prose (headings included) blanked, every offset kept:
+    frontmatter, fenced and inline code, comments, links and embeds (their text too),
+    HTML tags, URLs and tags. Where `kbase_ci.parse.namematch` looks for note names.
+    Code spans go before comments: `%%` or `<!--` in backticks opens no comment."""
+    text = _unfenced(text)
+    if "`" in text:
+        text = _CODE_SPAN.sub(_spaces, text)
     if "%%" in text or "<!--" in text:
         text = _COMMENT.sub(_spaces, text)
-    return _HEADING.sub("", text) if "#" in text else text
+    for trigger, spans in _MASKS:
+        if trigger in text:
+            text = _blanked(text, spans(text))
+    return text
 
 
 _HEADING_TEXT = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+)$", re.MULTILINE)

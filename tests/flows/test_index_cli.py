@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -72,7 +73,7 @@ def test_shard_and_merge_on_the_command_line(make_repo: MakeRepo, tmp_path: Path
 
 
 @pytest.mark.parametrize(("folder", "kind", "library", "dim"), [
-    (REAL_MODEL, "model2vec", "model2vec", 256),
+    (REAL_MODEL, "model2vec", "kbase", 256),
     (ONNX_MODEL, "onnx", "onnxruntime", 384)])
 def test_real_models_on_the_demo_vault(tmp_path: Path, folder: Path, kind: str,
                                        library: str, dim: int) -> None:
@@ -94,6 +95,10 @@ def test_real_models_on_the_demo_vault(tmp_path: Path, folder: Path, kind: str,
     proc = kbase("index", "--model", str(folder), cwd=root, hub=tmp_path / "hub")
     assert proc.returncode == 0, proc.stderr
     reader = open_index(root / ".kbase")
+    rate = re.search(r"kbase index: embedded (\d+) chunks in [\d.]+ s \((\d+) chunks/s\)",
+                     proc.stderr)
+    assert rate is not None and int(rate.group(1)) == reader.manifest.counts.chunks
+    assert int(rate.group(2)) > 0 and "chunks/s" not in proc.stdout
     emb, fusion = reader.manifest.embeddings, reader.manifest.fusion
     assert (emb.model, emb.dim, emb.kind, emb.library) == (folder.name, dim, kind, library)
     assert fusion is not None and fusion.rankers["semantic"].weight > 0

@@ -29,8 +29,8 @@ from tests.conftest import GIT_ENV, REPO, git, write
 pytestmark = pytest.mark.slow
 
 _TIMEOUT = 900
-_SEARCH_STACK = {"numpy", "onnxruntime", "usearch", "mcp", "bm25s", "model2vec",
-                 "huggingface-hub", "tokenizers", "safetensors", "rich", "pygments"}
+_SEARCH_STACK = {"numpy", "onnxruntime", "usearch", "mcp", "bm25s",
+                 "huggingface-hub", "tokenizers", "rich", "pygments"}
 # Each extra reached by importing kbase as a library: (module, the extra it reports).
 _ENTRY_MODULES = (
     ("kbase_ci.index", "search"),

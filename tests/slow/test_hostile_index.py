@@ -52,6 +52,7 @@ FORGERIES: dict[str, tuple[str, Callable[[bytes], bytes]]] = {
     "out-of-range name id": ("names.json", lambda d: b'{"a":[999999]}\n'),
     "out-of-range backlink": ("backlinks.ids.npy", lambda d: _npy(d, lambda a: a + 999)),
     "shifted offsets": ("notes.offsets.npy", lambda d: _npy(d, lambda a: a + 1)),
+    "mention row not a list": ("mentions.jsonl", lambda d: b"99" + d[2:]),
     "100k-deep JSON": ("unresolved.json", lambda d: b"[" * 100_000 + b"]" * 100_000),
     "wrong row type": (NOTE_ROWS_FILE, _same_length(b'"x"')),
     "wrong link row": (LINK_ROWS_FILE, _same_length(b'[0,1,1,"x","wiki",true,"y"]')),

@@ -90,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     print(summary(result.manifest, result.out_dir, len(result.shards_built),
                   len(result.shards_reused), result.seconds.get("total", 0.0)))
+    rate = result.chunks_per_second
+    if rate is not None:
+        print(f"kbase index: embedded {result.embedded} chunks in "
+              f"{result.embed_seconds:.1f} s ({rate:.0f} chunks/s)", file=sys.stderr)
     if shard is None:
         with StageProgress(sys.stderr, tty=sys.stderr.isatty(), color=color,
                            prefix="kbase index") as report:

@@ -18,6 +18,9 @@ class ExploreParams(Record):
     concise: Annotated[bool, Param(
         help="paths only", tool="Paths only: outlinks, unresolved link texts, backlinks.")
     ] = False
+    no_mentions: Annotated[bool, Param(
+        help="leave out unlinked mentions (notes naming it without a link)",
+        tool="Leave out `unlinked` (notes naming it without a link).")] = False
 
 
 def _run(s: Session, p: ExploreParams) -> ExploreAnswer:
@@ -25,7 +28,8 @@ def _run(s: Session, p: ExploreParams) -> ExploreAnswer:
     from kbase_ci.query.explore import explore_answer
 
     view = s.view()
-    return explore_answer(view, view.lookup(p.note), concise=p.concise)
+    return explore_answer(view, view.lookup(p.note), concise=p.concise,
+                          mentions=not p.no_mentions)
 
 
 def _lines(a: ExploreAnswer) -> list[str]:
@@ -40,7 +44,10 @@ def _lines(a: ExploreAnswer) -> list[str]:
     return [f"note: {a.note}", f"outlinks: {paths(a.outlinks)}",
             "external: " + (", ".join(e if isinstance(e, str) else e.url
                                       for e in a.external) or "-"),
-            f"backlinks: {paths(a.backlinks)}", f"similar: {paths(a.similar)}"]
+            f"backlinks: {paths(a.backlinks)}", f"similar: {paths(a.similar)}",
+            *([] if a.unlinked is None else
+              ["unlinked: " + (", ".join(dict.fromkeys(
+                  u if isinstance(u, str) else u.path for u in a.unlinked)) or "-")])]
 
 
 QUERIES = [Query(

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.tools.spec import Note, Query, Session
+from kbase_ci.query.tools.spec import Note, Param, Query, Session
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.links import LinkRecord, LinksAnswer
+    from kbase_ci.query.mentions import UnlinkedAnswer
 
 
-class NoteParams(Record):
+class LinksParams(Record):
     note: Note
+    unlinked: Annotated[bool, Param(
+        help="instead: notes naming it (title, alias) without a link either way",
+        tool="Instead: notes naming it without a link either way.")] = False
 
 
-def _run(s: Session, p: NoteParams) -> LinksAnswer:
+def _run(s: Session, p: LinksParams) -> LinksAnswer | UnlinkedAnswer:
     # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.links import links_answer
+    from kbase_ci.query.mentions import unlinked_answer
 
     view = s.view()
-    return links_answer(view, view.lookup(p.note))
+    path = view.lookup(p.note)
+    return unlinked_answer(view, path) if p.unlinked else links_answer(view, path)
 
 
 _WHY = {"unresolved": "not yet written", "escapes": "outside the vault",
@@ -34,10 +40,22 @@ def link_label(link: LinkRecord) -> str:
     return f"({_WHY.get(link.status, link.status)}) {link.raw}"
 
 
-def _lines(a: LinksAnswer) -> list[str]:
+def _lines(a: LinksAnswer | UnlinkedAnswer) -> list[str]:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.mentions import UnlinkedAnswer
+
+    if isinstance(a, UnlinkedAnswer):
+        return [f"{u.path}:{u.line}:{u.col}: {u.text}  {u.sentence}" for u in a.unlinked]
     rows = [(lk.line, lk.col, f"{link_label(lk)}  {lk.sentence}") for lk in a.links]
     rows += [(e.line, e.col, f"(external) {e.url}  {e.sentence}") for e in a.external]
     return [f"{line}: {text}" for line, _col, text in sorted(rows)]
+
+
+def _found(a: LinksAnswer | UnlinkedAnswer) -> bool:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.mentions import UnlinkedAnswer
+
+    return bool(a.unlinked) if isinstance(a, UnlinkedAnswer) else bool(a.links or a.external)
 
 
 QUERIES = [Query(
@@ -46,11 +64,14 @@ QUERIES = [Query(
          "external)",
     description="The note's links with line and sentence: `links` for notes and "
                 "attachments (path null: not written yet, or outside the vault), "
-                "`external` for URLs. Exit 0 links found, 1 none, 2 no such note.",
+                "`external` for URLs. `--unlinked`: instead, the notes naming it in "
+                "prose (title or alias) that are not linked with it either way. Exit 0 "
+                "found, 1 none, 2 no such note.",
     tool="The links one note makes, each with its line and the sentence around it: `path` "
          "is the target note or attachment, or null for a note that is referenced but not "
          "written yet (`status` says which); links to URLs are listed apart in `external`. "
          "Use it to follow a note's references exactly; `explore` gives the same plus "
          "backlinks and similar notes at a glance.",
     when="a note's links exactly, each with line and sentence; URLs in `external`",
-    params=NoteParams, run=_run, text=_lines, found=lambda a: bool(a.links or a.external))]
+    params=LinksParams, run=_run, text=_lines, found=_found)]
+

@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from kbase_ci.query.tools.spec import Query
 
 WORDS = ("search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
-         "prerequisites", "reading-order", "notes", "tags", "status", "handover")
+         "prerequisites", "reading-order", "notes", "tags", "concepts", "concept",
+         "summarize", "compare", "auto-index",
+         "status",
+         "handover")
 """`handover` is a command of its own (`handover check`); its `latest` is a query."""
 COMMANDS = WORDS[:-1]
 """The words whose whole command is made from the registry."""

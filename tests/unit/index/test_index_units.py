@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from itertools import pairwise
-from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
@@ -139,32 +138,3 @@ def test_slice_syntax() -> None:
     for bad in ("0/3", "4/3", "x", "1/0"):
         with pytest.raises(UsageError):
             parse_slice(bad)
-
-
-def test_encoder_tokens_match_model2vec(tmp_path: Path) -> None:
-    import numpy as np
-    from indexkit import REAL_MODEL, make_tiny_model
-    from model2vec import StaticModel
-    from tokenizers import Tokenizer, pre_tokenizers
-
-    from kbase_ci.index.embedder import Embedder
-
-    texts = ["Python, generator! zzz the", "", "ünïcode 日本語 x\u00a0y  tabs\there",
-             "python " * 600]
-    tiny = make_tiny_model(tmp_path / "tiny")
-    # The same vocabulary behind a tokenizer the word cache must not be used for.
-    other = make_tiny_model(tmp_path / "metaspace")
-    tok = Tokenizer.from_file(str(other / "tokenizer.json"))
-    tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    tok.save(str(other / "tokenizer.json"))
-    cases = [tiny, other]
-    if REAL_MODEL.is_dir():
-        cases.append(REAL_MODEL)
-    for folder in cases:
-        e = Embedder(folder)
-        ref = StaticModel.from_pretrained(folder)
-        assert e.tokenize(texts) == ref.tokenize(texts)
-        got = e.encode(texts).astype(np.float64)
-        want = np.asarray(ref.encode(texts), dtype=np.float64)
-        want /= np.maximum(np.linalg.norm(want, axis=1, keepdims=True), 1e-12)
-        assert np.allclose(got, want, atol=2e-3)

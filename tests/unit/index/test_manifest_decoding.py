@@ -32,9 +32,9 @@ MANIFEST_KEYS = {"format_version", "kbase_version", "config_digest", "tokenizer"
                  "selectors", "dirty_paths", "stopwords", "rankers", "top1"}
 """Keys that only a manifest has (the generic ones, `source` or `counts`, name parts of
 query answers too: those are caught by the receiver's name below)."""
-NOT_A_MANIFEST = {("kbase_ci/index/embedder.py", "embeddings"),
+NOT_A_MANIFEST = {("kbase_ci/index/build.py", "embeddings"),
                   ("kbase_ci/index/shardbuild.py", "embeddings")}
-"""A model2vec `model.safetensors` names its table `embeddings`; so does a build stage."""
+"""A build stage is named `embeddings` (its seconds)."""
 DELETE = object()
 NOTES = {"A.md": "# A\n\nsee [[B]] and [[nowhere]]\n", "B.md": "# B\n\n[[A]]\n",
          ".gitignore": ".kbase/\n"}

@@ -18,7 +18,11 @@ def line_of(piece: str, size: int) -> str:
 
 
 @pytest.mark.parametrize("piece", ["[[", "<", "[a](", "][", "[", "Aa-", "Aa'", "1aB",
-                                   "The Aa Bb. ", "Using Aa Bb\n", "[[a]] ", "http://"])
+                                   "The Aa Bb. ", "Using Aa Bb\n", "[[a]] ", "http://",
+                                   # issue 31's noise scans: math, drawings, tables
+                                   "$a", "$$a ", "$a`", "## Drawing\n# x\n",
+                                   "# Drawing\n## Drawing\n", "| a |\n| --- |\n",
+                                   "| EAX | r1 |\n"])
 def test_concept_mentions_are_linear(piece: str) -> None:
     assert_linear(lambda size: line_of(piece, size), lambda text: len(extract(text)),
                   256 * KB)

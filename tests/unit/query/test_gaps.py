@@ -202,3 +202,23 @@ def test_incremental_build_matches_full_build(vault: Path, tmp_path: Path) -> No
     _, ans, _ = query(vault, "gaps")
     assert [(c["name"], c["notes"]) for c in ans["concepts"]] == [
         ("Change Data Capture", 5), ("dbt_project", 4)]
+
+
+def test_parenthesised_title_and_drawings(vault: Path) -> None:
+    """A title naming one thing twice documents both names; Excalidraw notes are
+    drawings and count for nothing (issue 31) - in the index and in the overlay."""
+    drawing = ("---\nexcalidraw-plugin: parsed\n---\nSee Drawing Label Here.\n\n"
+               "# Excalidraw Data\n## Text Elements\nDrawing Label Here ^a1\n")
+    write(vault, {"Change Data Capture (变更捕获).md": "# CDC\n\nRow-level change feeds.\n",
+                  **{f"Boards/B{i}.excalidraw.md": "Plain Body Term text.\n" for i in range(3)},
+                  **{f"Boards/D{i}.md": drawing for i in range(3)}})
+    git(vault, "add", "-A")
+    _, ans, _ = query(vault, "gaps", "--kind", "concept", "--min-notes", "1")
+    keys = _names(ans, "concepts", "key")
+    assert "dbt_project" in keys and "change data capture" not in keys
+    assert not {"plain body term", "drawing label here"} & set(keys)
+    git(vault, "commit", "-q", "-m", "titles and drawings")
+    assert run_kbase("index", cwd=vault).returncode == 0
+    _, ans, _ = query(vault, "gaps", "--kind", "concept", "--min-notes", "1")
+    assert not ans["index"]["overlaid"]
+    assert _names(ans, "concepts", "key") == keys
