@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kbase_ci.git.repo import repo_dirs
+from kbase_ci.index import layout
 from kbase_ci.index.manifest import FORMAT_VERSION
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.vault import indexhints
@@ -47,6 +48,12 @@ def _hints(repo: Path) -> dict[str, tuple[str, NoteSummary]] | None:
 
 def test_the_format_read_is_the_format_written() -> None:
     assert indexhints.FORMAT_VERSION == FORMAT_VERSION
+    assert (indexhints.NOTES_FILE, indexhints.BLOBS_FILE, indexhints.NOTE_ROWS_FILE,
+            indexhints.LINK_ROWS_FILE) == (layout.NOTES_FILE, layout.BLOBS_FILE,
+                                           layout.NOTE_ROWS_FILE, layout.LINK_ROWS_FILE)
+    assert layout.STORED_NOTE_FIELDS[2:4] == ("aliases", "tags")
+    assert layout.STORED_NOTE_FIELDS[5] == "frontmatter"
+    assert (layout.LINK_FIELDS[0], layout.LINK_FIELDS[3]) == ("source", "raw")
 
 
 def test_summaries_are_what_a_parse_summarizes(published: Path) -> None:
