@@ -29,6 +29,7 @@ from kbase_ci import __version__
 from kbase_ci.errors import GitError
 from kbase_ci.git import indexbranch
 from kbase_ci.git.objects import read_blobs, tree_blobs
+from kbase_ci.parse.linksyntax import decode_escapes, unescape
 from kbase_ci.typedjson import Record, ShapeError, between, decode, matching
 from kbase_ci.vault.notestore import NoteSummary, fold
 
@@ -44,10 +45,6 @@ MAX_RAW = 8192
 """Longest link text kept; a longer one makes the whole index refused."""
 _HEX = re.compile(r"[0-9a-f]+")
 _NPY = re.compile(rb"\{'descr': '\|u1', 'fortran_order': False, 'shape': \((\d+),\), \}\s*")
-_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
-_URI_RESERVED = frozenset(";/?:@&=+$,#")
-"""What `linksyntax.decode_uri` leaves encoded (JavaScript's `decodeURI`)."""
-_ESCAPED = re.compile(r"""\\([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
 _Sha256 = Annotated[str, matching(r"[0-9a-f]{64}", "a sha256")]
 
 
@@ -71,44 +68,15 @@ class _Refused(Exception):
     """Anything that makes the index unusable here (the caller parses instead)."""
 
 
-def _decoded(text: str) -> str:
-    """`text` with every URI escape decoded as `decode_uri` decodes it (reserved ASCII
-    kept as written, UTF-8 sequences whole), escape by escape: `decode_uri` keeps a whole
-    text as written when one escape in it is malformed, and the parser applies it to the
-    destination alone, so a malformed escape elsewhere in the link (its text, its title)
-    must not keep the destination's decoded form out."""
-    def run(m: re.Match[str]) -> str:
-        escapes = m.group(0)
-        data = bytes.fromhex(escapes.replace("%", ""))
-        out: list[str] = []
-        i = 0
-        while i < len(data):
-            if data[i] < 0x80:
-                c = chr(data[i])
-                out.append(escapes[3 * i:3 * i + 3] if c in _URI_RESERVED else c)
-                i += 1
-                continue
-            end = i
-            while end < len(data) and data[end] >= 0x80:
-                end += 1
-            # A malformed sequence becomes surrogates, which match no name (the parser
-            # keeps such a destination as written: the raw form holds it).
-            out.append(data[i:end].decode("utf-8", "surrogateescape"))
-            i = end
-        return "".join(out)
-
-    return _PERCENT.sub(run, text) if "%" in text else text
-
-
 def _loose(raws: list[str]) -> str:
     """A note's link texts, one a line, in every form the parser's target may take: as
     written, CommonMark escapes removed, URI escapes decoded, both in either order."""
     forms: list[str] = []
     for raw in raws:
         if "%" in raw or "\\" in raw:
-            plain = _ESCAPED.sub(r"\1", raw)
-            forms.extend(dict.fromkeys((raw, plain, _decoded(plain), _decoded(raw),
-                                        _ESCAPED.sub(r"\1", _decoded(raw)))))
+            plain = unescape(raw)
+            forms.extend(dict.fromkeys((raw, plain, decode_escapes(plain),
+                                        decode_escapes(raw), unescape(decode_escapes(raw)))))
         else:
             forms.append(raw)
     # Folding works character by character, and a line break is no combining mark:
