@@ -6,11 +6,12 @@ files are read (the manifest, `notes.json`, `blobs.npy`, `notes.jsonl`, `links.j
 each bounded in size before it is read and checked against the manifest's sha256; every
 row is checked for shape, type and count; on any doubt the answer is None and the hook
 parses as it would without an index. The index stores each link's raw text, not a
-target key the hook can trust to be computed as it computes it, so a summary carries the
-raw texts folded (`notestore.fold`): `NoteStore.linking_to` matches a name inside them, which may
-pick a note that does not link (it is then parsed and checked exactly) but never misses
-one. A summary is used only for a note whose path and blob id equal the ones the index
-was built from (`scanner.open_store`), so a stale index is safe note by note.
+target key the hook can trust to be computed as it computes it, so a summary carries
+the raw texts folded (`notestore.fold`): `NoteStore.linking_to` matches a name inside
+them, which may pick a note that does not link (it is then parsed and checked exactly)
+but never misses one. A summary is used only for a note whose path and blob id equal
+the ones the index was built from (`scanner.open_store`), so a stale index is safe note
+by note.
 
 Reading uses git plumbing only (kbase_ci.git), never kbase_ci.index: the hook path
 imports no index, query or numeric code (pyproject's import-linter contracts).
