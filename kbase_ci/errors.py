@@ -49,6 +49,24 @@ class ChangedError(UsageError):
     kind = "changed"
 
 
+class StorageError(UsageError):
+    """A file kbase must write cannot be written: the disk is full, or the file system is
+    read-only (issue 28: a full disk ended in an OSError traceback, exit 3)."""
+
+    kind = "storage"
+
+    @classmethod
+    def of(cls, exc: OSError) -> StorageError | None:
+        """The error for `exc` when it says there is no room or no write access."""
+        import errno
+
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+            return None
+        where = f"{exc.filename}: " if exc.filename else ""
+        return cls(f"{where}{exc.strerror or exc}: free some space, or work in a writable "
+                   "clone (queries and checks need no writes; `kbase index` does)")
+
+
 class GitError(KbaseError):
     """A git command failed (not a repository, unknown revision, a refused push, ...)."""
 

@@ -88,8 +88,11 @@ class NoteChanges:
                  elsewhere: Collection[str] = (), resolve_aliases: bool = True,
                  include_dot: bool = False, vault: Vault | None = None,
                  old_shas: Mapping[str, str] | None = None,
-                 when: str = "in this commit") -> None:
-        """`when`: how causes name the change (`in this commit`, `in this PR`)."""
+                 when: str = "in this commit",
+                 ambiguous: Mapping[str, tuple[str, ...]] | None = None) -> None:
+        """`when`: how causes name the change (`in this commit`, `in this PR`);
+        `ambiguous`: notes of identical content renamed together whose new paths cannot
+        be told apart (`movepairs`), listed among `deleted`: old path -> new paths."""
         self.renames = dict(renames)
         """Old path -> new path, for every file moved in this commit."""
         self.deleted = frozenset(deleted)
@@ -110,6 +113,7 @@ class NoteChanges:
         self._old_shas = dict(old_shas or {})
         self._fresh: dict[str, frozenset[int] | None] = {}
         self.when = when
+        self.ambiguous = dict(ambiguous or {})
         self.scanned: frozenset[str] = frozenset()
         """The notes `breakage` looked at: the focus and the notes linking to what moved."""
 
@@ -303,6 +307,13 @@ class NoteChanges:
              before: ResolvedLink) -> tuple[Reason, str]:
         if was in self.renames:
             return "renamed", f"`{was}` was renamed to `{expected}` {self.when}"
+        if expected is None and was in self.ambiguous:
+            went = self.ambiguous[was]
+            where = ", ".join(f"`{p}`" for p in went[:5]) + \
+                (f" and {len(went) - 5} more" if len(went) > 5 else "")
+            return "deleted", (f"`{was}` was renamed {self.when} to one of {where}, notes of "
+                               "the same content: which one is ambiguous, so kbase does not "
+                               "rewrite this link; fix it by hand")
         if expected is None:
             return "deleted", f"`{was}` was deleted {self.when}"
         if before.via == "alias":

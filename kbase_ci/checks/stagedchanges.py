@@ -2,7 +2,8 @@
 
 `git diff --cached -B -M` names the renamed, deleted, added and edited files; the HEAD
 versions of changed notes are parsed (point lookups in the parse cache first, so this
-costs a few milliseconds); and moves git reports as edits are paired by blob id.
+costs a few milliseconds); and moves git reports as edits are paired by blob id. Notes
+of identical content renamed together are paired again by their paths (`movepairs`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 
 from kbase_ci.checks.breakage import NoteChanges
+from kbase_ci.checks.movepairs import pair_identical
 from kbase_ci.git.diff import FileChange, old_blob_shas
 from kbase_ci.git.objects import read_blobs
 from kbase_ci.parsed import ParsedNote
@@ -40,11 +42,14 @@ def load_change(vault: Vault, changes: Sequence[FileChange], *, inbound: bool = 
     old_side = [p for p in (*renames, *deleted, *modified) if vault.is_note_path(p)]
     shas = _head_shas(vault, changes, old_side, base)
     _pair_moves(vault, shas, renames, deleted, added, modified)
+    ambiguous = pair_identical(shas, renames, deleted, added,
+                               {new: nf.sha for new in renames.values()
+                                if (nf := vault.note(new)) is not None})
     old_notes = _old_versions(vault, shas) if shas else {}
     return NoteChanges(renames, deleted, added, modified, old_notes, inbound=inbound,
                   elsewhere=elsewhere, resolve_aliases=vault.config.links.resolve_aliases,
                   include_dot=vault.config.vault.include_dot_folders,
-                  vault=vault, old_shas=shas, when=when)
+                  vault=vault, old_shas=shas, when=when, ambiguous=ambiguous)
 
 
 def _head_shas(vault: Vault, changes: Sequence[FileChange], paths: list[str],

@@ -28,6 +28,7 @@ from kbase_ci.errors import (
     IndexFormatError,
     KbaseError,
     PublishGaveUp,
+    StorageError,
     UsageError,
 )
 
@@ -297,7 +298,13 @@ def _run(args_list: list[str], word: str | None) -> int:
         _require_extra(word)
         if word not in ("check", "fix"):  # a hook run never downloads a model
             _show_downloads(args.color)
-        return int(_command(args.command).run(args))
+        try:
+            return int(_command(args.command).run(args))
+        except OSError as exc:
+            storage = StorageError.of(exc)
+            if storage is None:
+                raise
+            raise storage from exc
     except KbaseError as exc:
         # Lazy: only a failing run loads the escaping and colours. A message may quote a
         # `.kbase.yml` key or a note name: on one line, it can never become a workflow

@@ -39,16 +39,28 @@ class CliSession:
         self.args = args
         self.query = query
         self.form = str(args.format)
+        self.max_tokens: int | None = None  # set by `run` once the budget is known
         self._view: QueryView | None = None
+        self._vault: Vault | None = None
 
     def vault(self) -> Vault:
-        return open_vault(self.args, untracked=True)  # a note just written, not yet added
+        """The vault the command's options name, opened once: the view's when one is
+        open, else opened for this (with untracked notes: one just written, not yet
+        added)."""
+        if self._view is not None:
+            return self._view.vault
+        if self._vault is None:
+            self._vault = open_vault(self.args, untracked=True)
+        return self._vault
 
     def config(self) -> Config:
-        """`.kbase.yml`'s settings: the view's vault's when the query reads the index
-        (its view is opened anyway), else read for this."""
-        if self.query.source:
+        """`.kbase.yml`'s settings, as read when the vault was opened: the view's when
+        the query reads the index (its view is opened anyway), the vault's when one is
+        open, else read for this (a query needing neither opens no vault for it)."""
+        if self.query.source or self._view is not None:
             return self.view().vault.config
+        if self._vault is not None:
+            return self._vault.config
         # Lazy: `kbase --help` builds every command's parser; the library loads on use.
         from kbase_ci.git.repo import find_root
         from kbase_ci.vault.config import load_config
@@ -96,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max-tokens bounds the JSON answer: add --format json")
     session = CliSession(args, query)
     if not query.budgeted:  # (a budgeted query's own parameter has its own default)
-        args.max_tokens = _budget(args, query, session)
+        args.max_tokens = session.max_tokens = _budget(args, query, session)
     if getattr(params, "stream", False) and query.events is not None:
         return _stream(query.events(session, params), args.max_tokens)
     try:
@@ -120,14 +132,14 @@ def _budget(args: argparse.Namespace, query: Query[Any, Any], session: CliSessio
     """The tokens the answer may take: `--max-tokens` (0: no limit), else `.kbase.yml`'s
     `query.max_tokens` (default 8000, as MCP's tools), so no command floods an agent
     that did not ask for a budget; a text form without a budget of its own has none."""
+    from kbase_ci.query.payload import check_budget  # lazy: only a query prints one
+
     asked: int | None = args.max_tokens
     if asked is not None:
-        if asked < 0:
-            raise UsageError(f"--max-tokens must be 0 (no limit) or more, not {asked}")
-        return asked or None
+        return check_budget(asked)
     if args.format != "json" and not query.text_budget:
         return None
-    return session.config().query.max_tokens or None
+    return check_budget(session.config().query.max_tokens)
 
 
 def emit(args: argparse.Namespace, query: Query[Any, Any], answer: Record) -> None:
@@ -191,7 +203,7 @@ def _stream(events: Iterator[tuple[str, Record]], max_tokens: int | None) -> int
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
     from kbase_ci.query.payload import check_budget, cost, dumps, fit
 
-    check_budget(max_tokens)
+    max_tokens = check_budget(max_tokens)
     found, used, nodes = False, 0, 0
     for kind, record in events:
         event = {"type": kind, **record.to_json()}

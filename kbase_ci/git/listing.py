@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kbase_ci.errors import GitError
 from kbase_ci.git.process import Process, finish, git, run, start, stop
 
 
@@ -153,6 +154,7 @@ class WorktreeListing:
 
     def __init__(self, cwd: Path, *, write_index: bool = True, untracked: bool = False) -> None:
         self.cwd = cwd
+        self._untracked, self._wrote = untracked, write_index
         self._status: Process | None = start_status(cwd, write_index=write_index,
                                                     untracked=untracked)
         try:
@@ -168,6 +170,19 @@ class WorktreeListing:
             raise RuntimeError("the status was already collected")
         try:
             return worktree_status(proc, prefix)
+        except GitError:
+            if not self._wrote:
+                self.stop()
+                raise
+        except BaseException:
+            self.stop()
+            raise
+        # A git dir git cannot write (a full disk, a read-only clone: `index.lock` write
+        # error) fails the status that refreshes the index; one that leaves it alone
+        # answers the same (issue 28: every query and check exited 2 on a full disk).
+        try:
+            return worktree_status(start_status(self.cwd, write_index=False,
+                                                untracked=self._untracked), prefix)
         except BaseException:
             self.stop()
             raise

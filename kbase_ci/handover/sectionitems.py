@@ -20,6 +20,7 @@ from kbase_ci.parse.anchors import normalize_heading
 from kbase_ci.parse.linksyntax import is_external
 from kbase_ci.parse.outline import sections, split_lines
 from kbase_ci.parsed import ParsedNote
+from kbase_ci.vault.globs import MAX_GLOB
 from kbase_ci.vault.globs import match as glob_match
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
@@ -144,7 +145,8 @@ def path_matches(listed: str, path: str) -> bool:
     """`listed` names `path`: the same file, a folder holding it, or a glob matching it."""
     if listed == path or path.startswith(listed.rstrip("/") + "/"):
         return True
-    return any(c in listed for c in "*?[") and glob_match(listed, path)
+    return any(c in listed for c in "*?[") and len(listed) <= MAX_GLOB and \
+        glob_match(listed, path)
 
 
 def commands(body: Body) -> list[Command]:

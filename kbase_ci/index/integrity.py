@@ -7,7 +7,10 @@ by a PR. Sizes are checked before any file is read: a 1.5 GB blob on the branch 
 refused by its size, not read into memory. A manifest that passed `schema.validate` is
 remembered by its sha256 in the `validated` memo of the state store under the git dir
 (kbase_ci.state.memos): it pins every file's hash, and readers hash each file they read
-against it, so a remembered index needs no second validation.
+against it, so a remembered index needs no second validation. An index branch refused
+here is remembered too (`refused` memo), by its git tree id, which pins every byte of it:
+the same tree is refused again from the memo, with the same reason, before a byte of it
+is read (a refused 7.6 GiB branch cost each query 77 s of streaming and hashing).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from kbase_ci import __version__
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.layout import SCOPES_DIR
 from kbase_ci.index.manifest import MANIFEST_NAME, Manifest, sha256_file
@@ -96,6 +100,23 @@ def remember(git_dir: Path | None, digest: str | None) -> None:
     read-only git dir remembers nothing (validated again next time)."""
     if git_dir is not None and digest is not None:
         state_store(git_dir / "kbase").put("validated", digest, "")
+
+
+def _refusal_key(tree: str) -> str:
+    return f"{tree}@{__version__}"  # another kbase may judge the same bytes otherwise
+
+
+def refused_before(git_dir: Path | None, tree: str) -> str | None:
+    """Why the index branch tree `tree` was refused on this machine, or None."""
+    if git_dir is None or not tree:
+        return None
+    return state_store(git_dir / "kbase").get("refused", _refusal_key(tree))
+
+
+def remember_refusal(git_dir: Path | None, tree: str, why: str) -> None:
+    """Note that tree `tree` is not a valid index (a read-only git dir: not noted)."""
+    if git_dir is not None and tree:
+        state_store(git_dir / "kbase").put("refused", _refusal_key(tree), why)
 
 
 def file_sizes(root: Path, files: Sequence[str]) -> dict[str, int]:

@@ -33,8 +33,9 @@ if TYPE_CHECKING:
     from kbase_ci.query.view import QueryView
     from kbase_ci.vault.files import Vault
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                            idempotent_hint=True, open_world_hint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+"""(The destructive and idempotent hints mean something only when a tool writes; every
+tool's schema is in every agent's context, kbase_ci.mcp.schema.)"""
 
 
 class WarmSession:
@@ -42,9 +43,10 @@ class WarmSession:
 
     form = "json"
 
-    def __init__(self, warm: ServerState) -> None:
+    def __init__(self, warm: ServerState, max_tokens: int | None = None) -> None:
         self.warm = warm
         self.model: Path | None = warm.model
+        self.max_tokens = max_tokens
         self._view: QueryView | None = None
 
     def view(self) -> QueryView:
@@ -121,7 +123,7 @@ def _annotation(f: Arg) -> Any:
     elif f.optional or meta.by_action:
         tp = tp | None
     highs = [x for x in (meta.le, meta.tool_le) if x is not None]
-    return Annotated[tp, Field(description=meta.tool, ge=meta.ge, gt=meta.gt,
+    return Annotated[tp, Field(description=meta.tool or None, ge=meta.ge, gt=meta.gt,
                                le=min(highs) if highs else None)]
 
 
@@ -140,12 +142,12 @@ def tool_function(query: Query[Any, Any], warm: ServerState
     if not any(f.name == "max_tokens" for f in offered):  # every tool's answer has a budget
         params.append(inspect.Parameter(
             "max_tokens", inspect.Parameter.KEYWORD_ONLY, default=MAX_TOKENS,
-            annotation=Annotated[int, Field(description=BUDGET_TOOL, ge=1, le=MAX_BUDGET)]))
+            annotation=Annotated[int, Field(description=BUDGET_TOOL or None, ge=1, le=MAX_BUDGET)]))
 
     async def call(**arguments: Any) -> CallToolResult:
         def answer() -> Record:
             params = query.call(arguments)
-            got: Record = query.run(WarmSession(warm), params)
+            got: Record = query.run(WarmSession(warm, int(arguments["max_tokens"])), params)
             if query.empty is not None and not query.found(got):
                 raise Empty(query.empty(params), got)
             return got

@@ -14,12 +14,14 @@ from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.types import Tool
 from pydantic import Field
 
 from kbase_ci import __version__
 from kbase_ci.mcp import prompts
 from kbase_ci.mcp.adapter import READ_ONLY, tool_function
 from kbase_ci.mcp.framing import serve_stdio
+from kbase_ci.mcp.schema import compact
 from kbase_ci.mcp.serverstate import ServerState
 from kbase_ci.query.tools import registry
 
@@ -35,12 +37,25 @@ and `reading_order` for what to read first; `links`, `backlinks`, `notes`, `tags
 exact lists; `gaps` for what is missing; `handover_latest` to resume someone's work;
 `status` when answers look stale. Every answer carries an `index` object saying which
 commit the index is from and which notes changed since (those are read from the work
-tree)."""
+tree). Parameters many tools share: `note` is a note's path, title or alias
+(case-insensitive); `max_tokens` (default 8000, at least 1) bounds the answer's JSON (lists
+are cut from their least relevant end, and `truncated` says what went); `tags` keeps
+notes with all of them (a tag includes its child tags), `domain` those of one domain (a
+top folder, unless configured); `timeout` answers after so many seconds with what was
+found (`partial`)."""
+
+
+class KbaseServer(MCPServer[Any]):
+    """The SDK's server with its tool schemas compact (kbase_ci.mcp.schema)."""
+
+    async def list_tools(self) -> list[Tool]:
+        return [t.model_copy(update={"input_schema": compact(t.input_schema)})
+                for t in await super().list_tools()]
 
 
 def build_server(warm: ServerState) -> MCPServer[Any]:
     """A tool for every query of the registry, in its order, and the prompt."""
-    server: MCPServer[Any] = MCPServer(
+    server: MCPServer[Any] = KbaseServer(
         "kbase", title="kbase: notes, links and handovers of this repository",
         instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     for query in registry.every():

@@ -64,12 +64,8 @@ def sections(note: ParsedNote, text: str, *, nested: bool = False) -> list[Secti
     if any(ln.strip() for ln in lines[first_body - 1:pre_end]):
         out.append(Section(None, (), first_body, pre_end,
                            "\n".join(lines[first_body - 1:pre_end]).strip("\n")))
-    for i, h in enumerate(heads):
-        end = last
-        for nxt in heads[i + 1:]:
-            if not nested or nxt.level <= h.level:
-                end = nxt.line - 1
-                break
+    ends = _ends(heads, last, nested)
+    for h, end in zip(heads, ends, strict=True):
         # Setext headings span two lines; their underline is not body text.
         body_from = h.line + 1
         atx = lines[h.line - 1].lstrip(" >").startswith("#") if h.line <= len(lines) else True
@@ -78,6 +74,24 @@ def sections(note: ParsedNote, text: str, *, nested: bool = False) -> list[Secti
         body = "\n".join(lines[body_from - 1:max(end, body_from - 1)]).strip("\n")
         out.append(Section(h, (*h.parents, h.text), h.line, max(end, h.line), body))
     return out
+
+
+def _ends(heads: list[Heading], last: int, nested: bool) -> list[int]:
+    """The last line of each heading's section, in one pass (issue 28: a scan to the next
+    heading per heading made a 2 MB note of headings quadratic): flat, the line before the
+    next heading; nested, before the next heading of the same or a higher level, found by
+    closing the open headings a new one outranks (a stack, each heading pushed once)."""
+    ends = [last] * len(heads)
+    open_: list[int] = []
+    for j, nxt in enumerate(heads):
+        if not nested:
+            if j:
+                ends[j - 1] = nxt.line - 1
+            continue
+        while open_ and heads[open_[-1]].level >= nxt.level:
+            ends[open_.pop()] = nxt.line - 1
+        open_.append(j)
+    return ends
 
 
 def _is_setext_underline(line: str) -> bool:

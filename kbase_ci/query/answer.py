@@ -34,5 +34,6 @@ class Truncated(Record):
 
     max_tokens: int
     tokens: int
-    dropped: dict[str, int]
+    lists: dict[str, str]
+    """Each list cut: `kept/total` items, lists named by their keys joined with `.`."""
     shortened: list[str]

@@ -60,41 +60,29 @@ class Piece(Record):
     order: int
     """Position within its note (document order)."""
     tokens: int
+    priority: float = 0.0
+    """How much an agent needs it (kbase_ci.query.sectionrank): higher goes first."""
 
 
-def fill(pieces: Sequence[Sequence[Piece]], headers: Sequence[int], budget: int,
-         caps: Sequence[int] | None = None) -> tuple[list[list[int]], int]:
-    """Round-robin over the notes (in rank order): each round gives every note its next
-    piece that still fits, so every note gets its opening section before any note gets
-    its tail. A piece too big for what is left is skipped, never cut. A note's header
-    (`headers[i]` tokens) is paid with its first piece.
+def pack(pieces: Sequence[Sequence[Piece]], headers: Sequence[int], budget: int
+         ) -> tuple[list[list[int]], int, list[tuple[int, int]]]:
+    """The pieces that fill `budget`, highest priority first (ties: the earlier note,
+    then document order). A piece too big for what is left is skipped, not cut; a note's
+    header (`headers[i]` tokens) is paid with its first piece.
 
-    With `caps`, a first pass takes only pieces of at most `caps[i]` tokens (so one huge
-    section of a neighbour cannot crowd out everyone else's), and a second pass offers
-    the pieces it skipped to what is left.
-
-    Returns the chosen piece orders per note (document order) and the tokens used."""
+    Returns the chosen piece orders per note (document order), the tokens used, and the
+    skipped pieces as (note, order), highest priority first: the caller may cut the first
+    to what is left (kbase_ci.query.pieces.cut)."""
     left = budget
     chosen: list[list[int]] = [[] for _ in pieces]
-    taken: list[set[int]] = [set() for _ in pieces]
-    for limit in ((caps, None) if caps is not None else (None,)):
-        cursor = [0] * len(pieces)
-        progress = True
-        while progress:
-            progress = False
-            for i, note in enumerate(pieces):
-                while cursor[i] < len(note):
-                    piece = note[cursor[i]]
-                    cursor[i] += 1
-                    if piece.order in taken[i]:
-                        continue
-                    cost = piece.tokens + (0 if chosen[i] else headers[i])
-                    if limit is not None and piece.tokens > limit[i]:
-                        continue
-                    if cost <= left:
-                        chosen[i].append(piece.order)
-                        taken[i].add(piece.order)
-                        left -= cost
-                        progress = True
-                        break
-    return [sorted(c) for c in chosen], budget - left
+    skipped: list[tuple[int, int]] = []
+    ranked = sorted(((-p.priority, i, p.order, p.tokens) for i, note in enumerate(pieces)
+                     for p in note))
+    for _, i, order, tokens in ranked:
+        cost = tokens + (0 if chosen[i] else headers[i])
+        if cost <= left:
+            chosen[i].append(order)
+            left -= cost
+        else:
+            skipped.append((i, order))
+    return [sorted(c) for c in chosen], budget - left, skipped

@@ -1,8 +1,10 @@
 """`context`: what an agent should read about a note or a question, within a token budget.
 
 Seeds (the note, or the top search hits), a ranked bidirectional traversal from them
-(query/traverse.py), then the bundle cut to the budget at section boundaries
-(query/budget.py). The answer says what was followed, what was cut and why.
+(query/traverse.py), then the bundle's sections ranked by what the agent needs
+(query/sectionrank.py: the query's words, the links that joined the notes) and packed
+into the budget best first (query/budget.py), the last one cut at a paragraph to fill
+what is left. The answer says why each note is there and what was left out.
 """
 
 from __future__ import annotations
@@ -13,19 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query import sectionrank as rank
 from kbase_ci.query.answer import IndexInfo, Truncated
-from kbase_ci.query.budget import Piece, estimate_tokens, fill
+from kbase_ci.query.budget import Piece, estimate_tokens, pack
 from kbase_ci.query.bundle import (
-    AnalysisDepth,
     Bundle,
     BundledNote,
     ContextAnswer,
-    IndexVersion,
-    LinkTraversal,
-    Metadata,
-    Relation,
-    Section,
-    TraversalStep,
     header_line,
     separator,
 )
@@ -33,9 +29,9 @@ from kbase_ci.query.bundle import concise as concise_form
 from kbase_ci.query.filters import check_tags
 from kbase_ci.query.payload import cost, cut_stale, dumps
 from kbase_ci.query.payload import fit as fit_payload
-from kbase_ci.query.pieces import JOIN_TOKENS, NoteSections, load_sections
+from kbase_ci.query.pieces import JOIN_TOKENS, NoteSections, cut, load_sections
 from kbase_ci.query.search import search_answer
-from kbase_ci.query.traverse import FRONTIER_MAX, Reached, Traversal, select, traverse, view_graph
+from kbase_ci.query.traverse import Reached, select, traverse, view_graph
 from kbase_ci.query.verdict import ConciseHit, Hit
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record
@@ -153,33 +149,25 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     seed_order = sorted(seeds, key=lambda p: (-seeds[p], p))
     picked = select(trav, seed_order, preset.notes,
                     "depth" if strategy == "breadth" else "score")
-    reserve = estimate_tokens(header_line(preset.name, strategy, 99, max_tokens, max_tokens))
+    reserve = estimate_tokens(header_line(99, max_tokens, max_tokens))
     if view.fresh.stale:  # the text form ends with a one-line "index is older" notice
         reserve += STALE_NOTICE_TOKENS
     loaded = [load_sections(view, r) for r in picked]
+    prio = _priorities(view, loaded, seeds, query)
 
     def bundle(budget: int, most: int) -> Bundle:
-        limitations: list[str] = []
-        if trav.capped:
-            limitations.append(f"only the {FRONTIER_MAX} most activated notes were "
-                               "expanded per hop")
         notes = loaded[:most]
-        limitations += [f"{n.reached.path}: left out, the answer's JSON would not fit"
-                        for n in loaded[most:]]
+        left_out = [n.reached.path for n in loaded[most:]]
         # A note's parents must stay in the bundle, so drop and refill until stable.
         while True:
-            fit = _fit(notes, seed_why, budget)
+            fit = _fit(notes, seed_why, budget, prio)
             if len(fit.notes) == len(notes):
                 break
-            for n in notes:
-                path = n.reached.path
-                if path in fit.orphaned:
-                    limitations.append(f"{path}: left out, the notes linking it were cut")
-                elif path not in fit.chosen:
-                    limitations.append(f"{path}: left out, no section fits the budget")
+            left_out = [n.reached.path for n in notes if n.reached.path not in fit.chosen] \
+                + left_out
             notes = fit.notes
-        answer = _answer(view, note, query, strategy, preset, max_tokens, follow, trav, fit,
-                         fit.used + reserve + JOIN_TOKENS, limitations, index)
+        answer = _answer(note, query, max_tokens, follow, fit,
+                         fit.used + reserve + JOIN_TOKENS, left_out, index)
         full = concise_form(answer) if concise else answer
         return full._replace(truncated=stale_cut)
 
@@ -191,15 +179,15 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
         return answer
     # The list of notes changed since the index goes before any text (`stale_count`
     # stays): many edits in a clone must not crowd the notes out.
-    cut = answer.to_json()
-    record = cut_stale(cut, max_tokens)
+    cut_json = answer.to_json()
+    record = cut_stale(cut_json, max_tokens)
     if record is not None:
         stale_cut = Truncated.from_json(record)
-        index = index._replace(stale_notes=tuple(cut["index"]["stale_notes"]))
+        index = index._replace(stale_notes=tuple(cut_json["index"]["stale_notes"]))
         answer = answer._replace(index=index, truncated=stale_cut)
-    # The JSON around the text (records, traversal, metadata, escapes) costs too: give
-    # the text what the envelope leaves, measured; when the envelopes alone are too
-    # much, fewer notes; cut lists only as a last resort.
+    # The JSON around the text (paths, reasons, escapes) costs too: give the text what
+    # the envelope leaves, measured; when the envelopes alone are too much, fewer notes;
+    # cut lists only as a last resort.
     # The seeds' header lines stay affordable: a seed with no section that fits is still
     # named, with its sections listed as omitted (the agent can read one of them).
     floor = sum(estimate_tokens(separator(p, 0, seed_why[p])) + JOIN_TOKENS
@@ -212,9 +200,9 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
             if stale_cut is not None:
                 answer = answer._replace(truncated=stale_cut._replace(tokens=spent))
             return answer
-        # From what the text used, not what it was given: sections are whole, so a
-        # smaller budget that still holds them changes nothing.
-        used = answer.metadata.tokens - reserve - JOIN_TOKENS
+        # From what the text used, not what it was given: a smaller budget that still
+        # holds the same sections changes nothing.
+        used = answer.tokens - reserve - JOIN_TOKENS
         if budget > floor and (used - over - 8 >= max_tokens // 4 or most <= 1):
             budget = max(floor, min(budget, used) - over - 8)
         elif most > 1:
@@ -222,11 +210,37 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
         else:
             break
         answer = bundle(budget, most)
-    try:  # the seeds with their lists cut (omitted sections, traversal, limitations)
-        return type(answer).from_json(fit_payload(answer.to_json(), max_tokens, marks))
+    try:  # the seeds with their lists cut (omitted sections, notes left out)
+        return type(answer).from_json(fit_payload(answer.to_json(), max_tokens, marks,
+                                                  fields=False))
     except UsageError:  # not even the seeds' names fit: an empty bundle says why
         empty = bundle(1, most)
-        return type(empty).from_json(fit_payload(empty.to_json(), max_tokens, marks))
+        return type(empty).from_json(fit_payload(empty.to_json(), max_tokens, marks,
+                                                 fields=False))
+
+
+NEIGHBOUR = 0.5
+"""A linked note's weight beside a seed's (1, or a search hit's 1/sqrt(rank)), falling as
+1/sqrt of its place among the linked notes: its sections come after a seed's relevant
+ones, before a seed's unrelated ones when they match the query."""
+
+
+def _priorities(view: QueryView, loaded: list[NoteSections], seeds: dict[str, float],
+                query: str | None) -> dict[str, list[float]]:
+    """Each note's section priorities (kbase_ci.query.sectionrank)."""
+
+    weights, place = [], 0
+    for n in loaded:
+        if n.reached.path in seeds:
+            weights.append(seeds[n.reached.path])
+        else:
+            place += 1
+            weights.append(NEIGHBOUR / math.sqrt(place))
+    by_links = rank.link_relevance(view, loaded)
+    rel = by_links if query is None else rank.blend(
+        rank.query_relevance(view, query, loaded), by_links)
+    return {n.reached.path: p
+            for n, p in zip(loaded, rank.priorities(weights, rel), strict=True)}
 
 
 @dataclass
@@ -238,44 +252,57 @@ class _Fit:
     used: int
     orphaned: set[str]
     why: dict[str, str]
-    linked: dict[str, list[tuple[str, str]]]
     header: dict[str, int]
+    partial: dict[str, tuple[int, int, str]]
+    """Note -> (section number, its last line kept, its text kept) for the one section
+    cut at a paragraph to fill the budget."""
+    prio: dict[str, list[float]]
 
 
-def _fit(loaded: list[NoteSections], seed_why: dict[str, str], budget: int) -> _Fit:
+def _fit(loaded: list[NoteSections], seed_why: dict[str, str], budget: int,
+         prio: dict[str, list[float]]) -> _Fit:
     """One budget pass: sections chosen per note, and which notes survive it."""
     why: dict[str, str] = {}
-    linked: dict[str, list[tuple[str, str]]] = {}
     kept_paths: set[str] = set()
     headers: list[int] = []
     for n in loaded:
         r = n.reached
         parents = [(p, rel) for p, rel in r.parents if p in kept_paths]
-        linked[r.path] = parents
         why[r.path] = _why(r, seed_why, parents) if (parents or r.path in seed_why) else ""
         kept_paths.add(r.path)
         headers.append(estimate_tokens(separator(r.path, r.depth, why[r.path])) + JOIN_TOKENS)
-    pieces = [[Piece(i, c) for i, c in enumerate(n.costs)] for n in loaded]
-    # First pass: a seed may fill up to half the budget with one section, any other note
-    # an even share; what is left then goes to the sections that were too big.
-    share = budget // max(1, len(loaded))
-    caps = [max(budget // 2, share) if n.reached.path in seed_why else share for n in loaded]
+    pieces = [[Piece(i, c, prio[n.reached.path][i]) for i, c in enumerate(n.costs)]
+              for n in loaded]
     # The seeds' header lines are kept back first: a seed none of whose sections fits
     # still shows its header, which the neighbours' sections must not have used up (the
     # bundle then lost the seed and, with it, every note reached from it).
     seeds_head = sum(h for n, h in zip(loaded, headers, strict=True)
                      if n.reached.path in seed_why)
     kept_back = seeds_head if seeds_head < budget else 0
-    picked, used = fill(pieces, headers, budget - kept_back, caps)
-    fit = _Fit([], {}, used, set(), why, linked,
-               {n.reached.path: h for n, h in zip(loaded, headers, strict=True)})
-    for n, picks, head in zip(loaded, picked, headers, strict=True):
+    picked, used, skipped = pack(pieces, headers, budget - kept_back)
+    costs = [{i: n.costs[i] for i in picks} for n, picks in zip(loaded, picked, strict=True)]
+    partial: dict[str, tuple[int, int, str]] = {}
+    left = budget - kept_back - used
+    for at, order in skipped[:_CUT_TRIES]:  # fill what is left with the best section's start
+        head = 0 if picked[at] else headers[at]
+        got = cut(loaded[at].pieces[order], left - head)
+        if got is not None:
+            spent = estimate_tokens(got[1]) + JOIN_TOKENS
+            partial[loaded[at].reached.path] = (order, *got)
+            picked[at] = sorted([*picked[at], order])
+            costs[at][order] = spent
+            used += head + spent
+            break
+    fit = _Fit([], {}, used, set(), why,
+               {n.reached.path: h for n, h in zip(loaded, headers, strict=True)}, partial,
+               prio)
+    for n, picks, head, cost_of in zip(loaded, picked, headers, costs, strict=True):
         path = n.reached.path
         is_seed = path in seed_why
         if not is_seed and not any(p in fit.chosen for p, _ in n.reached.parents):
             fit.orphaned.add(path)
             if picks:
-                fit.used -= head + sum(n.costs[i] for i in picks)
+                fit.used -= head + sum(cost_of.values())
             continue
         if not picks:
             if not is_seed or head > budget - fit.used:
@@ -286,37 +313,70 @@ def _fit(loaded: list[NoteSections], seed_why: dict[str, str], budget: int) -> _
     return fit
 
 
-def _answer(view: QueryView, note: str | None, query: str | None, strategy: str,
-            preset: Depth, max_tokens: int, follow: list[str], trav: Traversal,
-            fit: _Fit, used: int, limitations: list[str],
-            index: IndexInfo) -> ContextAnswer:
+_CUT_TRIES = 4
+"""Skipped sections, best first, tried for a cut that fills the budget's rest."""
+
+
+def _lines(n: NoteSections, picks: list[int], partial: tuple[int, int, str] | None
+           ) -> tuple[str, str]:
+    """The line ranges of the chosen sections (consecutive ones merged) and their text."""
+    ranges: list[list[int]] = []
+    texts = []
+    for i in picks:
+        _, start, end, text = n.pieces[i]
+        if partial is not None and partial[0] == i:
+            end, text = partial[1], partial[2]
+        if ranges and i - 1 in picks:
+            ranges[-1][1] = end
+        else:
+            ranges.append([start, end])
+        texts.append(text)
+    return ", ".join(f"{a}-{b}" for a, b in ranges), "\n\n".join(texts)
+
+
+def _title(heading: str | None) -> str:
+    """A section as `read NOTE#heading` takes it: its own heading."""
+    return heading.rsplit(" > ", 1)[-1] if heading else "(before the first heading)"
+
+
+OMITTED_MAX = 6
+"""Sections left out a note names (the most relevant; then how many more): the outline
+of a long note is `read`'s, not worth the text it would push out."""
+
+
+def _omitted(n: NoteSections, picks: list[int], prio: list[float]) -> list[str]:
+    """The sections left out, most relevant first, by their own heading; a section whose
+    parent section is left out too goes without saying (`read NOTE#parent` reads it
+    with its parent)."""
+    named: list[int] = []
+    gone: set[str] = set()
+    for i, piece in enumerate(n.pieces):
+        heading = piece[0]
+        if i in picks:
+            continue
+        if heading is not None:
+            gone.add(heading)
+            if heading.rpartition(" > ")[0] in gone:
+                continue
+        named.append(i)
+    named.sort(key=lambda i: (-prio[i], i))
+    out = [_title(n.pieces[i][0]) for i in named[:OMITTED_MAX]]
+    if len(named) > OMITTED_MAX:
+        out.append(f"(+{len(named) - OMITTED_MAX} more)")
+    return out
+
+
+def _answer(note: str | None, query: str | None, max_tokens: int, follow: list[str],
+            fit: _Fit, used: int, left_out: list[str], index: IndexInfo) -> ContextAnswer:
     notes: list[BundledNote] = []
-    path_steps: list[TraversalStep] = []
-    why, linked = fit.why, fit.linked
     for n in fit.notes:
         r = n.reached
         picks = fit.chosen[r.path]
-        info = view.notes[r.path]
-        omitted = [n.pieces[i][0] or "(before the first heading)"
-                   for i in range(len(n.pieces)) if i not in picks]
-        if omitted:
-            limitations.append(f"{r.path}: {len(omitted)} section(s) cut for the budget")
-        notes.append(BundledNote(
-            r.path, info.title, r.depth, r.depth == 0, why[r.path],
-            [Relation(p, rel) for p, rel in linked[r.path]], round(r.score, 6), r.backlinks,
-            list(info.tags), fit.header[r.path] + sum(n.costs[i] for i in picks),
-            [Section(n.pieces[i][0], n.pieces[i][1], n.pieces[i][2]) for i in picks],
-            omitted, bool(omitted), "\n\n".join(n.pieces[i][3] for i in picks)))
-        if linked[r.path]:
-            parent, rel = linked[r.path][0]
-            path_steps.append(TraversalStep(parent, r.path, rel, r.depth))
-    return ContextAnswer(
-        note, query, notes,
-        LinkTraversal(trav.links_found, trav.links_followed,
-                      max((n.depth for n in notes), default=0), strategy, path_steps, follow),
-        Metadata(len(trav.reached), [n.path for n in notes if n.primary],
-                 [n.path for n in notes if not n.primary],
-                 AnalysisDepth(preset.name, preset.hops, preset.notes), max_tokens, used,
-                 "kbase-conservative-1", IndexVersion(index.source_commit, index.built_at),
-                 limitations),
-        index)
+        partial = fit.partial.get(r.path)
+        omitted = _omitted(n, picks, fit.prio[r.path])
+        if partial is not None and partial[1] < n.pieces[partial[0]][2]:
+            omitted.append(f"{_title(n.pieces[partial[0]][0])} (from line {partial[1] + 1})")
+        lines, text = _lines(n, picks, partial)
+        notes.append(BundledNote(r.path, r.depth, fit.why[r.path], lines, omitted, text))
+    return ContextAnswer(note, query, notes, used, max_tokens, left_out, index,
+                         follow or None)

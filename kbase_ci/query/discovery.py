@@ -35,7 +35,7 @@ from kbase_ci.git.indexbranch import (
 from kbase_ci.git.listing import ls_tree
 from kbase_ci.git.objects import blob_sizes, write_blobs
 from kbase_ci.git.repo import git_dir, has_commit, is_ancestor, remotes, tree_of
-from kbase_ci.index.integrity import check_sizes
+from kbase_ci.index.integrity import check_sizes, refused_before, remember_refusal
 from kbase_ci.index.manifest import manifest_at
 from kbase_ci.index.reader import IndexReader, open_index
 from kbase_ci.index.schema import validate
@@ -75,6 +75,17 @@ def materialise(repo: Path, ref: str, tree: str = "") -> Path:
     final = base / tree
     if (final / "manifest.json").is_file():
         return final
+    why = refused_before(git_dir(repo), tree)  # the same bytes: the same verdict, unread
+    if why is not None:
+        raise IndexFormatError(f"{why} (refused before)")
+    try:
+        return _materialise(repo, ref, tree, base, final)
+    except IndexFormatError as exc:
+        remember_refusal(git_dir(repo), tree, str(exc))
+        raise
+
+
+def _materialise(repo: Path, ref: str, tree: str, base: Path, final: Path) -> Path:
     entries: list[tuple[str, str]] = []
     for e in ls_tree(repo, tree):
         rel, sha = e.path, e.sha

@@ -3,13 +3,14 @@ terminal), and within `--max-tokens` when one is given.
 
 One place for every query command, the MCP tools and any later command that prints an
 answer (its JSON: `Record.to_json`): `render` measures the JSON as printed and, when it
-is over the budget, trims the answer's lists from the end (the least relevant items:
-every list is ranked), largest first, then shortens its longest strings, and says so in
-`truncated`: the budget, what the answer costs now, and how many items each list lost.
-A list keeps at least its first item while anything else can go (an answer's main lists,
-`Marks`, their first item longest). Before all that, the index's list of notes changed since
-it was built (`index.stale_notes`) is cut: it is bookkeeping, a clone with many edits
-must not cost an answer its items, and `index.stale_count` keeps the number. Tokens are
+is over the budget, trims it (`fit`): first the index's list of notes changed since it
+was built (`index.stale_notes`: bookkeeping; a clone with many edits must not cost an
+answer its items, and `index.stale_count` keeps the number), then the envelope (the
+lists besides the answer's main ones, `Marks`, down to one item each, then their
+strings), then the main lists down to one item each (from the end: the least relevant
+items, every list is ranked), then any string, shorter and shorter. No other list that
+had items is emptied. `truncated` says what went: the budget, what the answer costs now,
+each list cut as `kept/total`, and the strings shortened. Tokens are
 the larger of `len / 4` (what a budget is usually counted in) and the conservative
 estimate of kbase_ci.query.budget (above what real tokenizers count), so the answer fits
 either way.
@@ -22,6 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query.shrink import SHORT, TIGHT, compact_index, shorten, unset
 
 ENVELOPE = frozenset({"index", "truncated"})
 """Keys never trimmed in any answer: where it came from, and what was cut (but see
@@ -33,9 +35,6 @@ Marks = tuple[frozenset[str], frozenset[str]]
 their first item while any other list (traversal paths, limitations, ...) can be
 emptied (`Record.budget_keys`)."""
 NO_MARKS: Marks = (frozenset(), frozenset())
-SHORT = 200
-"""Shortened strings keep this many characters."""
-ELLIPSIS = "\u2026"
 
 
 def cost(text: str) -> int:
@@ -53,19 +52,24 @@ def dumps(answer: dict[str, Any], *, pretty: bool = False) -> str:
 
 
 def check_budget(max_tokens: int | None) -> int | None:
+    """The one check of a budget's bounds (the CLI's `--max-tokens`, `.kbase.yml`'s
+    `query.max_tokens`, every answer printed): None or 0 is no limit (None), else 1 to
+    `MAX_BUDGET`."""
     from kbase_ci.query.tools.spec import MAX_BUDGET  # the one declaration of the cap
 
-    if max_tokens is not None and max_tokens < 1:
-        raise UsageError(f"--max-tokens must be at least 1, not {max_tokens}")
-    if max_tokens is not None and max_tokens > MAX_BUDGET:
+    if not max_tokens:
+        return None
+    if max_tokens < 0:
+        raise UsageError(f"--max-tokens must be 0 (no limit) or more, not {max_tokens}")
+    if max_tokens > MAX_BUDGET:
         raise UsageError(f"--max-tokens must be at most {MAX_BUDGET}, not {max_tokens}")
     return max_tokens
 
 
 def render(answer: dict[str, Any], marks: Marks = NO_MARKS, *, max_tokens: int | None = None,
            pretty: bool = False) -> str:
-    """The answer as printed, trimmed to `max_tokens` (None: whole)."""
-    check_budget(max_tokens)
+    """The answer as printed, trimmed to `max_tokens` (None or 0: whole)."""
+    max_tokens = check_budget(max_tokens)
     text = dumps(answer, pretty=pretty)
     if max_tokens is None or (len(text) // 4 <= max_tokens and cost(text) <= max_tokens):
         return text
@@ -79,7 +83,7 @@ def fit_text(answer: dict[str, Any], draw: Callable[[dict[str, Any]], str],
     it, the answer is trimmed as its JSON would be (`fit`, the least relevant items
     first) under the largest JSON budget whose drawing fits, and ends with
     `note(truncated)`, a last line saying what went."""
-    check_budget(max_tokens)
+    max_tokens = check_budget(max_tokens)
     text = draw(answer)
     if max_tokens is None or cost(text) <= max_tokens:
         return text
@@ -88,7 +92,7 @@ def fit_text(answer: dict[str, Any], draw: Callable[[dict[str, Any]], str],
         """The drawing under this JSON budget; False: the JSON cannot be cut that far,
         True: its drawing is over `max_tokens`."""
         try:
-            trimmed = fit(answer, budget, marks)
+            trimmed = fit(answer, budget, marks, fields=False)
         except UsageError:
             return False
         record = trimmed.pop("truncated")
@@ -120,7 +124,8 @@ def cut_note(record: dict[str, Any], prefix: str = "") -> str:
     comment of the format). Counts, not names: the line must be cheap, and a text form
     shows only some of the JSON's lists."""
     # The index's list of changed notes is in the JSON only: no text form shows it.
-    items = sum(n for name, n in record["dropped"].items() if name != STALE)
+    items = sum(int(total) - int(kept) for name, (kept, _, total) in
+                ((n, c.partition("/")) for n, c in record["lists"].items()) if name != STALE)
     what = [f"{items} item(s) cut"] if items else []
     if record["shortened"]:
         what.append(f"{len(record['shortened'])} text(s) shortened")
@@ -128,21 +133,23 @@ def cut_note(record: dict[str, Any], prefix: str = "") -> str:
             f"{', '.join(what) or 'nothing shown cut'}; raise it for more)\n")
 
 
-def _lists(node: Any, keep: frozenset[str], path: tuple[Any, ...] = ()
-           ) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
+def _lists(node: Any, keep: frozenset[str], path: tuple[Any, ...] = (), *,
+           most: int | None = None) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
     """Every list of dicts or strings below the top-level keys not in `keep`, outermost
-    first (a list inside a list's items too)."""
+    first (a list inside a list's items too; with `most`, inside its first `most` items
+    only: a list that long goes first anyway, and walking 200k items costs seconds)."""
     if isinstance(node, dict):
         for key, value in node.items():
             if not path and key in keep:
                 continue
-            yield from _lists(value, keep, (*path, key))
+            yield from _lists(value, keep, (*path, key), most=most)
     elif isinstance(node, list):
-        if node and path:
+        # Lists of records or strings: a list of numbers is one value (`lines: [7, 9]`).
+        if node and path and isinstance(node[0], dict | str):
             yield path, node
-        for i, item in enumerate(node):
+        for i, item in enumerate(node if most is None else node[:most]):
             if isinstance(item, dict | list):
-                yield from _lists(item, keep, (*path, i))
+                yield from _lists(item, keep, (*path, i), most=most)
 
 
 def _name(path: tuple[Any, ...]) -> str:
@@ -150,23 +157,32 @@ def _name(path: tuple[Any, ...]) -> str:
 
 
 def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
-        pretty: bool = False) -> dict[str, Any]:
+        pretty: bool = False, fields: bool = True) -> dict[str, Any]:
     """A copy of `answer` whose JSON costs at most `max_tokens` (see the module). A
-    `truncated` record `answer` already has (from `cut_stale`) is carried on."""
+    `truncated` record `answer` already has (from `cut_stale`) is carried on.
+
+    The envelope gives way before the answer's main lists (`Marks`): the index's list of
+    changed notes, then the other lists down to one item each, then their strings;
+    only then the main lists down to one item, then every string, shorter and shorter.
+    No list that had items is emptied (but `index.stale_notes`, whose count stays).
+    `fields`: fields that say nothing (null, false, empty; the index's build time) may be
+    left out near the end (not for an answer read back into its record: a text form)."""
     keep, primary = ENVELOPE | marks[0], marks[1]
     out: dict[str, Any] = json.loads(json.dumps(answer))
     note = out.get("truncated")
-    if not (isinstance(note, dict) and isinstance(note.get("dropped"), dict)):
-        note = {"max_tokens": max_tokens, "tokens": cost(dumps(answer, pretty=pretty)),
-                "dropped": {}, "shortened": []}
+    if not (isinstance(note, dict) and isinstance(note.get("lists"), dict)):
+        # (`over` measures it; the exact estimate of a 200k-link answer took seconds)
+        note = {"max_tokens": max_tokens, "tokens": 0, "lists": {}, "shortened": []}
     note["max_tokens"] = max_tokens
-    dropped: dict[str, int] = note["dropped"]
     shortened: list[str] = note["shortened"]
     out["truncated"] = note
+    totals, carried = _sizes(out, keep), dict(note["lists"])
+    dropped: dict[str, int] = {}
 
     rough = [False]  # the last measure was `len / 4`: `_drop` guesses in that measure
 
     def over() -> int:
+        _record(note, dropped, totals, carried)
         text = dumps(out, pretty=pretty)
         # `len / 4` is a lower bound of `cost`: far over the budget it says enough, and
         # the exact estimate (a regex pass, ~1 s over a 200k-link answer) is made once
@@ -176,27 +192,72 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
         note["tokens"] = now
         return now - max_tokens
 
+    def trim(main: bool, excess: int) -> int:
+        """Lists down to one item, largest first: the envelope's, or (`main`) all."""
+        while excess > 0:
+            target = _largest(out, keep, frozenset() if main else primary)
+            if target is None:
+                break
+            path, lst = target
+            _drop(lst, excess, 1, _name(path), dropped, rough=rough[0])
+            excess = over()
+        return excess
+
     excess = over()
     stale = _stale(out)
     while excess > 0 and stale:  # an item's measured cost is a guess: measure again
         _drop(stale, excess, 0, STALE, dropped, rough=rough[0])
         excess = over()
-    for keep_one in (True, False):  # a list keeps its first item while others can shrink
-        while excess > 0:
-            target = _largest(out, 1 if keep_one else 0, keep, primary)
-            if target is None:
-                break
-            path, lst = target
-            floor = 1 if keep_one or (path[0] in primary and len(path) == 1) else 0
-            _drop(lst, excess, floor, _name(path), dropped, rough=rough[0])
-            excess = over()
-        if excess > 0 and keep_one:
-            _shorten(out, excess, shortened)
-            excess = over()
+    if excess > 0 and fields:
+        compact_index(out)  # (it only shrinks the answer: `excess` stays an upper bound)
+    if excess > 0 and trim(False, excess) > 0:
+        shorten(out, over(), shortened, SHORT, skip=keep | primary)
+        if trim(True, over()) > 0:
+            if fields and unset(out, keep):
+                note["unset"] = True
+            for size in (SHORT, TIGHT):
+                # `_shorten` guesses what a cut saves: measure and go on while it cuts
+                while (excess := over()) > 0 and \
+                        shorten(out, excess, shortened, size, skip=frozenset()) < excess:
+                    pass
+    excess = over()
     if excess > 0:
-        raise UsageError(f"--max-tokens {max_tokens} is less than this answer needs without "
-                         f"any of its items ({note['tokens']} tokens): raise it")
+        raise UsageError(f"--max-tokens {max_tokens} is less than this answer needs with "
+                         f"one item of each list ({note['tokens']} tokens): raise it")
     return out
+
+
+def _sizes(answer: dict[str, Any], keep: frozenset[str]) -> dict[str, int]:
+    """Items per list name, over every list of that name (and the stale list). Lists
+    inside the items of a list longer than `_SAMPLE` are counted in its first items and
+    scaled up: walking 200k items costs seconds, and the long list goes first anyway."""
+    sizes: dict[str, int] = {}
+    scale: dict[tuple[Any, ...], float] = {(): 1.0}
+    for path, lst in _lists(answer, keep, most=_SAMPLE):
+        parent = next((scale[path[:i]] for i in range(len(path) - 1, -1, -1)
+                       if path[:i] in scale), 1.0)
+        name = _name(path)
+        sizes[name] = sizes.get(name, 0) + round(len(lst) * parent)
+        scale[path] = parent * max(1.0, len(lst) / _SAMPLE)
+    stale = _stale(answer)
+    if stale is not None:
+        sizes[STALE] = len(stale)
+    return sizes
+
+
+def _record(note: dict[str, Any], dropped: dict[str, int], totals: dict[str, int],
+            carried: dict[str, str]) -> None:
+    """`truncated.lists`: each list cut, as `kept/total`, lists named by their keys
+    joined with `.`, all lists of one name together (`carried`: what an earlier cut,
+    `cut_stale`, recorded: its total stands)."""
+    for name, n in dropped.items():
+        earlier = carried.get(name)
+        if earlier is None:
+            total, gone = totals.get(name, n), n
+        else:
+            kept, total = map(int, earlier.split("/"))
+            gone = total - kept + n
+        note["lists"][name] = f"{max(0, total - gone)}/{total}"
 
 
 def cut_stale(answer: dict[str, Any], max_tokens: int) -> dict[str, Any] | None:
@@ -208,12 +269,14 @@ def cut_stale(answer: dict[str, Any], max_tokens: int) -> dict[str, Any] | None:
     excess = cost(dumps(answer)) - max_tokens
     if excess <= 0 or not stale:
         return None
-    note: dict[str, Any] = {"max_tokens": max_tokens, "tokens": 0, "dropped": {},
+    note: dict[str, Any] = {"max_tokens": max_tokens, "tokens": 0, "lists": {},
                             "shortened": []}
     answer["truncated"] = note
+    total, dropped = len(stale), {STALE: 0}
     excess = cost(dumps(answer)) - max_tokens
     while excess > 0 and stale:
-        _drop(stale, excess, 0, STALE, note["dropped"])
+        _drop(stale, excess, 0, STALE, dropped)
+        note["lists"][STALE] = f"{total - dropped[STALE]}/{total}"
         note["tokens"] = cost(dumps(answer))
         excess = note["tokens"] - max_tokens
     return note
@@ -260,36 +323,18 @@ def _item_len(item: Any) -> int:
     return len(dumps({"x": item})) // 4
 
 
-def _largest(answer: dict[str, Any], floor: int, keep: frozenset[str],
-             primary: frozenset[str]) -> tuple[tuple[Any, ...], list[Any]] | None:
-    """The list with the most JSON that has more than `floor` items (more than one, for
-    an answer's primary list)."""
-    lists = [(p, lst) for p, lst in _lists(answer, keep)
-             if len(lst) > max(floor, 1 if p[0] in primary and len(p) == 1 else 0)]
-    return max(lists, key=lambda pl: len(dumps({"x": pl[1]})), default=None)
+def _largest(answer: dict[str, Any], keep: frozenset[str], spare: frozenset[str]
+             ) -> tuple[tuple[Any, ...], list[Any]] | None:
+    """The list with the most JSON that has more than one item, but the top-level lists
+    under `spare` (an answer's main lists, while the envelope gives way first)."""
+    lists = [(p, lst) for p, lst in _lists(answer, keep, most=_SAMPLE)
+             if len(lst) > 1 and not (len(p) == 1 and p[0] in spare)]
+    return max(lists, key=lambda pl: _json_len(pl[1]), default=None)
 
 
-def _shorten(node: Any, excess: int, shortened: list[str], path: str = "") -> int:
-    """Cut the longest strings to `SHORT` characters until about `excess` tokens are
-    saved; returns what is still to save."""
-    strings: list[tuple[int, Any, Any, str]] = []
-
-    def walk(n: Any, where: str) -> None:
-        items = n.items() if isinstance(n, dict) else enumerate(n) if isinstance(n, list) \
-            else ()
-        for k, v in items:
-            here = f"{where}.{k}" if isinstance(k, str) else where
-            if isinstance(v, str) and len(v) > SHORT:
-                strings.append((len(v), n, k, here.lstrip(".")))
-            elif isinstance(v, dict | list):
-                walk(v, here)
-
-    walk(node, path)
-    for size, parent, key, where in sorted(strings, key=lambda s: -s[0]):
-        if excess <= 0:
-            break
-        parent[key] = parent[key][:SHORT] + ELLIPSIS
-        excess -= (size - SHORT) // 4
-        if where not in shortened:
-            shortened.append(where)
-    return excess
+def _json_len(lst: list[Any]) -> int:
+    """A list's JSON length; past `_SAMPLE` items, guessed from its last ones (a list
+    that long is the largest by far either way)."""
+    if len(lst) <= _SAMPLE:
+        return len(dumps({"x": lst}))
+    return len(dumps({"x": lst[-_SAMPLE:]})) * len(lst) // _SAMPLE

@@ -19,7 +19,8 @@ JOIN_TOKENS = 2
 class NoteSections:
     reached: Reached
     pieces: list[tuple[str | None, int, int, str]]
-    """(heading path, start line, end line, text) per section, document order."""
+    """(heading path, first line, last line, text) per section, document order; the
+    lines are those of the text (blank lines around it left out)."""
     costs: list[int]
 
 
@@ -48,7 +49,45 @@ def load_sections(view: QueryView, r: Reached) -> NoteSections:
     lines = split_lines(text)
     pieces: list[tuple[str | None, int, int, str]] = []
     for sec in sections(parsed, text):
-        body = "\n".join(lines[sec.start_line - 1:sec.end_line]).strip("\n")
-        if body.strip():
-            pieces.append((" > ".join(sec.path) or None, sec.start_line, sec.end_line, body))
+        raw = lines[sec.start_line - 1:sec.end_line]
+        start, end = sec.start_line, sec.end_line
+        while raw and not raw[0].strip():  # the lines an agent cites are the text's own
+            raw, start = raw[1:], start + 1
+        while raw and not raw[-1].strip():
+            raw, end = raw[:-1], end - 1
+        if not raw:
+            continue
+        if pieces and _heading_only(pieces[-1][3]) and pieces[-1][2] < start:
+            # A heading with nothing under it before its first subheading: the two are
+            # one piece (a heading alone tells the agent nothing).
+            head = pieces.pop()
+            raw = [*head[3].split("\n"), *[""] * (start - head[2] - 1), *raw]
+            start = head[1]
+        pieces.append((" > ".join(sec.path) or None, start, end, "\n".join(raw)))
     return NoteSections(r, pieces, [estimate_tokens(p[3]) + JOIN_TOKENS for p in pieces])
+
+
+def _heading_only(text: str) -> bool:
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.split("\n"))
+
+
+def cut(piece: tuple[str | None, int, int, str], budget: int) -> tuple[int, str] | None:
+    """The longest opening of `piece` in whole paragraphs (never inside a code fence)
+    costing at most `budget` tokens with its join: (its last line, its text), or None
+    when not even its first paragraph fits."""
+    lines = piece[3].split("\n")
+    best: tuple[int, str] | None = None
+    spent, start, fenced = JOIN_TOKENS, 0, False
+    for i, line in enumerate([*lines, ""]):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if fenced or line.strip() or i == 0 or not lines[i - 1].strip():
+            continue  # a paragraph ends at the blank line after it
+        # Paragraph by paragraph: a sum of the parts' estimates is at least the whole's.
+        spent += estimate_tokens("\n".join(lines[start:i])) + 1
+        if spent > budget:
+            break
+        text, start = "\n".join(lines[:i]).rstrip("\n"), i
+        if not _heading_only(text):  # a heading alone tells the agent nothing
+            best = (piece[1] + i - 1, text)
+    return best

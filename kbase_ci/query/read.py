@@ -8,17 +8,21 @@ from kbase_ci.parse.outline import sections, split_lines
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.view import QueryView
-from kbase_ci.typedjson import Record
+from kbase_ci.typedjson import Record, json_field
 
 
 class Linked(Record):
-    """A note the read part links to (`--expand-links`), `depth` links away."""
+    """A note the read part links to (`--expand-links`), `depth` links away: all its text,
+    or within a budget its sections that say most about the link (`lines` shown, the
+    headings `omitted`; kbase_ci.query.linkpack)."""
 
     path: str
     title: str
     depth: int
     via: str
     text: str
+    lines: str | None = json_field(default=None, omit=True)
+    omitted: list[str] | None = json_field(default=None, omit=True)
 
 
 class ReadAnswer(Record):
@@ -31,6 +35,8 @@ class ReadAnswer(Record):
     text: str
     linked: list[Linked]
     index: IndexInfo
+    left_out: list[str] | None = json_field(default=None, omit=True)
+    """Linked notes no section of which fit the budget."""
 
 
 def split_target(view: QueryView, text: str) -> tuple[str, str]:
@@ -77,11 +83,13 @@ def _part(view: QueryView, path: str, anchor: str) -> tuple[str, int, int]:
 
 
 def read_answer(view: QueryView, target: str, *, expand: bool = False,
-                depth: int = 1) -> ReadAnswer:
+                depth: int = 1, max_tokens: int | None = None) -> ReadAnswer:
+    """The part asked for, whole; with `expand`, the notes it links to (breadth first to
+    `depth`), whole, or within `max_tokens` packed (kbase_ci.query.linkpack)."""
     path, anchor = split_target(view, target)
     body, start, end = _part(view, path, anchor)
     info = view.notes[path]
-    linked: list[Linked] = []
+    reached: list[tuple[str, str, int]] = []
     if expand:
         seen = {path}
         frontier = [(path, start, end)]
@@ -95,10 +103,33 @@ def read_answer(view: QueryView, target: str, *, expand: bool = False,
                     if not lo <= lk.line <= hi:
                         continue
                     seen.add(tgt)
-                    text = view.text(tgt)
-                    n_lines = len(split_lines(text))
-                    linked.append(Linked(tgt, view.notes[tgt].title, level, src, text))
-                    nxt.append((tgt, 1, n_lines))
+                    reached.append((tgt, src, level))
+                    nxt.append((tgt, 1, len(split_lines(view.text(tgt)))))
             frontier = nxt
-    return ReadAnswer(path, info.title, anchor or None, start, end, -(-len(body.encode()) // 4),
-                      body, linked, view.index_info())
+    answer = ReadAnswer(path, info.title, anchor or None, start, end,
+                        -(-len(body.encode()) // 4), body, [], view.index_info())
+    if max_tokens is None:
+        return answer._replace(linked=[Linked(p, view.notes[p].title, level, src, view.text(p))
+                                       for p, src, level in reached])
+    return _packed(view, answer, reached, max_tokens)
+
+
+def _packed(view: QueryView, answer: ReadAnswer, reached: list[tuple[str, str, int]],
+            max_tokens: int) -> ReadAnswer:
+    # Lazy: only --expand-links within a budget ranks and packs sections
+    from kbase_ci.query import linkpack
+    from kbase_ci.query.payload import cost, dumps
+
+    how = {p: (src, level) for p, src, level in reached}
+
+    def made(parts: list[linkpack.Packed]) -> ReadAnswer:
+        got = {p.path for p in parts}
+        return answer._replace(
+            linked=[Linked(p.path, view.notes[p.path].title, how[p.path][1], how[p.path][0],
+                           p.text, p.lines, p.omitted if p.lines is not None else None)
+                    for p in parts],
+            left_out=[p for p, _, _ in reached if p not in got] or None)
+
+    parts = linkpack.fill(view, linkpack.sections_of(view, reached),
+                          lambda ps: cost(dumps(made(ps).to_json())), max_tokens)
+    return made(parts)

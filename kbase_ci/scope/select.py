@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 
 from kbase_ci.index.layout import NoteRow
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.globs import match as glob_match
+from kbase_ci.vault.globs import wildcard_match
 from kbase_ci.vault.scopeconfig import ScopeSpec, Selector
 from kbase_ci.vault.yamlconfig import close_matches
 
@@ -41,13 +41,13 @@ class NoteFacts:
 
 
 def _wild(pattern: str, text: str) -> bool:
-    return fnmatchcase(text.casefold(), pattern.casefold())
+    return wildcard_match(pattern.casefold(), text.casefold())
 
 
 def _tag(pattern: str, tag: str) -> bool:
     """`rust` matches `rust` and `rust/async`; `rust/*` matches below `rust` only."""
     p, t = pattern.casefold(), tag.casefold()
-    return fnmatchcase(t, p) or fnmatchcase(t, p + "/*")
+    return wildcard_match(p, t) or wildcard_match(p + "/*", t)
 
 
 def matches(sel: Selector, note: NoteFacts) -> bool:

@@ -103,6 +103,26 @@ def _swap_if_unchanged(path: Path, tmp: Path, expect: bytes) -> None:
                        f"that version is kept as {conflict.name}")
 
 
+class NotRegular(OSError):
+    """A path that is a FIFO, socket or device, not a file (read_regular)."""
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of regular file `path`; NotRegular for a FIFO, socket or device, found
+    without blocking (opening a FIFO to read waits for a writer for ever: issue 28, a
+    FIFO where a note was hung `kbase fix --staged`)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegular(f"{path}: not a regular file (a FIFO, socket or device)")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def create_new(path: Path, data: bytes) -> None:
     """Write a file that must not exist yet (not even as a dangling link): a race or a
     planted link cannot make this overwrite anything."""

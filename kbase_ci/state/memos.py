@@ -7,6 +7,9 @@ parse cache (`<git dir>/kbase/state.sqlite`), one table per memo.
   the remote's name;
 - `validated` (kbase_ci.index.integrity): the index manifests validated or built here,
   by their sha256;
+- `refused` (kbase_ci.index.integrity): index branch trees refused here, with the
+  reason, by their git tree id and kbase's version (issue 28: a refused 7.6 GiB branch
+  was streamed and hashed again by every query);
 - `fix` (kbase_ci.checks.fixmemo): what `kbase fix --staged` rewrote, as JSON, by the
   vault's root, for the check that runs next;
 - `yaml` (kbase_ci.parse.frontmatter.YamlMemo): frontmatter loads as JSON, by the
@@ -34,8 +37,9 @@ from typing import Literal
 
 from kbase_ci.state.database import close_quietly, open_database
 
-Memo = Literal["config", "remote_miss", "validated", "fix", "yaml"]
-KEEP: dict[Memo, int] = {"config": 32, "remote_miss": 64, "validated": 512, "fix": 16,
+Memo = Literal["config", "remote_miss", "validated", "refused", "fix", "yaml"]
+KEEP: dict[Memo, int] = {"config": 32, "remote_miss": 64, "validated": 512, "refused": 64,
+                         "fix": 16,
                          "yaml": 200_000}
 """Rows each memo keeps (the least recently written beyond that are dropped)."""
 STORE_FILE = "state.sqlite"

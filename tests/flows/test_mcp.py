@@ -21,6 +21,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
 from kbase_ci.cli.main import _SHORT
+from kbase_ci.mcp.schema import CEILING, tokens
 
 QUERY_COMMANDS = _SHORT - {"check", "fix"}
 
@@ -105,13 +106,16 @@ def test_lists_every_tool_with_a_description_and_schema(demo: Path) -> None:
         for t in listed:  # the CLI's flags never appear; a tool says when to use it
             assert "--" not in (t.description or ""), t.name
         for t in listed:
-            assert t.description and len(t.description) > 80, t.name
+            assert t.description and len(t.description) > 50, t.name
             assert t.annotations is not None and t.annotations.read_only_hint
         search = next(t for t in listed if t.name == "search")
         props = search.input_schema["properties"]
         assert search.input_schema["required"] == ["query"]
-        assert props["limit"]["default"] == 5 and props["concise"]["default"] is False
+        assert props["limit"]["default"] == 5 and props["concise"]["type"] == "boolean"
         assert set(props["mode"]["enum"]) == {"hybrid", "bm25", "semantic"}
+        # Every agent pays the list in its context: it stays within the ceiling
+        # (docs/mcp.md has the figure per tool).
+        assert tokens(listed) <= CEILING
 
     serve(demo, body)
 
@@ -297,7 +301,8 @@ def test_answers_follow_note_edits_between_calls(tmp_path: Path, model: Path) ->
                                                             "mode": "bm25"})):
             got = await answer(session, tool, max_tokens=2000, **arguments)
             assert got["index"]["stale_count"] == 150, tool
-            assert got["truncated"]["dropped"]["index.stale_notes"] > 0, tool
+            kept, total = got["truncated"]["lists"]["index.stale_notes"].split("/")
+            assert int(kept) < int(total) == 150, tool
 
     serve(repo, body, "--model", str(model))
 

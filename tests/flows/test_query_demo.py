@@ -3,6 +3,7 @@ index branch was published by `kbase publish`."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,30 @@ def test_read_expand_links(demo: Path) -> None:
     got = {i["path"]: i["depth"] for i in ans["linked"]}
     assert got["Home.md"] == 1 and got["Reference.md"] == 1
     assert got["Getting Started.md"] == 2
+
+
+def test_read_expand_links_packs_the_linked_notes_to_the_budget(demo: Path) -> None:
+    from kbase_ci.query.payload import cost
+
+    code, whole, _ = query(demo, "read", "Home", "--expand-links", "--depth", "2",
+                           "--max-tokens", "0")
+    assert code == 0 and all("lines" not in i for i in whole["linked"])  # all of each
+    # room for the note asked for and a little more: not for every linked note whole
+    budget = cost(json.dumps(dict(whole, linked=[]), separators=(",", ":"))) + 400
+    proc = run_kbase("read", "Home", "--expand-links", "--depth", "2", "--max-tokens",
+                     str(budget), "--format", "json", cwd=demo)
+    assert proc.returncode == 0 and cost(proc.stdout.strip()) <= budget
+    ans = json.loads(proc.stdout)
+    assert ans["text"] == whole["text"]  # the note asked for, whole
+    assert ans["linked"], ans  # sections of the linked notes, not 200 characters of one
+    assert "truncated" not in ans  # packed to the budget, nothing left to cut
+    partial = [i for i in ans["linked"] if "lines" in i]
+    assert partial or ans.get("left_out")
+    for item in partial:  # the text is the lines it names
+        lines = (demo / item["path"]).read_text(encoding="utf-8").split("\n")
+        ranges = [r.split("-") for r in item["lines"].split(", ")]
+        assert item["text"] == "\n\n".join("\n".join(lines[int(a) - 1:int(b)])
+                                            for a, b in ranges)
 
 
 def test_unknown_note_suggests_a_name(demo: Path) -> None:

@@ -8,14 +8,13 @@ are judged alike; each finding sits at the tag itself.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
-from functools import lru_cache
+from collections.abc import Iterator
 
 from kbase_ci.checks.checkcontext import CheckContext, nearest
 from kbase_ci.errors import ConfigError
 from kbase_ci.parsed import Finding, ParsedNote, Tag
 from kbase_ci.vault.config import TagsConfig
-from kbase_ci.vault.globs import match
+from kbase_ci.vault.globs import match, star_matcher
 from kbase_ci.vault.userregex import compile_pattern
 
 CODES = {
@@ -54,7 +53,7 @@ class _Policy:
     """The configured rules, compiled once per run."""
 
     def __init__(self, cfg: TagsConfig) -> None:
-        self.allowed = [_wildcard(a) for a in _names(cfg.allowed)]
+        self.allowed = [star_matcher(a.lower()) for a in _names(cfg.allowed)]
         self.literals = [a for a in _names(cfg.allowed) if "*" not in a]
         # RE2: linear time whatever the pattern (`(a+)+$` in a PR's config)
         try:
@@ -139,31 +138,6 @@ def _prefix(key: str) -> str:
     p = key.strip().lstrip("#").lower()
     p = p.removesuffix("/*")
     return p.rstrip("/")
-
-
-@lru_cache(maxsize=512)
-def _wildcard(pattern: str) -> Callable[[str], bool]:
-    """`project/*` -> any tag starting `project/`; `*` matches any text, `/` included.
-    Matched segment by segment, each at its first place (right for `*`-only globs, and
-    linear: a regex of many `.*` backtracks polynomially on a long tag)."""
-    parts = pattern.lower().split("*")
-    head, tail, middle = parts[0], parts[-1], parts[1:-1]
-
-    def fullmatch(text: str) -> bool:
-        if len(parts) == 1:
-            return text == head
-        end = len(text) - len(tail)
-        if end < len(head) or not text.startswith(head) or not text.endswith(tail):
-            return False
-        pos = len(head)
-        for part in middle:
-            i = text.find(part, pos, end)
-            if i < 0:
-                return False
-            pos = i + len(part)
-        return True
-
-    return fullmatch
 
 
 def _notes(n: int) -> str:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 class BacklinksParams(Record):
     note: Note
     concise: Annotated[bool, Param(help="paths and lines only",
-                                   tool="Where only: path and line, no sentence.")] = False
+                                   tool="Path and line only.")] = False
 
 
 def _run(s: Session, p: BacklinksParams) -> BacklinksAnswer:
@@ -33,8 +33,7 @@ def _lines(a: BacklinksAnswer) -> list[str]:
 QUERIES = [Query(
     "backlinks", ("backlinks",), help="notes linking to a note",
     description="Exit 0 backlinks found, 1 none, 2 no such note.",
-    tool="Who links to a note, with the sentence each link sits in: 'where is X used or "
-         "explained?'. Use it before changing or renaming a note, or to find the notes "
-         "that give context to one.",
+    tool="Who links to a note, with each link's sentence. Check it before renaming or changing a"
+         " note.",
     when="who links to a note, and in what sentence",
     params=BacklinksParams, run=_run, text=_lines, found=lambda a: bool(a.backlinks))]

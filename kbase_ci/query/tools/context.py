@@ -24,33 +24,32 @@ if TYPE_CHECKING:
 class ContextParams(Record):
     note: Annotated[str | None, Param(
         positional=True, metavar="NOTE", help="note path, name or alias to start from",
-        tool="Start from this note (path, title or alias).")] = None
+        tool="")] = None
     query: Annotated[str | None, Param(
         metavar="Q", help="start from the best search hits for Q instead of a note",
-        tool="Or start from the notes that best match this query.")] = None
+        tool="Or from the search hits for it.")] = None
     max_tokens: Annotated[int, Param(
-        ge=1, le=MAX_BUDGET, metavar="N", help=BUDGET + " (default: %(default)s)",
-        tool="Budget for the whole answer, its JSON included.")] = MAX_TOKENS
+        ge=0, le=MAX_BUDGET, metavar="N", help=BUDGET + " (0: no limit; default: %(default)s)",
+        tool="")] = MAX_TOKENS
     depth: Annotated[str, Param(
         metavar="quick|standard|deep|N",
         help="quick: 1 hop, 3 notes; standard: 2 hops, 7 notes; deep: 3 hops, 20 notes; N: "
              "N hops (default: %(default)s)",
-        tool="How far to follow links: quick, standard, deep, or a number of hops.")
+        tool="quick, standard, deep or hops.")
     ] = "standard"
     strategy: Annotated[str, Param(
         choices=STRATEGIES, enum=False,
         help="breadth: nearest first; importance: best score first (backlinks weigh more); "
              "tags: also follow notes sharing tags (default: %(default)s)",
-        tool="breadth (nearest first), importance (most linked first) or tags (also notes "
-             "sharing follow_tags).")] = "breadth"
+        tool="breadth, importance or tags.")] = "breadth"
     follow_tags: Annotated[tuple[str, ...], Param(
         metavar="T",
         help="notes with tag T (or below it) join the traversal; repeatable (with "
              "--strategy tags the default is the start notes' tags)",
-        tool="With strategy tags: tags whose notes join the bundle.")] = ()
+        tool="For strategy tags.")] = ()
     concise: Annotated[bool, Param(
         help="which notes and sections to read, without their text",
-        tool="Which notes and sections to read, without their text.")] = False
+        tool="What to read, no text.")] = False
 
 
 def _prepare(p: ContextParams) -> ContextParams:
@@ -60,8 +59,9 @@ def _prepare(p: ContextParams) -> ContextParams:
                          "best search hits)")
     if note is not None and query is not None:
         raise UsageError("give a NOTE or --query, not both")
-    return ContextParams(note, query, p.max_tokens, p.depth.strip(), p.strategy,
-                         p.follow_tags, p.concise)
+    # 0 is no limit, as for every query command (kbase_ci.query.payload.check_budget)
+    return ContextParams(note, query, p.max_tokens or MAX_BUDGET, p.depth.strip(),
+                         p.strategy, p.follow_tags, p.concise)
 
 
 def _run(s: Session, p: ContextParams) -> Bundle:
@@ -84,16 +84,12 @@ QUERIES = [Query(
     "context", ("context",),
     help="a token-budgeted reading bundle around a note or a question",
     description="Bidirectional link traversal from NOTE (or from the top search hits for "
-                "--query), hubs damped, cut to --max-tokens at section boundaries "
+                "--query), hubs damped; sections ranked by the query or the links and "
+                "packed into --max-tokens "
                 "(conservative offline token estimate; see docs/context.md). "
                 "Exit 0 notes, 1 nothing found, 2 no such note or bad arguments.",
-    tool="Gather background for a task in one call: starting from a note, or from the best "
-         "search hits for a query, follow links outwards and return the most relevant "
-         "notes' text within a token budget, with how each note was reached (link "
-         "traversal metadata). Prefer it over many `read` calls when you need several "
-         "related notes before writing or deciding; use `search` first when you know no "
-         "note to start from, and `explore` when paths are enough.",
-    when="the text of several related notes within a token budget, with the traversal "
-         "metadata",
+    tool="The text of the notes most relevant to a note or a query within a token budget, best "
+         "sections first. One call for many `read`s.",
+    when="the text of several related notes within a token budget, best sections first",
     params=ContextParams, run=_run, text=_lines, found=lambda a: bool(a.notes),
     prepare=_prepare, budgeted=True)]

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 class ExploreParams(Record):
     note: Note
     concise: Annotated[bool, Param(
-        help="paths only", tool="Paths only: outlinks, unresolved link texts, backlinks.")
+        help="paths only", tool="Paths only.")
     ] = False
     no_mentions: Annotated[bool, Param(
         help="leave out unlinked mentions (notes naming it without a link)",
@@ -54,13 +54,8 @@ QUERIES = [Query(
     "explore", ("explore",), help="a note's links, backlinks and similar unlinked notes",
     description="Similar notes are precomputed in the index (no model needed). "
                 "Exit 0, 2 no such note.",
-    tool="See what is around a note you already found: 'I found note Y, what is near it?'. "
-         "Returns its outgoing links (a link with `path: null` names a note that is "
-         "referenced but not yet written; links to URLs are listed apart in `external`), "
-         "its backlinks with the sentence each sits in, and similar notes that are not "
-         "linked with it yet. Paths and sentences only, no note text: use it to navigate, "
-         "to find related material, or to spot missing links; use `context` when you need "
-         "the text.",
+    tool="What is around a note: links, backlinks, similar unlinked notes. Paths only (`context`"
+         " gives text).",
     when='"I found note Y, what is around it": outlinks (`path: null`: referenced but not '
          "written yet; URLs apart in `external`), backlinks with their sentence, similar "
          "unlinked notes; paths only, no text",

@@ -31,20 +31,19 @@ class GapsParams(Record):
         flag="--kind", choices=GAP_KINDS,
         help="only this kind of gap; repeatable (default: all three, in this order: note, "
              "concept, attachment)",
-        tool="Only these kinds of gap (default: all three: note, concept, attachment).")
+        tool="Default: all.")
     ] = ()
     domain: Domain = None
     limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=100, metavar="N",
                                 help="entries per list (default: %(default)s)",
-                                tool="How many of each kind to return.")] = 20
+                                tool="")] = 20
     min_notes: Annotated[int, Param(ge=1, le=MAX_LIMIT, metavar="N",
                                     help="notes a concept must appear in (default: "
                                          "%(default)s)",
-                                    tool="A concept counts when at least this many notes "
-                                         "mention it.")] = 3
+                                    tool="Least notes per concept.")] = 3
     concise: Annotated[bool, Param(
         help="targets and concepts with their counts, not where they are",
-        tool="Targets and concepts with their counts, not where they are.")] = False
+        tool="Counts only, not where.")] = False
 
 
 def _run(s: Session, p: GapsParams) -> GapsAnswer:
@@ -95,11 +94,8 @@ QUERIES = [Query(
                 "capitalised names) that recur across notes but match no title, alias or "
                 "heading (widest spread first), and attachments links name that are "
                 "missing. Exit 0 gaps found, 1 none, 2 usage error.",
-    tool="Find what the notes are missing, ranked: notes many notes link to that are not "
-         "written yet (`unwritten`, listed first), concepts mentioned across several notes "
-         "that have no note of their own (`concepts`), and attachments links name that are "
-         "missing (`attachments`), each with where it is mentioned. Use it when deciding "
-         "what to write next or checking how well a domain is covered.",
+    tool="What to write next: linked notes not written yet, concepts without a note, missing "
+         "attachments, with where each is mentioned.",
     when="what to write next: notes to write first, then concepts without a note, then "
          "missing attachments",
     params=GapsParams, run=_run, text=_lines,

@@ -42,11 +42,11 @@ class GraphParams(Record):
                "orphans": "notes with no links in or out"})]
     note: Annotated[str | None, Param(positional=True, metavar="NOTE",
                                       actions=("neighborhood", "explore"),
-                                      tool="explore, neighborhood: the note.")] = None
+                                      tool="")] = None
     source: Annotated[str | None, Param(positional=True, metavar="A", actions=("path",),
-                                        tool="path: the first note.")] = None
+                                        tool="")] = None
     target: Annotated[str | None, Param(positional=True, metavar="B", actions=("path",),
-                                        tool="path: the second note.")] = None
+                                        tool="")] = None
     depth: Annotated[int | None, Param(
         ge=0, le=MAX_DEPTH,
         actions=("neighborhood", "explore"), by_action={"neighborhood": 1, "explore": 2},
@@ -61,12 +61,12 @@ class GraphParams(Record):
                "hubs": "most notes, 0 = all (default: 20)",
                "clusters": "most clusters, 0 = all (default: 20)",
                "explore": "most notes (default: 200)"},
-        tool="Most results (CLI defaults per action).")] = None
+        tool="")] = None
     directed: Annotated[bool, Param(
         actions=("path", "neighborhood"),
         helps={"path": "follow links only from the note holding them (default: either way)",
                "neighborhood": "follow outgoing links only"},
-        tool="path, neighborhood: follow links only from the note holding them.")] = False
+        tool="path, neighborhood: links one way only.")] = False
     all_paths: Annotated[bool, Param(flag="--all", actions=("path",),
                                      help="every shortest path, up to --limit",
                                      tool="path: every shortest path.")] = False
@@ -89,7 +89,7 @@ class GraphParams(Record):
         actions=("explore",),
         help="JSON lines: one per note as it is reached, then the result")] = False
     concise: Annotated[bool, Param(help="paths and numbers only: no titles, no edges",
-                                   tool="Paths and numbers only: no titles, no edges.")] = False
+                                   tool="Paths and counts only.")] = False
     timeout: Annotated[Timeout, Param(actions=("explore",))] = None
 
 
@@ -229,13 +229,8 @@ QUERIES = [Query(
     description="Questions about the whole link graph (links between notes, from the index "
                 "with the work tree's changes overlaid). Exit 0 results, 1 none (no path, no "
                 "orphans, ...), 2 bad arguments or no such note.",
-    tool="Questions about the whole link graph. action `explore` (with `note`): a map of "
-         "the notes around it, their clusters, hubs and an order to read them (`summary`: "
-         "about 500 tokens, the cheapest overview of a neighbourhood); `path` (`source`, "
-         "`target`): how two notes connect; `neighborhood` (`note`, `depth`): notes within "
-         "N links; `hubs`: the best-linked notes; `clusters`: groups of linked notes; "
-         "`orphans`: notes nobody links to. Use it to orient in an unknown vault; use "
-         "`context` when you need the notes' text.",
+    tool="Link graph: `explore` maps the notes around `note` (`summary`: ~500 tokens); `path` "
+         "from `source` to `target`; `neighborhood` of `note`; `hubs`, `clusters`, `orphans`.",
     when="orienting: a ~500-token map of a neighbourhood (`explore`, `summary`), how two "
          "notes connect, hubs, clusters",
     params=GraphParams, run=_run, text=_lines, found=_found, prepare=_prepare,

@@ -39,7 +39,7 @@ class HandoverAnswer(Record):
 
 class LatestParams(Record):
     track: Annotated[str | None, Param(
-        tool="Only handovers of this track (frontmatter `track:`).")] = None
+        tool="Only this track.")] = None
     no_cache: Annotated[bool, Param(help="ignore the parse cache")] = False
 
 
@@ -92,9 +92,8 @@ QUERIES = [Query(
     help="the newest handover, with its open next steps, blockers and questions",
     description="The newest handover (of TRACK): by frontmatter date, then commit date. "
                 "Exit 1 when there is none.",
-    tool="Resume work someone handed over: the newest handover note (of a track), with its "
-         "open next steps, blockers and the questions still waiting for an answer. Call it "
-         "first when you pick up a task in this repository.",
+    tool="The newest handover: next steps, blockers, open questions. Call it first when you "
+         "resume work here.",
     when="resuming work: newest handover, its next steps, blockers, open questions",
     params=LatestParams, run=_run, text=_lines, found=lambda a: True,
     formats=("text", "json"), default_format="text", source=False, text_budget=False)]

@@ -67,11 +67,8 @@ QUERIES = [Query(
                 "`external` for URLs. `--unlinked`: instead, the notes naming it in "
                 "prose (title or alias) that are not linked with it either way. Exit 0 "
                 "found, 1 none, 2 no such note.",
-    tool="The links one note makes, each with its line and the sentence around it: `path` "
-         "is the target note or attachment, or null for a note that is referenced but not "
-         "written yet (`status` says which); links to URLs are listed apart in `external`. "
-         "Use it to follow a note's references exactly; `explore` gives the same plus "
-         "backlinks and similar notes at a glance.",
+    tool="The links a note makes, each with its line and sentence (`path` null: not written "
+         "yet), or with `unlinked` the notes naming it without a link.",
     when="a note's links exactly, each with line and sentence; URLs in `external`",
     params=LinksParams, run=_run, text=_lines, found=_found)]
 

@@ -15,7 +15,7 @@ class NotesParams(Record):
     tags: Tags = ()
     any_tag: Annotated[bool, Param(
         flag="--any", help="notes with any of the tags (default: all of them)",
-        tool="Notes with any of the tags instead of all.")] = False
+        tool="Any of the tags, not all.")] = False
     domain: Domain = None
 
 
@@ -32,8 +32,7 @@ QUERIES = [Query(
     description="Notes having every --tag (a tag matches the tags below it: rust matches "
                 "rust/async), or any of them with --any. Exit 0 notes found, 1 none, 2 "
                 "error.",
-    tool="List notes by tag and domain (a tag includes the tags below it): 'which notes "
-         "are about rust?' when tags say it better than words. Use `search` for a topic in "
+    tool="List notes by tag and domain (which notes are about rust?); `search` finds a topic in "
          "the text.",
     when="notes by tag and domain",
     params=NotesParams, run=_run,

@@ -16,9 +16,9 @@ class PrerequisitesParams(Record):
     depth: Annotated[int, Param(ge=1, le=MAX_DEPTH,
                                 help="steps back through prerequisites (default: "
                                      "%(default)s)",
-                                tool="Steps back through prerequisites.")] = 2
+                                tool="")] = 2
     limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, help="most notes listed (default: 20)",
-                                tool="Most notes.")] = 20
+                                tool="")] = 20
     timeout: Timeout = None
 
 
@@ -47,8 +47,6 @@ QUERIES = [Query(
                 "(the more basic ones), its folder's overview note, and theirs in turn up "
                 "to --depth, listed so that each comes after what it needs. Exit 0 some "
                 "found, 1 none, 2 no such note.",
-    tool="What to read before a note, foundations first: the notes it links to that more "
-         "notes rely on, its folder's overview note, and theirs in turn (no model, from "
-         "links and folders). Use it before reading a note on an unfamiliar subject.",
+    tool="What to read before a note, foundations first (from links and folder overview notes).",
     when="what to read before a note on an unfamiliar subject",
     params=PrerequisitesParams, run=_run, text=_lines, found=lambda a: bool(a.prerequisites))]

@@ -14,17 +14,15 @@ if TYPE_CHECKING:
 class ReadParams(Record):
     note: Annotated[str, Param(
         positional=True, metavar="NOTE[#heading|#^block]",
-        tool="A note path (`Concepts/Linking.md`), its title or one of its aliases "
-             "(case-insensitive).")]
+        tool="")]
     section: Annotated[str | None, Param(
-        cli=False, tool="A heading of the note (`Install`, or `Install > Linux` for a "
-                        "nested one), or `^id` for a block.")] = None
+        cli=False, tool="A heading (`A > B` when nested) or `^blockid`.")] = None
     expand_links: Annotated[bool, Param(
         help="also return the notes it links to",
-        tool="Add the text of the notes it links to (`linked`).")] = False
+        tool="Add the text of the linked notes.")] = False
     depth: Annotated[int, Param(
         ge=0, le=MAX_DEPTH, help="link depth for --expand-links",
-        tool="With expand_links: links followed from note to note.")] = 1
+        tool="Hops for expand_links.")] = 1
 
 
 def _run(s: Session, p: ReadParams) -> ReadAnswer:
@@ -34,7 +32,8 @@ def _run(s: Session, p: ReadParams) -> ReadAnswer:
     target = p.note.strip()
     if p.section and p.section.strip():  # a tool names the section apart
         target = f"{target}#{p.section.strip().lstrip('#')}"
-    return read_answer(s.view(), target, expand=p.expand_links, depth=p.depth)
+    return read_answer(s.view(), target, expand=p.expand_links, depth=p.depth,
+                       max_tokens=s.max_tokens if p.expand_links else None)
 
 
 def _lines(a: ReadAnswer) -> list[str]:
@@ -48,8 +47,6 @@ QUERIES = [Query(
     "read", ("read",), help="print a note, one section or one block",
     description="NOTE is a path, a note name or an alias, optionally followed by #heading "
                 "or #^block. Exit 0 found, 2 no such note.",
-    tool="Read a note you know the name of: the whole Markdown text, or only one section "
-         "(cheaper). Returns the text with its line range and token estimate. Errors name "
-         "the note's headings when the section does not exist.",
+    tool="A note's text, or only one `section` of it (cheaper), with its line range.",
     when="reading a note, or only the section a search hit named",
     params=ReadParams, run=_run, text=_lines, found=lambda a: True)]

@@ -24,13 +24,13 @@ if TYPE_CHECKING:
 class ReadingOrderParams(Record):
     start: Annotated[str | None, Param(
         flag="--from", metavar="NOTE", help="the notes within --depth links of NOTE",
-        tool="The notes within `depth` links of this note.")] = None
+        tool="Notes near this note.")] = None
     depth: Annotated[int, Param(ge=0, le=MAX_DEPTH, help="links from --from (default: 2)",
-                                tool="Links from start.")] = 2
+                                tool="Hops from start.")] = 2
     tags: Tags = ()
     domain: Domain = None
     limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, help="most notes listed (default: 50)",
-                                tool="Most notes listed.")] = 50
+                                tool="")] = 50
     timeout: Timeout = None
 
 
@@ -63,9 +63,7 @@ QUERIES = [Query(
                 "builds on: a note linked from more notes comes before the notes linking to "
                 "it, a folder's overview before the folder. Exit 0 notes ordered, 1 none, 2 "
                 "usage error or no such note.",
-    tool="An order to read a set of notes in, each after the notes it builds on: the notes "
-         "near `start`, or those with `tags` and `domain` (both: those near `start` with "
-         "them), or all. Use it to plan reading a topic or onboarding onto a part of the "
-         "vault.",
+    tool="An order to read notes in, foundations first: those near `start`, with `tags` and "
+         "`domain`, or all.",
     when="planning the reading of a topic",
     params=ReadingOrderParams, run=_run, text=_lines, found=lambda a: bool(a.order))]

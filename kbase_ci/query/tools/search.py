@@ -15,34 +15,31 @@ if TYPE_CHECKING:
 
 class SearchParams(Record):
     query: Annotated[str, Param(positional=True, help="what to look for",
-                                tool="What you are looking for, in a few words or a "
-                                     "question.")]
+                                tool="Words or a question.")]
     mode: Annotated[str, Param(
-        choices=MODES, tool="hybrid = words + meaning (default); bm25 = exact words only; "
-                            "semantic = meaning only.")] = "hybrid"
+        choices=MODES, tool="hybrid (words and meaning), bm25 or semantic.")] = "hybrid"
     domain: Annotated[str | None, Param(
         help="only notes of this domain",
-        tool="Only notes of this domain (the top folder, unless configured).")] = None
+        tool="")] = None
     tags: Tags = ()
     limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=100,
-                                tool="How many notes to return.")] = 5
+                                tool="")] = 5
     snippets: Annotated[bool, Param(
         help="a snippet around the match",
-        tool="Add a short text snippet around the match to each hit.")] = False
+        tool="Add text snippets.")] = False
     concise: Annotated[bool, Param(
         help="paths, titles and scores only",
-        tool="Only path, title and score per hit (fewer tokens).")] = False
+        tool="Path, title, score only.")] = False
     explain: Annotated[bool, Param(
         help="each ranker's rank and score",
-        tool="Add each ranker's rank and score to each hit (why it ranks there).")] = False
+        tool="Add each ranker's score.")] = False
     model: Annotated[Path | None, Param(
         metavar="PATH", help="embedding model folder (default: as the index was built)")
     ] = None
     min_confidence: Annotated[str, Param(
         choices=CONFIDENCE, metavar="LEVEL",
         help="leave out hits below this confidence (default: %(default)s, every hit shown)",
-        tool="Leave out hits below this confidence (default none: every hit is shown, "
-             "each with its confidence).")] = "none"
+        tool="Lowest confidence shown.")] = "none"
 
 
 def _prepare(p: SearchParams) -> SearchParams:
@@ -82,15 +79,8 @@ QUERIES = [Query(
     description="Search the vault's index: the ranked notes up to --limit, each with its "
                 "confidence, and a verdict on whether they answer the query. Exit 0 "
                 "answered, 1 not answered (the hits are printed either way), 2 error.",
-    tool="Find notes about a topic when you do not know their names: 'I need information "
-         "about X'. Ranks whole notes by words and meaning and returns each hit's path, "
-         "title, score and best-matching section with its line. Follow up with `read` (one "
-         "section is enough) or `context`. Narrow with `domain` or `tags` (a tag also "
-         "matches its child tags). Not for a note you already know: use `explore` or "
-         "`read` then. Every hit says how far to trust it (`confidence`: high, medium, "
-         "low, none), and `verdict.answered` says whether the hits answer the question "
-         "at all (false: the vault likely does not cover it; `verdict.near_topic` is the "
-         "nearest note).",
+    tool="Find notes on a topic when you do not know their names; each hit has a `confidence`, "
+         "and `verdict.answered` says if any answers it.",
     when='"I need information about X and don\'t know the note names"; every hit says '
          'how far to trust it (`confidence`), and the `verdict` whether the vault answers',
     params=SearchParams, run=_run, text=_lines, found=lambda a: a.verdict.answered,

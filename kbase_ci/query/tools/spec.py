@@ -51,7 +51,9 @@ class Param(Record):
     help: str | None = None
     """The CLI's help (`%(default)s` allowed); None: no help line."""
     tool: str | None = None
-    """The MCP parameter's description; None: a CLI option only."""
+    """The MCP parameter's description; None: a CLI option only; "": offered without one
+    (a parameter many tools share, described once in the server's instructions,
+    kbase_ci.mcp.server: every tool's schema is in every agent's context)."""
     flag: str | None = None
     """The CLI spelling when it is not `--name-with-dashes`."""
     positional: bool = False
@@ -134,6 +136,9 @@ class Session(Protocol):
     """The embedding model folder given to the server (`kbase mcp --model`)."""
     form: str
     """How the answer is printed: `json` (always, for a tool), `text`, a picture."""
+    max_tokens: int | None
+    """The budget the answer is printed within (None: none): an answer that can fill it
+    better than trimming would (`read --expand-links`) packs itself to it."""
 
     def view(self) -> QueryView: ...
 
@@ -252,25 +257,21 @@ BUDGET = ("the answer printed (JSON, text or picture) stays within N tokens: lis
           "from their least relevant end and `truncated` (a last line in text) says what "
           "went")
 """`--max-tokens`, which every query takes."""
-BUDGET_TOOL = ("The answer (its JSON) stays within this many tokens: lists are cut from "
-               "their least relevant end and `truncated` says what went.")
+BUDGET_TOOL = ""
+"""`max_tokens` of a tool: described once, in kbase_ci.mcp.server.INSTRUCTIONS."""
 MAX_TOKENS = 8000
 """A tool's answer stays within this many tokens unless the call asks for another budget."""
 
-Note = Annotated[str, Param(
-    metavar="NOTE", positional=True,
-    tool="A note path (`Concepts/Linking.md`), its title or one of its aliases "
-         "(case-insensitive).")]
+Note = Annotated[str, Param(metavar="NOTE", positional=True, tool="")]
 Tags = Annotated[tuple[str, ...], Param(
     flag="--tag", metavar="T", help="only notes with tag T or a tag under it (T/...); repeatable",
-    tool="Only notes carrying every one of these tags (or a child tag).")]
-Domain = Annotated[str | None, Param(help="only notes of this domain",
-                                     tool="Only this domain.")]
+    tool="")]
+Domain = Annotated[str | None, Param(help="only notes of this domain", tool="")]
 Timeout = Annotated[float | None, Param(
     metavar="SECONDS", gt=0, le=MAX_SECONDS,
     help="stop after this many seconds and answer with what was found so far, marked "
          "`partial: true` with the reason",
-    tool="Stop after this many seconds and answer with what was found, marked `partial`.")]
+    tool="")]
 
 
 def none_if_blank(text: str | None) -> str | None:

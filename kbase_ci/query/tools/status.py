@@ -42,8 +42,7 @@ def _here(available: bool | None) -> str:
 
 QUERIES = [Query(
     "status", ("status",), help="the query index: origin, staleness, sizes, model",
-    tool="Where the index comes from (branch, folder), which commit it was built from, "
-         "which notes changed since, its sizes and embedding model. Call it when answers "
-         "look stale or semantic search is unavailable.",
+    tool="Where the index is from, which notes changed since, its sizes and model. Call it when "
+         "answers look stale.",
     when="where the index comes from, how stale it is",
     params=StatusParams, run=_run, text=_lines, found=lambda a: True, stale_ok=True)]

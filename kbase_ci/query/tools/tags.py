@@ -14,12 +14,12 @@ if TYPE_CHECKING:
 
 
 class TagsParams(Record):
-    tree: Annotated[bool, Param(help="the tag hierarchy", tool="The tag hierarchy.")] = False
+    tree: Annotated[bool, Param(help="the tag hierarchy", tool="")] = False
     stats: Annotated[bool, Param(help="pairs of tags used together",
                                  tool="Pairs of tags used together.")] = False
     limit: Annotated[int, Param(ge=0, le=MAX_LIMIT,
                                 help="pairs with --stats, 0 = all (default: 50)",
-                                tool="Pairs with stats, 0 = all.")] = 50
+                                tool="stats pairs (0: all).")] = 50
 
 
 def _tags(s: Session, p: TagsParams) -> TagsAnswer:
@@ -49,7 +49,7 @@ def _tag_lines(a: TagsAnswer) -> list[str]:
 class SuggestParams(Record):
     note: Note
     limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=100, help="most tags (default: 5)",
-                                tool="Most tags.")] = 5
+                                tool="")] = 5
 
 
 def _suggest(s: Session, p: SuggestParams) -> SuggestAnswer:
@@ -63,9 +63,8 @@ QUERIES = [Query(
     "tags", ("tags",), help="tag counts, the tag tree and co-occurring tags",
     description="count = notes with the tag itself, total = with it or a tag below it. "
                 "Exit 0 tags found, 1 no tags, 2 error.",
-    tool="The vault's tags with how many notes use each; `tree` adds the hierarchy, `stats` "
-         "the tags used together. Use it to learn the vocabulary before filtering `search` "
-         "or `notes` by tag.",
+    tool="The tags with their note counts (`tree`: hierarchy, `stats`: tags used together), "
+         "before filtering by tag.",
     when="the tag vocabulary",
     params=TagsParams, run=_tags, text=_tag_lines, found=lambda a: bool(a.tags)), Query(
     "tags_suggest", ("tags", "suggest"),
@@ -74,9 +73,7 @@ QUERIES = [Query(
                 "and the notes it links with) that NOTE lacks, scored by how many of them "
                 "carry the tag and how rare it is. Exit 0 suggestions, 1 none, 2 no such "
                 "note.",
-    tool="Tags a note probably lacks, voted by the notes most like it (similar and linked "
-         "notes) and weighed by how rare each tag is. Use it when writing or tidying a "
-         "note.",
+    tool="Tags a note probably lacks, voted by the notes most like it and weighed by rarity.",
     when="tags a note lacks, from similar and linked notes",
     params=SuggestParams, run=_suggest,
     text=lambda a: [f"#{s.tag}  {s.score}  (from {', '.join(s.sources)})"

@@ -269,7 +269,7 @@ def test_a_minimal_manifest_round_trips() -> None:
 # -- exit codes ---------------------------------------------------------------------------
 WANT = {errors.UsageError: 2, errors.ConfigError: 2, errors.UnsafePathError: 2,
         errors.ChangedError: 2, errors.GitError: 2, errors.IndexFormatError: 2,
-        errors.ModelRefused: 2,
+        errors.ModelRefused: 2, errors.StorageError: 2,
         errors.GitHubError: 3, errors.PublishGaveUp: 1, errors.KbaseError: 3}
 
 

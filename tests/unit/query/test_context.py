@@ -14,7 +14,7 @@ from conftest import FIXTURES, git, run_kbase, write
 
 from kbase_ci.parse.outline import sections
 from kbase_ci.parse.parser import parse_note
-from kbase_ci.query.budget import Piece, estimate_tokens, fill
+from kbase_ci.query.budget import Piece, estimate_tokens, pack
 from kbase_ci.query.bundle import ConciseContext, ContextAnswer, text_lines
 from kbase_ci.query.context import context_answer
 from kbase_ci.query.discovery import open_source
@@ -54,7 +54,8 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> QueryView:
 
 def _text(answer: dict[str, Any]) -> str:
     """The text form exactly as `kbase context --format text` prints it."""
-    typed = (ContextAnswer if "link_traversal" in answer else ConciseContext).from_json(answer)
+    concise = any("text" not in n for n in answer["notes"])
+    typed = (ConciseContext if concise else ContextAnswer).from_json(answer)
     return "\n".join(text_lines(typed)) + "\n"
 
 
@@ -76,34 +77,69 @@ def test_budget_never_exceeded(view: QueryView, strategy: str, depth: str | int)
         for start in ("Start", "Big", "Index"):
             ans = bundle(view, note=start, strategy=strategy, depth=depth,
                                  max_tokens=budget)
-            assert ans["metadata"]["tokens"] <= budget
+            assert ans["tokens"] <= budget
             assert estimate_tokens(_text(ans)) <= budget, (start, budget)
-            assert sum(n["tokens"] for n in ans["notes"]) <= budget
             if budget >= 1500:
                 assert ans["notes"][0]["path"] == f"{start}.md"
 
 
-def test_budget_cuts_at_section_boundaries(view: QueryView, repo: Path) -> None:
+def _ranges(note: dict[str, Any]) -> list[tuple[int, int]]:
+    return [(int(a), int(b)) for a, _, b in
+            (r.partition("-") for r in note["lines"].split(", ") if r)]
+
+
+def test_the_text_is_the_lines_it_names(view: QueryView, repo: Path) -> None:
     ans = bundle(view, note="Big", depth="quick", max_tokens=1200)
     big = ans["notes"][0]
-    assert big["path"] == "Big.md" and big["truncated"]
-    assert big["omitted_sections"] and "Part 6" in " ".join(big["omitted_sections"])
+    assert big["path"] == "Big.md" and big["omitted"]
     lines = (repo / "Big.md").read_text().split("\n")
-    whole = ["\n".join(lines[s["start_line"] - 1:s["end_line"]]).strip("\n")
-             for s in big["sections"]]
-    assert big["content"] == "\n\n".join(whole)  # whole sections, nothing cut inside one
-    assert any("cut for the budget" in x for x in ans["metadata"]["limitations"])
+    parts = ["\n".join(lines[a - 1:b]) for a, b in _ranges(big)]
+    assert big["text"] == "\n\n".join(parts)  # whole sections, the last cut at a paragraph
     roomy = bundle(view, note="Big", depth="quick", max_tokens=100000)
-    assert not roomy["notes"][0]["truncated"]
-    assert len(roomy["notes"][0]["sections"]) == 7
+    assert roomy["notes"][0]["omitted"] == []
+    assert roomy["notes"][0]["lines"] == f"1-{len(lines) - 1}"  # one range: all of it
 
 
-def test_fill_round_robin_and_caps() -> None:
-    notes = [[Piece(0, 50), Piece(1, 50)], [Piece(0, 500), Piece(1, 10)], [Piece(0, 30)]]
-    chosen, used = fill(notes, [5, 5, 5], 200)
+def test_pack_takes_the_highest_priority_first() -> None:
+    notes = [[Piece(0, 50, 0.2), Piece(1, 50, 0.9)], [Piece(0, 500, 1.0), Piece(1, 10, 0.1)],
+             [Piece(0, 30, 0.5)]]
+    chosen, used, skipped = pack(notes, [5, 5, 5], 200)
+    # 0/1 (0.9), 2/0 (0.5), 0/0 (0.2), 1/1 (0.1); 1/0 (1.0) never fits
     assert chosen == [[0, 1], [1], [0]] and used == 50 + 50 + 30 + 10 + 15
-    chosen, used = fill(notes, [5, 5, 5], 700, caps=[60, 60, 60])
-    assert chosen == [[0, 1], [0, 1], [0]] and used <= 700
+    assert skipped == [(1, 0)]
+    chosen, used, skipped = pack(notes, [5, 5, 5], 700)
+    assert chosen == [[0, 1], [0, 1], [0]] and skipped == [] and used <= 700
+
+
+def _guide(make_repo: Callable[..., Path]) -> QueryView:
+    filler = " ".join(f"plain filler sentence number {i}." for i in range(60))
+    return _view(make_repo({
+        "Guide.md": ("# Guide\n\nAn overview of the service.\n\n## Install\n\n" + filler
+                     + "\n\n## Caching\n\nThe cache evicts the least recently used entry; "
+                     "eviction runs when the cache is full.\n\n## Logging\n\n" + filler
+                     + "\n\n## Related\n\nSee [[Store]] for where entries live.\n"),
+        "Store.md": ("# Store\n\n## Layout\n\n" + filler + "\n\n## Used by\n\n"
+                     "The [[Guide]] service reads it.\n"),
+    }))
+
+
+def test_sections_ranked_by_the_query(make_repo: Callable[..., Path]) -> None:
+    view = _guide(make_repo)
+    ans = bundle(view, query="cache eviction", depth=0, max_tokens=260)
+    guide = ans["notes"][0]
+    assert guide["path"] == "Guide.md"
+    assert "least recently used" in guide["text"]  # not document order: Install is first
+    assert "Install" in guide["omitted"] and "filler" not in guide["text"]
+
+
+def test_sections_ranked_by_link_role(make_repo: Callable[..., Path]) -> None:
+    view = _guide(make_repo)
+    ans = bundle(view, note="Guide", depth="quick", max_tokens=300)
+    by_path = {n["path"]: n for n in ans["notes"]}
+    # the sections holding the link that joins the two notes come first
+    assert "See [[Store]]" in by_path["Guide.md"]["text"]
+    assert "The [[Guide]] service" in by_path["Store.md"]["text"]
+    assert "filler" not in by_path["Store.md"]["text"]
 
 
 def test_estimator_errs_high_on_hard_text() -> None:
@@ -153,7 +189,6 @@ def test_cycles_deduplicated_and_depth_is_link_distance(view: QueryView,
     hops = nx.single_source_shortest_path_length(g, "Start.md")
     for n in ans["notes"]:
         assert n["depth"] == hops[n["path"]], n["path"]
-    assert ans["metadata"]["documents_analyzed"] == sum(1 for d in hops.values() if d <= 3)
 
 
 def test_breadth_lists_nearer_notes_first(view: QueryView) -> None:
@@ -163,25 +198,21 @@ def test_breadth_lists_nearer_notes_first(view: QueryView) -> None:
     assert set(_paths(ans)) >= {"Alpha.md", "Beta.md", "Index.md", "Gamma.md", "Delta.md"}
 
 
-def test_traversal_metadata_matches_the_notes(view: QueryView) -> None:
+def test_why_names_a_note_of_the_bundle(view: QueryView) -> None:
     for kwargs in ({"note": "Start"}, {"note": "Delta", "depth": "deep"},
                    {"note": "Start", "strategy": "tags", "follow_tags": ["deep"]},
                    {"query": "lighthouse keepers"}, {"note": "Big", "max_tokens": 300}):
         ans = bundle(view, **kwargs)
         notes = {n["path"]: n for n in ans["notes"]}
         order = _paths(ans)
-        trav, meta = ans["link_traversal"], ans["metadata"]
-        assert meta["primary_documents"] + meta["linked_documents"] == order
-        assert trav["max_depth_reached"] == max(n["depth"] for n in notes.values())
-        assert [s["to"] for s in trav["traversal_path"]] == meta["linked_documents"]
-        for step in trav["traversal_path"]:
-            assert order.index(step["from"]) < order.index(step["to"])
-            assert notes[step["to"]]["depth"] == notes[step["from"]]["depth"] + 1
         for n in notes.values():
-            assert all(p["path"] in notes for p in n["linked_from"])
-            assert n["primary"] == (n["depth"] == 0) == (not n["linked_from"])
-        assert meta["documents_analyzed"] >= len(notes)
-        assert trav["links_followed"] >= len(meta["linked_documents"])
+            if n["depth"] == 0:
+                assert n["why"] in ("the note asked for", ) or n["why"].startswith("search hit")
+                continue
+            parent = n["why"].split(" (+")[0].rsplit(" ", 1)[-1]
+            assert order.index(parent) < order.index(n["path"]), n
+            assert notes[parent]["depth"] == n["depth"] - 1
+        assert not set(ans["left_out"]) & set(notes)
 
 
 def test_hub_damping_keeps_the_bundle_focused(make_repo: Callable[..., Path]) -> None:
@@ -201,14 +232,11 @@ def test_hub_damping_keeps_the_bundle_focused(make_repo: Callable[..., Path]) ->
     assert {"Deep A.md", "Deep B.md"} <= set(got)
     topics = [p for p in got if p.startswith("Catalog/")]  # sorts before Deep
     assert len(topics) <= 1 and len(got) <= 7
-    score = {n["path"]: n["score"] for n in ans["notes"]}
-    for t in topics:
-        assert score[t] * 20 < score["Deep A.md"]
     for strategy in ("importance", "tags"):
         alt = _paths(bundle(view, note="Focus", strategy=strategy))
         assert {"Deep A.md", "Deep B.md"} <= set(alt)
     hub = bundle(view, note="Index", depth="deep", max_tokens=2000)
-    assert len(hub["notes"]) <= 20 and hub["metadata"]["tokens"] <= 2000
+    assert len(hub["notes"]) <= 20 and hub["tokens"] <= 2000
 
 
 def test_follow_tags_brings_in_unlinked_notes(view: QueryView) -> None:
@@ -217,7 +245,7 @@ def test_follow_tags_brings_in_unlinked_notes(view: QueryView) -> None:
     ans = bundle(view, note="Gamma", strategy="tags")
     island = next(n for n in ans["notes"] if n["path"] == "Island.md")
     assert island["why"].startswith("shares #deep with")
-    assert ans["link_traversal"]["followed_tags"] == ["deep"]
+    assert ans["followed_tags"] == ["deep"]
 
 
 def test_unknown_follow_tag_is_a_usage_error(repo: Path) -> None:
@@ -228,14 +256,13 @@ def test_unknown_follow_tag_is_a_usage_error(repo: Path) -> None:
     assert "did you mean deep" in proc.stderr
     proc = run_kbase("context", "Gamma", "--follow-tags", "#Deep", cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["link_traversal"]["followed_tags"] == ["deep"]
+    assert json.loads(proc.stdout)["followed_tags"] == ["deep"]
 
 
 def test_query_seeds_are_search_hits(view: QueryView) -> None:
     ans = bundle(view, query="lighthouse keepers", depth="quick")
     first = ans["notes"][0]
     assert first["path"] == "Beta.md" and first["why"] == "search hit #1"
-    assert ans["metadata"]["primary_documents"][0] == "Beta.md"
     assert bundle(view, query="zzqxv nothing like this")["notes"] == []
 
 
@@ -268,11 +295,13 @@ def test_exit_codes(repo: Path) -> None:
     assert _paths(json.loads(ok.stdout))[0] == "Start.md"
     missing = run_kbase("context", "Strat", cwd=repo)
     assert missing.returncode == 2 and "did you mean Start" in missing.stderr
+    whole = run_kbase("context", "Start", "--max-tokens", "0", cwd=repo)  # 0: no limit
+    assert whole.returncode == 0 and json.loads(whole.stdout)["max_tokens"] == 1_000_000
     nothing = run_kbase("context", "--query", "zzqxv nothing like this", cwd=repo)
     assert nothing.returncode == 1 and json.loads(nothing.stdout)["notes"] == []
     for bad in (("context",), ("context", "Start", "--query", "x"),
                 ("context", "Start", "--depth", "banana"),
-                ("context", "Start", "--max-tokens", "0"),
+                ("context", "Start", "--max-tokens", "-1"),
                 ("context", "Start", "--strategy", "random")):
         proc = run_kbase(*bad, cwd=repo)
         assert proc.returncode == 2, (bad, proc.stdout, proc.stderr)
@@ -284,7 +313,7 @@ def test_text_form(repo: Path) -> None:
                      cwd=repo)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].startswith("context: depth standard, strategy breadth, 7 notes, ")
+    assert lines[0].startswith("context: 7 notes, ")
     seps = [ln for ln in lines if ln.startswith("==== ")]
     assert len(seps) == 7
     assert seps[0] == "==== Start.md (depth 0; the note asked for) ===="
@@ -319,9 +348,9 @@ def test_json_answers_stay_within_max_tokens(repo: Path, budget: int) -> None:
 def test_concise_context_lists_what_to_read(repo: Path) -> None:
     proc = run_kbase("context", "Start", "--concise", cwd=repo)
     ans = json.loads(proc.stdout)
-    assert set(ans) == {"note", "query", "notes", "metadata", "index"}
-    assert ans["notes"][0]["path"] == "Start.md" and "content" not in ans["notes"][0]
-    assert all(n["sections"] for n in ans["notes"])
+    assert set(ans) == {"note", "notes", "tokens", "max_tokens", "left_out", "index"}
+    assert ans["notes"][0]["path"] == "Start.md" and "text" not in ans["notes"][0]
+    assert all(n["lines"] for n in ans["notes"])
     full = json.loads(run_kbase("context", "Start", cwd=repo).stdout)
     assert [n["path"] for n in ans["notes"]] == [n["path"] for n in full["notes"]]
     assert len(proc.stdout) < len(json.dumps(full)) / 2
