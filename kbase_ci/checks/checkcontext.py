@@ -36,6 +36,8 @@ class CheckContext:
         self.config = config
         self.by_path = _ByPath(self.store)
         self.focus = frozenset(self.store.paths) if focus is None else frozenset(focus)
+        self.whole = focus is None
+        """The whole vault is checked (no paths named, not a hook's share)."""
         self._resolved: dict[str, list[ResolvedLink]] = {}
         self._texts: dict[str, str] = {}
         self._blobs: dict[str, str] = {}

@@ -257,6 +257,20 @@ def _show_downloads(color: str) -> None:
     report_downloads(display)
 
 
+def _say_unopened() -> None:
+    """Once per run: the caches and memos a read-only or full git dir made the run go
+    without (kbase_ci.state.database). The answers are right; only speed is lost."""
+    if "kbase_ci.state.database" not in sys.modules:  # no database was asked for
+        return
+    from kbase_ci.report.escape import terminal_text
+    from kbase_ci.state.database import unopened
+
+    for folder, why in sorted(unopened().items()):
+        print(terminal_text(f"kbase: note: caches are not kept in {folder} ({why}); the "
+                            "answers are the same, each run does its work again"),
+              file=sys.stderr)
+
+
 def json_asked(argv: Sequence[str]) -> bool:
     """Whether the command line asks for the JSON form (`--format json`): errors then go
     to stdout as JSON too (kbase_ci.cli.failure). Read from the words themselves, so it
@@ -299,7 +313,9 @@ def _run(args_list: list[str], word: str | None) -> int:
         if word not in ("check", "fix"):  # a hook run never downloads a model
             _show_downloads(args.color)
         try:
-            return int(_command(args.command).run(args))
+            code = int(_command(args.command).run(args))
+            _say_unopened()
+            return code
         except OSError as exc:
             storage = StorageError.of(exc)
             if storage is None:

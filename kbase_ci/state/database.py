@@ -22,6 +22,18 @@ from kbase_ci.state.files import replace
 _META = "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)"
 # Opening a file another process is setting up can be refused as busy; tries, ~2 s in all.
 _OPEN_ATTEMPTS = 12
+_WITHOUT: dict[str, str] = {}
+"""Folders whose databases this process could not open, with why (`unopened`)."""
+
+
+def unopened() -> dict[str, str]:
+    """The folders this process runs without caches and memos in (a read-only folder, a
+    full disk, a file in the way), each with why: the CLI says so once on stderr."""
+    return dict(_WITHOUT)
+
+
+def _without(path: Path, exc: BaseException) -> None:
+    _WITHOUT.setdefault(str(path.parent), str(exc) or type(exc).__name__)
 
 
 def close_quietly(db: sqlite3.Connection | None) -> None:
@@ -66,17 +78,20 @@ def open_database(path: Path, stamp: str, tables: Mapping[str, str], *,
             # Anything else (a read-only folder, a full disk): run without it.
             close_quietly(db)
             if "locked" not in str(exc) and "busy" not in str(exc):
+                _without(path, exc)
                 return None
             time.sleep(0.02 * (attempt + 1))
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as exc:
             close_quietly(db)
             if set_aside:
+                _without(path, exc)
                 return None
             set_aside = True  # corrupt file: set it aside and start again
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(OSError):
                     replace(Path(str(path) + suffix), Path(str(path) + suffix + ".corrupt"))
-        except OSError:  # the folder cannot be made (read-only, a file in the way)
+        except OSError as exc:  # the folder cannot be made (read-only, a file in the way)
             close_quietly(db)
+            _without(path, exc)
             return None
     return None

@@ -45,3 +45,21 @@ def test_fix_skips_a_fifo_it_would_rewrite(make_repo: Callable[..., Path]) -> No
                           env=env, capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 1, proc.stderr
     assert "A.md: not rewritten: not a regular file (a FIFO, socket or device)" in proc.stderr
+
+
+def test_a_whole_vault_check_names_the_fifo_where_a_note_was(
+        make_repo: Callable[..., Path]) -> None:
+    """The vault skips a tracked note the work tree holds as a FIFO; `kbase check` says
+    why it is missing (KB004, a warning) instead of only reporting the links to it."""
+    root = make_repo({"A.md": "# A\n\n[[B]]\n", "B.md": "# B\n"})
+    (root / "B.md").unlink()
+    os.mkfifo(root / "B.md")
+    env = {**os.environ, "PYTHONPATH": str(REPO), **GIT_ENV}
+    run = [sys.executable, "-m", "kbase_ci", "check"]
+    whole = subprocess.run(run, cwd=root, env=env, capture_output=True, text=True,
+                           timeout=120, check=False)
+    assert "B.md:1:1: KB004 (warning) tracked note is a FIFO" in whole.stdout
+    assert "A.md:3:1: KB101" in whole.stdout
+    named = subprocess.run([*run, "A.md"], cwd=root, env=env, capture_output=True,
+                           text=True, timeout=120, check=False)
+    assert "KB004" not in named.stdout  # only a whole-vault check speaks for other paths

@@ -43,6 +43,8 @@ def test_a_file_where_the_state_folder_should_be(make_repo: Callable[..., Path])
     shutil.rmtree(root / ".git" / "kbase", ignore_errors=True)
     (root / ".git" / "kbase").write_text("not a folder\n", encoding="utf-8")
     _answers(root)
+    said = _kbase(root, "check").stderr
+    assert said.count("kbase: note: caches are not kept in") == 1, said
 
 
 @pytest.fixture

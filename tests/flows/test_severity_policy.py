@@ -34,7 +34,7 @@ def test_every_code_has_a_default_severity_in_the_registry() -> None:
     defaults = default_severities()
     assert set(defaults) == {code for c in REGISTRY for code in c.codes}
     assert {c for c, s in defaults.items() if s == "warning"} == {
-        "KB001", "KB003", "KB103", "KB205", "KB408", "KB901"}
+        "KB001", "KB003", "KB004", "KB103", "KB205", "KB408", "KB901"}
 
 
 def test_the_scenario_vault_reports_exactly_the_expected_findings(vault: Path) -> None:
