@@ -10,7 +10,9 @@ the ratio is taken pair by pair: the machine's drift hits both sides alike.
 
 Workloads (`--only`): `hook` (`check --staged` of a new edit of one note, committed
 after: the warm hook), `rename-cold` and `rename-warm` (`check --staged` of a staged
-rename of the most linked note, without and with the parse cache), `cold-check` (`check
+rename of the most linked note, without and with the parse cache), `rename-fresh` (the
+same without the parse cache but with the side's index published on its `kbase-index`
+branch, as a fresh clone has it: issue 32's first commit in a fresh clone), `cold-check` (`check
 --all` without a parse cache), `parse` (the parser alone over every note:
 bench/parse_digest.py), `search` (`--mode bm25`), `backlinks` (of the most linked note).
 `python -m bench --only compare --against REF` runs it as a group of the suite.
@@ -38,7 +40,7 @@ from bench.parse_compare import Worktree, digest_run
 from bench.workloads import GIT, ROOT, corpus_vault, model
 
 WORKLOADS = ("search", "backlinks", "parse", "hook", "rename-warm", "rename-cold",
-             "cold-check")
+             "rename-fresh", "cold-check")
 """In the order they run: the queries first, while the index matches the work tree (the
 hook's edits are committed, and would make every later query read them afresh)."""
 _WIKI = re.compile(r"\[\[([^\]|#\n]+)")
@@ -63,6 +65,9 @@ class Side:
         for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "vault"]):
             self.git(*args)
         self.edits = 0
+        self.published = ""
+        """The commit `kbase publish` made of this side's index; its branch is put back
+        only for `rename-fresh` (other workloads run without an index branch)."""
 
     def git(self, *args: str) -> None:
         subprocess.run([*GIT, *args], cwd=self.repo, check=True, capture_output=True)
@@ -107,15 +112,19 @@ def workload(name: str, note: str, title: str) -> Callable[[Side], float]:
         s.git("commit", "-qm", f"edit {s.edits}", "--no-verify")
         return spent
 
-    def rename(cold: bool) -> Callable[[Side], float]:
+    def rename(cold: bool, branch: bool = False) -> Callable[[Side], float]:
         def run(s: Side) -> float:
             if cold:
                 s.drop_cache()
+            if branch:
+                s.git("update-ref", "refs/heads/kbase-index", s.published)
             s.git("mv", note, str(Path(note).with_name("Renamed by the benchmark.md")))
             try:
                 return s.kbase("check", "--staged")
             finally:
                 s.git("reset", "-q", "--hard")
+                if branch:
+                    s.git("update-ref", "-d", "refs/heads/kbase-index")
         return run
 
     def cold_check(s: Side) -> float:
@@ -128,6 +137,7 @@ def workload(name: str, note: str, title: str) -> Callable[[Side], float]:
 
     runs: dict[str, Callable[[Side], float]] = {
         "hook": hook, "rename-cold": rename(True), "rename-warm": rename(False),
+        "rename-fresh": rename(True, branch=True),
         "cold-check": cold_check, "parse": parse,
         "search": lambda s: s.kbase("search", title, "--mode", "bm25"),
         "backlinks": lambda s: s.kbase("backlinks", title),
@@ -159,6 +169,12 @@ def measure(against: str, vault_name: str, runs: int, only: tuple[str, ...] = WO
                 subprocess.run([sys.executable, "-m", "compileall", "-q",
                                 str(s.tree / "kbase_ci")], check=True, capture_output=True)
                 s.kbase(*index)
+                if "rename-fresh" in only:
+                    s.kbase("publish")
+                    s.published = subprocess.run(
+                        [*GIT, "rev-parse", "refs/heads/kbase-index"], cwd=s.repo, check=True,
+                        capture_output=True, text=True).stdout.strip()
+                    s.git("update-ref", "-d", "refs/heads/kbase-index")
             for name in (w for w in WORKLOADS if w in only):
                 fn = workload(name, note, title)
                 try:

@@ -92,8 +92,10 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
         if extra:
             vault, untracked = wider, [n.path for n in extra]
             focus = (focus or set()) | set(untracked)
-    # A store, not a list: a hook on one note must not decode every cached note.
-    notes, stats = open_store(vault, jobs=jobs, use_cache=use_cache)
+    # A store, not a list: a hook on one note must not decode every cached note. A hook
+    # in a fresh clone takes the notes it does not decode from a published index.
+    notes, stats = open_store(vault, jobs=jobs, use_cache=use_cache,
+                              hints=changes is not None)
     new_config = changes is not None and config_changed(changes)
     if new_config and focus is not None and (change is None or change.inbound):
         skip = change.elsewhere if change is not None else frozenset()

@@ -96,3 +96,19 @@ def blob_sizes(cwd: Path, shas: Iterable[str]) -> dict[str, int]:
         if len(parts) == 3 and parts[1] == "blob":
             sizes[parts[0]] = int(parts[2])
     return sizes
+
+
+def tree_blobs(cwd: Path, tree: str, paths: Iterable[str]) -> dict[str, tuple[str, int]]:
+    """Path -> (blob id, size) of those of `paths` that are blobs in `tree`, from object
+    headers only (a caller bounds what it then reads)."""
+    wanted = [p for p in dict.fromkeys(paths) if "\n" not in p]
+    if not wanted:
+        return {}
+    out = git(["cat-file", "--batch-check", "--buffer"], cwd,
+              input="".join(f"{tree}:{p}\n" for p in wanted).encode())
+    found: dict[str, tuple[str, int]] = {}
+    for path, line in zip(wanted, out.decode("utf-8", "replace").splitlines(), strict=False):
+        parts = line.split(" ")
+        if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
+            found[path] = (parts[0], int(parts[2]))
+    return found

@@ -18,6 +18,7 @@ _URI_RESERVED = frozenset(";/?:@&=+$,#")
 _HEX = frozenset("0123456789abcdefABCDEF")
 # CommonMark: a backslash before ASCII punctuation in a destination is an escape.
 _ESCAPED = re.compile(r"""\\([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 # An optional link title after the destination: "t", 't' or (t).
 _TITLE = re.compile(r"""\s+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))\s*$""",
                     re.DOTALL)
@@ -114,6 +115,39 @@ def decode_uri(text: str) -> str:
     return "".join(out)
 
 
+def unescape(text: str) -> str:
+    """`text` with CommonMark's backslash escapes removed (as in a destination)."""
+    return _ESCAPED.sub(r"\1", text) if "\\" in text else text
+
+
+def decode_escapes(text: str) -> str:
+    """`text` with every URI escape decoded as `decode_uri` decodes it (reserved ASCII
+    kept as written, UTF-8 sequences whole), but run by run of escapes: `decode_uri`
+    keeps a whole text as written when one escape in it is malformed. For a whole link's
+    text (kbase_ci.vault.indexhints): the parser decodes the destination alone, so a
+    malformed escape in the link's text or title must not keep the destination's
+    decoded form out. A malformed UTF-8 sequence becomes surrogates."""
+    def run(m: re.Match[str]) -> str:
+        escapes = m.group(0)
+        data = bytes.fromhex(escapes.replace("%", ""))
+        out: list[str] = []
+        i = 0
+        while i < len(data):
+            if data[i] < 0x80:
+                c = chr(data[i])
+                out.append(escapes[3 * i:3 * i + 3] if c in _URI_RESERVED else c)
+                i += 1
+                continue
+            end = i
+            while end < len(data) and data[end] >= 0x80:
+                end += 1
+            out.append(data[i:end].decode("utf-8", "surrogateescape"))
+            i = end
+        return "".join(out)
+
+    return _PERCENT.sub(run, text) if "%" in text else text
+
+
 def markdown_link(raw: str, text: str, dest: str, embed: bool, line: int, col: int) -> Link:
     """A Markdown link or image whose text and destination are already separated.
 
@@ -122,9 +156,7 @@ def markdown_link(raw: str, text: str, dest: str, embed: bool, line: int, col: i
     clean = _clean_dest(dest)
     if is_external(clean):
         return Link("markdown", embed, raw, clean, "", text, line, col, external=True)
-    if "\\" in clean:
-        clean = _ESCAPED.sub(r"\1", clean)
-    path, sep, frag = decode_uri(clean).partition("#")
+    path, sep, frag = decode_uri(unescape(clean)).partition("#")
     return Link("markdown", embed, raw, path.strip(), frag if sep else "", text, line, col)
 
 

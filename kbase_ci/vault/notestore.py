@@ -29,6 +29,10 @@ class NoteSummary:
     """Lower-cased link targets without `.md`, each also as its last path segment."""
     type: str = ""
     """Frontmatter `type:` when it is a string (note-type checks pick notes by it)."""
+    loose: str = ""
+    """A summary from a published index (kbase_ci.vault.indexhints) has no `targets`
+    but its links' raw texts, folded (`indexhints.fold`): `linking_to` looks for names
+    inside them, which may pick a note that does not link but never misses one."""
 
 
 def target_key(target: str) -> str:
@@ -36,6 +40,13 @@ def target_key(target: str) -> str:
     (a broken link's gap, a deleted note's inbound links)."""
     key = unicodedata.normalize("NFC", target.strip()).lower()
     return key[:-3] if key.endswith(".md") else key
+
+
+def fold(text: str) -> str:
+    """A form in which a name is a substring of a link's raw text whenever the parser's
+    target key of that link (or its last segment) is the name: case-folded and
+    decomposed, both character by character, so a substring stays one."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
 
 
 def summarize(note: ParsedNote) -> NoteSummary:
@@ -118,7 +129,18 @@ class NoteStore(Sequence[ParsedNote]):
     def linking_to(self, keys: Iterable[str]) -> list[str]:
         """Paths of notes with a link whose target (or its last segment) is in `keys`."""
         wanted = {target_key(k) for k in keys}
-        return [p for p in self.paths if not wanted.isdisjoint(self.summary(p).targets)]
+        folded: list[str] | None = None
+        out = []
+        for p in self.paths:
+            s = self.summary(p)
+            if not wanted.isdisjoint(s.targets):
+                out.append(p)
+            elif s.loose:
+                if folded is None:
+                    folded = [fold(w) for w in wanted if w]
+                if any(w in s.loose for w in folded):
+                    out.append(p)
+        return out
 
     # -- full records -------------------------------------------------------------
     def get(self, path: str) -> ParsedNote | None:

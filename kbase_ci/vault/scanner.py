@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # the parser's modules load only when something is parsed
 
 # Below this much unparsed text, starting worker processes costs more than it saves.
 _PARALLEL_MIN_BYTES = 4_000_000
+# Below this many misses, parsing them costs less than reading a published index.
+_HINTS_MIN = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,14 +40,19 @@ class ScanStats:
     bytes_parsed: int
     seconds: float
     jobs: int
+    indexed: int = 0
+    """Notes summarized from a published index, left unparsed until needed."""
 
 
 def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
                jobs: int | None = None, use_cache: bool = True,
-               progress: Callable[[int], None] | None = None
+               progress: Callable[[int], None] | None = None, hints: bool = False
                ) -> tuple[NoteStore, ScanStats]:
     """Every note (or `subset`) as a NoteStore; only cache misses are parsed now.
-    `progress(n)`: n more notes parsed (in this process; an index build reports it)."""
+    `progress(n)`: n more notes parsed (in this process; an index build reports it).
+    `hints` (a hook, which decodes few records): a miss whose path and blob id a
+    published index holds is summarized from it and parsed only when its record is
+    loaded (kbase_ci.vault.indexhints)."""
     t0 = time.perf_counter()
     notes = list(vault.notes if subset is None else subset)
     salt = str(vault.config.vault.max_note_bytes)
@@ -54,6 +61,9 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
     cache = ParseCache(vault.git_dir / "kbase" if use_cache and vault.git_dir else None)
     hit_keys = cache.hits(list(key_of.values()))
     misses = [n for n in notes if key_of[n.path] not in hit_keys]
+    hinted = _hinted(vault, misses) if hints and use_cache else {}
+    if hinted:
+        misses = [n for n in misses if n.path not in hinted]
     contents = vault.read(misses)
     bytes_parsed = sum(len(b) for b in contents.values())
     n_jobs = _jobs(jobs, bytes_parsed)
@@ -77,6 +87,8 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
             _remember_yaml(cache, memo)
     hit_paths = [p for p, k in key_of.items() if k in hit_keys]
     path_for = key_path
+    # Summaries held in memory: the notes parsed now, and those summarized from the index.
+    known = {**hinted, **fresh_summaries}
 
     def fetch_summaries(paths: Sequence[str] | None = None) -> dict[str, NoteSummary]:
         rows = cache.summaries(hit_keys if paths is None else [key_of[p] for p in paths])
@@ -84,7 +96,7 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
 
     def all_aliases() -> dict[str, tuple[str, ...]]:
         got = {path_for(k): a for k, a in cache.aliases(hit_keys).items()}
-        got.update({p: s.aliases for p, s in fresh_summaries.items() if s.aliases})
+        got.update({p: s.aliases for p, s in known.items() if s.aliases})
         return got
 
     def tag_variants(wanted: set[str]) -> dict[str, Counter[str]]:
@@ -92,7 +104,7 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
         # can be spelled several ways by the vault now; most tags are spelled one way,
         # and counting a common one walks thousands of rows.
         seen = cache.tag_spelling_sets(wanted)
-        for s in fresh_summaries.values():
+        for s in known.values():
             for name in s.tags:
                 if (low := name.lower()) in wanted:
                     seen.setdefault(low, set()).add(name)
@@ -107,7 +119,7 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
             pairs[tag, spelling] = pairs.get((tag, spelling), 0) + 1
         for (tag, spelling), n in pairs.items():
             out.setdefault(tag, Counter())[spelling] += n
-        for s in fresh_summaries.values():
+        for s in known.values():
             for name in s.tags:
                 if (low := name.lower()) in varied:
                     out.setdefault(low, Counter())[name] += 1
@@ -116,22 +128,41 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
     def load(paths: Sequence[str]) -> dict[str, ParsedNote]:
         got = cache.get_many([key_of[p] for p in paths])
         out = {p: got[key_of[p]] for p in paths if key_of[p] in got}
-        # A row vanished or is damaged: parse that note again.
+        # Summarized from the index, or a row vanished or is damaged: parse it now.
         by_path = {n.path: n for n in notes}
         lost = [by_path[p] for p in paths if p not in out]
         if lost:
             data = vault.read(lost)
+            size = sum(len(b) for b in data.values())
             again = parse_and_store(cache, [(n.path, data[n.path]) for n in lost], key_of,
-                                    max_bytes)
+                                    max_bytes, _jobs(jobs, size))
             out.update({n.path: n for n in again})
         return out
 
-    summaries = LazySummaries(hit_paths, fetch_summaries, fresh_summaries, fetch_summaries)
+    summaries = LazySummaries(hit_paths, fetch_summaries, known, fetch_summaries)
     store = NoteStore(list(key_of), summaries, load, fresh, aliases=all_aliases,
                       tag_variants=tag_variants)
     stats = ScanStats(notes=len(notes), cached=len(hit_keys), parsed=len(misses),
-                      bytes_parsed=bytes_parsed, seconds=time.perf_counter() - t0, jobs=n_jobs)
+                      bytes_parsed=bytes_parsed, seconds=time.perf_counter() - t0, jobs=n_jobs,
+                      indexed=len(hinted))
     return store, stats
+
+
+def _hinted(vault: Vault, misses: Sequence[NoteFile]) -> dict[str, NoteSummary]:
+    """Summaries from a published index of the misses it holds at the same blob id."""
+    if len(misses) < _HINTS_MIN or vault.repo_root is None or vault.git_dir is None:
+        return {}
+    from kbase_ci.vault.indexhints import index_summaries  # only a cold hook reads it
+
+    rows = index_summaries(vault.repo_root, vault.git_dir, vault.config.digest)
+    if not rows:
+        return {}
+    out = {}
+    for n in misses:
+        got = rows.get(n.path)
+        if got is not None and got[0] == n.sha:
+            out[n.path] = got[1]
+    return out
 
 
 def scan(vault: Vault, subset: Sequence[NoteFile] | None = None, *, jobs: int | None = None,
@@ -152,11 +183,12 @@ def _jobs(requested: int | None, total_bytes: int) -> int:
 
 
 def parse_and_store(cache: ParseCache, items: Sequence[tuple[str, bytes]],
-                 keys: Mapping[str, str], max_bytes: int) -> list[ParsedNote]:
-    """Parse a few notes here and store them in `cache` under `keys[path]`, with their
-    frontmatter loads (a note missing from the cache, a HEAD version of a staged one)."""
+                    keys: Mapping[str, str], max_bytes: int, jobs: int = 1
+                    ) -> list[ParsedNote]:
+    """Parse notes and store them in `cache` under `keys[path]`, with their frontmatter
+    loads (a note missing from the cache, a HEAD version of a staged one)."""
     memo = yaml_memo(cache)
-    notes = parse_many(items, max_bytes, 1, memo)
+    notes = parse_many(items, max_bytes, jobs, memo)
     cache.put_many([(keys[n.path], n) for n in notes])
     _remember_yaml(cache, memo)
     return notes
