@@ -175,7 +175,9 @@ def term_key(text: str) -> str:
     return " ".join(words)
 
 
-_PAREN = re.compile(r"^(.*?)\s*[(（\[]([^()（）\[\]]+)[)）\]]\s*(.*)$")
+# Searched, not matched from the start behind a lazy `(.*?)\s*`: that backtracked over
+# every blank (`a`, 40k spaces, `b`: 19 s), and an alias is a PR's text.
+_PAREN = re.compile(r"[(（\[]([^()（）\[\]]+)[)）\]]")
 _WIDE = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3040-\u30ff]+")
 
 
@@ -184,8 +186,9 @@ def name_keys(name: str) -> set[str]:
     names one thing twice: `Trap Interrupt (陷入)` documents "Trap Interrupt" and "陷入",
     and so does `Trap Interrupt 陷入` (a run of CJK script beside the rest)."""
     keys = {term_key(name)}
-    m = _PAREN.match(name.strip())
-    parts = [m.group(1), m.group(2), m.group(3)] if m else []
+    whole = name.strip()
+    m = _PAREN.search(whole)
+    parts = [whole[:m.start()].rstrip(), m.group(1), whole[m.end():].lstrip()] if m else []
     if not m and (wide := _WIDE.findall(name)):
         parts = [*wide, _WIDE.sub(" ", name)]
     keys.update(term_key(p) for p in parts if p.strip())

@@ -49,14 +49,22 @@ class _Matcher:
             raise ValueError(str(reason)) from None
         self.pattern = pattern
         program = getattr(compiled, "_regexp", None)
-        # Another wrapper version without the program: its public (slower) call.
-        self._program: Any = compiled if program is None else program
-        self._anchor = None if program is None else re2._Anchor.ANCHOR_BOTH
+        anchor = getattr(getattr(re2, "_Anchor", None), "ANCHOR_BOTH", None)
+        try:  # the private call as this wrapper version has it, tried once
+            usable = program is not None and anchor is not None and \
+                program.Match(anchor, b"", 0, 0)[0][0] in (-1, 0)
+        except Exception:  # another shape: the public (slower) call
+            usable = False
+        self._program: Any = program if usable else compiled
+        self._anchor = anchor if usable else None
 
     def __call__(self, text: str) -> bool:
+        # A path git could not decode holds lone surrogates: as `?` it is matched like any
+        # other name (as invalid UTF-8 RE2 matched no `*` over it: a PR could name a file
+        # past `vault.exclude`), and it can never make the encoding fail.
+        data = text.encode("utf-8", "replace")
         if self._anchor is None:
-            return self._program.fullmatch(text) is not None
-        data = text.encode("utf-8", "surrogateescape")
+            return self._program.fullmatch(data.decode("utf-8")) is not None
         return bool(self._program.Match(self._anchor, data, 0, len(data))[0][0] >= 0)
 
 

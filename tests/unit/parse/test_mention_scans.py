@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from kbase_ci.parse.mentions import extract, heading_keys
+from kbase_ci.parse.mentions import extract, heading_keys, name_keys
 from tests.complexity import assert_linear
 
 KB = 1_000
@@ -34,3 +34,15 @@ def test_fenced_notes_and_long_headings_are_linear() -> None:
     # One regex pass over the heading: a few ms a MB, so 8 MB to time it at all.
     assert_linear(lambda size: "# a" + " " * size + "b\n",
                   lambda text: len(heading_keys(text)), 8_000 * KB)
+
+
+def test_a_table_delimiter_row_with_a_long_blank_tail_is_linear() -> None:
+    """Two `[ \\t]*` side by side at the row's end backtracked (`|---`, 40k spaces: 12 s)."""
+    assert_linear(lambda size: "| a | b |\n|---" + " " * size + "x\n",
+                  lambda text: len(extract(text)), 256 * KB)
+
+
+def test_a_title_with_a_long_run_of_blanks_is_linear() -> None:
+    """`name_keys` on a PR's alias: a lazy group before `\\s*` backtracked (19 s at 40k)."""
+    assert_linear(lambda size: "a" + " " * size + "b (c)",
+                  lambda name: len(name_keys(name)), 256 * KB)

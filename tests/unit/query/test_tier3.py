@@ -232,7 +232,8 @@ def test_auto_index_write_is_safe_and_checks_clean(vault: Path) -> None:
 
 
 @pytest.mark.parametrize("piece", ["[[", "[a](", "<!--", "Word is here. ", "Word is here\n",
-                                   "*a ", "a" * 50 + ": ", "```\n", "$a"])
+                                   "*a ", "a" * 50 + ": ", "```\n", "$a",
+                                   " #"])  # a heading of ` #`s: 9 s at 20k before
 def test_reading_prose_is_linear(piece: str) -> None:
     from complexity import assert_linear
 

@@ -59,3 +59,13 @@ def test_a_glob_longer_than_the_cap_is_a_config_error() -> None:
     assert not match("*a" * (MAX_GLOB // 2 - 1) + "b", "a" * 4000)  # under the cap
     with pytest.raises(ConfigError, match="longer than 1024"):
         match("*" * (MAX_GLOB + 1), "x")
+
+
+@pytest.mark.parametrize(("glob", "path"), [("private/", "private/\udc80.md"),
+                                            ("private/**", "private/a/\udcff\udc80.md"),
+                                            ("*.md", "\udc80.md"), ("a/?.md", "a/\udc80.md")])
+def test_a_path_git_could_not_decode_is_matched_like_any_other(glob: str, path: str) -> None:
+    """git paths are decoded with surrogateescape; as invalid UTF-8 RE2 matched no `*`
+    over them, so a PR could name a file past `vault.exclude`."""
+    assert match(glob, path)
+    assert not match("other/**", path)
