@@ -163,15 +163,17 @@ def _mentions(reader: IndexReader, n: int) -> None:
     block = reader.manifest.mentions
     if block is None or block.version != VERSION:
         return
+    _rows(reader, MENTIONS_FILE, n, lambda row: mention_row(row, n))
 
-    def ok(row: Any) -> bool:
-        return isinstance(row, list) and all(
-            isinstance(m, list) and len(m) == 3 and _is(m[0], int) and 0 <= m[0] < n
-            and _is(m[1], int) and m[1] >= 1 and isinstance(m[2], list)
-            and all(isinstance(p, list) and len(p) == 3 and all(_nat(v) for v in p)
-                    for p in m[2]) for m in row)
 
-    _rows(reader, MENTIONS_FILE, n, ok)
+def mention_row(row: Any, n: int) -> bool:
+    """A row of mentions.jsonl of an index of `n` notes: [[source, count, [[line, col,
+    length], ...]], ...] (also what a build reuses from the previous index)."""
+    return isinstance(row, list) and all(
+        isinstance(m, list) and len(m) == 3 and _is(m[0], int) and 0 <= m[0] < n
+        and _is(m[1], int) and m[1] >= 1 and isinstance(m[2], list)
+        and all(isinstance(p, list) and len(p) == 3 and all(_nat(v) for v in p)
+                for p in m[2]) for m in row)
 
 
 def _concepts(reader: IndexReader, n: int) -> None:

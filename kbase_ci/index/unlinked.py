@@ -28,6 +28,7 @@ from kbase_ci.index.blocks import Mentions
 from kbase_ci.index.layout import MENTIONS_FILE
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.rowfile import all_rows, write_rows
+from kbase_ci.index.schema import mention_row
 from kbase_ci.parse.namematch import MAX_PLACES, VERSION, Matcher
 from kbase_ci.parse.outline import note_text
 from kbase_ci.parsed import ParsedNote
@@ -88,7 +89,10 @@ def _previous_rows(previous: PreviousIndex | None, link_key: str | None,
         return None
     data = previous.data(MENTIONS_FILE)
     table = all_rows(data) if data is not None else None
-    if table is None or len(table) != len(notes):
+    # The old branch's rows were checked against its manifest's hash only: their shape
+    # is checked here before any is copied into the new index.
+    if table is None or len(table) != len(notes) or \
+            not all(mention_row(row, len(notes)) for row in table):
         return None
     paths = [n.path for n in notes]
     changed = previous.changed_notes(

@@ -130,7 +130,7 @@ def write_overview(root: Path, rel: str, text: str, *, force: bool = False,
     not a `.md` path inside the vault, or names a note this did not generate (unless
     `force`). Returns `rel` as written."""
     # Lazy: only a write pays for the writers
-    from kbase_ci.state.files import write_atomic
+    from kbase_ci.state.files import NotRegular, read_regular, write_atomic
     from kbase_ci.vault.safefs import confine
 
     rel = PurePosixPath(rel.replace(os.sep, "/")).as_posix()
@@ -138,8 +138,11 @@ def write_overview(root: Path, rel: str, text: str, *, force: bool = False,
         raise UsageError(f"--write {rel}: an overview is a note: give a path ending in .md")
     full = confine(root, rel, gitlinks=gitlinks, what="--write")
     if os.path.lexists(full) and not force:
-        try:
-            head = full.read_bytes()[:4096].decode("utf-8", "replace")
+        try:  # never blocks on a FIFO standing at that path
+            head = read_regular(full)[:4096].decode("utf-8", "replace")
+        except NotRegular:
+            raise UsageError(f"--write {rel}: not a regular file (a FIFO, socket or "
+                             "device); not replaced") from None
         except OSError as exc:
             raise UsageError(f"--write {rel}: cannot read it ({exc.strerror})") from None
         if not head.startswith(f"---\n{MARK}\n"):

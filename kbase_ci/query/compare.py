@@ -15,6 +15,7 @@ import re
 from kbase_ci.errors import UsageError
 from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.parse.mentions import term_key
+from kbase_ci.parse.outline import split_lines
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.concepts import spelled_as
 from kbase_ci.query.filters import domain_key
@@ -87,7 +88,7 @@ def _side(view: QueryView, name: str, found: re.Pattern[str] | None, limit: int
     mentions = 0
     if found is not None:
         for path, text in sorted(view.texts(paths).items()):
-            for n, line in enumerate(text.splitlines(), 1):
+            for n, line in enumerate(split_lines(text), 1):
                 m = found.search(line)
                 if m:
                     mentions += 1

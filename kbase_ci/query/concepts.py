@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from kbase_ci.parse.mentions import name_keys, term_key
+from kbase_ci.parse.outline import split_lines
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.filters import domain_key
 from kbase_ci.query.links import sentence_at
@@ -143,7 +144,7 @@ def _discussed(view: QueryView, found: re.Pattern[str], doc: Documented | None,
                 links.setdefault(lk.source, []).append(lk.line)
     rows = []
     for path, text in sorted(view.texts({*mentioning, *links}).items()):
-        lines = text.splitlines()
+        lines = split_lines(text)
         hits = [(n, m.start()) for n, line in enumerate(lines, 1)
                 for m in found.finditer(line)]
         count = len(hits) + len(links.get(path, ()))

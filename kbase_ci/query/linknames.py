@@ -23,7 +23,8 @@ def attachment_names(paths: Collection[str]) -> set[str]:
         name = path.rsplit("/", 1)[-1].casefold()
         stem, dot, ext = name.rpartition(".")
         if stem and dot and ext and ext != "md":
-            names.update((name, quote(name)))
+            # The links' text is case-folded too: `%C3%A9` is read as `%c3%a9`.
+            names.update((name, quote(name).casefold()))
     return names
 
 

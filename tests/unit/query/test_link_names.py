@@ -35,3 +35,10 @@ def test_links_naming_matches_the_scan_on_random_links() -> None:
                  rng.choice(["a", "ab", "b"]) for _ in range(rng.randint(1, 6))]
         names = attachment_names(files)
         assert links_naming(raws, names) == _scan(raws, names)
+
+
+def test_a_percent_encoded_name_is_found_in_a_case_folded_link() -> None:
+    """`quote` writes upper-case hex; the links' text is case-folded, so `%C3%A9` must be
+    looked for as `%c3%a9`."""
+    raws = ["![](img/caf%C3%A9.png)", "![[café.png]]", "[[other.png]]"]
+    assert links_naming(raws, attachment_names(["img/café.png"])) == [0, 1]
