@@ -92,8 +92,17 @@ def int_view(data: bytes | mmap.mmap) -> memoryview | None:
     descr, shape, start = layout
     if len(shape) != 1 or descr[1] == "f":
         return None
-    view = memoryview(data)[start:].cast(_CODES[descr[1:].encode()])  # type: ignore[call-overload]
-    return view if len(view) == shape[0] else None
+    view = _cast(data, start, _CODES[descr[1:].encode()])
+    return view if view is not None and len(view) == shape[0] else None
+
+
+def _cast(data: bytes | mmap.mmap, start: int, code: str) -> memoryview | None:
+    """The bytes from `start` as items of `code`; None when they are no whole number of
+    items (a forged file: memoryview refuses it with a TypeError)."""
+    try:
+        return memoryview(data)[start:].cast(code)  # type: ignore[call-overload,no-any-return]
+    except (TypeError, ValueError):
+        return None
 
 
 def int_table(data: bytes) -> tuple[Sequence[int], int] | None:
@@ -107,14 +116,19 @@ def int_table(data: bytes) -> tuple[Sequence[int], int] | None:
     if len(shape) != 2 or descr[1] == "f":
         return None
     code = _CODES[descr[1:].encode()]
-    values: Sequence[int]
+    values: Sequence[int] | None
     if sys.byteorder == "little":
-        values = memoryview(data)[start:].cast(code)  # type: ignore[call-overload]
+        values = _cast(data, start, code)
     else:
-        swapped = array.array(code, data[start:])
+        try:
+            swapped = array.array(code, data[start:])
+        except ValueError:  # no whole number of items
+            return None
         swapped.byteswap()
         values = swapped
-    return (values, shape[1]) if len(values) == shape[0] * shape[1] else None
+    if values is None or len(values) != shape[0] * shape[1]:
+        return None
+    return values, shape[1]
 
 
 def row_at(data: bytes | memoryview, offsets: Any, i: int) -> Any:

@@ -5,6 +5,7 @@ falling back to a build)."""
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +22,7 @@ from kbase_ci.index.idf import idf
 from kbase_ci.index.layout import LINK_FIELDS, LINK_ROWS_FILE, STORED_NOTE_FIELDS, NoteRow
 from kbase_ci.index.notetable import full_note_row, shard_notes, stored_note_row
 from kbase_ci.index.reader import open_index
-from kbase_ci.index.rowfile import int_view
+from kbase_ci.index.rowfile import int_table, int_view
 from kbase_ci.query.discovery import IndexSource
 from kbase_ci.query.view import QueryView
 from kbase_ci.vault.files import Vault
@@ -279,3 +280,15 @@ def test_blob_ids_are_bytes_when_they_can_round_trip(blobs: list[str], width: in
         assert raw is not None and len(raw) == width * len(blobs)
         with pytest.raises(IndexFormatError, match="one id per note"):
             blob_list(core, raw[:-1])
+
+
+@pytest.mark.parametrize("cut", [1, 3, 7])
+def test_an_npy_file_of_no_whole_number_of_items_is_refused_not_a_crash(cut: int) -> None:
+    """A forged scope `links.npy` whose bytes are no whole number of items made
+    memoryview raise TypeError (exit 3); the readers answer None (the file is refused)."""
+    one, two = io.BytesIO(), io.BytesIO()
+    np.save(one, np.arange(6, dtype="<i8"))
+    np.save(two, np.arange(6, dtype="<i4").reshape(3, 2))
+    assert int_view(one.getvalue()) is not None and int_table(two.getvalue()) is not None
+    assert int_view(one.getvalue()[:-cut]) is None
+    assert int_table(two.getvalue()[:-cut]) is None
