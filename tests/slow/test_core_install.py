@@ -44,7 +44,8 @@ _ENTRY_MODULES = (
 # so that `--help` works in a core install).
 _ARGS = {"read": ["Home"], "links": ["Home"], "backlinks": ["Home"], "explore": ["Home"],
          "prerequisites": ["Home"], "search": ["links"], "graph": ["path", "Home", "Home"],
-         "publish": [], "scope": ["list"]}
+         "publish": [], "scope": ["list"], "concept": ["links"], "summarize": ["Home"],
+         "compare": ["Home", "Home"]}
 
 
 class Core:
