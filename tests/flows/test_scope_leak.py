@@ -9,6 +9,7 @@ import contextlib
 import io
 import json
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -57,9 +58,9 @@ QUERIES: dict[str, Argvs] = {
                                for how in ("--definition", "--notes")],
     "summarize": lambda inside: [["summarize", title(p)] for p in ALL]
     + [["summarize", title(p), "--extract", "facts"] for p in ALL],
-    "compare": lambda inside: [["compare", title(a), title(b)] for a, b in zip(ALL, ALL[1:])]
+    "compare": lambda inside: [["compare", title(a), title(b)] for a, b in pairwise(ALL)]
     + [["compare", title(a), title(b), "--concept", MARKERS[b]]
-       for a, b in zip(ALL, ALL[1:])],
+       for a, b in pairwise(ALL)],
     "auto-index": lambda inside: [["auto-index", "--tag", "python"],
                                   ["auto-index", "--tag", "search"]],
 }
