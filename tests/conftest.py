@@ -94,16 +94,39 @@ def corpus_repo(name: str, dest: Path) -> Path:
     return dest
 
 
+def source_tree(dest: Path) -> Path:
+    """`dest` holding this checkout's files as git lists them (tracked, and untracked ones
+    not ignored; no symbolic link): what a release or an install is built from."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], cwd=REPO, capture_output=True,
+                            check=True).stdout
+    for raw in listed.split(b"\0"):
+        rel = raw.decode("utf-8", "surrogateescape")
+        if rel and (REPO / rel).is_file() and not (REPO / rel).is_symlink():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / rel, dest / rel)
+    return dest
+
+
+def indexed_repo(root: Path, files: dict[str, str | bytes], *index_args: str) -> Path:
+    """A git repository at `root` (made if need be; what is there already is kept)
+    holding `files` and `.kbase/` git-ignored, committed and indexed (`kbase index
+    INDEX_ARGS`)."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    write(root, {".gitignore": ".kbase/\n", **files})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "vault")
+    proc = run_kbase("index", *index_args, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    return root
+
+
 def indexed_copy(repo: Path, vault: Path) -> Path:
     """`repo` (an empty git repository) holding a copy of fixture `vault`, committed and
     indexed (`.kbase/` git-ignored)."""
     shutil.copytree(vault, repo, dirs_exist_ok=True)
-    write(repo, {".gitignore": ".kbase/\n"})
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "vault")
-    proc = run_kbase("index", cwd=repo)
-    assert proc.returncode == 0, proc.stderr
-    return repo
+    return indexed_repo(repo, {})
 
 
 def run_kbase(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import struct
+import subprocess
 from pathlib import Path
 from typing import Any
 
-from conftest import SHARED
+from conftest import GIT_ENV, SHARED
 
 REAL_MODEL = SHARED / "models" / "minilm-static-256"
 ONNX_MODEL = SHARED / "models" / "minilm-l6-onnx"
@@ -152,3 +154,20 @@ def snapshot(root: Path) -> dict[str, str]:
     """Relative path -> sha256 of every file under `root`."""
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def commit_index_branch(root: Path, files: dict[str, bytes]) -> None:
+    """Commit `files` as the `kbase-index` branch of `root` with git plumbing (a temp git
+    index, the work tree untouched): how a forger with push access publishes."""
+    env = {**os.environ, **GIT_ENV, "GIT_INDEX_FILE": str(root.parent / "forge.idx")}
+
+    def run(*args: str, data: bytes | None = None) -> str:
+        return subprocess.run(["git", *args], cwd=root, env=env, input=data, check=True,
+                              capture_output=True).stdout.decode().strip()
+
+    for rel, data in sorted(files.items()):
+        sha = run("hash-object", "-w", "--stdin", data=data)
+        run("update-index", "--add", "--cacheinfo", f"100644,{sha},{rel}")
+    tree = run("write-tree")
+    run("update-ref", "refs/heads/kbase-index", run("commit-tree", tree, "-m", "forged"))
+    os.unlink(env["GIT_INDEX_FILE"])

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import GIT_ENV, kbase_process, run_kbase, write
-from indexkit import make_tiny_model
+from indexkit import commit_index_branch, make_tiny_model
 
 from kbase_ci.index import ann
 
@@ -92,20 +92,6 @@ FORGERIES: dict[str, tuple[str, Callable[[bytes], bytes]]] = {
 }
 
 
-def _commit_branch(root: Path, files: dict[str, bytes]) -> None:
-    env = {**os.environ, **GIT_ENV, "GIT_INDEX_FILE": str(root.parent / "forge.idx")}
-
-    def run(*args: str, data: bytes | None = None) -> str:
-        return subprocess.run(["git", *args], cwd=root, env=env, input=data, check=True,
-                              capture_output=True).stdout.decode().strip()
-
-    for rel, data in sorted(files.items()):
-        sha = run("hash-object", "-w", "--stdin", data=data)
-        run("update-index", "--add", "--cacheinfo", f"100644,{sha},{rel}")
-    run("update-ref", "refs/heads/kbase-index", run("commit-tree", run("write-tree"),
-                                                    "-m", "forged"))
-    os.unlink(env["GIT_INDEX_FILE"])
-
 
 def _forge(root: Path, change: Callable[[dict[str, bytes]], None], out: Path) -> None:
     """`.kbase/` changed by `change`, its manifest's hashes recomputed, committed as the
@@ -118,7 +104,7 @@ def _forge(root: Path, change: Callable[[dict[str, bytes]], None], out: Path) ->
     manifest["files"] = {r: hashlib.sha256(d).hexdigest() for r, d in sorted(files.items())
                          if r != "manifest.json"}
     files["manifest.json"] = json.dumps(manifest).encode()
-    _commit_branch(root, files)
+    commit_index_branch(root, files)
     write(out, dict(files))
     for p in sorted(index.rglob("*"), reverse=True):
         p.unlink() if p.is_file() else p.rmdir()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from kbase_ci.cli.main import COMMAND_EXTRAS, commands
 from kbase_ci.extras import EXTRAS, pip_line
 from kbase_ci.query.tools.registry import COMMANDS as QUERIES
 from kbase_ci.query.tools.registry import EXTRA as QUERY_EXTRA
-from tests.conftest import GIT_ENV, REPO, git, write
+from tests.conftest import GIT_ENV, git, source_tree, write
 
 pytestmark = pytest.mark.slow
 
@@ -65,14 +64,7 @@ class Core:
 def core(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Core]:
     base = tmp_path_factory.mktemp("core-install")
     src = base / "kbase-ci"
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
-                             "--exclude-standard"], cwd=REPO, capture_output=True,
-                            check=True).stdout
-    for raw in listed.split(b"\0"):
-        rel = raw.decode("utf-8", "surrogateescape")
-        if rel and (REPO / rel).is_file() and not (REPO / rel).is_symlink():
-            (src / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / rel, src / rel)
+    source_tree(src)
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=_TIMEOUT)
     c = Core(venv)

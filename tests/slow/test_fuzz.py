@@ -36,7 +36,7 @@ from kbase_ci.query.links import sentence_at
 from kbase_ci.report.escape import md_text, terminal_text
 from kbase_ci.vault.config import parse_config
 from kbase_ci.vault.resolver import Resolver
-from tests.conftest import git, run_kbase, write
+from tests.conftest import git, indexed_repo, run_kbase, write
 
 SCALE = int(os.environ.get("KBASE_FUZZ_SCALE", "1"))
 FRESH = SCALE > 1
@@ -207,16 +207,9 @@ def test_index_is_deterministic_and_queries_never_crash(files: dict[str, str | b
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("fuzzidx") / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    write(root, {"A.md": "# A\n\n[[B]] [[C#x]] [[gone]] ^blk\n", "B.md": "# B\n\n[[A]]\n",
-                 "sub/C.md": "---\ntags: [t]\n---\n# C\n\n## x\n\n[[A]] #tag\n",
-                 ".gitignore": ".kbase/\n"})
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "v")
-    assert run_kbase("index", cwd=root).returncode == 0
-    return root
+    return indexed_repo(tmp_path_factory.mktemp("fuzzidx") / "repo", {
+        "A.md": "# A\n\n[[B]] [[C#x]] [[gone]] ^blk\n", "B.md": "# B\n\n[[A]]\n",
+        "sub/C.md": "---\ntags: [t]\n---\n# C\n\n## x\n\n[[A]] #tag\n"})
 
 
 @fuzz(120)

@@ -26,7 +26,7 @@ from kbase_ci.index.graphcheck import check_graph
 from kbase_ci.index.modelfolder import open_embedder
 from kbase_ci.index.reader import open_index
 from kbase_ci.index.schema import validate
-from tests.conftest import git, run_kbase, write
+from tests.conftest import indexed_repo
 from tests.indexkit import make_tiny_model
 from tests.slow.test_fuzz import fuzz
 
@@ -34,16 +34,10 @@ from tests.slow.test_fuzz import fuzz
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("fuzznative") / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
     make_tiny_model(root / "models" / "tiny")
-    write(root, {"A.md": "# A\n\ngarden soil [[B]]\n", "B.md": "# B\n\nsql table [[A]]\n",
-                 ".kbase.yml": "embeddings:\n  model: models/tiny\n",
-                 ".gitignore": ".kbase/\n"})
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "v")
-    assert run_kbase("index", cwd=root).returncode == 0
-    return root
+    return indexed_repo(root, {"A.md": "# A\n\ngarden soil [[B]]\n",
+                               "B.md": "# B\n\nsql table [[A]]\n",
+                               ".kbase.yml": "embeddings:\n  model: models/tiny\n"})
 
 
 DESCRS = st.sampled_from(["<f1", "<f2", "<f4", "<f8", "|u1", "|i1", "<u2", "<u8", ">i4",

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from kbase_ci.errors import KbaseError
 from kbase_ci.index.modelfolder import open_embedder
-from tests.conftest import git, run_kbase, write
+from tests.conftest import indexed_repo, run_kbase
 from tests.indexkit import make_tiny_model
 from tests.slow.test_fuzz import forge_key, fuzz
 
@@ -30,15 +30,10 @@ CHUNKS = st.binary(min_size=1, max_size=8) | st.sampled_from(
 
 @pytest.fixture(scope="module")
 def scoped(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("fuzzscope") / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    write(root, {"a/A.md": "# A\n\ngarden [[B]] #t\n", "a/C.md": "# C\n\n## x\n\n[[a/A]]\n",
-                 "B.md": "# B\n\n[[a/A]] soil\n", ".gitignore": ".kbase/\n",
-                 ".kbase.yml": "scopes:\n  s:\n    include: {path: \"a/**\"}\n"})
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qm", "v")
-    assert run_kbase("index", "--offline", cwd=root).returncode == 0
+    root = indexed_repo(tmp_path_factory.mktemp("fuzzscope") / "repo", {
+        "a/A.md": "# A\n\ngarden [[B]] #t\n", "a/C.md": "# C\n\n## x\n\n[[a/A]]\n",
+        "B.md": "# B\n\n[[a/A]] soil\n",
+        ".kbase.yml": "scopes:\n  s:\n    include: {path: \"a/**\"}\n"}, "--offline")
     assert (root / ".kbase" / "scopes" / "s" / "manifest.json").is_file()
     return root
 

@@ -25,6 +25,7 @@ from kbase_ci.index import swap
 from kbase_ci.index.layout import LINK_ROWS_FILE, NOTE_ROWS_FILE
 from kbase_ci.index.reader import open_index
 from tests.conftest import GIT_ENV, REPO, git, kbase_process, run_kbase, write
+from tests.indexkit import commit_index_branch
 
 Repo = Callable[..., Path]
 NOTES = {"A.md": "# A\n\nsee [[B]] and [[C]] and [[nowhere]]\n", "B.md": "# B\n\n[[A]]\n",
@@ -67,21 +68,6 @@ FORGERIES: dict[str, tuple[str, Callable[[bytes], bytes]]] = {
 }
 
 
-def _commit_tree(root: Path, files: dict[str, bytes]) -> None:
-    """Commit `files` as the kbase-index branch with git plumbing (a temp git index)."""
-    env = {**os.environ, **GIT_ENV, "GIT_INDEX_FILE": str(root.parent / "forge.idx")}
-
-    def run(*args: str, data: bytes | None = None) -> str:
-        return subprocess.run(["git", *args], cwd=root, env=env, input=data, check=True,
-                              capture_output=True).stdout.decode().strip()
-
-    for rel, data in sorted(files.items()):
-        sha = run("hash-object", "-w", "--stdin", data=data)
-        run("update-index", "--add", "--cacheinfo", f"100644,{sha},{rel}")
-    tree = run("write-tree")
-    run("update-ref", "refs/heads/kbase-index", run("commit-tree", tree, "-m", "forged"))
-    os.unlink(env["GIT_INDEX_FILE"])
-
 
 def _forge(root: Path, rel: str, edit: Callable[[bytes], bytes], folder: Path) -> None:
     """`.kbase/` with `rel` edited and the manifest's hashes recomputed, committed as the
@@ -94,7 +80,7 @@ def _forge(root: Path, rel: str, edit: Callable[[bytes], bytes], folder: Path) -
     manifest["files"] = {r: hashlib.sha256(d).hexdigest() for r, d in files.items()
                          if r != "manifest.json"}
     files["manifest.json"] = json.dumps(manifest).encode()
-    _commit_tree(root, files)
+    commit_index_branch(root, files)
     write(folder, dict(files))
     for p in sorted(index.rglob("*"), reverse=True):
         p.unlink() if p.is_file() else p.rmdir()
@@ -125,7 +111,7 @@ def test_a_huge_blob_is_refused_by_its_size_unread(make_repo: Repo) -> None:
     assert run_kbase("index", cwd=root).returncode == 0
     files = {p.relative_to(root / ".kbase").as_posix(): p.read_bytes()
              for p in (root / ".kbase").rglob("*") if p.is_file()}
-    _commit_tree(root, files)  # the real index, then names.json swapped for 270 MB
+    commit_index_branch(root, files)  # the real index, then names.json swapped for 270 MB
     env = {**os.environ, **GIT_ENV}
     with subprocess.Popen(["git", "hash-object", "-w", "--stdin"], cwd=root, env=env,
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE) as proc:

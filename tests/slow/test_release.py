@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import email
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kbase_ci import __version__
-from tests.conftest import REPO
+from tests.conftest import REPO, source_tree
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("build")
@@ -26,14 +25,7 @@ pytest.importorskip("build")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("release")
     src, out = base / "kbase-ci", base / "dist"
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
-                             "--exclude-standard"], cwd=REPO, capture_output=True,
-                            check=True).stdout
-    for raw in listed.split(b"\0"):
-        rel = raw.decode("utf-8", "surrogateescape")
-        if rel and (REPO / rel).is_file() and not (REPO / rel).is_symlink():
-            (src / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / rel, src / rel)
+    source_tree(src)
     proc = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(src)],
                           capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
