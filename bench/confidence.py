@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.search_targets import MODELS, NO_MODEL, TIERS, VAULTS, clone_of, open_view, questions
+from bench.search_targets import TIERS, VAULTS, clone_of, model_kwargs, open_view, questions
 
 MAX_DEPTH = 3
 GRAINS = ("chunk", "two", "note")
@@ -76,15 +76,10 @@ def collect(work: Path, vault: str, tier: str) -> dict[str, Any]:
     their evidence at each grain, and the index's background."""
     from kbase_ci.index.cosinebaseline import margin
     from kbase_ci.query import verdict
-    from kbase_ci.query.search import Searcher, rank
+    from kbase_ci.query.search import rank
 
     view = open_view(clone_of(work, vault, tier))
-    model = MODELS["static" if tier == "bm25" else tier]
-    kw: dict[str, Any] = {"model": model}
-    if tier == "bm25":
-        kw["model_notice"] = NO_MODEL
-    else:
-        kw["embedder"] = Searcher(view, model).embedder()[0]
+    kw = model_kwargs(view, tier)
     bg = None if tier == "bm25" else view.manifest.background
     rows = []
     for row in questions(vault):

@@ -85,6 +85,17 @@ def questions(vault: str) -> list[dict[str, Any]]:
         for r in _load(QA / f"absent-{vault}.jsonl")]
 
 
+def model_kwargs(view: Any, tier: str) -> dict[str, Any]:
+    """What `search.rank` and `search_answer` are given for `tier` in its clone: the
+    model with its embedder loaded once, or (`bm25`) the notice that it is not here."""
+    from kbase_ci.query.search import Searcher
+
+    model = MODELS["static" if tier == "bm25" else tier]
+    if tier == "bm25":
+        return {"model": model, "model_notice": NO_MODEL}
+    return {"model": model, "embedder": Searcher(view, model).embedder()[0]}
+
+
 def clone_of(work: Path, vault: str, tier: str) -> Path:
     """The published index's clone for `tier` (built once under `work`)."""
     model = MODELS["static" if tier == "bm25" else tier]
@@ -130,21 +141,15 @@ class Runner:
     """Asks questions as `kbase search` does, on either side of issue 27."""
 
     def __init__(self, view: Any, tier: str) -> None:
-        from kbase_ci.query.search import Searcher, search_answer
+        from kbase_ci.query.search import search_answer
 
         self.view, self.tier = view, tier
         self.search = search_answer
         self.floored = "floor" in inspect.signature(search_answer).parameters
-        self.model = MODELS["static" if tier == "bm25" else tier]
-        self.embedder = None if tier == "bm25" else Searcher(view, self.model).embedder()[0]
+        self.models = model_kwargs(view, tier)
 
     def ask(self, query: str, mode: str) -> Outcome:
-        kw: dict[str, Any] = {"mode": mode, "limit": LIMIT, "concise": True,
-                              "model": self.model}
-        if self.tier == "bm25":
-            kw["model_notice"] = NO_MODEL
-        else:
-            kw["embedder"] = self.embedder
+        kw: dict[str, Any] = {"mode": mode, "limit": LIMIT, "concise": True, **self.models}
         if self.floored:
             every = self.search(self.view, query, floor=False, **kw)
             shown = self.search(self.view, query, **kw)

@@ -24,7 +24,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from bench.search_targets import MODELS, NO_MODEL, VAULTS, clone_of, open_view, questions
+from bench.search_targets import VAULTS, clone_of, model_kwargs, open_view, questions
 
 WINDOWS = (12, 25, 50)
 FLOORS = (0.4, 0.5, 0.6)
@@ -59,16 +59,11 @@ def pair_share(terms: list[str], q: Any) -> float:
 def collect(work: Path, vault: str, tier: str) -> list[dict[str, Any]]:
     from kbase_ci.query import verdict
     from kbase_ci.query.overlay import tokenize
-    from kbase_ci.query.search import Searcher, rank
+    from kbase_ci.query.search import rank
 
     clone = clone_of(work, vault, tier)
     view = open_view(clone)
-    model = MODELS["static" if tier == "bm25" else tier]
-    kw: dict[str, Any] = {"model": model}
-    if tier == "bm25":
-        kw["model_notice"] = NO_MODEL
-    else:
-        kw["embedder"] = Searcher(view, model).embedder()[0]
+    kw = model_kwargs(view, tier)
     rows = []
     for row in questions(vault):
         query = row["query"]

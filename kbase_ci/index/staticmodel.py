@@ -52,6 +52,18 @@ class TensorInfo:
     """Offset of the first byte in the file."""
 
 
+def _json_object(raw: bytes, what: str) -> dict[str, Any]:
+    """`raw` as a JSON object; a UsageError starting with `what` (`PATH: header is`)
+    when it is not JSON or not an object."""
+    try:
+        got = json.loads(raw)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UsageError(f"{what} not JSON: {exc}") from None
+    if not isinstance(got, dict):
+        raise UsageError(f"{what} not a JSON object")
+    return got
+
+
 def read_header(path: Path) -> dict[str, TensorInfo]:
     """The tensors a safetensors file declares, checked against its size: known dtypes,
     non-negative shapes whose bytes fill exactly their offsets, offsets inside the file
@@ -69,12 +81,7 @@ def read_header(path: Path) -> dict[str, TensorInfo]:
             raw = f.read(n)
     except OSError as exc:
         raise UsageError(f"{path}: unreadable: {exc}") from None
-    try:
-        header = json.loads(raw)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"{path}: header is not JSON: {exc}") from None
-    if not isinstance(header, dict):
-        raise UsageError(f"{path}: header is not a JSON object")
+    header = _json_object(raw, f"{path}: header is")
     base, data_size = 8 + n, size - 8 - n
     out: dict[str, TensorInfo] = {}
     spans: list[tuple[int, int, str]] = []
@@ -197,12 +204,7 @@ def read_config(path: Path) -> tuple[int | None, bool]:
         raise UsageError(f"{path}: unreadable: {exc}") from None
     if len(raw) > _CONFIG_MAX:
         raise UsageError(f"{path}: larger than {_CONFIG_MAX} bytes")
-    try:
-        config = json.loads(raw)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"{path}: not JSON: {exc}") from None
-    if not isinstance(config, dict):
-        raise UsageError(f"{path}: not a JSON object")
+    config = _json_object(raw, f"{path}:")
     max_length = config.get("max_length", DEFAULT_MAX_LENGTH)
     if max_length is not None and not (type(max_length) is int and max_length > 0):
         raise UsageError(f"{path}: max_length must be a positive integer or null, "
