@@ -35,6 +35,11 @@ class Documented(Record):
     heading: str | None
     """None: the note's title or an alias names it; else the section naming it."""
 
+    @property
+    def place(self) -> str:
+        """`path#heading`, or the path when the note itself documents it (text forms)."""
+        return f"{self.path}#{self.heading}" if self.heading else self.path
+
 
 class ConceptItem(Record):
     name: str

@@ -34,9 +34,8 @@ def _lines(a: ConceptsAnswer) -> list[str]:
     lines = [f"concepts in >= {a.min_notes} notes: {a.documented} documented, "
              f"{a.undocumented} not"]
     for c in a.concepts:
-        where = (f"documented by {c.documented_by.path}"
-                 + (f"#{c.documented_by.heading}" if c.documented_by.heading else "")
-                 if c.documented_by else "mentioned in " + ", ".join(c.mentioned_in))
+        where = (f"documented by {c.documented_by.place}" if c.documented_by
+                 else "mentioned in " + ", ".join(c.mentioned_in))
         lines.append(f"  {c.name}  ({c.notes} notes)  {where}")
     return lines
 
