@@ -29,7 +29,15 @@ from kbase_ci.query.bundle import concise as concise_form
 from kbase_ci.query.filters import check_tags
 from kbase_ci.query.payload import cost, cut_stale, dumps
 from kbase_ci.query.payload import fit as fit_payload
-from kbase_ci.query.pieces import JOIN_TOKENS, NoteSections, cut, load_sections
+from kbase_ci.query.pieces import (
+    JOIN_TOKENS,
+    NoteSections,
+    chosen_text,
+    cut,
+    load_sections,
+    most_relevant,
+    section_title,
+)
 from kbase_ci.query.search import search_answer
 from kbase_ci.query.traverse import Reached, select, traverse, view_graph
 from kbase_ci.query.verdict import ConciseHit, Hit
@@ -317,33 +325,6 @@ _CUT_TRIES = 4
 """Skipped sections, best first, tried for a cut that fills the budget's rest."""
 
 
-def _lines(n: NoteSections, picks: list[int], partial: tuple[int, int, str] | None
-           ) -> tuple[str, str]:
-    """The line ranges of the chosen sections (consecutive ones merged) and their text."""
-    ranges: list[list[int]] = []
-    texts = []
-    for i in picks:
-        _, start, end, text = n.pieces[i]
-        if partial is not None and partial[0] == i:
-            end, text = partial[1], partial[2]
-        if ranges and i - 1 in picks:
-            ranges[-1][1] = end
-        else:
-            ranges.append([start, end])
-        texts.append(text)
-    return ", ".join(f"{a}-{b}" for a, b in ranges), "\n\n".join(texts)
-
-
-def _title(heading: str | None) -> str:
-    """A section as `read NOTE#heading` takes it: its own heading."""
-    return heading.rsplit(" > ", 1)[-1] if heading else "(before the first heading)"
-
-
-OMITTED_MAX = 6
-"""Sections left out a note names (the most relevant; then how many more): the outline
-of a long note is `read`'s, not worth the text it would push out."""
-
-
 def _omitted(n: NoteSections, picks: list[int], prio: list[float]) -> list[str]:
     """The sections left out, most relevant first, by their own heading; a section whose
     parent section is left out too goes without saying (`read NOTE#parent` reads it
@@ -359,11 +340,8 @@ def _omitted(n: NoteSections, picks: list[int], prio: list[float]) -> list[str]:
             if heading.rpartition(" > ")[0] in gone:
                 continue
         named.append(i)
-    named.sort(key=lambda i: (-prio[i], i))
-    out = [_title(n.pieces[i][0]) for i in named[:OMITTED_MAX]]
-    if len(named) > OMITTED_MAX:
-        out.append(f"(+{len(named) - OMITTED_MAX} more)")
-    return out
+    return most_relevant([section_title(n.pieces[i][0]) for i in named],
+                         [prio[i] for i in named])
 
 
 def _answer(note: str | None, query: str | None, max_tokens: int, follow: list[str],
@@ -375,8 +353,9 @@ def _answer(note: str | None, query: str | None, max_tokens: int, follow: list[s
         partial = fit.partial.get(r.path)
         omitted = _omitted(n, picks, fit.prio[r.path])
         if partial is not None and partial[1] < n.pieces[partial[0]][2]:
-            omitted.append(f"{_title(n.pieces[partial[0]][0])} (from line {partial[1] + 1})")
-        lines, text = _lines(n, picks, partial)
+            omitted.append(f"{section_title(n.pieces[partial[0]][0])} "
+                           f"(from line {partial[1] + 1})")
+        lines, text = chosen_text(n, picks, partial)
         notes.append(BundledNote(r.path, r.depth, fit.why[r.path], lines, omitted, text))
     return ContextAnswer(note, query, notes, used, max_tokens, left_out, index,
                          follow or None)

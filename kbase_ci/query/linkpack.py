@@ -10,7 +10,15 @@ from collections.abc import Callable, Sequence
 
 from kbase_ci.query import sectionrank as rank
 from kbase_ci.query.budget import Piece, pack
-from kbase_ci.query.pieces import JOIN_TOKENS, NoteSections, cut, load_sections
+from kbase_ci.query.pieces import (
+    JOIN_TOKENS,
+    NoteSections,
+    chosen_text,
+    cut,
+    load_sections,
+    most_relevant,
+    section_title,
+)
 from kbase_ci.query.traverse import Reached
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record
@@ -71,37 +79,11 @@ def _parts(notes: list[NoteSections], prio: list[list[float]], budget: int) -> l
     for at, (n, picks) in enumerate(zip(notes, picked, strict=True)):
         if not picks:
             continue
-        texts: list[str] = []
-        ranges: list[list[int]] = []
-        omitted: list[str] = []
-        for i, (heading, start, end, text) in enumerate(n.pieces):
-            if i not in picks:
-                omitted.append(heading.rsplit(" > ", 1)[-1] if heading
-                               else "(before the first heading)")
-                continue
-            if partial is not None and partial[:2] == (at, i):
-                end, text = partial[2], partial[3]
-            if ranges and i - 1 in picks:
-                ranges[-1][1] = end
-            else:
-                ranges.append([start, end])
-            texts.append(text)
-        whole = not omitted and (partial is None or partial[0] != at)
-        omitted = _most(omitted, [prio[at][i] for i in range(len(n.pieces)) if i not in picks])
-        out.append(Packed(n.reached.path, "\n\n".join(texts),
-                          None if whole else ", ".join(f"{a}-{b}" for a, b in ranges),
+        left = [i for i in range(len(n.pieces)) if i not in picks]
+        mine = partial[1:] if partial is not None and partial[0] == at else None
+        lines, text = chosen_text(n, picks, mine)
+        omitted = most_relevant([section_title(n.pieces[i][0]) for i in left],
+                                [prio[at][i] for i in left])
+        out.append(Packed(n.reached.path, text, None if not left and mine is None else lines,
                           omitted))
-    return out
-
-
-OMITTED_MAX = 6
-"""Headings of left-out sections a note names (as `kbase context`'s)."""
-
-
-def _most(headings: list[str], prio: list[float]) -> list[str]:
-    """The most relevant `OMITTED_MAX` headings, then how many more."""
-    order = sorted(range(len(headings)), key=lambda i: (-prio[i], i))
-    out = [headings[i] for i in order[:OMITTED_MAX]]
-    if len(headings) > OMITTED_MAX:
-        out.append(f"(+{len(headings) - OMITTED_MAX} more)")
     return out

@@ -91,3 +91,40 @@ def cut(piece: tuple[str | None, int, int, str], budget: int) -> tuple[int, str]
         if not _heading_only(text):  # a heading alone tells the agent nothing
             best = (piece[1] + i - 1, text)
     return best
+
+
+def section_title(heading: str | None) -> str:
+    """A section as `read NOTE#heading` takes it: its own heading."""
+    return heading.rsplit(" > ", 1)[-1] if heading else "(before the first heading)"
+
+
+def chosen_text(n: NoteSections, picks: list[int], partial: tuple[int, int, str] | None
+                ) -> tuple[str, str]:
+    """The line ranges of the chosen sections `picks` (sorted; consecutive ones merged)
+    and their text; `partial`: (section, its last line, its text) of the one cut short."""
+    ranges: list[list[int]] = []
+    texts = []
+    for i in picks:
+        _, start, end, text = n.pieces[i]
+        if partial is not None and partial[0] == i:
+            end, text = partial[1], partial[2]
+        if ranges and i - 1 in picks:
+            ranges[-1][1] = end
+        else:
+            ranges.append([start, end])
+        texts.append(text)
+    return ", ".join(f"{a}-{b}" for a, b in ranges), "\n\n".join(texts)
+
+
+OMITTED_MAX = 6
+"""Sections left out a note names (the most relevant; then how many more): the outline
+of a long note is `read`'s, not worth the text it would push out."""
+
+
+def most_relevant(labels: list[str], prio: list[float]) -> list[str]:
+    """The `OMITTED_MAX` labels of highest `prio` (ties: in order), then how many more."""
+    order = sorted(range(len(labels)), key=lambda i: (-prio[i], i))
+    out = [labels[i] for i in order[:OMITTED_MAX]]
+    if len(labels) > OMITTED_MAX:
+        out.append(f"(+{len(labels) - OMITTED_MAX} more)")
+    return out
