@@ -5,4 +5,5 @@ would: `overlay`), the answers (search, read, links, explore, unlinked `mentions
 context (`contextseeds`, `sectionfit`) and `bundle`, graph, gaps, status, ...) as typed
 records (`answer`: their JSON at the edge), the words their choices take (`choices`),
 how far to trust a search hit (`evidence`, `verdict`), what an answer costs an agent
-(`payload`), and which notes an unknown name means (`namesearch`)."""
+(`payload`, the lists it may cut: `answerlists`), and which notes an unknown name means
+(`namesearch`)."""
