@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from kbase_ci.parse.plainyaml import load_plain
 from kbase_ci.parse.properties import property_links
 from kbase_ci.parsed import Diagnostic, Link, Tag
 
@@ -191,7 +190,11 @@ def _load(raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
         return {}, Diagnostic("KB304", "frontmatter larger than 1 MB; ignored", 2, 1, "error")
     if _flow_depth(raw) > MAX_FLOW_DEPTH:
         return {}, Diagnostic("KB304", "frontmatter nested too deeply; ignored", 2, 1, "error")
-    plain = load_plain(raw)  # `key: word` lines: no ruamel (see plainyaml)
+    # `key: word` lines need no ruamel (see plainyaml); imported here, as ruamel is: a
+    # hook whose frontmatter the YamlMemo holds never loads either.
+    from kbase_ci.parse.plainyaml import load_plain
+
+    plain = load_plain(raw)
     if plain is not None:
         return plain, None
     try:

@@ -18,10 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kbase_ci.git.objects import object_id, read_blobs
+from kbase_ci.state.files import read_regular
 
-# O_NONBLOCK: opening a FIFO for reading would wait for a writer; a regular file ignores it.
-_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | \
-    getattr(os, "O_BINARY", 0)
 _FORMATS = {40: "sha1", 64: "sha256"}
 """The object format by the length of a hex id."""
 
@@ -46,8 +44,11 @@ def read_clean(root: Path, wanted: Sequence[tuple[str, str]]) -> dict[str, bytes
         fmt = _FORMATS.get(len(sha))
         if fmt is None or not _real_folder(root, path.rpartition("/")[0], real):
             continue
-        data = _read_regular(base + path)
-        if data is not None and object_id(data, "blob", fmt) == sha:
+        try:
+            data = read_regular(base + path, follow_links=False)
+        except OSError:  # gone, a link, a FIFO (NotRegular): git's copy it is
+            continue
+        if object_id(data, "blob", fmt) == sha:
             out[sha] = data
     return out
 
@@ -71,23 +72,3 @@ def _real_folder(root: Path, folder: str, memo: dict[str, bool]) -> bool:
             memo[prefix] = got
         ok = got
     return ok
-
-
-def _read_regular(full: str) -> bytes | None:
-    """The bytes of `full` when it is a regular file (not a link, FIFO or device)."""
-    try:
-        fd = os.open(full, _FLAGS)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        parts = []
-        while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):
-            parts.append(chunk)
-        return b"".join(parts)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
