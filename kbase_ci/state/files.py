@@ -119,7 +119,7 @@ def read_regular(path: Path | str, *, follow_links: bool = True) -> bytes:
         if not stat.S_ISREG(st.st_mode):
             raise NotRegular(f"{path}: not a regular file (a FIFO, socket or device)")
         # The size first: a 1 MiB read buffer for a 2 KB note costs an mmap each time.
-        chunks = []
+        chunks: list[bytes] = []
         while chunk := os.read(fd, st.st_size + 1 if not chunks else 1 << 20):
             chunks.append(chunk)
         return b"".join(chunks)
