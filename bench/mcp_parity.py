@@ -25,9 +25,8 @@ from mcp.types import TextContent
 from bench.concept_precision import VAULTS
 from bench.freshclone import ROOT, fresh_clone, kbase
 from bench.workloads import CORPORA
-from kbase_ci.query.tools.registry import COMMANDS
-
-QUERY_COMMANDS = COMMANDS  # the query registry's commands
+from kbase_ci.query.tools import registry
+from kbase_ci.query.tools.fold import as_tool
 
 
 def questions(note: str, title: str) -> list[tuple[str, dict[str, Any], list[str]]]:
@@ -90,8 +89,8 @@ def check(vault: str, work: Path) -> tuple[int, int, list[str]]:
     title = hubs["nodes"][0]["title"]
     asks = questions(note, title)
     tools, answers = anyio.run(_ask, clone, [(t, a) for t, a, _ in asks])
-    problems = [f"no tool for `kbase {c}`" for c in QUERY_COMMANDS
-                if c.replace("-", "_") not in tools]
+    problems = [f"no tool for `kbase {q.words}`" for q in registry.every()
+                if as_tool(q.name, {})[0] not in tools]
     same = 0
     for (tool, arguments, argv), (is_error, text) in zip(asks, answers, strict=True):
         proc = kbase(*argv, cwd=clone, check=False)
