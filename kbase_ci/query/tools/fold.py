@@ -131,8 +131,9 @@ def args_of(fold: Fold, queries: Mapping[str, Query[Any, Any]]) -> list[Arg]:
     return out
 
 
-def _loosest(pick: Any, bounds: list[Any]) -> Any:
-    return None if None in bounds else pick(bounds)
+def _loosest(choose: Any, bounds: list[Any]) -> Any:
+    """`choose` (min or max) of the actions' bounds; None when one action has none."""
+    return None if None in bounds else choose(bounds)
 
 
 def pick(fold: Fold, queries: Mapping[str, Query[Any, Any]], arguments: Mapping[str, Any]
@@ -152,4 +153,5 @@ def pick(fold: Fold, queries: Mapping[str, Query[Any, Any]], arguments: Mapping[
         high, value = f.param.tool_le, given.get(name)
         if high is not None and isinstance(value, int) and value > high:
             raise UsageError(f"{name} must be at most {high} for action {action}, not {value}")
-    return query, {k: v for k, v in given.items() if v is not None}
+    return query, {k: v for k, v in given.items()
+                   if v is not None and (k in own or k == "max_tokens")}
