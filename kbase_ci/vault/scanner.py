@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.cache import ParseCache, cache_key, key_path
-from kbase_ci.vault.files import NoteFile, Vault
+from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefile import NoteFile
 from kbase_ci.vault.notestore import LazySummaries, NoteStore, NoteSummary, summarize
 
 if TYPE_CHECKING:  # the parser's modules load only when something is parsed
