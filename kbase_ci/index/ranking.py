@@ -30,9 +30,14 @@ STATS = 100
 """Notes of a list whose scores give its mean and spread."""
 
 
+NOTES = "notes"
+"""The note-level BM25 list (kbase_ci.query.notebm25)."""
+
 WEIGHTS: dict[str, dict[str, Ranker]] = {
-    "model2vec": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(3.0, 5, "last", 100)},
-    "onnx": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(2.0, None, "last", 100)},
+    "model2vec": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(3.0, 50, "last", 100),
+                  NOTES: Ranker(1.5, None, "zero")},
+    "onnx": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(4.0, 50, "last", 100),
+             NOTES: Ranker(1.0, None, "zero")},
 }
 """Per model kind (`modelfolder.STATIC`, `TRANSFORMER`), chosen by measurement."""
 
@@ -52,4 +57,6 @@ def rankers_of(block: Fusion | None) -> dict[str, Ranker]:
     out = dict(WEIGHTS["model2vec"])
     if block is not None:
         out.update((name, r) for name, r in block.rankers.items() if name in out)
+        if NOTES not in block.rankers:  # built before the note list: fused as it was
+            del out[NOTES]
     return out

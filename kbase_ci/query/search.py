@@ -31,6 +31,7 @@ from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.filters import check_limit, check_tags, domain_key, tag_key
 from kbase_ci.query.fusion import fuse
 from kbase_ci.query.hits import ChunkHit, NoteHit, rollup
+from kbase_ci.query.notebm25 import ranked_notes
 from kbase_ci.query.overlay import FreshChunk, Overlay, shard_for, tokenize
 from kbase_ci.query.verdict import ConciseHit, Hit, Verdict
 from kbase_ci.query.view import QueryView
@@ -262,8 +263,9 @@ def _fuse(lists: dict[str, list[ChunkHit]], block: Any) -> list[NoteHit]:
     """Notes by fused score (`fusion.fuse`, with the fusion settings `block`: the index's,
     or any other, as bench/fusion.py tries); each keeps BM25's section when BM25 found it
     (that chunk holds the words asked for)."""
-    fused = fuse({r: [(h.path, h.score) for h in hits] for r, hits in lists.items()},
-                 rankers_of(block))
+    rankers = rankers_of(block)
+    fused = fuse({r: [(h.path, h.score) for h in hits] for r, hits in lists.items()
+                  if r in rankers}, rankers)
     if fused and not lists.get("semantic"):  # BM25 alone: over its best, 1.0 for the top
         top = fused[0][1]
         fused = [(p, s / top if top > 0 else 0.0) for p, s in fused]
@@ -335,6 +337,9 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
                 if mode == "semantic":
                     raise
                 notices.append(f"{exc}: ranked by BM25 only")
+    if "semantic" in lists and "notes" in rankers_of(view.manifest.fusion):
+        lists["notes"] = [ChunkHit(p, (), 1, 1, score)
+                          for p, score in ranked_notes(searcher, query, POOL)]
     fused, named = ranked(view, query, lists, view.manifest.fusion)
     return Ranking(searcher, fused, named, notices)
 
