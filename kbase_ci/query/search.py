@@ -1,10 +1,11 @@
 """`search`: BM25 and vector hits over paragraph chunks, rolled up to notes (a note scores
-as its best chunk), fused by standardised scores (`fusion`, with the index's per-model
-weights), each hit judged by its evidence (kbase_ci.query.evidence): every hit up to the
-limit is shown with its confidence, and one verdict (kbase_ci.query.verdict) says
-whether they answer the query. Chunks of notes changed since the index are dropped
-from the committed shards and scored again from the work tree with the index's own
-statistics (kbase_ci.query.overlay; vectors when the model is here).
+as its best chunk), and note-level BM25 (`notebm25`), fused by standardised scores
+(`fusion`, with the index's per-model weights), each hit judged by its evidence
+(kbase_ci.query.evidence): every hit up to the limit is shown with its confidence, and
+one verdict (kbase_ci.query.verdict) says whether they answer the query. Chunks of
+notes changed since the index are dropped from the committed shards and scored again
+from the work tree with the index's own statistics (kbase_ci.query.overlay; vectors
+when the model is here).
 
 A query that is exactly a note's title or alias puts that note first: agents often ask
 for a note by a name they saw elsewhere.
@@ -337,7 +338,7 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
                 if mode == "semantic":
                     raise
                 notices.append(f"{exc}: ranked by BM25 only")
-    if "semantic" in lists and "notes" in rankers_of(view.manifest.fusion):
+    if mode == "hybrid" and "semantic" in lists and "notes" in rankers_of(view.manifest.fusion):
         lists["notes"] = [ChunkHit(p, (), 1, 1, score)
                           for p, score in ranked_notes(searcher, query, POOL)]
     fused, named = ranked(view, query, lists, view.manifest.fusion)

@@ -10,6 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from indexkit import make_tiny_model
 from querykit import published_demo
 
 from kbase_ci.index.blocks import Fusion, Ranker
@@ -17,9 +18,10 @@ from kbase_ci.index.bm25 import LEVEL, PARAMS, indexed_text
 from kbase_ci.index.chunks import chunk_note
 from kbase_ci.index.ranking import NOTES, WEIGHTS, rankers_of
 from kbase_ci.query.discovery import open_source
+from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.notebm25 import chunk_tf, ranked_notes
 from kbase_ci.query.overlay import tokenize
-from kbase_ci.query.search import Searcher
+from kbase_ci.query.search import Searcher, rank, ranked
 from kbase_ci.query.view import QueryView
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.scanner import scan
@@ -107,3 +109,25 @@ def test_an_index_built_before_the_note_list_fuses_as_it_did() -> None:
                                   "semantic": Ranker(3.0, 5, "last", 100)})
     assert NOTES not in rankers_of(old)
     assert rankers_of(None)[NOTES] == WEIGHTS["model2vec"][NOTES]
+
+
+def test_hybrid_fuses_the_note_list_and_the_single_modes_do_not(tmp_path: Path) -> None:
+    model = make_tiny_model(tmp_path / "model")
+    view = view_of(published_demo(tmp_path, "--model", str(model)))
+    assert NOTES in rankers_of(view.manifest.fusion)  # a new build carries its weight
+    query = "link resolution rules"
+    s = Searcher(view, model)
+    embedder = s.embedder()[0]
+    lists = {"bm25": s.bm25(query), "semantic": s.semantic(query, embedder),
+             "notes": [ChunkHit(p, (), 1, 1, v) for p, v in ranked_notes(s, query, 200)]}
+    def order(mode: str) -> list[tuple[str, float]]:
+        return [(n.path, n.score) for n in rank(view, query, mode=mode, model=model).fused]
+
+    def fused(names: tuple[str, ...]) -> list[tuple[str, float]]:
+        got = ranked(view, query, {n: lists[n] for n in names}, view.manifest.fusion)[0]
+        return [(n.path, n.score) for n in got]
+
+    assert order("hybrid") == fused(("bm25", "semantic", "notes"))
+    assert order("hybrid") != fused(("bm25", "semantic"))  # the note list is scored in
+    assert order("semantic") == fused(("semantic",))
+    assert order("bm25") == fused(("bm25",))
