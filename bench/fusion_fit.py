@@ -18,6 +18,10 @@ tier's vaults, and prints each held-out vault's nDCG@10 with the shipped fusion,
 candidate chosen in sample and the one chosen without it; `--older` then scores the
 shipped fusion and the in-sample choice on the older sets docs/query.md reports (the qa
 sets of ../shared/corpora/qa and our paraphrase sets), beside each single ranker.
+
+Every list is the real one: BM25 over paragraphs and the vectors (`Searcher`), and the
+note-level BM25 list (`notebm25.ranked_notes`); candidates weigh the note list 0 (left
+out, as in an index built before it) to 3.
 """
 
 from __future__ import annotations
@@ -222,8 +226,8 @@ OLDER = {"obsidian-tasks-docs": ("qa/obsidian-tasks-docs.jsonl",
 def older(args: argparse.Namespace, chosen: dict[str, Any]) -> None:
     """nDCG@10 on the older sets: each single ranker, the shipped fusion, the choice."""
     from kbase_ci.query.hits import ChunkHit
+    from kbase_ci.query.notebm25 import ranked_notes
     from kbase_ci.query.search import Searcher, ranked
-
 
     repo = Path(__file__).resolve().parents[1]
     print()
@@ -243,7 +247,9 @@ def older(args: argparse.Namespace, chosen: dict[str, Any]) -> None:
                     hits = {"bm25": [ChunkHit(h.path, (), 1, 1, h.score)
                                      for h in s.bm25(r["query"])[:KEEP]],
                             "semantic": [ChunkHit(h.path, (), 1, 1, h.score)
-                                         for h in s.semantic(r["query"], embedder)[:KEEP]]}
+                                         for h in s.semantic(r["query"], embedder)[:KEEP]],
+                            NOTES: [ChunkHit(p, (), 1, 1, v)
+                                    for p, v in ranked_notes(s, r["query"], KEEP)]}
                     runs = {"bm25": ({"bm25": hits["bm25"]}, view.manifest.fusion),
                             "semantic": ({"semantic": hits["semantic"]}, view.manifest.fusion),
                             "index": (hits, view.manifest.fusion), "chosen": (hits, block)}
