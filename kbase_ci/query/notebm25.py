@@ -27,6 +27,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from kbase_ci.index import tokens
 from kbase_ci.index.bm25 import PARAMS
 from kbase_ci.index.idf import idf
 from kbase_ci.index.layout import CHUNKS_FILE
@@ -125,8 +126,6 @@ def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: s
 def ranked_notes(searcher: Any, query: str, pool: int) -> list[tuple[str, float]]:
     """`note_list` for `query` as `searcher` (kbase_ci.query.search.Searcher) tokenizes
     it, over the index and the notes changed since."""
-    from kbase_ci.index import tokens
-
     terms = tokens.query_terms(query, stop=searcher.query_stop(query),
                                stem_with=searcher.stemmer)
     changed = searcher.skip or searcher.view.fresh.added
