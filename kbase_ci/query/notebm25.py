@@ -27,6 +27,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import tokens
 from kbase_ci.index.bm25 import PARAMS
 from kbase_ci.index.idf import idf
@@ -55,11 +56,16 @@ class _Shard:
         owners = reader.chunk_notes(shard)  # checks the counts against the notes
         counts = np.asarray(reader.json(f"shards/{shard}/{CHUNKS_FILE}")["counts"],
                             dtype=np.int64)
+        lengths = np.asarray(model.lengths(), dtype=np.float64)
+        if (len(counts) and counts.min() < 0) or \
+                not int(counts.sum()) == len(lengths) == model.num_docs == len(owners):
+            raise IndexFormatError(f"{reader.root}: shards/{shard}: the chunk counts, "
+                                   "chunk lengths and BM25 documents disagree: the index "
+                                   "is damaged or forged")
         starts = np.cumsum(counts) - counts
         self.paths = [owners[int(s)] if c else "" for s, c in zip(starts, counts,
                                                                    strict=True)]
         self.note_of = np.repeat(np.arange(len(counts)), counts)
-        lengths = np.asarray(model.lengths(), dtype=np.float64)
         self.length = np.bincount(self.note_of, weights=lengths, minlength=len(counts))
         self.keep = (counts > 0) & np.asarray([p not in skip for p in self.paths], dtype=bool)
         avgdl = model.avgdl() or 1.0
