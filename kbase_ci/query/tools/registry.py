@@ -52,6 +52,7 @@ def named(name: str) -> Query[Any, Any]:
 def tools() -> list[Query[Any, Any] | Fold]:
     """What `kbase mcp` offers, in registry order: each query, or the fold holding it
     (kbase_ci.query.tools.fold) in place of the fold's first query."""
+    # Only `kbase mcp` and the docs ask for tools: a query command loads no fold.
     from kbase_ci.query.tools.fold import folded
 
     out: list[Query[Any, Any] | Fold] = []
