@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from kbase_ci.index.layout import SCOPES_DIR
 from kbase_ci.index.manifest import MANIFEST_NAME, Manifest, sha256_file
 from kbase_ci.state.folders import GIT_HIDE
 from kbase_ci.state.memos import state_store
-from kbase_ci.vault.safefs import foreign_entry
+from kbase_ci.vault.safefs import entries, foreign_in
 
 MAX_JSON_BYTES = 256 << 20
 """A JSON table is decoded whole: 256 MiB of JSON is ~2.5 GB of Python objects."""
@@ -55,18 +56,21 @@ def check_listing(root: Path, manifest: Manifest, *, allow_extra: bool = False,
     `shown`: the folder to name in errors."""
     where = shown if shown is not None else root
     files = manifest.files
+    found = entries(root)  # one walk: each file's lstat, for all three checks
     for rel in sorted(files):  # each a path inside the index (`blocks.IndexPath`)
-        if not (root / rel).is_file():
+        st = found.get(rel)
+        if (st is None or not stat.S_ISREG(st.st_mode)) and not (root / rel).is_file():
             raise IndexFormatError(f"{where}: file {rel} is missing: the index is incomplete")
     # GIT_HIDE: a swap writes it into the generation it replaced, which a reader opening
     # at that moment may still be checking.
-    foreign = foreign_entry(root, lambda rel: allow_extra or rel in (MANIFEST_NAME, GIT_HIDE)
-                            or rel in files or rel.startswith(SCOPES_DIR))
+    foreign = foreign_in(found, lambda rel: allow_extra or rel in (MANIFEST_NAME, GIT_HIDE)
+                         or rel in files or rel.startswith(SCOPES_DIR))
     if foreign is not None:  # scoped indexes: each checked by its own manifest
         why = "is a symbolic link or not a file" if (root / foreign).is_symlink() or \
             not (root / foreign).is_file() else "is not in the manifest"
         raise IndexFormatError(f"{where}: file {foreign} {why}: the index was modified")
-    check_sizes(str(where), file_sizes(root, list(files)))
+    sizes = {rel: found[rel].st_size for rel in files if rel in found}
+    check_sizes(str(where), sizes if len(sizes) == len(files) else file_sizes(root, list(files)))
 
 
 def mismatch(root: Path, rel: str) -> IndexFormatError:
