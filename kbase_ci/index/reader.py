@@ -48,7 +48,6 @@ from kbase_ci.index.notetable import (
     stored_fields,
 )
 from kbase_ci.index.rowfile import int_view
-from kbase_ci.index.schema import validate
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +262,10 @@ def open_index(root: Path, *, verify: bool = True, git_dir: Path | None = None,
     digest = manifest_digest(reader.base)
     reader.confirm()  # the digest is of the generation the reader pinned
     if not trusted(git_dir, digest):
+        # Lazy: the table checks (~5 ms of imports) run once per manifest on a machine;
+        # every later query finds it remembered (`trusted`).
+        from kbase_ci.index.schema import validate
+
         validate(reader)
         remember(git_dir, digest)
     return reader
