@@ -38,7 +38,6 @@ from kbase_ci.git.repo import git_dir, has_commit, is_ancestor, remotes, tree_of
 from kbase_ci.index.integrity import check_sizes, refused_before, remember_refusal
 from kbase_ci.index.manifest import manifest_at
 from kbase_ci.index.reader import IndexReader, open_index
-from kbase_ci.index.schema import validate
 from kbase_ci.query.freshness import Member
 from kbase_ci.state.files import replace
 from kbase_ci.state.folders import Scratch, fresh_dir
@@ -100,6 +99,9 @@ def _materialise(repo: Path, ref: str, tree: str, base: Path, final: Path) -> Pa
     check_sizes(f"index branch {ref}", {rel: sizes.get(sha, 0) for rel, sha in entries})
     base.mkdir(parents=True, exist_ok=True)
     import shutil
+
+    # Lazy: the table checks run once per branch tree, when it is materialised here.
+    from kbase_ci.index.schema import validate
 
     tmp = fresh_dir(base, f".{tree}.tmp-")
     try:
