@@ -133,6 +133,8 @@ def split_external(links: list[LinkInfo]) -> tuple[list[LinkInfo], list[LinkInfo
 
 def external_records(view: QueryView, links: list[LinkInfo]) -> list[ExternalLink]:
     """Links to URLs (`scheme:` destinations), in the order written."""
+    if not links:
+        return []
     # Lazy: the link syntax and its parsed records are for links to URLs only.
     from kbase_ci.parse.linksyntax import link_from_raw
 
