@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import GitError, IndexFormatError
 from kbase_ci.git.indexbranch import (
@@ -42,9 +42,11 @@ from kbase_ci.query.freshness import Member
 from kbase_ci.state.files import replace
 from kbase_ci.state.folders import Scratch, fresh_dir
 from kbase_ci.state.hubcache import offline
-from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.safefs import unsafe_part
+
+if TYPE_CHECKING:
+    from kbase_ci.state.memos import StateStore
 
 
 @dataclass
@@ -289,6 +291,8 @@ def _retry_note(repo: Path) -> str:
 
 
 def _memo(repo: Path) -> StateStore:
+    from kbase_ci.state.memos import state_store  # lazy: only a fetch asks (SQLite)
+
     return state_store(git_dir(repo) / "kbase")
 
 

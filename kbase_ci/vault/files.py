@@ -15,7 +15,7 @@ import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from kbase_ci import __version__
 from kbase_ci.errors import KbaseError, UsageError
@@ -28,10 +28,12 @@ from kbase_ci.git.listing import (
 )
 from kbase_ci.git.objects import blob_sha, read_blobs
 from kbase_ci.git.repo import repo_dirs
-from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.config import CONFIG_NAME, Config, load_config, parse_config
 from kbase_ci.vault.globs import any_match
 from kbase_ci.vault.yamlconfig import build_section
+
+if TYPE_CHECKING:
+    from kbase_ci.state.memos import StateStore
 
 VaultMode = Literal["git-index", "git-worktree", "git-commit", "walk"]
 
@@ -355,6 +357,9 @@ def _load_config(root: Path, path: Path | None, git_dir: Path | None) -> Config:
         return load_config(root, path)
     import hashlib
     import json
+
+    # Lazy: the state store is SQLite; a vault without `.kbase.yml` has nothing to remember.
+    from kbase_ci.state.memos import state_store
 
     raw = cfg_path.read_bytes()
     # The path is in the key too: the config records where it came from (`source`).

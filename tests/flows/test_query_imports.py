@@ -26,12 +26,13 @@ FILES = {
 }
 
 NEVER = ("tree_sitter", "tree_sitter_markdown", "ruamel", "rich", "re2", "onnxruntime",
-         "tokenizers", "usearch", "logging", "shutil",
+         "tokenizers", "usearch", "logging", "shutil", "sqlite3",
          "kbase_ci.parsed", "kbase_ci.parse.parser", "kbase_ci.vault.scanner",
          "kbase_ci.vault.cache", "kbase_ci.vault.resolver", "kbase_ci.index.schema",
          "kbase_ci.index.chunks", "kbase_ci.index.modelchoice", "kbase_ci.index.modelfolder",
          "kbase_ci.git.diff", "kbase_ci.report.escape", "kbase_ci.report.terminal")
-"""Loaded by no query below."""
+"""Loaded by no query below (`sqlite3`: the state store; an index unpacked from its
+branch was validated then, and no `.kbase.yml` needs its memo)."""
 LINKS_NEVER = ("numpy", "bm25s", "Stemmer", "kbase_ci.query.search",
                "kbase_ci.query.evidence", "kbase_ci.query.verdict", "kbase_ci.index.bm25",
                "kbase_ci.index.shards", "kbase_ci.scope.select")
@@ -100,7 +101,7 @@ def test_the_lazy_parts_load_when_used(fresh: Path) -> None:
     try:
         text, modules = _loaded(fresh, "backlinks", "Hub", "--format", "json")
         assert json.loads(text)["index"]["stale_notes"] == ["Beta.md"]
-        assert {"kbase_ci.parsed", "kbase_ci.vault.scanner", "ruamel.yaml"} <= modules
+        assert {"kbase_ci.parsed", "kbase_ci.vault.scanner", "ruamel.yaml", "sqlite3"} <= modules
         text, modules = _loaded(fresh, "backlinks", "Hub", "--format", "text")
         assert "Beta.md" in text and "kbase_ci.report.escape" in modules
     finally:
