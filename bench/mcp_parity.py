@@ -25,9 +25,8 @@ from mcp.types import TextContent
 from bench.concept_precision import VAULTS
 from bench.freshclone import ROOT, fresh_clone, kbase
 from bench.workloads import CORPORA
-from kbase_ci.query.tools.registry import COMMANDS
-
-QUERY_COMMANDS = COMMANDS  # the query registry's commands
+from kbase_ci.query.tools import registry
+from kbase_ci.query.tools.fold import as_tool
 
 
 def questions(note: str, title: str) -> list[tuple[str, dict[str, Any], list[str]]]:
@@ -42,22 +41,23 @@ def questions(note: str, title: str) -> list[tuple[str, dict[str, Any], list[str
         ("read", {"note": note}, ["read", note]),
         ("read", {"note": note, "expand_links": True, "max_tokens": 8000},
          ["read", note, "--expand-links", "--max-tokens", "8000"]),
-        ("links", {"note": note}, ["links", note]),
-        ("backlinks", {"note": note}, ["backlinks", note]),
-        ("backlinks", {"note": note, "concise": True}, ["backlinks", note, "--concise"]),
-        ("explore", {"note": note}, ["explore", note]),
+        ("links", {"action": "links", "note": note}, ["links", note]),
+        ("links", {"action": "backlinks", "note": note}, ["backlinks", note]),
+        ("links", {"action": "backlinks", "note": note, "concise": True},
+         ["backlinks", note, "--concise"]),
+        ("links", {"action": "explore", "note": note}, ["explore", note]),
         ("context", {"note": note, "max_tokens": 2000},
          ["context", note, "--max-tokens", "2000"]),
         ("graph", {"action": "explore", "note": note, "summary": True},
          ["graph", "explore", note, "--summary"]),
         ("graph", {"action": "hubs"}, ["graph", "hubs"]),
         ("gaps", {"limit": 5}, ["gaps", "--limit", "5"]),
-        ("prerequisites", {"note": note}, ["prerequisites", note]),
-        ("reading_order", {"start": note, "depth": 1},
+        ("reading_order", {"action": "prerequisites", "note": note}, ["prerequisites", note]),
+        ("reading_order", {"action": "order", "start": note, "depth": 1},
          ["reading-order", "--from", note, "--depth", "1"]),
-        ("notes", {}, ["notes"]),
-        ("tags", {}, ["tags"]),
-        ("tags_suggest", {"note": note}, ["tags", "suggest", note]),
+        ("tags", {"action": "notes"}, ["notes"]),
+        ("tags", {"action": "list"}, ["tags"]),
+        ("tags", {"action": "suggest", "note": note}, ["tags", "suggest", note]),
         ("status", {}, ["status"]),
     ]
 
@@ -89,8 +89,8 @@ def check(vault: str, work: Path) -> tuple[int, int, list[str]]:
     title = hubs["nodes"][0]["title"]
     asks = questions(note, title)
     tools, answers = anyio.run(_ask, clone, [(t, a) for t, a, _ in asks])
-    problems = [f"no tool for `kbase {c}`" for c in QUERY_COMMANDS
-                if c.replace("-", "_") not in tools]
+    problems = [f"no tool for `kbase {q.words}`" for q in registry.every()
+                if as_tool(q.name, {})[0] not in tools]
     same = 0
     for (tool, arguments, argv), (is_error, text) in zip(asks, answers, strict=True):
         proc = kbase(*argv, cwd=clone, check=False)

@@ -104,8 +104,9 @@ async def _bench(clone: Path, index: Path, runs: int, model: Path = MODEL) -> No
             cases: list[tuple[str, str, list[dict[str, Any]]]] = [
                 ("search bm25", "search", [{"query": q, "mode": "bm25"} for q in QUERIES]),
                 ("search hybrid", "search", [{"query": q} for q in QUERIES]),
-                ("explore", "explore", [{"note": n} for n in NOTES]),
-                ("explore concise", "explore", [{"note": n, "concise": True} for n in NOTES]),
+                ("explore", "links", [{"action": "explore", "note": n} for n in NOTES]),
+                ("explore concise", "links",
+                 [{"action": "explore", "note": n, "concise": True} for n in NOTES]),
                 ("read", "read", [{"note": n} for n in NOTES]),
             ]
             for label, tool, variants in cases:

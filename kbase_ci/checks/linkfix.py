@@ -63,7 +63,9 @@ def fix_staged_moves(vault: Vault, changes: Sequence[FileChange],
                          when=when)
     if not change.renames and not (anchors and change.modified):
         return FixReport((), (), (), ())
-    store, _stats = open_store(vault)
+    # A fresh clone's first fix, as its first check: notes no rename touches are taken
+    # from a published index at the same blob ids instead of being parsed.
+    store, _stats = open_store(vault, hints=True)
     resolver = Resolver(store, vault.files, resolve_aliases=vault.config.links.resolve_aliases,
                         include_dot=vault.config.vault.include_dot_folders)
     broken = change.breakage(store, vault.files, resolver, focus)

@@ -24,6 +24,7 @@ from kbase_ci.errors import KbaseError, UsageError
 from kbase_ci.mcp.serverstate import ServerState
 from kbase_ci.query.payload import render
 from kbase_ci.query.tools import registry
+from kbase_ci.query.tools.fold import Fold, args_of, pick
 from kbase_ci.query.tools.spec import BUDGET_TOOL, MAX_BUDGET, MAX_TOKENS, Arg, Query, fields_of
 from kbase_ci.typedjson import Record
 
@@ -133,10 +134,15 @@ def _default(f: Arg) -> Any:
     return inspect.Parameter.empty if f.required else f.default
 
 
-def tool_function(query: Query[Any, Any], warm: ServerState
+def tool_function(tool: Query[Any, Any] | Fold, warm: ServerState
                   ) -> Callable[..., Awaitable[CallToolResult]]:
-    """The function the SDK makes the tool of: its signature is the tool's schema."""
-    offered = [f for f in fields_of(query.params) if f.param.tool is not None]
+    """The function the SDK makes the tool of: its signature is the tool's schema. A
+    fold's call runs the query its `action` picks (kbase_ci.query.tools.fold)."""
+    if isinstance(tool, Fold):
+        queries = {q.name: q for q in registry.every() if q.name in tool.actions.values()}
+        offered = args_of(tool, queries)
+    else:
+        offered = [f for f in fields_of(tool.params) if f.param.tool is not None]
     params = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=_default(f),
                                 annotation=_annotation(f)) for f in offered]
     if not any(f.name == "max_tokens" for f in offered):  # every tool's answer has a budget
@@ -146,7 +152,9 @@ def tool_function(query: Query[Any, Any], warm: ServerState
 
     async def call(**arguments: Any) -> CallToolResult:
         def answer() -> Record:
-            params = query.call(arguments)
+            query, given = ((tool, arguments) if isinstance(tool, Query)
+                            else pick(tool, queries, arguments))
+            params = query.call(given)
             got: Record = query.run(WarmSession(warm, int(arguments["max_tokens"])), params)
             if query.empty is not None and not query.found(got):
                 raise Empty(query.empty(params), got)
@@ -154,7 +162,7 @@ def tool_function(query: Query[Any, Any], warm: ServerState
 
         return await result(answer, warm, int(arguments["max_tokens"]))
 
-    call.__name__ = call.__qualname__ = query.name
+    call.__name__ = call.__qualname__ = tool.name
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         params, return_annotation=CallToolResult)
     return call

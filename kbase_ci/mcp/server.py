@@ -30,14 +30,14 @@ Tools over a Git repository of Markdown notes (Obsidian-style [[wikilinks]], #ta
 YAML frontmatter), answered from its committed index with the work tree's current edits
 overlaid; every tool returns the JSON `kbase` prints for the same question. Paths are
 relative to the repository root. Which tool when: `search` when you do not know note
-names; `read` a hit (or one section of it); `explore` to see what links to and from a
-note you found; `context` for the text of several related notes within a token budget;
-`graph` (action explore, summary) for a cheap map of a neighbourhood; `prerequisites`
-and `reading_order` for what to read first; `links`, `backlinks`, `notes`, `tags` for
-exact lists; `gaps` for what is missing; `handover_latest` to resume someone's work;
-`status` when answers look stale. Every answer carries an `index` object saying which
-commit the index is from and which notes changed since (those are read from the work
-tree). Parameters many tools share: `note` is a note's path, title or alias
+names; `read` a hit (or one section of it); `links` (action explore) to see what links
+to and from a note you found; `context` for the text of several related notes within a
+token budget; `graph` (action explore, summary) for a cheap map of a neighbourhood;
+`reading_order` for what to read first; `links` and `tags` for exact lists; `digest` to
+summarize, define or compare; `gaps` for what is missing; `handover_latest` to resume
+someone's work; `status` when answers look stale. Every answer carries an `index` object
+saying which commit the index is from and which notes changed since (those are read from
+the work tree). Parameters many tools share: `note` is a note's path, title or alias
 (case-insensitive); `max_tokens` (default 8000, at least 1) bounds the answer's JSON (lists
 are cut from their least relevant end, and `truncated` says what went); `tags` keeps
 notes with all of them (a tag includes its child tags), `domain` those of one domain (a
@@ -54,12 +54,13 @@ class KbaseServer(MCPServer[Any]):
 
 
 def build_server(warm: ServerState) -> MCPServer[Any]:
-    """A tool for every query of the registry, in its order, and the prompt."""
+    """A tool for every query of the registry (or fold of queries), in its order, and
+    the prompt."""
     server: MCPServer[Any] = KbaseServer(
         "kbase", title="kbase: notes, links and handovers of this repository",
         instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
-    for query in registry.every():
-        server.add_tool(tool_function(query, warm), name=query.name, description=query.tool,
+    for tool in registry.tools():
+        server.add_tool(tool_function(tool, warm), name=tool.name, description=tool.tool,
                         annotations=READ_ONLY)
 
     @server.prompt(name="write_handover", title="Write a handover that passes the checks",

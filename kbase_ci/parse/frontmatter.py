@@ -190,6 +190,13 @@ def _load(raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
         return {}, Diagnostic("KB304", "frontmatter larger than 1 MB; ignored", 2, 1, "error")
     if _flow_depth(raw) > MAX_FLOW_DEPTH:
         return {}, Diagnostic("KB304", "frontmatter nested too deeply; ignored", 2, 1, "error")
+    # `key: word` lines need no ruamel (see plainyaml); imported here, as ruamel is: a
+    # hook whose frontmatter the YamlMemo holds never loads either.
+    from kbase_ci.parse.plainyaml import load_plain
+
+    plain = load_plain(raw)
+    if plain is not None:
+        return plain, None
     try:
         loaded = _loader().load(raw)
     except Exception:

@@ -2,10 +2,13 @@
 
 The notes of a domain or with every tag given (as `kbase notes` selects them; generated
 overviews aside), grouped by folder (groups by path; within a group, the reading order),
-a reading order over all of them (`kbase reading-order`: each note after the notes it
-builds on), and a one-line summary each (its first sentence, `query.prose`). The
-Markdown is a function of the notes alone (no date, no commit): the same vault gives
-the same bytes.
+or, when they all sit in one folder, by the link clusters among them (`query.clusters`:
+Louvain communities of at least `MIN_CLUSTER` notes, biggest first, named by their
+central note, the notes in none last) when there are any: one folder says nothing, the
+links say what goes together. Then a reading order over all of them (`kbase
+reading-order`: each note after the notes it builds on), and a one-line summary each
+(its first sentence, `query.prose`). The Markdown is a function of the notes alone (no
+date, no commit): the same vault gives the same bytes.
 
 `write_overview` puts it in the repository through the safe writer: a `.md` path inside
 the vault (`vault.safefs.confine`: no `..`, no symbolic link, no submodule), a temp file
@@ -30,6 +33,8 @@ from kbase_ci.typedjson import Record, json_field
 
 MARK = "kbase-generated: auto-index"
 """The frontmatter line of a generated overview (what may be overwritten)."""
+MIN_CLUSTER = 3
+"""Fewest notes of a link cluster that makes a group (as `graph clusters`' default)."""
 SUMMARY = 160
 """Longest one-line summary (characters), cut with an ellipsis."""
 _ESCAPE = re.compile(r"([\\`*_\[\]#<>|$%^~=!])")
@@ -43,8 +48,13 @@ class Entry(Record):
 
 
 class Group(Record):
-    folder: str
+    folder: str | None
+    """The folder, grouped by folder; else null."""
     notes: list[Entry]
+    central: str | None = json_field(default=None, omit=True)
+    """Grouped by link cluster: the cluster's central note (null: the notes in none)."""
+    terms: list[str] | None = json_field(default=None, omit=True)
+    """Grouped by link cluster: its distinctive title and heading words."""
 
 
 class AutoIndexAnswer(Record):
@@ -52,6 +62,8 @@ class AutoIndexAnswer(Record):
     domain: str | None
     tags: list[str]
     count: int
+    grouped_by: str
+    """`folder`, or `cluster` (see the module docstring)."""
     groups: list[Group] = json_field(primary=True)
     reading_order: list[str]
     markdown: str
@@ -83,6 +95,38 @@ def _link(path: str, title: str) -> str:
     return f"[[{target}|{shown}]]" if shown and shown != target else f"[[{target}]]"
 
 
+def _heading(g: Group, titles: dict[str, str]) -> str:
+    if g.folder is not None:
+        return g.folder or "Top level"
+    if g.central is None:
+        return "Other notes"
+    return f"Around {titles[g.central]}" + (f" ({', '.join(g.terms)})" if g.terms else "")
+
+
+def _clusters(view: QueryView, order: list[str]
+              ) -> list[tuple[str | None, list[str], list[str]]]:
+    """The link clusters among the notes of `order` (at least MIN_CLUSTER notes each,
+    biggest first), each (central note, terms, notes), then (None, [], the notes in
+    none)."""
+    # Lazy: only a one-folder set pays for the clustering
+    from kbase_ci.query.clusters import clusters
+    from kbase_ci.query.graph import NoteGraph
+    from kbase_ci.query.view import NoteEdges
+
+    paths = tuple(sorted(order))
+    node = {p: i for i, p in enumerate(paths)}
+    edges = view.edges
+    pairs = tuple(sorted((node[edges.paths[a]], node[edges.paths[b]]) for a, b in edges.pairs
+                         if edges.paths[a] in node and edges.paths[b] in node))
+    texts = [" ".join((view.notes[p].title, *(h[1] for h in view.notes[p].headings)))
+             for p in paths]
+    found = clusters(NoteGraph(NoteEdges(paths, pairs)), texts, min_size=MIN_CLUSTER)
+    groups: list[tuple[str | None, list[str], list[str]]] = [
+        (paths[c.central], list(c.terms), [paths[n] for n in c.members]) for c in found]
+    rest = set(order).difference(*(ps for _, _, ps in groups))
+    return [*groups, (None, [], sorted(rest))] if rest else groups
+
+
 def render(title: str, what: str, groups: Sequence[Group], order: Sequence[str],
            titles: dict[str, str]) -> str:
     """The overview note's Markdown (deterministic)."""
@@ -91,7 +135,7 @@ def render(title: str, what: str, groups: Sequence[Group], order: Sequence[str],
              "rather than editing it.", "", "## Reading order", ""]
     lines += [f"{i}. {_link(p, titles[p])}" for i, p in enumerate(order, 1)]
     for g in groups:
-        lines += ["", f"## {_esc(g.folder or 'Top level')}", ""]
+        lines += ["", f"## {_esc(_heading(g, titles))}", ""]
         for e in g.notes:
             summary = _esc(e.summary)
             lines.append(f"- {_link(e.path, e.title)}" + (f": {summary}" if summary else ""))
@@ -112,14 +156,23 @@ def auto_index_answer(view: QueryView, *, domain: str | None = None,
     folders: dict[str, list[str]] = {}
     for p in order:
         folders.setdefault(str(PurePosixPath(p).parent).removeprefix("."), []).append(p)
-    groups = [Group(f, [Entry(p, titles[p], _one_line(view, p, titles[p]))
-                        for p in sorted(ps, key=place.__getitem__)])
-              for f, ps in sorted(folders.items())]
+
+    def entries(ps: list[str]) -> list[Entry]:
+        return [Entry(p, titles[p], _one_line(view, p, titles[p]))
+                for p in sorted(ps, key=place.__getitem__)]
+
+    linked = _clusters(view, order) if len(folders) == 1 else []
+    if len(linked) > 1:  # one cluster of them all says no more than their folder
+        by = "cluster"
+        groups = [Group(None, entries(ps), central, terms) for central, terms, ps in linked]
+    else:
+        by = "folder"
+        groups = [Group(f, entries(ps)) for f, ps in sorted(folders.items())]
     what = " ".join([*([f"--domain {ordered.domain}"] if ordered.domain else []),
                      *(f"--tag {t}" for t in tags)])
     heading = title or ": ".join([*([ordered.domain] if ordered.domain else []),
                                   *(["notes tagged " + ", ".join(tags)] if tags else [])])
-    return AutoIndexAnswer(heading, ordered.domain, list(tags), len(order), groups, order,
+    return AutoIndexAnswer(heading, ordered.domain, list(tags), len(order), by, groups, order,
                            render(heading, what, groups, order, titles), None,
                            view.index_info())
 

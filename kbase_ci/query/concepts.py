@@ -7,7 +7,9 @@ names of `Trap Interrupt (陷入)`), else by the first note with a heading namin
 Its definition is the first defining sentence ("X is ...", "X: ...") of that note or
 section, else its lead sentences; an undocumented concept's definitions are the
 defining sentences of the notes that mention it. Where it is discussed: the notes that
-mention it or link to the note documenting it, ranked by how often they do.
+mention it, link to the note documenting it or name that note's title or an alias in
+prose (its unlinked mentions: a plain lower-case "data lake" too), ranked by how often
+they do.
 """
 
 from __future__ import annotations
@@ -178,6 +180,15 @@ def concept_answer(view: QueryView, name: str, *, definition: bool = True,
     doc = Documented(*docs[key]) if key in docs else None
     places = counts.places({key}, 10**9)[key] if key in counts.total else []
     mentioning = [p[0].path for p in places]
+    if doc is not None and doc.heading is None and notes:
+        # The concept counts only capitalised or backticked terms; prose writes a
+        # documented term in lower case too ("a data lake"): the notes naming the
+        # documenting note's title or an alias as words (its unlinked mentions) say it
+        # as well (with its backlinks, in `_discussed`).
+        from kbase_ci.query.mentions import unlinked_mentions
+
+        named = {m.path for m in unlinked_mentions(view, doc.path)[0]}
+        mentioning += sorted(named.difference(mentioning, (doc.path,)))
     shown = places[0][1] if places else (name.strip() if doc is None or doc.heading is None
                                          else doc.heading)
     spelled = spelled_as({name.strip(), *(p[1] for p in places)}

@@ -2,16 +2,20 @@
 
 Votes come from the note's neighbours: its precomputed similar notes (embedding
 similarity, in the index when it has vectors), weighted by their score, and the notes it
-links with either way, weighted 0.5 (one hop) and 0.25 (two hops). A tag's score is the
-sum of the votes of the neighbours carrying it, divided by how common the tag is in the
-vault (`1 + log(notes with it)`): a tag every note has says little. Tags the note has,
-and tags above one it has (`rust` when it has `rust/async`), are not suggested.
-Model-free when the index has no vectors (links alone then).
+links with either way, weighted 0.5 (one hop) and 0.25 (two hops). A tag's votes are
+summed over the neighbours carrying it, then weighed by how well it goes with the tags
+the note already has: for each, the notes having both, against as many as chance would
+give (`together + 1` over `expected + 1`, at most 1). A tag that takes the place of one
+the note has (`incubating` beside `seedling`, `evergreen`: never on one note together)
+is an alternative to it, not a tag it lacks; before this weighing such a tag, common
+among the neighbours, came first (issue 31). Tags the note has, and tags above one it
+has (`rust` when it has `rust/async`), are not suggested. Model-free when the index has
+no vectors (links alone then). bench/tag_suggest.py measures it on held-out notes.
 """
 
 from __future__ import annotations
 
-import math
+from collections import Counter
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import IndexInfo
@@ -49,43 +53,79 @@ class SuggestAnswer(Record):
     index: IndexInfo
 
 
+def votes(view: QueryView, path: str) -> dict[str, float]:
+    """The neighbours of note `path` and the weight of each one's vote."""
+    info = view.notes[path]
+    got: dict[str, float] = {}
+    for p, score in info.similar:
+        if p in view.notes and p != path and score > 0:
+            got[p] = got.get(p, 0.0) + float(score)
+    graph = NoteGraph(view.edges)
+    for n, hops in graph.neighbourhood(graph.node[path], 2).items():
+        p = graph.paths[n]
+        if hops in LINK_WEIGHTS and p != path:
+            got[p] = got.get(p, 0.0) + LINK_WEIGHTS[hops]
+    return got
+
+
+def tag_sets(view: QueryView) -> dict[str, set[str]]:
+    """Each note's tags, casefolded."""
+    return {p: {t.casefold() for t in info.tags} for p, info in view.notes.items()}
+
+
+class Ranked(Record):
+    tag: str
+    """Casefolded."""
+    score: float
+    votes: list[tuple[float, str]]
+    """(weight, neighbour) of each vote."""
+
+
+def rank(neighbours: dict[str, float], have: set[str], tagsets: dict[str, set[str]]
+         ) -> list[Ranked]:
+    """Every tag the `neighbours` of a note having `have` vote for (their weights:
+    `votes`), but those `have` covers, best first (see the module docstring); `tagsets`:
+    every note's tags."""
+    used = Counter(t for tags in tagsets.values() for t in tags)
+    together: dict[str, Counter[str]] = {h: Counter() for h in have}
+    for tags in tagsets.values():  # a note with k tags pairs each with k - 1 others
+        for h in have & tags:
+            together[h].update(dict.fromkeys(tags, 1 / max(1, len(tags) - 1)))
+    scores: dict[str, float] = {}
+    sources: dict[str, list[tuple[float, str]]] = {}
+    for p, weight in neighbours.items():
+        for key in tagsets[p]:
+            if _covered(key, have):
+                continue
+            scores[key] = scores.get(key, 0.0) + weight
+            sources.setdefault(key, []).append((weight, p))
+    final = {}
+    for key, score in scores.items():
+        for h in have:
+            expected = used[key] * used[h] / len(tagsets)
+            score *= min(1.0, (together[h][key] + 1) / (expected + 1))
+        final[key] = score
+    return [Ranked(k, final[k], sources[k]) for k in sorted(final, key=lambda k: (-final[k], k))]
+
+
 def suggest_answer(view: QueryView, note: str, *, limit: int = 5) -> SuggestAnswer:
     if limit < 1:
         raise UsageError(f"--limit must be at least 1, not {limit}")
     trace = Trace("tags-suggest")
     path = view.lookup(note)
     info = view.notes[path]
-    have = {t.casefold() for t in info.tags}
-    votes: dict[str, float] = {}
-    for p, score in info.similar:
-        if p in view.notes and p != path and score > 0:
-            votes[p] = votes.get(p, 0.0) + float(score)
-    graph = NoteGraph(view.edges)
-    for n, hops in graph.neighbourhood(graph.node[path], 2).items():
-        p = graph.paths[n]
-        if hops in LINK_WEIGHTS and p != path:
-            votes[p] = votes.get(p, 0.0) + LINK_WEIGHTS[hops]
-    used: dict[str, int] = {}
+    tagsets = tag_sets(view)
+    used = Counter(t for tags in tagsets.values() for t in tags)
     spelled: dict[str, str] = {}
     for other in view.notes.values():
         for t in other.tags:
-            key = t.casefold()
-            used[key] = used.get(key, 0) + 1
-            spelled.setdefault(key, t)
-    scores: dict[str, float] = {}
-    sources: dict[str, list[tuple[float, str]]] = {}
-    for p, weight in votes.items():
-        for t in view.notes[p].tags:
-            key = t.casefold()
-            if _covered(key, have):
-                continue
-            scores[key] = scores.get(key, 0.0) + weight
-            sources.setdefault(key, []).append((weight, p))
-    ranked = sorted(scores, key=lambda k: (-scores[k] / (1 + math.log(used[k])), k))
+            spelled.setdefault(t.casefold(), t)
+    neighbours = votes(view, path)
     out = []
-    for key in ranked[:limit]:
-        score = round(scores[key] / (1 + math.log(used[key])), 3)
-        froms = [p for _, p in sorted(sources[key], key=lambda x: (-x[0], x[1]))[:MAX_FROM]]
-        out.append(Suggestion(spelled[key], score, froms, len(sources[key]), used[key]))
-        trace("suggest", tag=spelled[key], score=score, votes=len(sources[key]))
-    return SuggestAnswer(path, info.title, list(info.tags), len(votes), out, view.index_info())
+    for r in rank(neighbours, tagsets[path], tagsets)[:limit]:
+        score = round(r.score, 3)
+        froms = [p for _, p in sorted(r.votes, key=lambda x: (-x[0], x[1]))[:MAX_FROM]]
+        out.append(Suggestion(spelled[r.tag], score, froms, len(r.votes), used[r.tag]))
+        trace("suggest", tag=spelled[r.tag], score=score, votes=len(r.votes))
+    return SuggestAnswer(path, info.title, list(info.tags), len(neighbours), out,
+                         view.index_info())

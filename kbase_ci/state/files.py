@@ -107,16 +107,20 @@ class NotRegular(OSError):
     """A path that is a FIFO, socket or device, not a file (read_regular)."""
 
 
-def read_regular(path: Path) -> bytes:
+def read_regular(path: Path | str, *, follow_links: bool = True) -> bytes:
     """The bytes of regular file `path`; NotRegular for a FIFO, socket or device, found
     without blocking (opening a FIFO to read waits for a writer for ever: issue 28, a
-    FIFO where a note was hung `kbase fix --staged`)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    FIFO where a note was hung `kbase fix --staged`). `follow_links=False`: a symbolic
+    link as the last part of `path` is an OSError, not followed."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags if follow_links else flags | getattr(os, "O_NOFOLLOW", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise NotRegular(f"{path}: not a regular file (a FIFO, socket or device)")
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
+        # The size first: a 1 MiB read buffer for a 2 KB note costs an mmap each time.
+        chunks: list[bytes] = []
+        while chunk := os.read(fd, st.st_size + 1 if not chunks else 1 << 20):
             chunks.append(chunk)
         return b"".join(chunks)
     finally:

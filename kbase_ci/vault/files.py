@@ -32,6 +32,7 @@ from kbase_ci.git.objects import blob_sha, read_blobs
 from kbase_ci.git.repo import repo_dirs
 from kbase_ci.vault.config import CONFIG_NAME, Config, load_config, parse_config
 from kbase_ci.vault.globs import any_match
+from kbase_ci.vault.worktreeblobs import read_contents
 from kbase_ci.vault.yamlconfig import build_section
 
 if TYPE_CHECKING:
@@ -300,14 +301,14 @@ class Vault:
         return self._by_path.get(path)
 
     def read(self, notes: Iterable[NoteFile]) -> dict[str, bytes]:
-        """Content of each note by path; git blobs are read with one cat-file process."""
+        """Content of each note by path: a work-tree file that is the blob, else git's."""
         wanted = list(notes)
         self._listed()  # the listing reads work-tree edits into `_content`
-        missing = [n.sha for n in wanted if n.sha not in self._content]
+        missing = [n for n in wanted if n.sha not in self._content]
         if missing:
             if self.repo_root is None:  # cannot happen: walk mode reads everything
                 raise UsageError("note content is not available")
-            self._content.update(read_blobs(self.root, missing))
+            self._content.update(read_contents(self.root, missing, files=self.rev is None))
         return {n.path: self._content[n.sha] for n in wanted}
 
     def select(self, paths: Sequence[str]) -> tuple[list[NoteFile], list[str]]:
@@ -376,7 +377,6 @@ def _load_config(root: Path, path: Path | None, git_dir: Path | None) -> Config:
 
 def _remember_config(raw: bytes, cfg: Config, store: StateStore, digest: str) -> None:
     from ruamel.yaml import YAML  # already imported by the parse that produced `cfg`
-
 
     try:
         data = YAML(typ="safe").load(raw.decode("utf-8", "replace"))

@@ -172,3 +172,18 @@ def test_another_configuration_parses_every_note(origin: Path, tmp_path: Path) -
     with_index, without = _pair(origin, tmp_path, change)
     assert _hook(with_index) == _hook(without)
     assert _cached(with_index) == _cached(without)
+
+
+def _fix(repo: Path) -> tuple[int, str, str]:
+    proc = run_kbase("fix", "--staged", cwd=repo)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.returncode, proc.stdout, git(repo, "diff")  # rewritten, left unstaged
+
+
+def test_fix_in_a_fresh_clone_rewrites_what_a_full_parse_does(origin: Path, tmp_path: Path
+                                                             ) -> None:
+    with_index, without = _pair(origin, tmp_path, _rename)
+    got = _fix(with_index)
+    assert got == _fix(without)
+    assert "[[Moved]]" in got[2] and "Moved.md#Sec" in got[2]  # the links were rewritten
+    assert _cached(with_index) < FILLER // 2 < _cached(without)

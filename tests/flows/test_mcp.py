@@ -22,6 +22,7 @@ from mcp.types import CallToolResult, TextContent
 
 from kbase_ci.cli.main import _SHORT
 from kbase_ci.mcp.schema import CEILING, tokens
+from kbase_ci.query.tools.fold import FOLDS
 
 QUERY_COMMANDS = _SHORT - {"check", "fix"}
 
@@ -100,9 +101,15 @@ def test_lists_every_tool_with_a_description_and_schema(demo: Path) -> None:
     async def body(session: ClientSession) -> None:
         listed = (await session.list_tools()).tools
         names = {t.name for t in listed}
-        # One tool per query command of the CLI (`tags suggest` -> tags_suggest)
-        queries = {c.replace("-", "_") for c in QUERY_COMMANDS}
-        assert names == queries | {"tags_suggest", "handover_latest"}
+        # One tool per query command of the CLI (`tags suggest` -> tags_suggest), or one
+        # for several, whose `action` names the command (kbase_ci.query.tools.fold)
+        queries = {c.replace("-", "_") for c in QUERY_COMMANDS} | {"tags_suggest",
+                                                                   "handover_latest"}
+        folded = {q: f.name for f in FOLDS for q in f.actions.values()}
+        assert names == {folded.get(q, q) for q in queries} and len(names) == 11
+        for f in FOLDS:
+            tool = next(t for t in listed if t.name == f.name)
+            assert tool.input_schema["properties"]["action"]["enum"] == list(f.actions)
         for t in listed:  # the CLI's flags never appear; a tool says when to use it
             assert "--" not in (t.description or ""), t.name
         for t in listed:
@@ -132,8 +139,8 @@ def test_answers_equal_the_cli_json(demo: Path, model: Path) -> None:
          ["search", "links and tags", "--model", str(model)]),
         ("search", {"query": "Wikilinks", "concise": True},
          ["search", "Wikilinks", "--concise", "--model", str(model)]),
-        ("explore", {"note": "Home"}, ["explore", "Home"]),
-        ("explore", {"note": "Concepts/Linking.md", "concise": True},
+        ("links", {"action": "explore", "note": "Home"}, ["explore", "Home"]),
+        ("links", {"action": "explore", "note": "Concepts/Linking.md", "concise": True},
          ["explore", "Concepts/Linking.md", "--concise"]),
         ("read", {"note": "Getting Started", "section": "Linux"},
          ["read", "Getting Started#Linux"]),
@@ -150,8 +157,8 @@ def test_answers_equal_the_cli_json(demo: Path, model: Path) -> None:
         ("gaps", {"min_notes": 1}, ["gaps", "--min-notes", "1"]),
         ("gaps", {"kinds": ["note", "attachment"], "limit": 3},
          ["gaps", "--kind", "note", "--kind", "attachment", "--limit", "3"]),
-        ("links", {"note": "Home"}, ["links", "Home"]),
-        ("backlinks", {"note": "Home"}, ["backlinks", "Home"]),
+        ("links", {"action": "links", "note": "Home"}, ["links", "Home"]),
+        ("links", {"action": "backlinks", "note": "Home"}, ["backlinks", "Home"]),
         ("graph", {"action": "explore", "note": "Home"}, ["graph", "explore", "Home"]),
         ("graph", {"action": "explore", "note": "Home", "summary": True, "depth": 1},
          ["graph", "explore", "Home", "--summary", "--depth", "1"]),
@@ -164,18 +171,22 @@ def test_answers_equal_the_cli_json(demo: Path, model: Path) -> None:
          ["graph", "clusters", "--min-size", "2"]),
         ("graph", {"action": "orphans", "no_backlinks": True},
          ["graph", "orphans", "--no-backlinks"]),
-        ("notes", {"tags": ["howto"]}, ["notes", "--tag", "howto"]),
-        ("tags", {"tree": True}, ["tags", "--tree"]),
-        ("tags_suggest", {"note": "Getting Started"}, ["tags", "suggest", "Getting Started"]),
+        ("tags", {"action": "notes", "tags": ["howto"]}, ["notes", "--tag", "howto"]),
+        ("tags", {"action": "list", "tree": True}, ["tags", "--tree"]),
+        ("tags", {"action": "suggest", "note": "Getting Started"},
+         ["tags", "suggest", "Getting Started"]),
         ("status", {}, ["status", "--model", str(model)]),  # the server's --model
-        ("prerequisites", {"note": "Wikilinks"}, ["prerequisites", "Wikilinks"]),
-        ("reading_order", {"start": "Home", "depth": 1},
+        ("reading_order", {"action": "prerequisites", "note": "Wikilinks"},
+         ["prerequisites", "Wikilinks"]),
+        ("reading_order", {"action": "order", "start": "Home", "depth": 1},
          ["reading-order", "--from", "Home", "--depth", "1"]),
-        ("reading_order", {"tags": ["howto"]}, ["reading-order", "--tag", "howto"]),
+        ("reading_order", {"action": "order", "tags": ["howto"]},
+         ["reading-order", "--tag", "howto"]),
         # what the CLI offers the tools offer too
-        ("reading_order", {"start": "Home", "tags": ["demo"]},
+        ("reading_order", {"action": "order", "start": "Home", "tags": ["demo"]},
          ["reading-order", "--from", "Home", "--tag", "demo"]),
-        ("backlinks", {"note": "Home", "concise": True}, ["backlinks", "Home", "--concise"]),
+        ("links", {"action": "backlinks", "note": "Home", "concise": True},
+         ["backlinks", "Home", "--concise"]),
         ("read", {"note": "Home", "expand_links": True, "depth": 2},
          ["read", "Home", "--expand-links", "--depth", "2"]),
         ("search", {"query": "install", "mode": "bm25", "explain": True},
@@ -196,7 +207,7 @@ def test_answers_equal_the_cli_json(demo: Path, model: Path) -> None:
 
 def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(demo: Path) -> None:
     async def body(session: ClientSession) -> None:
-        bad = await call(session, "explore", note="Hme")
+        bad = await call(session, "links", action="explore", note="Hme")
         assert bad.is_error and text_of(bad) == "no note named Hme; did you mean Home?"
         bad = await call(session, "read", note="Getting Started", section="Uninstall")
         assert bad.is_error and "no heading 'Uninstall'" in text_of(bad)
@@ -230,6 +241,19 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(demo: Path) 
         assert bad.is_error and text_of(bad).startswith("action path needs source and target")
         bad = await call(session, "graph", action="hubs", depth=2)
         assert bad.is_error and text_of(bad) == "action hubs takes no depth"
+        # a fold checks a call as `graph` does, then as the action's own tool did
+        bad = await call(session, "digest", action="summarize", note="Home", name="x")
+        assert bad.is_error and text_of(bad) == "action summarize takes no name"
+        bad = await call(session, "digest", action="concept")
+        assert bad.is_error and text_of(bad) == "action concept needs name"
+        bad = await call(session, "tags", action="suggest", note="Home", limit=101)
+        assert bad.is_error and text_of(bad) == \
+            "limit must be at most 100 for action suggest, not 101"
+        bad = await call(session, "reading_order", action="prerequisites", note="Home",
+                         depth=0)
+        assert bad.is_error and text_of(bad) == "depth must be at least 1, not 0"
+        bad = await call(session, "tags", action="poems")
+        assert bad.is_error and "action" in text_of(bad)
         bad = await call(session, "gaps", kinds=["image"])
         assert bad.is_error and "kinds" in text_of(bad)
         bad = await call(session, "search", query="install", mode="semantic")
@@ -246,7 +270,7 @@ def test_answers_follow_note_edits_between_calls(tmp_path: Path, model: Path) ->
     linking = repo / "Concepts" / "Linking.md"
 
     async def body(session: ClientSession) -> None:
-        first = await answer(session, "explore", note="Linking", concise=True)
+        first = await answer(session, "links", action="explore", note="Linking", concise=True)
         assert "Getting Started.md" not in first["outlinks"]
         assert first["index"]["stale_notes"] == []
 
@@ -254,7 +278,7 @@ def test_answers_follow_note_edits_between_calls(tmp_path: Path, model: Path) ->
         linking.write_text(linking.read_text(encoding="utf-8")
                            + "\nSee [[Getting Started]] for the quokka setup.\n",
                            encoding="utf-8")
-        edited = await answer(session, "explore", note="Linking", concise=True)
+        edited = await answer(session, "links", action="explore", note="Linking", concise=True)
         assert "Getting Started.md" in edited["outlinks"]
         assert edited["index"]["stale_notes"] == ["Concepts/Linking.md"]
         hits = await answer(session, "search", query="quokka", mode="bm25")
@@ -274,12 +298,12 @@ def test_answers_follow_note_edits_between_calls(tmp_path: Path, model: Path) ->
         git(repo, "add", "Wombat.md")
         added = await answer(session, "read", note="Wombat")
         assert added["path"] == "Wombat.md"
-        back = await answer(session, "explore", note="Home")
+        back = await answer(session, "links", action="explore", note="Home")
         assert "Wombat.md" in [b["path"] for b in back["backlinks"]]
         (repo / "Wombat.md").unlink()
         gone = await call(session, "read", note="Wombat")
         assert gone.is_error and text_of(gone).startswith("no note named Wombat")
-        back = await answer(session, "explore", note="Home")
+        back = await answer(session, "links", action="explore", note="Home")
         assert "Wombat.md" not in [b["path"] for b in back["backlinks"]]
 
         # Committed and re-indexed: the server reopens the rebuilt index.
@@ -287,7 +311,7 @@ def test_answers_follow_note_edits_between_calls(tmp_path: Path, model: Path) ->
         git(repo, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qam", "edit")
         proc = run_kbase("index", "--model", str(model), cwd=repo)
         assert proc.returncode == 0, proc.stderr
-        fresh = await answer(session, "explore", note="Linking", concise=True)
+        fresh = await answer(session, "links", action="explore", note="Linking", concise=True)
         head = git(repo, "rev-parse", "HEAD").strip()
         assert fresh["index"]["source_commit"] == head
         assert fresh["index"]["stale_notes"] == []

@@ -84,11 +84,11 @@ def test_slow_call_times_out_and_never_blocks_the_others(tmp_path: Path) -> None
                 async with to_server, ClientSession(read, to_server) as session:
                     await session.initialize()
                     async with anyio.create_task_group() as tg:
-                        tg.start_soon(lambda: call(session, "slow", "explore", None,
-                                                   note="Big"))
+                        tg.start_soon(lambda: call(session, "slow", "links", None,
+                                                   action="explore", note="Big"))
                         tg.start_soon(lambda: call(session, "quick", "read", slow_sent,
                                                    note="N3"))
-                    after = await session.call_tool("explore", {"note": "Lone"})
+                    after = await session.call_tool("links", {"action": "explore", "note": "Lone"})
                     done.append(("after", time.monotonic(), after))
 
     anyio.run(main)

@@ -190,3 +190,8 @@ def test_on_a_shared_vault(wiki: Path) -> None:
     code, sugg, _ = query(wiki, "tags", "suggest", "Data Lake")
     assert code == 0 and "concepts/core" in [s["tag"] for s in sugg["suggestions"]]
     assert not set(sugg["tags"]) & {s["tag"] for s in sugg["suggestions"]}
+    # a maturity tag replaces another (no two on one note but the tag legend): one
+    # is not what an `incubating` note lacks (issue 31), a topic its neighbours have is
+    code, sugg, _ = query(wiki, "tags", "suggest", "Data Warehouse")
+    assert code == 0 and sugg["tags"] == ["incubating"]
+    assert sugg["suggestions"][0]["tag"] == "concepts/core"

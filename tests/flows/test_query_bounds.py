@@ -125,7 +125,7 @@ def test_the_server_exits_when_stdin_closes_with_a_call_in_flight(
     root = make_repo({**NOTES, "Big.md": "# Big\n\n" + "see [[A]]. " * 200_000 + "\n"})
     assert run_kbase("index", cwd=root).returncode == 0
     server = Server(root)
-    server.call(1, "backlinks", {"note": "A"})  # a slow answer, still running below
+    server.call(1, "links", {"action": "backlinks", "note": "A"})  # slow, still running below
     assert server.proc.stdin is not None
     server.proc.stdin.close()
     try:

@@ -222,16 +222,18 @@ def test_mcp_server_on_a_scope_leaks_nothing(repo: Path, scope: str) -> None:
         ("search", {"query": m, "mode": "bm25", "snippets": True}) for m in MARKERS.values()]
     calls += [("search", {"query": "tasks futures terms segments", "limit": 20})]
     for p in ALL:
-        calls += [("read", {"note": title(p)}), ("explore", {"note": title(p)}),
+        calls += [("read", {"note": title(p)}), ("links", {"action": "explore", "note": title(p)}),
                   ("context", {"note": title(p), "depth": "deep"})]
     calls += [("gaps", {"min_notes": 1}), ("context", {"query": "tasks terms segments"})]
     for p in sorted(inside):
-        calls += [("links", {"note": title(p)}), ("backlinks", {"note": title(p)}),
+        calls += [("links", {"action": "links", "note": title(p)}), ("links",
+                   {"action": "backlinks", "note": title(p)}),
                   ("graph", {"action": "explore", "note": title(p), "depth": 3}),
-                  ("prerequisites", {"note": title(p)}),
-                  ("reading_order", {"start": title(p), "depth": 3}),
-                  ("tags_suggest", {"note": title(p)})]
-    calls += [("graph", {"action": "hubs", "min_links": 0}), ("notes", {}), ("tags", {}),
+                  ("reading_order", {"action": "prerequisites", "note": title(p)}),
+                  ("reading_order", {"action": "order", "start": title(p), "depth": 3}),
+                  ("tags", {"action": "suggest", "note": title(p)})]
+    calls += [("graph", {"action": "hubs", "min_links": 0}), ("tags", {"action": "notes"}),
+               ("tags", {"action": "list"}),
               ("status", {})]
     texts: list[str] = []
 

@@ -19,16 +19,16 @@ from mcp.types import CallToolResult, TextContent
 from querykit import query
 
 CALLS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
-    ("concepts", {"min_notes": 1}, ("concepts", "--min-notes", "1")),
-    ("concept", {"name": "Trap Interrupt"}, ("concept", "Trap Interrupt")),
-    ("concept", {"name": "Windowed Aggregation", "definition": True},
+    ("digest", {"action": "concepts", "min_notes": 1}, ("concepts", "--min-notes", "1")),
+    ("digest", {"action": "concept", "name": "Trap Interrupt"}, ("concept", "Trap Interrupt")),
+    ("digest", {"action": "concept", "name": "Windowed Aggregation", "definition": True},
      ("concept", "Windowed Aggregation", "--definition")),
-    ("summarize", {"note": "Kafka"}, ("summarize", "Kafka")),
-    ("summarize", {"note": "Kafka", "extract": "code-snippets"},
+    ("digest", {"action": "summarize", "note": "Kafka"}, ("summarize", "Kafka")),
+    ("digest", {"action": "summarize", "note": "Kafka", "extract": "code-snippets"},
      ("summarize", "Kafka", "--extract", "code-snippets")),
-    ("compare", {"a": "Streaming", "b": "Batch", "concept": "Watermark Policy"},
+    ("digest", {"action": "compare", "a": "Streaming", "b": "Batch", "concept": "Watermark Policy"},
      ("compare", "Streaming", "Batch", "--concept", "Watermark Policy")),
-    ("auto_index", {"tags": ["batch"]}, ("auto-index", "--tag", "batch")),
+    ("digest", {"action": "auto_index", "tags": ["batch"]}, ("auto-index", "--tag", "batch")),
 ]
 
 
@@ -61,16 +61,16 @@ def test_mcp_tools_answer_as_the_cli(vault: Path) -> None:
             async with stdio_client(params, errlog=quiet) as (read, write), \
                     ClientSession(read, write) as session:
                 await session.initialize()
-                names = {t.name for t in (await session.list_tools()).tools}
-                assert {"concepts", "concept", "summarize", "compare", "auto_index"} <= names
                 schema = next(t for t in (await session.list_tools()).tools
-                              if t.name == "auto_index").input_schema
+                              if t.name == "digest").input_schema
+                assert schema["properties"]["action"]["enum"] == [
+                    "summarize", "concept", "concepts", "compare", "auto_index"]
                 # an agent drafts the note; writing files is the command line's
                 assert "write" not in schema["properties"]
                 for n, (tool, args, _) in enumerate(CALLS):
                     result = await session.call_tool(tool, args)
                     got[n] = (bool(result.is_error), _text(result))
-                bad = await session.call_tool("summarize", {"note": "Kafka",
+                bad = await session.call_tool("digest", {"action": "summarize", "note": "Kafka",
                                                             "extract": "poems"})
                 got[-1] = (bool(bad.is_error), _text(bad))
 

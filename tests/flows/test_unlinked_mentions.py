@@ -105,9 +105,11 @@ def test_mcp_tools_answer_as_the_cli(fresh: Path) -> None:
 
     async def main() -> None:
         async with connect(fresh) as session:
-            got["links"] = await answer(session, "links", note="Docker", unlinked=True)
-            got["explore"] = await answer(session, "explore", note="Docker")
-            got["none"] = await answer(session, "explore", note="Docker", no_mentions=True)
+            got["links"] = await answer(session, "links", action="links", note="Docker",
+                                        unlinked=True)
+            got["explore"] = await answer(session, "links", action="explore", note="Docker")
+            got["none"] = await answer(session, "links", action="explore", note="Docker",
+                                       no_mentions=True)
 
     anyio.run(main)
     assert got["links"] == query(fresh, "links", "--unlinked", "Docker")[1]

@@ -59,7 +59,8 @@ def _lines(a: AutoIndexAnswer) -> list[str]:
 
 QUERIES = [Query(
     "auto_index", ("auto-index",), help="a generated overview note of a domain or tag",
-    description="The notes of --domain D or with every --tag T, grouped by folder, in a "
+    description="The notes of --domain D or with every --tag T, grouped by folder (by link "
+                "cluster when they share one folder), in a "
                 "reading order, with a one-line summary each, as a Markdown note (the "
                 "same notes give the same bytes). --write PATH writes it atomically "
                 "inside the repository. Exit 0 notes found, 1 none, 2 usage error.",

@@ -20,7 +20,7 @@ class ExploreParams(Record):
     ] = False
     no_mentions: Annotated[bool, Param(
         help="leave out unlinked mentions (notes naming it without a link)",
-        tool="Leave out `unlinked` (notes naming it without a link).")] = False
+        tool="Leave out `unlinked`.")] = False
 
 
 def _run(s: Session, p: ExploreParams) -> ExploreAnswer:

@@ -19,6 +19,7 @@ from kbase_ci.query.tools.spec import (
     Session,
     Timeout,
     fields_of,
+    refuse_unused,
 )
 from kbase_ci.typedjson import Record
 
@@ -32,7 +33,7 @@ PICTURES = {"mermaid": "%% ", "dot": "// "}
 
 class GraphParams(Record):
     action: Annotated[str, Param(
-        choices=GRAPH_ACTIONS, tool="Which question.",
+        choices=GRAPH_ACTIONS, tool="",
         helps={"path": "shortest link path between two notes",
                "neighborhood": "notes within N links of a note",
                "hubs": "best-linked notes (links in + out)",
@@ -95,11 +96,9 @@ class GraphParams(Record):
 
 def _prepare(p: GraphParams) -> GraphParams:
     """What the action takes, what it needs, and its defaults for what was left out."""
-    unused = sorted(f.name for f in fields_of(GraphParams)
-                    if f.param.actions and p.action not in f.param.actions
-                    and getattr(p, f.name) is not None and getattr(p, f.name) is not False)
-    if unused:
-        raise UsageError(f"action {p.action} takes no {', '.join(unused)}")
+    actions = {f.name: f.param.actions for f in fields_of(GraphParams)}  # () all
+    refuse_unused(p.action, {name: getattr(p, name) for name in actions},
+                  lambda name: not actions[name] or p.action in actions[name])
     if p.action in ("neighborhood", "explore") and not (p.note or "").strip():
         raise UsageError(f"action {p.action} needs note: the note to start from")
     if p.action == "path" and not ((p.source or "").strip() and (p.target or "").strip()):

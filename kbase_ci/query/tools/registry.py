@@ -13,6 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from kbase_ci.query.tools.fold import Fold
     from kbase_ci.query.tools.spec import Query
 
 WORDS = ("search", "read", "links", "backlinks", "explore", "context", "graph", "gaps",
@@ -46,3 +47,19 @@ def named(name: str) -> Query[Any, Any]:
         if q.name == name:
             return q
     raise KeyError(name)
+
+
+def tools() -> list[Query[Any, Any] | Fold]:
+    """What `kbase mcp` offers, in registry order: each query, or the fold holding it
+    (kbase_ci.query.tools.fold) in place of the fold's first query."""
+    # Only `kbase mcp` and the docs ask for tools: a query command loads no fold.
+    from kbase_ci.query.tools.fold import folded
+
+    out: list[Query[Any, Any] | Fold] = []
+    for q in every():
+        fold = folded(q.name)
+        if fold is None:
+            out.append(q)
+        elif fold not in out:
+            out.append(fold)
+    return out

@@ -17,7 +17,7 @@ class SearchParams(Record):
     query: Annotated[str, Param(positional=True, help="what to look for",
                                 tool="Words or a question.")]
     mode: Annotated[str, Param(
-        choices=MODES, tool="hybrid (words and meaning), bm25 or semantic.")] = "hybrid"
+        choices=MODES, tool="")] = "hybrid"
     domain: Annotated[str | None, Param(
         help="only notes of this domain",
         tool="")] = None

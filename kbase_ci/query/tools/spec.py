@@ -253,6 +253,18 @@ def check(f: Arg, value: Any) -> None:
             raise UsageError(f"{f.flag} must be at most {_num(meta.le)}, not {_num(v)}")
 
 
+def refuse_unused(action: str, given: Mapping[str, Any], takes: Callable[[str], bool]
+                  ) -> None:
+    """A call of a tool with actions (`graph`'s, a fold's: kbase_ci.query.tools.fold)
+    gives only what its action takes: a value given for another action is an error, not
+    silently dropped (None, False and an empty list are "not given")."""
+    unused = sorted(k for k, v in given.items()
+                    if v is not None and v is not False and v != () and v != []
+                    and not takes(k))
+    if unused:
+        raise UsageError(f"action {action} takes no {', '.join(unused)}")
+
+
 BUDGET = ("the answer printed (JSON, text or picture) stays within N tokens: lists are cut "
           "from their least relevant end and `truncated` (a last line in text) says what "
           "went")

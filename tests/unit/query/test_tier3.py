@@ -183,6 +183,8 @@ def test_auto_index_groups_orders_and_summarises(vault: Path) -> None:
     assert ans["reading_order"] == ["Streaming/Apache Kafka.md",
                                     "Streaming/Stream Processing.md",
                                     "Streaming/Trap Interrupt (陷入).md"]
+    # one folder, and no cluster among its three notes: one group, its folder
+    assert ans["grouped_by"] == "folder"
     assert [g["folder"] for g in ans["groups"]] == ["Streaming"]
     assert ans["groups"][0]["notes"][0] == {
         "path": "Streaming/Apache Kafka.md", "title": "Apache Kafka",
@@ -197,6 +199,51 @@ def test_auto_index_groups_orders_and_summarises(vault: Path) -> None:
     assert [g["folder"] for g in ans["groups"]] == ["Batch"]
     assert query(vault, "auto-index")[0] == 2
     assert query(vault, "auto-index", "--domain", "Nowhere")[0] == 2
+
+
+def test_concept_notes_finds_a_documented_term_written_in_lower_case(
+        make_repo: Callable[..., Path]) -> None:
+    root = make_repo({
+        "Data Lake.md": "# Data Lake\n\nA data lake is a store of raw files.\n",
+        "Loads.md": "# Loads\n\nWe load everything into the data lake first.\n",
+        "Linker.md": "# Linker\n\nSee [[Data Lake]].\n",
+        "Code.md": "# Code\n\n```\ndata lake\n```\n"})
+    assert run_kbase("index", cwd=root).returncode == 0
+    code, ans, err = query(root, "concept", "data lake", "--notes")
+    assert code == 0, err
+    assert ans["documented_by"] == {"path": "Data Lake.md", "heading": None}
+    # the prose that says it in lower case, and the link; not the code block
+    assert [(d["path"], d["line"], d["snippet"]) for d in ans["discussed"]] == [
+        ("Linker.md", 3, "See [[Data Lake]]."),
+        ("Loads.md", 3, "We load everything into the data lake first.")]
+
+
+def test_auto_index_groups_a_flat_folder_by_its_link_clusters(
+        make_repo: Callable[..., Path]) -> None:
+    def note(name: str, *links: str) -> str:
+        return f"# {name}\n\nAbout {name.lower()}. " + " ".join(f"[[{x}]]" for x in links) + "\n"
+
+    files = {"Flat/Kafka.md": note("Kafka", "Topics", "Brokers"),  # a star each
+             "Flat/Topics.md": note("Topics", "Kafka"),
+             "Flat/Brokers.md": note("Brokers", "Kafka"),
+             "Flat/Spark.md": note("Spark", "Executors", "Shuffles"),
+             "Flat/Executors.md": note("Executors", "Spark"),
+             "Flat/Shuffles.md": note("Shuffles", "Spark", "Kafka"),
+             "Flat/Loner.md": note("Loner")}
+    root = make_repo(files)
+    assert run_kbase("index", cwd=root).returncode == 0
+    code, ans, err = query(root, "auto-index", "--domain", "Flat")
+    assert code == 0, err
+    assert ans["grouped_by"] == "cluster"
+    got = [(g["folder"], g.get("central"), sorted(e["path"] for e in g["notes"]))
+           for g in ans["groups"]]
+    assert got == [
+        (None, "Flat/Kafka.md", ["Flat/Brokers.md", "Flat/Kafka.md", "Flat/Topics.md"]),
+        (None, "Flat/Spark.md", ["Flat/Executors.md", "Flat/Shuffles.md", "Flat/Spark.md"]),
+        (None, None, ["Flat/Loner.md"])]
+    assert "\n## Around Kafka (" in ans["markdown"] and "\n## Other notes\n" in ans["markdown"]
+    _, again, _ = query(root, "auto-index", "--domain", "Flat")
+    assert again["markdown"] == ans["markdown"]
 
 
 def test_auto_index_write_is_safe_and_checks_clean(vault: Path) -> None:

@@ -1,0 +1,30 @@
+"""The plain-YAML reader against ruamel, the reader it stands in for: on every case it
+answers it must give exactly ruamel's data, and it must leave everything else to ruamel
+(every frontmatter block of the shared vaults: tests/slow/test_plainyaml_corpora.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from kbase_ci.parse.frontmatter import _load, to_json_safe
+from kbase_ci.parse.plainyaml import load_plain
+from tests import tables
+
+_TABLE = Path(__file__).resolve().parents[3] / "fixtures" / "parser" / "plainyaml.txt"
+
+
+def ruamel_data(raw: str) -> object:
+    return to_json_safe(YAML(typ="safe").load(raw))
+
+
+@pytest.mark.parametrize(("no", "given", "expected"), tables.arrows(_TABLE))
+def test_plain_frontmatter_reads_as_ruamel_does(no: int, given: str, expected: str) -> None:
+    raw = tables.decode(given).decode("utf-8")
+    got = load_plain(raw)
+    assert ("plain" if got is not None else "ruamel") == expected, f"line {no}"
+    if got is not None:
+        assert got == ruamel_data(raw)
+        assert _load(raw) == (got, None)
