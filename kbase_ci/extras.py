@@ -6,8 +6,8 @@ instead of a `ModuleNotFoundError` deep inside a command.
 
 The core install (`pip install kbase-ci`, what the pre-commit hooks install) runs
 `check`, `fix`, `mv`, `new` and `handover`. The guard runs where a command is dispatched
-(kbase_ci.cli.main: the query commands need `registry.EXTRA`, the others
-`cli.main.COMMAND_EXTRAS`) and at the top of each extra's entry module, for code that
+(kbase_ci.cli.commandline: the query commands need `registry.EXTRA`, the others
+`COMMAND_EXTRAS`) and at the top of each extra's entry module, for code that
 imports kbase as a library: `kbase_ci.index` (search), `kbase_ci.mcp` (mcp), `kbase_ci.ci`
 (ci), and where an ONNX model is loaded (transformer, kbase_ci.index.transformer).
 A test (tests/unit/test_extras.py) keeps `EXTRAS` and pyproject.toml in step.

@@ -6,7 +6,8 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from kbase_ci.checks.breakage import Breakage, LinkKey, NoteChanges
+from kbase_ci.checks.breakage import Breakage, LinkKey
+from kbase_ci.checks.notechanges import NoteChanges
 from kbase_ci.checks.suggestions import Suggester
 from kbase_ci.errors import UsageError
 from kbase_ci.git.objects import read_blobs

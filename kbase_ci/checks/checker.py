@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kbase_ci.checks import registry as checks
-from kbase_ci.checks.breakage import NoteChanges
 from kbase_ci.checks.configchange import affected_notes, config_changed
 from kbase_ci.checks.fixmemo import sort_out
 from kbase_ci.checks.hookbatch import staged_share
+from kbase_ci.checks.notechanges import NoteChanges
 from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.git.diff import FileChange
 from kbase_ci.parsed import Finding, Severity

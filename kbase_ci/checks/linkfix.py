@@ -15,9 +15,10 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbase_ci.checks.breakage import Breakage, NoteChanges
+from kbase_ci.checks.breakage import Breakage
 from kbase_ci.checks.fixmemo import remember
 from kbase_ci.checks.hookbatch import staged_share
+from kbase_ci.checks.notechanges import NoteChanges
 from kbase_ci.checks.overlay import overlay
 from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.errors import ChangedError, UnsafePathError, UsageError

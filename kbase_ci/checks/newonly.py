@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kbase_ci.checks import registry as checks
-from kbase_ci.checks.breakage import NoteChanges
 from kbase_ci.checks.findingmatch import AddedLines, mark
+from kbase_ci.checks.notechanges import NoteChanges
 from kbase_ci.checks.suggestions import Suggester
 from kbase_ci.errors import KbaseError
 from kbase_ci.parsed import Finding, ParsedNote

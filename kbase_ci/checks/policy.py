@@ -23,7 +23,8 @@ from pathlib import Path
 
 from kbase_ci.errors import ConfigError
 from kbase_ci.parsed import Finding, ParsedNote, Severity, Suppression
-from kbase_ci.vault.config import ChecksConfig, Config, Level, load_config
+from kbase_ci.vault.checkconfig import ChecksConfig, Level
+from kbase_ci.vault.config import Config, load_config
 from kbase_ci.vault.globs import match
 
 UNUSED = "KB901"

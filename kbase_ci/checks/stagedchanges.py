@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
-from kbase_ci.checks.breakage import NoteChanges
 from kbase_ci.checks.movepairs import pair_identical
+from kbase_ci.checks.notechanges import NoteChanges
 from kbase_ci.git.diff import FileChange, old_blob_shas
 from kbase_ci.git.objects import read_blobs
 from kbase_ci.parsed import ParsedNote

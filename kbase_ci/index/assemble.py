@@ -51,7 +51,7 @@ from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.folders import GIT_HIDE, TEMP_MARK
 from kbase_ci.typedjson import decode
 from kbase_ci.vault.files import Vault
-from kbase_ci.vault.resolver import RULES_VERSION
+from kbase_ci.vault.linkrules import RULES_VERSION
 
 M = TypeVar("M", bound=Manifest)
 

@@ -2,7 +2,8 @@
 (`tools`: its parameters, how it runs, its text form), where the index comes from
 (`discovery`), how fresh it is (`freshness`, with changed notes scored as a rebuild
 would: `overlay`), the answers (search, read, links, explore, unlinked `mentions`,
-context and `bundle`, graph, gaps, status, ...) as typed records (`answer`: their JSON
-at the edge), the words their choices take (`choices`), how far to trust a search hit
-(`evidence`, `verdict`), what an answer costs an agent (`payload`), and which notes an
-unknown name means (`namesearch`)."""
+context (`contextseeds`, `sectionfit`) and `bundle`, graph, gaps, status, ...) as typed
+records (`answer`: their JSON at the edge), the words their choices take (`choices`),
+how far to trust a search hit (`evidence`, `verdict`), what an answer costs an agent
+(`payload`, the lists it may cut: `answerlists`), and which notes an unknown name means
+(`namesearch`)."""

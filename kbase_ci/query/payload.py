@@ -19,17 +19,24 @@ either way.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query.answerlists import (
+    SAMPLE,
+    STALE,
+    list_name,
+    list_sizes,
+    lists_of,
+    record_cuts,
+    stale_list,
+)
 from kbase_ci.query.shrink import SHORT, TIGHT, compact_index, shorten, unset
 
 ENVELOPE = frozenset({"index", "truncated"})
 """Keys never trimmed in any answer: where it came from, and what was cut (but see
 `STALE`). An answer adds its own (`Record.budget_keys`: what it is about)."""
-STALE = "index.stale_notes"
-"""The one list under a kept key that can go, and goes first (see `cut_stale`)."""
 Marks = tuple[frozenset[str], frozenset[str]]
 """(keys never trimmed, the answer's main lists) of one answer: its main lists keep
 their first item while any other list (traversal paths, limitations, ...) can be
@@ -133,29 +140,6 @@ def cut_note(record: dict[str, Any], prefix: str = "") -> str:
             f"{', '.join(what) or 'nothing shown cut'}; raise it for more)\n")
 
 
-def _lists(node: Any, keep: frozenset[str], path: tuple[Any, ...] = (), *,
-           most: int | None = None) -> Iterator[tuple[tuple[Any, ...], list[Any]]]:
-    """Every list of dicts or strings below the top-level keys not in `keep`, outermost
-    first (a list inside a list's items too; with `most`, inside its first `most` items
-    only: a list that long goes first anyway, and walking 200k items costs seconds)."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if not path and key in keep:
-                continue
-            yield from _lists(value, keep, (*path, key), most=most)
-    elif isinstance(node, list):
-        # Lists of records or strings: a list of numbers is one value (`lines: [7, 9]`).
-        if node and path and isinstance(node[0], dict | str):
-            yield path, node
-        for i, item in enumerate(node if most is None else node[:most]):
-            if isinstance(item, dict | list):
-                yield from _lists(item, keep, (*path, i), most=most)
-
-
-def _name(path: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in path if not isinstance(p, int)) or "answer"
-
-
 def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
         pretty: bool = False, fields: bool = True) -> dict[str, Any]:
     """A copy of `answer` whose JSON costs at most `max_tokens` (see the module). A
@@ -176,13 +160,13 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
     note["max_tokens"] = max_tokens
     shortened: list[str] = note["shortened"]
     out["truncated"] = note
-    totals, carried = _sizes(out, keep), dict(note["lists"])
+    totals, carried = list_sizes(out, keep), dict(note["lists"])
     dropped: dict[str, int] = {}
 
     rough = [False]  # the last measure was `len / 4`: `_drop` guesses in that measure
 
     def over() -> int:
-        _record(note, dropped, totals, carried)
+        record_cuts(note, dropped, totals, carried)
         text = dumps(out, pretty=pretty)
         # `len / 4` is a lower bound of `cost`: far over the budget it says enough, and
         # the exact estimate (a regex pass, ~1 s over a 200k-link answer) is made once
@@ -199,12 +183,12 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
             if target is None:
                 break
             path, lst = target
-            _drop(lst, excess, 1, _name(path), dropped, rough=rough[0])
+            _drop(lst, excess, 1, list_name(path), dropped, rough=rough[0])
             excess = over()
         return excess
 
     excess = over()
-    stale = _stale(out)
+    stale = stale_list(out)
     while excess > 0 and stale:  # an item's measured cost is a guess: measure again
         _drop(stale, excess, 0, STALE, dropped, rough=rough[0])
         excess = over()
@@ -227,45 +211,12 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
     return out
 
 
-def _sizes(answer: dict[str, Any], keep: frozenset[str]) -> dict[str, int]:
-    """Items per list name, over every list of that name (and the stale list). Lists
-    inside the items of a list longer than `_SAMPLE` are counted in its first items and
-    scaled up: walking 200k items costs seconds, and the long list goes first anyway."""
-    sizes: dict[str, int] = {}
-    scale: dict[tuple[Any, ...], float] = {(): 1.0}
-    for path, lst in _lists(answer, keep, most=_SAMPLE):
-        parent = next((scale[path[:i]] for i in range(len(path) - 1, -1, -1)
-                       if path[:i] in scale), 1.0)
-        name = _name(path)
-        sizes[name] = sizes.get(name, 0) + round(len(lst) * parent)
-        scale[path] = parent * max(1.0, len(lst) / _SAMPLE)
-    stale = _stale(answer)
-    if stale is not None:
-        sizes[STALE] = len(stale)
-    return sizes
-
-
-def _record(note: dict[str, Any], dropped: dict[str, int], totals: dict[str, int],
-            carried: dict[str, str]) -> None:
-    """`truncated.lists`: each list cut, as `kept/total`, lists named by their keys
-    joined with `.`, all lists of one name together (`carried`: what an earlier cut,
-    `cut_stale`, recorded: its total stands)."""
-    for name, n in dropped.items():
-        earlier = carried.get(name)
-        if earlier is None:
-            total, gone = totals.get(name, n), n
-        else:
-            kept, total = map(int, earlier.split("/"))
-            gone = total - kept + n
-        note["lists"][name] = f"{max(0, total - gone)}/{total}"
-
-
 def cut_stale(answer: dict[str, Any], max_tokens: int) -> dict[str, Any] | None:
     """Cut `answer`'s `index.stale_notes` (in place) until its compact JSON, with a
     `truncated` record saying so, fits `max_tokens` or the list is empty: for an answer
     that budgets itself (`kbase context`) before `fit` would. Returns that record (also
     set as `answer["truncated"]`), or None when nothing had to go."""
-    stale = _stale(answer)
+    stale = stale_list(answer)
     excess = cost(dumps(answer)) - max_tokens
     if excess <= 0 or not stale:
         return None
@@ -282,12 +233,6 @@ def cut_stale(answer: dict[str, Any], max_tokens: int) -> dict[str, Any] | None:
     return note
 
 
-def _stale(answer: dict[str, Any]) -> list[Any] | None:
-    index = answer.get("index")
-    stale = index.get("stale_notes") if isinstance(index, dict) else None
-    return stale if isinstance(stale, list) else None
-
-
 def _drop(lst: list[Any], excess: int, floor: int, name: str,
           dropped: dict[str, int], *, rough: bool = False) -> None:
     """Cut `lst` from its end (its least relevant items) by about `excess` tokens,
@@ -295,12 +240,12 @@ def _drop(lst: list[Any], excess: int, floor: int, name: str,
     (far over the budget), not in `cost`."""
     drop, freed = 0, 0
     size = _item_len if rough else _item_cost
-    if len(lst) > _SAMPLE:
+    if len(lst) > SAMPLE:
         # Measuring each of 200k items costs seconds: far more than printing them. The
         # mean of the last items, in the measure `excess` is in, gives the guess for most
         # of the way, and the items at the boundary are measured one by one.
-        mean = max(1.0, sum(size(item) for item in lst[-_SAMPLE:]) / _SAMPLE)
-        drop = min(len(lst) - floor, max(0, int((excess - 2 * _SAMPLE * mean) / mean)))
+        mean = max(1.0, sum(size(item) for item in lst[-SAMPLE:]) / SAMPLE)
+        drop = min(len(lst) - floor, max(0, int((excess - 2 * SAMPLE * mean) / mean)))
         freed = int(drop * mean)
     while len(lst) - drop > floor and freed < excess:
         drop += 1
@@ -308,10 +253,6 @@ def _drop(lst: list[Any], excess: int, floor: int, name: str,
     if drop:
         del lst[len(lst) - drop:]
         dropped[name] = dropped.get(name, 0) + drop
-
-
-_SAMPLE = 200
-"""Items of a long list measured to guess what its others cost (`_drop`)."""
 
 
 def _item_cost(item: Any) -> int:
@@ -327,14 +268,14 @@ def _largest(answer: dict[str, Any], keep: frozenset[str], spare: frozenset[str]
              ) -> tuple[tuple[Any, ...], list[Any]] | None:
     """The list with the most JSON that has more than one item, but the top-level lists
     under `spare` (an answer's main lists, while the envelope gives way first)."""
-    lists = [(p, lst) for p, lst in _lists(answer, keep, most=_SAMPLE)
+    lists = [(p, lst) for p, lst in lists_of(answer, keep, most=SAMPLE)
              if len(lst) > 1 and not (len(p) == 1 and p[0] in spare)]
     return max(lists, key=lambda pl: _json_len(pl[1]), default=None)
 
 
 def _json_len(lst: list[Any]) -> int:
-    """A list's JSON length; past `_SAMPLE` items, guessed from its last ones (a list
+    """A list's JSON length; past `SAMPLE` items, guessed from its last ones (a list
     that long is the largest by far either way)."""
-    if len(lst) <= _SAMPLE:
+    if len(lst) <= SAMPLE:
         return len(dumps({"x": lst}))
-    return len(dumps({"x": lst[-_SAMPLE:]})) * len(lst) // _SAMPLE
+    return len(dumps({"x": lst[-SAMPLE:]})) * len(lst) // SAMPLE

@@ -8,21 +8,26 @@ dict lookups (a 10k-note vault has ~60k links and is re-resolved on every commit
 
 from __future__ import annotations
 
-import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal, NamedTuple
 
 from kbase_ci.parse.anchors import HeadingIndex, find_block
 from kbase_ci.parsed import Link, ParsedNote
 from kbase_ci.vault.files import is_hidden
+from kbase_ci.vault.linkrules import (
+    Hit,
+    Status,
+    clamp_join,
+    ends_with_path,
+    has_extension,
+    index_by,
+    many,
+    match_key,
+    obsidian_order,
+    strip_md,
+)
 from kbase_ci.vault.notestore import NoteStore
-
-Status = Literal["ok", "unresolved", "external", "escapes"]
-
-RULES_VERSION = 2
-"""Bump whenever the same vault can resolve a link differently: it keys stored links."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,77 +52,6 @@ class ResolvedLink:
         return len(self.candidates) > 1
 
 
-def _key(text: str) -> str:
-    # NFC because macOS writes decomposed file names while links are typed composed.
-    # ASCII text is already NFC; skipping normalize() halves index building on 10k notes.
-    return text.lower() if text.isascii() else unicodedata.normalize("NFC", text).lower()
-
-
-def _strip_md(name: str) -> str:
-    return name[:-3] if name.lower().endswith(".md") else name
-
-
-def _has_extension(target: str) -> bool:
-    stem, dot, ext = target.rpartition("/")[2].rpartition(".")
-    return bool(dot and stem and ext) and ext.lower() != "md"
-
-
-def clamp_join(folder: str, rel: str) -> tuple[str, bool]:
-    """Rule 8: `folder/rel` with `.` and `..` applied, and whether a `..` climbed above
-    the vault root. Obsidian stops at the root there, and the rest of the path must
-    still match: `[x](../../other/Deep.md)` from `notes/N.md` is `other/Deep.md`, which
-    `notes2/Deep.md` is not."""
-    parts = folder.split("/") if folder else []
-    climbed = False
-    for seg in rel.split("/"):
-        if seg in ("", "."):
-            continue
-        if seg == "..":
-            if parts:
-                parts.pop()
-            else:
-                climbed = True
-        else:
-            parts.append(seg)
-    return "/".join(parts), climbed
-
-
-def ends_with_path(path_key: str, written_key: str) -> bool:
-    """Rule 7: a file matches a written path when its path ends with it, as a plain
-    string (case-insensitively, `.md` added to a note name): `[[eep/sub/Widget]]` finds
-    `lib/deep/sub/Widget.md`, whole folder names or not."""
-    return path_key.endswith(written_key)
-
-
-def obsidian_order(folder: str) -> Callable[[str], tuple[bool, int, str]]:
-    """Rule 6: among several files a link could mean, Obsidian takes (after an exact
-    vault path, which callers check first) those whose path string starts with the
-    linking note's folder (subfolders count), then the rest, each by the shortest path
-    string, case-insensitively. The path itself breaks the remaining ties, so the
-    choice is deterministic: `Themes/Topic.md` before `Plugins/topic.md` from the root;
-    from `n/Todo.md`, `n/deep/er/Log.md` before `a/Log.md`."""
-    prefix = _key(folder)
-    return lambda p: (not _key(p).startswith(prefix), len(p), p)
-
-
-def _index(paths: Sequence[str], key_of: Sequence[str] | None = None) -> dict[str, list[str]]:
-    """key -> paths with that key, each list sorted (`paths` must come sorted)."""
-    out: dict[str, list[str]] = {}
-    keys = key_of if key_of is not None else [_key(p) for p in paths]
-    for key, path in zip(keys, paths, strict=True):
-        hits = out.get(key)
-        if hits is None:
-            out[key] = [path]
-        else:
-            hits.append(path)
-    return out
-
-
-class _Hit(NamedTuple):  # a tuple: built once per link, so it must be cheap
-    target: str
-    via: str
-    candidates: tuple[str, ...] = ()
-
 
 class Resolver:
     """Resolves links of one vault. Build once per vault; `resolve` is then O(1) per link."""
@@ -132,7 +66,7 @@ class Resolver:
         self._files = files
         self._resolve_aliases = resolve_aliases
         self._include_dot = include_dot
-        self._memo: dict[tuple[bool, str, str], _Hit | Status] = {}
+        self._memo: dict[tuple[bool, str, str], Hit | Status] = {}
         self._headings: dict[str, HeadingIndex] = {}
         self._anchors: dict[tuple[str, bool, str], bool | None] = {}
 
@@ -141,13 +75,13 @@ class Resolver:
     @cached_property
     def _path_keys(self) -> list[str]:
         # A note path always ends in `.md` (any case).
-        return [p.lower() if p.isascii() else _key(p) for p in self._store.paths]
+        return [p.lower() if p.isascii() else match_key(p) for p in self._store.paths]
 
     @cached_property
     def _note_names(self) -> dict[str, list[str]]:
         paths = self._store.paths
-        return _index(paths, [k[k.rfind("/") + 1:-3] if k.isascii() else
-                              _key(_strip_md(p.rpartition("/")[2]))
+        return index_by(paths, [k[k.rfind("/") + 1:-3] if k.isascii() else
+                              match_key(strip_md(p.rpartition("/")[2]))
                               for p, k in zip(paths, self._path_keys, strict=True)])
 
     @cached_property
@@ -159,8 +93,8 @@ class Resolver:
 
     @cached_property
     def _file_names(self) -> dict[str, list[str]]:
-        return _index(self._attachments,
-                      [_key(f.rpartition("/")[2]) for f in self._attachments])
+        return index_by(self._attachments,
+                      [match_key(f.rpartition("/")[2]) for f in self._attachments])
 
     @cached_property
     def _alias_maps(self) -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -171,7 +105,7 @@ class Resolver:
         # In note order (the first spelling wins), visiting only notes with aliases.
         for path in [p for p in self._store.paths if p in aliases_of]:
             for alias in aliases_of[path]:
-                key = _key(alias.strip())
+                key = match_key(alias.strip())
                 if not key:
                     continue
                 holders = holders_of.setdefault(key, [])
@@ -208,7 +142,7 @@ class Resolver:
         folder = source.rpartition("/")[0]
         raw = link.target
         if "/" not in raw and raw not in (".", ".."):
-            hit: _Hit | Status = self._bare(raw, folder, wiki) or "unresolved"
+            hit: Hit | Status = self._bare(raw, folder, wiki) or "unresolved"
         else:
             # Paths take several steps; the answer depends only on (style, target, folder).
             memo_key = (wiki, raw, folder)
@@ -239,7 +173,7 @@ class Resolver:
         staged notes' aliases, not the thousands of the vault)."""
         out: list[tuple[str, tuple[str, ...]]] = []
         keys = self._aliases if among is None else {
-            k for k in (_key(a.strip()) for a in among) if k in self._aliases}
+            k for k in (match_key(a.strip()) for a in among) if k in self._aliases}
         for key in sorted(keys):
             owners = set(self._aliases[key]) | set(self._note_names.get(key, ()))
             if len(owners) > 1:
@@ -248,7 +182,7 @@ class Resolver:
 
     # -- rules ----------------------------------------------------------------------
 
-    def _locate(self, raw: str, folder: str, wiki: bool) -> _Hit | Status:
+    def _locate(self, raw: str, folder: str, wiki: bool) -> Hit | Status:
         """A target with a `/` (or `.`, `..`): the path it names, then the files it finds.
 
         A path is a vault path, wikilink or Markdown link alike (Obsidian looks both up
@@ -261,21 +195,21 @@ class Resolver:
         hit = self._find(path, folder, wiki, explicit=explicit, bare="/" not in path) \
             if path else None
         if hit is None and wiki and not explicit and self._resolve_aliases:
-            hit = self._alias(_key(rel.strip()), folder)  # an alias may hold `/` (`CI/CD`)
+            hit = self._alias(match_key(rel.strip()), folder)  # an alias may hold `/` (`CI/CD`)
         if hit is not None:
             return hit
         # Obsidian stops at the vault root, so nothing outside is ever read; a link that
         # climbed there and still found nothing is reported as climbing out (KB104).
         return "escapes" if climbed else "unresolved"
 
-    def _bare(self, name: str, folder: str, wiki: bool) -> _Hit | None:
+    def _bare(self, name: str, folder: str, wiki: bool) -> Hit | None:
         """A name without folders, the common case: one dict hit, a sort only when the
         name is shared."""
-        key = name.lower() if name.isascii() else _key(name)
+        key = name.lower() if name.isascii() else match_key(name)
         hits = self._note_names.get(key[:-3] if key.endswith(".md") else key)
         if hits is not None and len(hits) == 1:  # the usual case: a unique name
             home = hits[0].rpartition("/")[0]
-            return _Hit(hits[0], "path" if not home else
+            return Hit(hits[0], "path" if not home else
                         "relative" if home == folder else "basename")
         hit = self._find(name, folder, wiki, explicit=False, bare=True)
         if hit is None and wiki and self._resolve_aliases:
@@ -283,32 +217,32 @@ class Resolver:
         return hit
 
     def _find(self, path: str, folder: str, wiki: bool, *, explicit: bool,
-              bare: bool) -> _Hit | None:
+              bare: bool) -> Hit | None:
         """Notes, then other files, named by vault path `path`: the exact path, else
         every file whose path ends with it (rule 7) in Obsidian's order (rule 6)."""
         name = path.rpartition("/")[2]
-        key = _key(name)
+        key = match_key(name)
         md = key.endswith(".md")
         hit = self._among(self._note_names.get(key[:-3] if md else key), path,
                           path if md else path + ".md", folder, wiki, explicit=explicit,
                           bare=bare, attachment=False)
-        if hit is None and _has_extension(name):
+        if hit is None and has_extension(name):
             hit = self._among(self._file_names.get(key), path, path, folder, wiki,
                               explicit=explicit, bare=bare, attachment=True)
         return hit
 
     @staticmethod
     def _among(named: list[str] | None, path: str, full: str, folder: str, wiki: bool, *,
-               explicit: bool, bare: bool, attachment: bool) -> _Hit | None:
+               explicit: bool, bare: bool, attachment: bool) -> Hit | None:
         """Pick from the files `named` like the link (same file name) the one `full`, the
         written vault path with its extension, means; and say which rule found it."""
         if not named:
             return None
-        want = _key(full)
-        found = named if bare else [p for p in named if ends_with_path(_key(p), want)]
+        want = match_key(full)
+        found = named if bare else [p for p in named if ends_with_path(match_key(p), want)]
         if not found:
             return None
-        exact = [p for p in found if _key(p) == want]
+        exact = [p for p in found if match_key(p) == want]
         if exact:
             # Case-only duplicates can both be tracked by git; the exact spelling wins.
             best = full if full in exact else exact[0]
@@ -316,7 +250,8 @@ class Resolver:
         else:
             best = min(found, key=obsidian_order(folder))
             # `full` of an explicit `./x` is joined with the folder already.
-            beside = not explicit and _key(best) == _key(f"{folder}/{full}" if folder else full)
+            beside = not explicit and \
+                match_key(best) == match_key(f"{folder}/{full}" if folder else full)
             via = "relative" if beside else "basename" if bare else "suffix"
         if attachment:
             via = "attachment"
@@ -324,19 +259,19 @@ class Resolver:
         # name is ambiguous whichever copy won; a path names one file, and a Markdown
         # link that hit the file beside its note means that one (GitHub reads it so).
         if bare and wiki:
-            return _Hit(best, via, _many(named))
+            return Hit(best, via, many(named))
         if exact:
-            return _Hit(best, via, _many(exact))
+            return Hit(best, via, many(exact))
         if via == "relative" and not wiki:
-            return _Hit(best, via)
-        return _Hit(best, via, _many(found))
+            return Hit(best, via)
+        return Hit(best, via, many(found))
 
-    def _alias(self, key: str, folder: str) -> _Hit | None:
+    def _alias(self, key: str, folder: str) -> Hit | None:
         holders = self._aliases.get(key)
         if not holders:
             return None
         best = holders[0] if len(holders) == 1 else min(holders, key=obsidian_order(folder))
-        return _Hit(best, "alias", _many(holders))
+        return Hit(best, "alias", many(holders))
 
     def _anchor(self, target: str, link: Link) -> bool | None:
         subpath = link.subpath
@@ -362,6 +297,3 @@ class Resolver:
             index = self._headings[target] = HeadingIndex(note.headings)
         return index.find(parts, markdown=markdown) is not None
 
-
-def _many(hits: Sequence[str]) -> tuple[str, ...]:
-    return tuple(sorted(hits)) if len(hits) > 1 else ()

@@ -20,7 +20,7 @@ from indexkit import make_tiny_model
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
-from kbase_ci.cli.main import _SHORT
+from kbase_ci.cli.commandline import _SHORT
 from kbase_ci.mcp.schema import CEILING, tokens
 from kbase_ci.query.tools.fold import FOLDS
 

@@ -16,6 +16,7 @@ import pytest
 from conftest import git, write
 from scopekit import MARKERS, SCOPES, answer, forbidden, kbase, scope_repo, title
 
+from kbase_ci.cli import commandline
 from kbase_ci.cli import main as cli
 
 Argvs = Callable[[set[str]], list[list[str]]]
@@ -67,10 +68,10 @@ QUERIES: dict[str, Argvs] = {
 
 
 def query_commands() -> list[str]:
-    """The commands in `cli.COMMANDS` that take --scope (every query command)."""
+    """The commands in `commandline.COMMANDS` that take --scope (every query command)."""
     out = []
-    for name in cli.COMMANDS:
-        parser = cli.build_parser(name)
+    for name in commandline.COMMANDS:
+        parser = commandline.build_parser(name)
         with contextlib.redirect_stdout(io.StringIO()) as buf, \
                 contextlib.suppress(SystemExit):
             parser.parse_args([name, "--help"])
@@ -104,7 +105,7 @@ def test_every_query_command_is_covered() -> None:
 @pytest.mark.parametrize("command", sorted(QUERIES))
 @pytest.mark.parametrize("scope", sorted(SCOPES))
 def test_no_leak(repo: Path, scope: str, command: str) -> None:
-    if command not in cli.COMMANDS:
+    if command not in commandline.COMMANDS:
         pytest.skip(f"`kbase {command}` does not exist")
     inside = SCOPES[scope]
     bad = forbidden(repo, inside)

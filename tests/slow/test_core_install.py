@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.cli.main import COMMAND_EXTRAS, commands
+from kbase_ci.cli.commandline import COMMAND_EXTRAS, commands
 from kbase_ci.extras import EXTRAS, pip_line
 from kbase_ci.query.tools.registry import COMMANDS as QUERIES
 from kbase_ci.query.tools.registry import EXTRA as QUERY_EXTRA

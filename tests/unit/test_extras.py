@@ -10,7 +10,7 @@ from importlib.metadata import packages_distributions
 
 import pytest
 
-from kbase_ci.cli.main import COMMAND_EXTRAS, commands
+from kbase_ci.cli.commandline import COMMAND_EXTRAS, commands
 from kbase_ci.errors import UsageError
 from kbase_ci.extras import EXTRAS, INCLUDES, MissingExtra, missing, modules, pip_line, require
 from kbase_ci.query.tools.registry import COMMANDS as QUERIES

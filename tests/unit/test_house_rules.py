@@ -20,7 +20,8 @@ def test_no_pickle_anywhere() -> None:
 
 def test_check_path_imports_no_heavy_dependencies() -> None:
     # `kbase check` runs on every commit: numpy, usearch, tokenizers, bm25s must stay lazy.
-    code = ("import sys, kbase_ci.cli.main as c, kbase_ci.checks.checker, kbase_ci.checks.registry;"
+    code = ("import sys, kbase_ci.cli.commandline as c, kbase_ci.checks.checker, "
+            "kbase_ci.checks.registry;"
             "c.build_parser('check');"
             "heavy = [m for m in ('numpy', 'usearch', 'tokenizers', 'bm25s', 'Stemmer', "
             "'tree_sitter', 'rich') if m in sys.modules];"

@@ -7,7 +7,7 @@ import tomllib
 
 from ruamel.yaml import YAML
 
-from kbase_ci.cli.main import COMMANDS, build_parser
+from kbase_ci.cli.commandline import COMMANDS, build_parser
 from tests.conftest import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from kbase_ci.checks.checkcontext import CheckContext, nearest
 from kbase_ci.errors import ConfigError
 from kbase_ci.parsed import Finding, ParsedNote, Tag
-from kbase_ci.vault.config import TagsConfig
+from kbase_ci.vault.checkconfig import TagsConfig
 from kbase_ci.vault.globs import match, star_matcher
 from kbase_ci.vault.userregex import compile_pattern
 

@@ -7,7 +7,8 @@ from ruamel.yaml import YAML
 from kbase_ci.checks import hookfile
 from kbase_ci.checks.docs import FRONTMATTER_EXAMPLE, TAGS_EXAMPLE, render
 from kbase_ci.checks.registry import REGISTRY
-from kbase_ci.vault.config import FrontmatterConfig, TagsConfig, parse_config
+from kbase_ci.vault.checkconfig import FrontmatterConfig, TagsConfig
+from kbase_ci.vault.config import parse_config
 from tests.conftest import REPO
 
 

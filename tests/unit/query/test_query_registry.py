@@ -18,7 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
 from kbase_ci.cli import queryargs, queryrun
-from kbase_ci.cli.main import COMMANDS, build_parser
+from kbase_ci.cli.commandline import COMMANDS, build_parser
 from kbase_ci.errors import UsageError
 from kbase_ci.mcp.server import build_server
 from kbase_ci.mcp.serverstate import ServerState

@@ -70,7 +70,7 @@ def test_open_store_without_git_cache(tmp_path: Path) -> None:
 
 
 def test_overlay_answers_aliases_without_reading_summaries() -> None:
-    from kbase_ci.checks.breakage import overlay
+    from kbase_ci.checks.overlay import overlay
 
     notes = _notes()
     fetched: list[int] = []
