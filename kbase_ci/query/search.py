@@ -22,9 +22,6 @@ from kbase_ci.errors import ModelRefused, UsageError
 from kbase_ci.index import idf as idfmod
 from kbase_ci.index import tokens
 from kbase_ci.index.bm25 import indexed_text
-from kbase_ci.index.chunks import chunk_note, embed_text
-from kbase_ci.index.modelchoice import find_index_model
-from kbase_ci.index.modelfolder import load_index_model
 from kbase_ci.index.ranking import rankers_of
 from kbase_ci.query import evidence as ev
 from kbase_ci.query import verdict
@@ -72,6 +69,10 @@ class Searcher:
 
     def fresh_chunks(self) -> list[Any]:
         if self._fresh_chunks is None:
+            # Lazy: the chunker and the parsed records (~15 ms of imports) are for notes
+            # changed since the index.
+            from kbase_ci.index.chunks import chunk_note
+
             out = []
             for path in (*self.view.fresh.changed, *self.view.fresh.added):
                 out.extend(chunk_note(self.view.fresh.parsed[path],
@@ -195,6 +196,10 @@ class Searcher:
     def embedder(self) -> tuple[Any, str | None]:
         """The index's model loaded, or None and the one notice saying how to get it
         (None, None: an index without vectors)."""
+        # Lazy: the model lookup (downloads, model files) is for a search with vectors.
+        from kbase_ci.index.modelchoice import find_index_model
+        from kbase_ci.index.modelfolder import load_index_model
+
         emb = self.view.manifest.embeddings
         choice, notice = find_index_model(self.view.vault.root,
                                           self.view.vault.config.embeddings.model,
@@ -226,6 +231,8 @@ class Searcher:
                     hits.append(ChunkHit(note, (), 0, 0, 1.0 - float(dist), (reader, shard, key)))
         chunks = self.fresh_chunks()
         if chunks:
+            from kbase_ci.index.chunks import embed_text  # lazy: as in `fresh_chunks`
+
             notes = self.view.notes
             mat = embedder.encode([embed_text(notes[c.note].title, c) for c in chunks])
             sims = mat.astype(np.float32) @ q.astype(np.float32)
