@@ -130,7 +130,7 @@ def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: s
 
 
 def ranked_notes(searcher: Any, query: str, pool: int) -> list[tuple[str, float]]:
-    """`note_list` for `query` as `searcher` (kbase_ci.query.search.Searcher) tokenizes
+    """`note_list` for `query` as `searcher` (kbase_ci.query.searcher.Searcher) tokenizes
     it, over the index and the notes changed since."""
     terms = tokens.query_terms(query, stop=searcher.query_stop(query),
                                stem_with=searcher.stemmer)
