@@ -18,6 +18,10 @@ tier's vaults, and prints each held-out vault's nDCG@10 with the shipped fusion,
 candidate chosen in sample and the one chosen without it; `--older` then scores the
 shipped fusion and the in-sample choice on the older sets docs/query.md reports (the qa
 sets of ../shared/corpora/qa and our paraphrase sets), beside each single ranker.
+
+Every list is the real one: BM25 over paragraphs and the vectors (`Searcher`), and the
+note-level BM25 list (`notebm25.ranked_notes`); candidates weigh the note list 0 (left
+out, as in an index built before it) to 3.
 """
 
 from __future__ import annotations
@@ -30,42 +34,68 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from bench.search_targets import MODELS, QA, VAULTS, clone_of, ndcg, open_view, questions
+from bench.search_targets import (
+    MODELS,
+    NATURAL,
+    QA,
+    VAULTS,
+    clone_of,
+    ndcg,
+    open_view,
+    questions,
+)
 
 KEEP = 300
 WEIGHTS = (1.0, 1.5, 2.0, 3.0, 4.0)
 DEPTHS = (5, 10, 20, 50, None)
+NOTE_WEIGHTS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+"""Weights of the note-level BM25 list tried (0: without it)."""
+NOTES = "notes"
 
 
 def lists(work: Path, vault: str, tier: str, cache: Path) -> dict[str, Any]:
+    """Each answerable question's note lists: BM25's (paragraphs), the vectors' and the
+    note-level BM25 list (`notes`), computed once and cached (a cache from before the
+    note list gets it added)."""
     path = cache / f"lists-{vault}-{tier}.json"
+    got: dict[str, Any] | None = None
     if path.is_file():
-        got: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-        return got
+        got = json.loads(path.read_text(encoding="utf-8"))
+        if all(NOTES in r for r in got["rows"]):
+            return got
+    from kbase_ci.query.notebm25 import ranked_notes
     from kbase_ci.query.search import Searcher
 
     view = open_view(clone_of(work, vault, tier))
-    embedder = Searcher(view, MODELS[tier]).embedder()[0]
-    rows = []
-    for r in questions(vault):
-        if not r["answers"]:
-            continue
-        s = Searcher(view, MODELS[tier])
-        rows.append({"query": r["query"], "kind": r["kind"], "answers": r["answers"],
-                     "bm25": [[h.path, h.score] for h in s.bm25(r["query"])[:KEEP]],
-                     "semantic": [[h.path, h.score]
-                                  for h in s.semantic(r["query"], embedder)[:KEEP]]})
-    out = {"vault": vault, "tier": tier, "rows": rows}
-    path.write_text(json.dumps(out), encoding="utf-8")
-    return out
+    if got is None:
+        embedder = Searcher(view, MODELS[tier]).embedder()[0]
+        rows = []
+        for r in questions(vault):
+            if not r["answers"]:
+                continue
+            s = Searcher(view, MODELS[tier])
+            rows.append({"query": r["query"], "kind": r["kind"], "answers": r["answers"],
+                         "bm25": [[h.path, h.score] for h in s.bm25(r["query"])[:KEEP]],
+                         "semantic": [[h.path, h.score]
+                                      for h in s.semantic(r["query"], embedder)[:KEEP]]})
+        got = {"vault": vault, "tier": tier, "rows": rows}
+    for row in got["rows"]:
+        row[NOTES] = [list(x) for x in ranked_notes(Searcher(view, None), row["query"], KEEP)]
+    path.write_text(json.dumps(got), encoding="utf-8")
+    return got
 
 
-def candidate(weight: float, depth: int | None) -> Any:
+def candidate(weight: float, depth: int | None, notes: float = 0.0) -> Any:
+    """A manifest's `fusion` block: the vectors' `weight` and `depth`, the note-level
+    list's weight `notes` (0: not fused, as in an index built before it)."""
     from kbase_ci.index.blocks import Fusion, Ranker
     from kbase_ci.index.ranking import STATS
 
-    return Fusion("z-score", STATS, {"bm25": Ranker(1.0, None, "zero"),
-                                     "semantic": Ranker(weight, depth, "last", STATS)})
+    rankers = {"bm25": Ranker(1.0, None, "zero"),
+               "semantic": Ranker(weight, depth, "last", STATS)}
+    if notes:
+        rankers[NOTES] = Ranker(notes, None, "zero")
+    return Fusion("z-score", STATS, rankers)
 
 
 def scores(view: Any, data: dict[str, Any], block: Any, only: str | None = None
@@ -77,7 +107,7 @@ def scores(view: Any, data: dict[str, Any], block: Any, only: str | None = None
     per: dict[str, list[float]] = defaultdict(list)
     for r in data["rows"]:
         hits = {name: [ChunkHit(p, (), 1, 1, s) for p, s in r[name]]
-                for name in ("bm25", "semantic") if only is None or name == only}
+                for name in ("bm25", "semantic", NOTES) if only is None or name == only}
         order = ranked(view, r["query"], hits, block)[0]
         got = ndcg([n.path for n in order[:10]], r["answers"])
         per[r["kind"]].append(got)
@@ -98,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --mean: also score the older sets (qa sets, paraphrases)")
     args = ap.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
-    cands = {f"w={w} depth={d}": candidate(w, d) for w, d in itertools.product(WEIGHTS, DEPTHS)}
+    cands = {f"w={w} depth={d}" + (f" notes={n}" if n else ""): candidate(w, d, n)
+             for w, d, n in itertools.product(WEIGHTS, DEPTHS, NOTE_WEIGHTS)}
     table: dict[tuple[str, str], dict[str, dict[str, float]]] = {}
     for tier in args.tiers.split(","):
         for vault in args.vaults.split(","):
@@ -147,9 +178,16 @@ Table = dict[tuple[str, str], dict[str, dict[str, float]]]
 
 def by_mean(args: argparse.Namespace, table: Table, cands: dict[str, Any]) -> int:
     """`--mean`: per tier, the candidate with the best mean nDCG@10 over the tier's
-    vaults, and leaving each vault out."""
+    vaults, and leaving each vault out; beside each nDCG@10, hybrid's worst margin over
+    the better single ranker (BM25 on paragraphs, the vectors) on any question kind."""
     def mean(keys: list[tuple[str, str]], name: str) -> float:
         return sum(table[k][name]["all"] for k in keys) / len(keys)
+
+    def worst(key: tuple[str, str], name: str) -> str:
+        got = table[key]
+        m, kind = min((got[name][k] - max(got["bm25"][k], got["semantic"][k]), k)
+                      for k in got[name])
+        return f"{got[name]['all']:.3f} ({m:+.3f} {kind})"
 
     print("| tier | held-out vault | index's fusion | chosen in sample | chosen without it "
           "| candidate chosen without it |")
@@ -158,12 +196,18 @@ def by_mean(args: argparse.Namespace, table: Table, cands: dict[str, Any]) -> in
     for tier in args.tiers.split(","):
         keys = [k for k in table if k[1] == tier]
         chosen[tier] = max(cands, key=lambda c: mean(keys, c))
+        outside = []
         for key in keys:
             others = [k for k in keys if k != key]
             held = max(cands, key=lambda c: mean(others, c)) if others else chosen[tier]
-            got = table[key]
-            print(f"| {tier} | {key[0]} | {got['index']['all']:.3f} | "
-                  f"{got[chosen[tier]]['all']:.3f} | {got[held]['all']:.3f} | {held} |")
+            outside.append(table[key][held]["all"])
+            print(f"| {tier} | {key[0]} | {worst(key, 'index')} | "
+                  f"{worst(key, chosen[tier])} | {worst(key, held)} | {held} |")
+        natural = [i for i, k in enumerate(keys) if k[0] in NATURAL]
+        print(f"| {tier} | mean of {', '.join(keys[i][0] for i in natural)} | "
+              f"{mean([keys[i] for i in natural], 'index'):.3f} | "
+              f"{mean([keys[i] for i in natural], chosen[tier]):.3f} | "
+              f"{sum(outside[i] for i in natural) / max(1, len(natural)):.3f} | |")
         print(f"| {tier} | in sample: {chosen[tier]} | | | | |")
     if args.older:
         older(args, {t: cands[c] for t, c in chosen.items()})
@@ -182,8 +226,8 @@ OLDER = {"obsidian-tasks-docs": ("qa/obsidian-tasks-docs.jsonl",
 def older(args: argparse.Namespace, chosen: dict[str, Any]) -> None:
     """nDCG@10 on the older sets: each single ranker, the shipped fusion, the choice."""
     from kbase_ci.query.hits import ChunkHit
+    from kbase_ci.query.notebm25 import ranked_notes
     from kbase_ci.query.search import Searcher, ranked
-
 
     repo = Path(__file__).resolve().parents[1]
     print()
@@ -203,7 +247,9 @@ def older(args: argparse.Namespace, chosen: dict[str, Any]) -> None:
                     hits = {"bm25": [ChunkHit(h.path, (), 1, 1, h.score)
                                      for h in s.bm25(r["query"])[:KEEP]],
                             "semantic": [ChunkHit(h.path, (), 1, 1, h.score)
-                                         for h in s.semantic(r["query"], embedder)[:KEEP]]}
+                                         for h in s.semantic(r["query"], embedder)[:KEEP]],
+                            NOTES: [ChunkHit(p, (), 1, 1, v)
+                                    for p, v in ranked_notes(s, r["query"], KEEP)]}
                     runs = {"bm25": ({"bm25": hits["bm25"]}, view.manifest.fusion),
                             "semantic": ({"semantic": hits["semantic"]}, view.manifest.fusion),
                             "index": (hits, view.manifest.fusion), "chosen": (hits, block)}

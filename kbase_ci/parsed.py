@@ -116,12 +116,6 @@ class Suppression:
     non-blank line; 0 for `kbase-ignore-file` (the whole note)."""
 
 
-def note_title(path: str) -> str:
-    """A note's name as Obsidian shows it: the file name without `.md`."""
-    name = path.rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".md") else name
-
-
 @dataclass(frozen=True, slots=True)
 class ParsedNote:
     """Everything the parse stage knows about one note."""

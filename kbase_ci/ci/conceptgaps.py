@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbase_ci.parse.mentions import Mention, extract, heading_keys, name_keys
-from kbase_ci.parse.outline import note_text
-from kbase_ci.parsed import note_title
+from kbase_ci.parse.outline import note_text, note_title
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.scanner import open_store
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kbase_ci.errors import GitError, UsageError
-from kbase_ci.git.diff import FileChange, staged_changes
 from kbase_ci.git.repo import find_root, toplevel
 
 if TYPE_CHECKING:
+    from kbase_ci.git.diff import FileChange
     from kbase_ci.vault.files import Vault
 
 
@@ -23,6 +23,9 @@ def staged_changes_for(args: argparse.Namespace, base: str | None = None
                        ) -> list[FileChange]:
     """The staged change set of the vault `args` name (`--staged`: hook mode), against
     HEAD or against commit `base`."""
+    # Lazy: the diff code (~5 ms of imports) is for `--staged`; a query opens no change set.
+    from kbase_ci.git.diff import staged_changes
+
     root = vault_root(args)
     if not root.is_dir():
         raise UsageError(f"vault folder does not exist: {root}")

@@ -17,7 +17,6 @@ from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.tools import registry
 from kbase_ci.query.tools.spec import Nothing, Query, fields_of
-from kbase_ci.report.escape import terminal_text
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -92,6 +91,8 @@ def open_view(args: argparse.Namespace, *, stale_ok: bool = False) -> QueryView:
                                stale_ok=stale_ok)
     trace("index", origin=source.origin, location=source.location)
     if source.notice:
+        from kbase_ci.report.escape import terminal_text  # lazy: see `_text`
+
         print(terminal_text(source.notice), file=sys.stderr)
     view = QueryView(vault, source)
     trace("freshness", stale=len(view.fresh.stale), overlaid=view.fresh.overlaid)
@@ -168,6 +169,10 @@ def emit(args: argparse.Namespace, query: Query[Any, Any], answer: Record) -> No
 
 
 def _text(answer: Record, lines: list[str]) -> list[str]:
+    # Lazy: the escaping's Unicode classes (~4 ms to import) are for text on a terminal;
+    # a JSON answer is escaped by `json.dumps`.
+    from kbase_ci.report.escape import terminal_text
+
     # note text: no escape sequence reaches the terminal
     out = [terminal_text(line, lines=True) for line in lines]
     info = getattr(answer, "index", None)

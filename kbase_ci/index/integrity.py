@@ -17,16 +17,20 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kbase_ci import __version__
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.layout import SCOPES_DIR
 from kbase_ci.index.manifest import MANIFEST_NAME, Manifest, sha256_file
 from kbase_ci.state.folders import GIT_HIDE
-from kbase_ci.state.memos import state_store
-from kbase_ci.vault.safefs import foreign_entry
+from kbase_ci.vault.safefs import entries, foreign_in
+
+if TYPE_CHECKING:
+    from kbase_ci.state.memos import StateStore
 
 MAX_JSON_BYTES = 256 << 20
 """A JSON table is decoded whole: 256 MiB of JSON is ~2.5 GB of Python objects."""
@@ -55,18 +59,21 @@ def check_listing(root: Path, manifest: Manifest, *, allow_extra: bool = False,
     `shown`: the folder to name in errors."""
     where = shown if shown is not None else root
     files = manifest.files
+    found = entries(root)  # one walk: each file's lstat, for all three checks
     for rel in sorted(files):  # each a path inside the index (`blocks.IndexPath`)
-        if not (root / rel).is_file():
+        st = found.get(rel)
+        if (st is None or not stat.S_ISREG(st.st_mode)) and not (root / rel).is_file():
             raise IndexFormatError(f"{where}: file {rel} is missing: the index is incomplete")
     # GIT_HIDE: a swap writes it into the generation it replaced, which a reader opening
     # at that moment may still be checking.
-    foreign = foreign_entry(root, lambda rel: allow_extra or rel in (MANIFEST_NAME, GIT_HIDE)
-                            or rel in files or rel.startswith(SCOPES_DIR))
+    foreign = foreign_in(found, lambda rel: allow_extra or rel in (MANIFEST_NAME, GIT_HIDE)
+                         or rel in files or rel.startswith(SCOPES_DIR))
     if foreign is not None:  # scoped indexes: each checked by its own manifest
         why = "is a symbolic link or not a file" if (root / foreign).is_symlink() or \
             not (root / foreign).is_file() else "is not in the manifest"
         raise IndexFormatError(f"{where}: file {foreign} {why}: the index was modified")
-    check_sizes(str(where), file_sizes(root, list(files)))
+    sizes = {rel: found[rel].st_size for rel in files if rel in found}
+    check_sizes(str(where), sizes if len(sizes) == len(files) else file_sizes(root, list(files)))
 
 
 def mismatch(root: Path, rel: str) -> IndexFormatError:
@@ -92,14 +99,22 @@ def manifest_digest(root: Path) -> str | None:
 def trusted(git_dir: Path | None, digest: str | None) -> bool:
     """Whether an index with this manifest was validated on this machine."""
     return git_dir is not None and digest is not None and \
-        state_store(git_dir / "kbase").get("validated", digest) is not None
+        _store(git_dir).get("validated", digest) is not None
 
 
 def remember(git_dir: Path | None, digest: str | None) -> None:
     """Note that the index with this manifest passed `validate` (or was built here); a
     read-only git dir remembers nothing (validated again next time)."""
     if git_dir is not None and digest is not None:
-        state_store(git_dir / "kbase").put("validated", digest, "")
+        _store(git_dir).put("validated", digest, "")
+
+
+def _store(git_dir: Path) -> StateStore:
+    # Lazy: the state store is SQLite (~10 M instructions to import); an index read from
+    # a materialised branch, validated when it was unpacked, never asks it.
+    from kbase_ci.state.memos import state_store
+
+    return state_store(git_dir / "kbase")
 
 
 def _refusal_key(tree: str) -> str:
@@ -110,13 +125,13 @@ def refused_before(git_dir: Path | None, tree: str) -> str | None:
     """Why the index branch tree `tree` was refused on this machine, or None."""
     if git_dir is None or not tree:
         return None
-    return state_store(git_dir / "kbase").get("refused", _refusal_key(tree))
+    return _store(git_dir).get("refused", _refusal_key(tree))
 
 
 def remember_refusal(git_dir: Path | None, tree: str, why: str) -> None:
     """Note that tree `tree` is not a valid index (a read-only git dir: not noted)."""
     if git_dir is not None and tree:
-        state_store(git_dir / "kbase").put("refused", _refusal_key(tree), why)
+        _store(git_dir).put("refused", _refusal_key(tree), why)
 
 
 def file_sizes(root: Path, files: Sequence[str]) -> dict[str, int]:

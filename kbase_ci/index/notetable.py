@@ -19,12 +19,11 @@ from typing import Any
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.layout import NoteRow, StoredNote
-from kbase_ci.parsed import note_title
+from kbase_ci.parse.outline import note_title
 
 
 def stored_note_row(row: NoteRow) -> list[Any]:
     """A full row's `notes.jsonl` line (`StoredNote`, trailing empties left out)."""
-
     if row.title != note_title(row.path) or row.tokens != token_estimate(row.size):
         raise ValueError(f"{row.path}: title or token estimate is not derived")
     out: list[Any] = [row.size, row.headings, row.aliases, row.tags, row.block_ids,
@@ -45,7 +44,6 @@ def full_note_row(stored: Sequence[Any], core: Mapping[str, Any], i: int, blob: 
     """Note `i`'s line as a full row: `core` is `notes.json`, `blob` the note's
     (`blob_list`), `chunks` its [first, count] chunks of its shard (`chunk_spans`),
     `similar` its similar list (`similar_list`)."""
-
     # `stored_fields` inlined: this runs once per note of a whole-table query.
     empty: list[Any] = [[], [], [], [], {}]  # new each time: callers may modify a row
     size, headings, aliases, tags, block_ids, frontmatter = [*stored, *empty[len(stored) - 1:]]

@@ -19,7 +19,13 @@ leaving one out): weight 2.0 over the whole vector list. Out of sample it beats 
 on each held-out vault (0.820, 0.921, 0.855 against 0.816, 0.901, 0.840) and it keeps
 hybrid within 0.005 of the better single ranker on every older set above, where 3.0/top 5
 fell 0.017-0.024 below the vectors on two paraphrase sets. The static tier's choice out
-of sample (0.807 on average) is no better than 3.0/top 5 (0.808), so it stays.
+of sample (0.807 on average) was no better than 3.0/top 5 (0.808), so it stayed.
+
+With the note-level BM25 list (`NOTES`, kbase_ci.query.notebm25) the weights were chosen
+again the same way, the note list's weight among them (0 to 3): static vectors 3.0 over
+their top 50 and notes 1.5 (natural sets 0.808 -> 0.848 in sample, 0.828 leaving each
+vault out), transformer vectors 4.0 over their top 50 and notes 2.0 (0.876 -> 0.891,
+0.880 out of sample). docs/query.md ("Ranking") has the figures per vault and kind.
 """
 
 from __future__ import annotations
@@ -30,9 +36,14 @@ STATS = 100
 """Notes of a list whose scores give its mean and spread."""
 
 
+NOTES = "notes"
+"""The note-level BM25 list (kbase_ci.query.notebm25)."""
+
 WEIGHTS: dict[str, dict[str, Ranker]] = {
-    "model2vec": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(3.0, 5, "last", 100)},
-    "onnx": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(2.0, None, "last", 100)},
+    "model2vec": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(3.0, 50, "last", 100),
+                  NOTES: Ranker(1.5, None, "zero")},
+    "onnx": {"bm25": Ranker(1.0, None, "zero"), "semantic": Ranker(4.0, 50, "last", 100),
+             NOTES: Ranker(2.0, None, "zero")},
 }
 """Per model kind (`modelfolder.STATIC`, `TRANSFORMER`), chosen by measurement."""
 
@@ -52,4 +63,6 @@ def rankers_of(block: Fusion | None) -> dict[str, Ranker]:
     out = dict(WEIGHTS["model2vec"])
     if block is not None:
         out.update((name, r) for name, r in block.rankers.items() if name in out)
+        if NOTES not in block.rankers:  # built before the note list: fused as it was
+            del out[NOTES]
     return out

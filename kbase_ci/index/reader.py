@@ -11,7 +11,6 @@ tables stay on the reader, so a long-lived process reuses them across queries.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -48,11 +47,10 @@ from kbase_ci.index.notetable import (
     stored_fields,
 )
 from kbase_ci.index.rowfile import int_view
-from kbase_ci.index.schema import validate
+from kbase_ci.typedjson import Record
 
 
-@dataclass(frozen=True, slots=True)
-class LinkTableRows:
+class LinkTableRows(Record):  # not a dataclass: making one costs every query ~1 ms
     """The whole link table as `IndexReader.links` decodes it."""
 
     rows: list[LinkRow]
@@ -263,6 +261,10 @@ def open_index(root: Path, *, verify: bool = True, git_dir: Path | None = None,
     digest = manifest_digest(reader.base)
     reader.confirm()  # the digest is of the generation the reader pinned
     if not trusted(git_dir, digest):
+        # Lazy: the table checks (~5 ms of imports) run once per manifest on a machine;
+        # every later query finds it remembered (`trusted`).
+        from kbase_ci.index.schema import validate
+
         validate(reader)
         remember(git_dir, digest)
     return reader

@@ -36,6 +36,14 @@ class Section:
         return self.heading.text if self.heading else ""
 
 
+def note_title(path: str) -> str:
+    """A note's name as Obsidian shows it: the file name without `.md`. (Here, not with
+    the parsed records: the index reader derives every row's title with it, and a query
+    should not pay for those records' dataclasses to do so.)"""
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
 def note_text(data: bytes) -> str:
     """Decode note bytes the way the parser does (invalid bytes replaced, BOM dropped)."""
     text = data.decode("utf-8", "replace")

@@ -17,8 +17,9 @@ from kbase_ci.parse.grammar import BLOCK
 from kbase_ci.parse.inline import Hits, InlineScanner, worth_scanning
 from kbase_ci.parse.linksyntax import markdown_link, wikilink_from_raw
 from kbase_ci.parse.notetext import NoteLines, count_lines, decode
+from kbase_ci.parse.outline import note_title
 from kbase_ci.parse.suppressions import find_suppressions
-from kbase_ci.parsed import BlockId, Diagnostic, Heading, Link, ParsedNote, Tag, note_title
+from kbase_ci.parsed import BlockId, Diagnostic, Heading, Link, ParsedNote, Tag
 
 # Only these are descended into. Everything else is handled (or skipped) whole, so we
 # never visit the thousands of punctuation leaves inside long inline nodes; a tree-sitter

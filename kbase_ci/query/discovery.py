@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import GitError, IndexFormatError
 from kbase_ci.git.indexbranch import (
@@ -38,14 +38,15 @@ from kbase_ci.git.repo import git_dir, has_commit, is_ancestor, remotes, tree_of
 from kbase_ci.index.integrity import check_sizes, refused_before, remember_refusal
 from kbase_ci.index.manifest import manifest_at
 from kbase_ci.index.reader import IndexReader, open_index
-from kbase_ci.index.schema import validate
 from kbase_ci.query.freshness import Member
 from kbase_ci.state.files import replace
 from kbase_ci.state.folders import Scratch, fresh_dir
 from kbase_ci.state.hubcache import offline
-from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.safefs import unsafe_part
+
+if TYPE_CHECKING:
+    from kbase_ci.state.memos import StateStore
 
 
 @dataclass
@@ -100,6 +101,9 @@ def _materialise(repo: Path, ref: str, tree: str, base: Path, final: Path) -> Pa
     check_sizes(f"index branch {ref}", {rel: sizes.get(sha, 0) for rel, sha in entries})
     base.mkdir(parents=True, exist_ok=True)
     import shutil
+
+    # Lazy: the table checks run once per branch tree, when it is materialised here.
+    from kbase_ci.index.schema import validate
 
     tmp = fresh_dir(base, f".{tree}.tmp-")
     try:
@@ -287,6 +291,8 @@ def _retry_note(repo: Path) -> str:
 
 
 def _memo(repo: Path) -> StateStore:
+    from kbase_ci.state.memos import state_store  # lazy: only a fetch asks (SQLite)
+
     return state_store(git_dir(repo) / "kbase")
 
 

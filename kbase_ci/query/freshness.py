@@ -29,7 +29,6 @@ from kbase_ci.index.reader import IndexReader
 from kbase_ci.query.linknames import attachment_names, links_naming
 from kbase_ci.typedjson import Record, json_field
 from kbase_ci.vault.files import NoteFile, Vault
-from kbase_ci.vault.scanner import scan as scan_notes
 
 if TYPE_CHECKING:
     from kbase_ci.parsed import ParsedNote
@@ -202,6 +201,9 @@ def _built_from(vault: Vault, manifest: IndexManifest) -> bool:
 
 def scan(vault: Vault, notes: list[NoteFile]) -> tuple[list[ParsedNote], object]:
     """`scanner.scan`, imported only when notes changed (sqlite3 and the parser)."""
+    # Lazy: the scanner, its parse cache and the parsed records (~10 ms of imports) are
+    # for a note changed since the index; an up-to-date index answers without them.
+    from kbase_ci.vault.scanner import scan as scan_notes
 
     return scan_notes(vault, notes)
 

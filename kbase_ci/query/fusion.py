@@ -1,10 +1,12 @@
-"""Hybrid ranking: BM25's and the vectors' note lists fused by standardised scores.
+"""Hybrid ranking: the note lists of BM25 (paragraphs), the vectors and note-level BM25
+(kbase_ci.query.notebm25) fused by standardised scores.
 
 Each ranker's scores over its best `STATS` notes are turned into z-scores (minus their
 mean, over their spread), weighted and added; a note missing from a list gets the score
-it would have had there: 0 for BM25 (no query word), the list's lowest for the vectors,
-whose list takes part only down to `depth` notes (below that, similarity ranks noise:
-cutting there was what kept the cross-language tldr set from losing to BM25 alone).
+it would have had there: 0 for a BM25 list (no query word), the list's lowest for the
+vectors, whose list takes part only down to `depth` notes (below that, similarity ranks
+noise: cutting there was what kept the cross-language tldr set from losing to BM25
+alone).
 
 Why z-scores, not reciprocal ranks or raw scores (measured, bench/fusion.py, every qa set
 and both paraphrase sets): a ranker that is sure of its first note gives it a score far

@@ -8,7 +8,6 @@ import re
 from bisect import bisect_right
 
 from kbase_ci.errors import UsageError
-from kbase_ci.parse.linksyntax import link_from_raw
 from kbase_ci.parse.outline import split_lines
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.view import LinkInfo, QueryView
@@ -134,6 +133,11 @@ def split_external(links: list[LinkInfo]) -> tuple[list[LinkInfo], list[LinkInfo
 
 def external_records(view: QueryView, links: list[LinkInfo]) -> list[ExternalLink]:
     """Links to URLs (`scheme:` destinations), in the order written."""
+    if not links:
+        return []
+    # Lazy: the link syntax and its parsed records are for links to URLs only.
+    from kbase_ci.parse.linksyntax import link_from_raw
+
     out = []
     for rec, lk in zip(link_records(view, links, side="target"), links, strict=True):
         try:

@@ -20,13 +20,15 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbase_ci.index import bm25 as bm25mod
 from kbase_ci.index import tokens
-from kbase_ci.index.chunks import Chunk
 from kbase_ci.index.shards import bucket
 from kbase_ci.typedjson import Record
+
+if TYPE_CHECKING:  # chunks (and the parser's records) load only for notes changed since
+    from kbase_ci.index.chunks import Chunk
 
 
 class FreshChunk(Record):

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class Searcher(Protocol):
-    """What judging needs of a query's searcher (kbase_ci.query.search.Searcher)."""
+    """What judging needs of a query's searcher (kbase_ci.query.searcher.Searcher)."""
 
     pool: dict[str, list[ChunkHit]]
     stop: frozenset[str]

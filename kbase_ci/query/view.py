@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import ItemsView, Iterable, Iterator, Mapping, Sequence, ValuesView
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index.layout import (
@@ -18,13 +19,15 @@ from kbase_ci.index.manifest import IndexManifest
 from kbase_ci.index.reader import IndexReader
 from kbase_ci.index.rowfile import int_table
 from kbase_ci.parse.outline import note_text
-from kbase_ci.parsed import BlockId, Heading, ParsedNote
 from kbase_ci.query.answer import IndexInfo, ScopeRef
 from kbase_ci.query.discovery import IndexSource
 from kbase_ci.query.freshness import Freshness, assess
 from kbase_ci.typedjson import Record
 from kbase_ci.vault.files import Vault
-from kbase_ci.vault.resolver import Resolver
+
+if TYPE_CHECKING:
+    from kbase_ci.parsed import ParsedNote
+    from kbase_ci.vault.resolver import Resolver
 
 
 class NoteInfo(Record):
@@ -228,6 +231,11 @@ class QueryView:
         return self._resolver(self._outside_notes) if self._outside_notes else self.resolver
 
     def _resolver(self, outside: Sequence[ParsedNote]) -> Resolver:
+        # Lazy: the resolver and the parsed records (~20 ms of imports: their frozen
+        # dataclasses) are for a name to resolve; a query by path or title needs neither.
+        from kbase_ci.parsed import BlockId, Heading, ParsedNote
+        from kbase_ci.vault.resolver import Resolver
+
         light: list[ParsedNote] = []
         for info in self.notes.values():
             parsed = self.fresh.parsed.get(info.path)

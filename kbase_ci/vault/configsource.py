@@ -4,32 +4,34 @@ run need not import the YAML parser), or the file as it is in a commit."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kbase_ci import __version__
 from kbase_ci.errors import KbaseError
 from kbase_ci.git.listing import ls_tree
 from kbase_ci.git.objects import read_blobs
-from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.config import CONFIG_NAME, Config, load_config, parse_config
 from kbase_ci.vault.yamlconfig import build_section
+
+if TYPE_CHECKING:
+    from kbase_ci.state.memos import StateStore
 
 
 def load_vault_config(root: Path, path: Path | None, git_dir: Path | None) -> Config:
     """`load_config`, remembering a valid file's settings by content under the git dir.
 
     Reading YAML means importing ruamel (~100 ms), on every hook run of a vault with a
-    `.kbase.yml`. The YAML's plain data (JSON) is kept in the `config` memo of the state
-    store (kbase_ci.state.memos), keyed by a hash of the file's bytes and the kbase
-    version, and only when building the config from that plain data gives exactly the
-    config parsed from YAML; so a hit can never differ from a parse. An invalid file is
-    never remembered: its located error comes from the real parse.
-    """
+    `.kbase.yml`. Its plain data (JSON) is kept in the state store's `config` memo, by a
+    hash of the file's bytes and the kbase version, and only when the config built from
+    it equals the one parsed from YAML: a hit never differs from a parse. An invalid file
+    is never remembered: its located error comes from the real parse."""
     cfg_path = path if path is not None else root / CONFIG_NAME
     if git_dir is None or not cfg_path.is_file():
         return load_config(root, path)
-    import hashlib
-    import json
+    from kbase_ci.state.memos import state_store  # lazy: SQLite, for a `.kbase.yml` only
 
     raw = cfg_path.read_bytes()
     # The path is in the key too: the config records where it came from (`source`).
@@ -49,8 +51,6 @@ def load_vault_config(root: Path, path: Path | None, git_dir: Path | None) -> Co
 
 
 def _remember_config(raw: bytes, cfg: Config, store: StateStore, digest: str) -> None:
-    import json
-
     from ruamel.yaml import YAML  # already imported by the parse that produced `cfg`
 
     try:

@@ -9,7 +9,8 @@ owns. So every writer asks here first:
   is a symbolic link, none inside a submodule or another repository, none inside kbase's
   own index folders (`.kbase`, `.kbase-slice-K-of-N`, their temp and retired copies);
 - `links_between`: the first symbolic link on the way to a path inside the repository;
-- `foreign_entry`: what in a folder kbase is about to replace or delete it does not own.
+- `foreign_entry`: what in a folder kbase is about to replace or delete it does not own
+  (`entries`: what is there).
 
 How a file is then written (atomically, compare-and-swap, new only), temp folders, and
 folder generations readers hold while a writer swaps a new one in: kbase_ci.state.
@@ -100,17 +101,46 @@ def links_between(root: Path, path: Path) -> str | None:
     return None
 
 
+def entries(folder: Path) -> dict[str, os.stat_result]:
+    """Every entry under `folder` but its real subfolders: POSIX path relative to it ->
+    its `lstat`, in `foreign_entry`'s order (a folder's files and its symbolic links to
+    folders, sorted, then each real subfolder's, in name order). One `scandir` per folder:
+    an index check on every query used to stat each file three times through `Path`s.
+    Links are never followed; a folder that cannot be read is skipped, as `os.walk` does."""
+    out: dict[str, os.stat_result] = {}
+    _walk(str(folder), "", out)
+    return out
+
+
+def _walk(path: str, prefix: str, out: dict[str, os.stat_result]) -> None:
+    try:
+        with os.scandir(path) as it:
+            found = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return
+    files: list[os.DirEntry[str]] = []
+    linked: list[os.DirEntry[str]] = []
+    real: list[os.DirEntry[str]] = []
+    for entry in found:
+        try:  # a link to a folder counts as a folder, as in `os.walk`, never entered
+            folder = entry.is_dir()
+        except OSError:
+            folder = False
+        (files if not folder else linked if entry.is_symlink() else real).append(entry)
+    for entry in files + linked:
+        out[prefix + entry.name] = entry.stat(follow_symlinks=False)
+    for entry in real:
+        _walk(entry.path, f"{prefix}{entry.name}/", out)
+
+
 def foreign_entry(folder: Path, owned: Callable[[str], bool]) -> str | None:
     """The first entry under `folder` (POSIX path relative to it) that is a symbolic
     link, not a plain file or folder, or a file `owned` does not claim; None when kbase
     owns everything there. Links are never followed."""
-    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
-        base = Path(dirpath)
-        dirnames.sort()
-        for name in sorted(filenames) + [d for d in dirnames if (base / d).is_symlink()]:
-            full = base / name
-            rel = full.relative_to(folder).as_posix()
-            mode = os.lstat(full).st_mode
-            if not stat.S_ISREG(mode) or not owned(rel):
-                return rel
-    return None
+    return foreign_in(entries(folder), owned)
+
+
+def foreign_in(found: dict[str, os.stat_result], owned: Callable[[str], bool]) -> str | None:
+    """`foreign_entry` of a folder whose `entries` were read already."""
+    return next((rel for rel, st in found.items()
+                 if not stat.S_ISREG(st.st_mode) or not owned(rel)), None)

@@ -180,3 +180,25 @@ def test_forged_headers_and_values_are_refused(built: Path, tmp_path: Path,
     _forge(built, change, tmp_path / "forged")
     named = "stopwords" if rel == "manifest.json" else rel
     _refused_and_answered(built, tmp_path / "forged", named)
+
+
+def test_chunk_lengths_that_disagree_with_the_postings_are_refused(built: Path,
+                                                                   tmp_path: Path) -> None:
+    """The note-level BM25 list (kbase_ci.query.notebm25) adds chunk lengths up per
+    note: a lengths file one chunk short is a located refusal (exit 2), not a numpy
+    error (exit 3). The file is read by a hybrid query only, so the refusal comes then."""
+    rel = SHARD + "bm25/lengths.npy"
+
+    def change(files: dict[str, bytes]) -> None:
+        lengths = _npy(files[rel])
+        out = io.BytesIO()
+        np.save(out, lengths[:-1], allow_pickle=False)
+        files[rel] = out.getvalue()
+
+    _forge(built, change, tmp_path / "forged")
+    proc = kbase_process("search", "compost soil", cwd=built)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "shards/_root: the chunk counts, chunk lengths and BM25 documents disagree" \
+        in proc.stderr, proc.stderr
+    proc = kbase_process("search", "compost soil", "--mode", "bm25", cwd=built)
+    assert proc.returncode == 0, proc.stderr  # paragraph BM25 does not read them

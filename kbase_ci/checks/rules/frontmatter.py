@@ -15,7 +15,8 @@ from typing import Any
 
 from kbase_ci.checks.checkcontext import CheckContext, nearest
 from kbase_ci.checks.rules.valuetypes import describe, type_problem
-from kbase_ci.parsed import Finding, ParsedNote, note_title
+from kbase_ci.parse.outline import note_title
+from kbase_ci.parsed import Finding, ParsedNote
 from kbase_ci.vault.globs import match
 
 CODES = {

@@ -1,0 +1,139 @@
+"""Note-level BM25: each note scored as one document (its chunks' term counts and lengths
+added up), computed at query time from the shards' paragraph postings, beside the
+paragraph ranker in hybrid search (kbase_ci.query.fusion).
+
+Why: a note scores as its best paragraph in the paragraph ranker, so a question whose
+words stand in different paragraphs of one note ("bad gateway or gateway timeout", 502
+and 504 apart) scores as half of it; at note grain the note holds them all (issue 27).
+
+No index format change: a stored posting is the term-frequency part of lucene BM25,
+`tf / (tf + K)` with `K = k1 (1 - b + b |d| / avgdl)`, in 255 steps (`bm25.LEVEL`), and
+the shard keeps each chunk's length and its mean, so `tf = x K / (1 - x)` comes back
+(rounded to a whole count: exact while a step is finer than the gap between two counts,
+up to ~18 occurrences in a chunk of average length; a larger count comes back within a
+step). A note's length is the sum of its chunks' lengths, so the title and heading
+repetitions each chunk carries (`bm25.TITLE_WEIGHT`) count per chunk, as they do in the
+note's length: the ratio stays that of the paragraph index. Document frequencies are
+counted over notes. Notes changed since the index are scored from their fresh chunks
+(kbase_ci.query.overlay), the stored ones left out.
+
+Bounds: the postings read are those the paragraph ranker reads (the query's terms); the
+list keeps the best `POOL` notes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from kbase_ci.errors import IndexFormatError
+from kbase_ci.index import tokens
+from kbase_ci.index.bm25 import PARAMS
+from kbase_ci.index.idf import idf
+from kbase_ci.index.layout import CHUNKS_FILE
+
+K1, B = float(PARAMS["k1"]), float(PARAMS["b"])
+TOP_LEVEL = 255
+"""The stored level of a tf part that rounds to 1: its count is at least ~509 K."""
+
+
+def chunk_tf(levels: Any, k: Any) -> Any:
+    """The term counts the stored `levels` (tf part x 255) of chunks with BM25 length
+    factors `k` stand for (numpy arrays)."""
+    import numpy as np
+
+    x = np.minimum(np.asarray(levels, dtype=np.float64), TOP_LEVEL - 0.5) / TOP_LEVEL
+    return np.maximum(1.0, np.rint(x * k / (1.0 - x)))
+
+
+class _Shard:
+    """One shard's notes for a query: paths, lengths, per term each note's count."""
+
+    def __init__(self, reader: Any, shard: str, model: Any, skip: set[str]) -> None:
+        import numpy as np
+
+        owners = reader.chunk_notes(shard)  # checks the counts against the notes
+        counts = np.asarray(reader.json(f"shards/{shard}/{CHUNKS_FILE}")["counts"],
+                            dtype=np.int64)
+        lengths = np.asarray(model.lengths(), dtype=np.float64)
+        if (len(counts) and counts.min() < 0) or \
+                not int(counts.sum()) == len(lengths) == model.num_docs == len(owners):
+            raise IndexFormatError(f"{reader.root}: shards/{shard}: the chunk counts, "
+                                   "chunk lengths and BM25 documents disagree: the index "
+                                   "is damaged or forged")
+        starts = np.cumsum(counts) - counts
+        self.paths = [owners[int(s)] if c else "" for s, c in zip(starts, counts,
+                                                                   strict=True)]
+        self.note_of = np.repeat(np.arange(len(counts)), counts)
+        self.length = np.bincount(self.note_of, weights=lengths, minlength=len(counts))
+        self.keep = (counts > 0) & np.asarray([p not in skip for p in self.paths], dtype=bool)
+        avgdl = model.avgdl() or 1.0
+        self.k = K1 * (1.0 - B + B * lengths / avgdl)
+        self.model = model
+        self.tf: dict[str, Any] = {}
+
+    def term(self, t: str) -> Any:
+        """Each note's count of `t` (0 for a left-out note)."""
+        import numpy as np
+
+        if t not in self.tf:
+            docs, levels = self.model.entries(t)
+            docs = np.asarray(docs, dtype=np.int64)
+            tf = np.bincount(self.note_of[docs], weights=chunk_tf(levels, self.k[docs]),
+                             minlength=len(self.paths)) if len(docs) else \
+                np.zeros(len(self.paths))
+            self.tf[t] = np.where(self.keep, tf, 0.0)
+        return self.tf[t]
+
+
+def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: set[str],
+              fresh: Iterable[Any], pool: int) -> list[tuple[str, float]]:
+    """(note, note-level BM25 score) of the best `pool` notes holding a query term, best
+    first (ties by path). `terms`: the query's terms (a repeated one counts again, as in
+    the paragraph ranker); `fresh`: the overlay's chunks of notes changed since the
+    index (`skip` their stored ones)."""
+    import numpy as np
+
+    shards = [_Shard(reader, name, model, skip) for name, model in models.items()]
+    fresh_tf: dict[str, Counter[str]] = defaultdict(Counter)
+    fresh_len: dict[str, float] = defaultdict(float)
+    for f in fresh:
+        fresh_tf[f.chunk.note].update(f.counts)
+        fresh_len[f.chunk.note] += f.length
+    notes = sum(int(s.keep.sum()) for s in shards) + len(fresh_len)
+    if not notes or not terms:
+        return []
+    avg = (sum(float(s.length[s.keep].sum()) for s in shards) + sum(fresh_len.values())) \
+        / notes
+    unique = sorted(set(terms))
+    df = {t: sum(int(np.count_nonzero(s.term(t))) for s in shards)
+          + sum(1 for c in fresh_tf.values() if c[t]) for t in unique}
+    weight = {t: idf(notes, df[t]) * n for t, n in Counter(terms).items() if df[t]}
+    out: list[tuple[str, float]] = []
+    for s in shards:
+        norm = K1 * (1.0 - B + B * s.length / avg)
+        total = np.zeros(len(s.paths))
+        for t, w in weight.items():
+            tf = s.term(t)
+            total += w * tf / (tf + norm)
+        hit = np.flatnonzero(total > 0)
+        best = hit[np.argsort(-total[hit], kind="stable")[:pool]]
+        out.extend((s.paths[i], float(total[i])) for i in best.tolist())
+    for path, counts in fresh_tf.items():
+        fresh_norm = K1 * (1.0 - B + B * fresh_len[path] / avg)
+        score = sum(w * counts[t] / (counts[t] + fresh_norm) for t, w in weight.items())
+        if score > 0:
+            out.append((path, score))
+    out.sort(key=lambda x: (-x[1], x[0]))
+    return out[:pool]
+
+
+def ranked_notes(searcher: Any, query: str, pool: int) -> list[tuple[str, float]]:
+    """`note_list` for `query` as `searcher` (kbase_ci.query.searcher.Searcher) tokenizes
+    it, over the index and the notes changed since."""
+    terms = tokens.query_terms(query, stop=searcher.query_stop(query),
+                               stem_with=searcher.stemmer)
+    changed = searcher.skip or searcher.view.fresh.added
+    return note_list(searcher.view.source.reader, searcher.models, terms, searcher.skip,
+                     searcher.overlay().fresh if changed else [], pool)
