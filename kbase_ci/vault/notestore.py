@@ -45,8 +45,13 @@ def target_key(target: str) -> str:
 def fold(text: str) -> str:
     """A form in which a name is a substring of a link's raw text whenever the parser's
     target key of that link (or its last segment) is the name: case-folded and
-    decomposed, both character by character, so a substring stays one."""
-    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
+    decomposed, and without backslashes, all character by character, so a substring
+    stays one. Backslashes go because whether one is an escape depends on where the
+    parser cut the link (`[x](<a\\%20\\>>)` targets `a \\`: the `\\>` is no escape there,
+    though it is one in the text around it); dropping them from both sides can only
+    find more notes, never fewer."""
+    folded = unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
+    return folded.replace("\\", "")
 
 
 def summarize(note: ParsedNote) -> NoteSummary:

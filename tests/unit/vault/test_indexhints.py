@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kbase_ci.git.repo import repo_dirs
@@ -155,6 +155,8 @@ _PIECES = ["a", "B", "é", "É", "Σ", "ς", " ", "%20", "%3A", "%C3%A9", "%ZZ",
                                            "[x](<{}>)", '[x]({} "50%")']),
                           st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8)),
                 min_size=1, max_size=4))
+# Found by this property in CI: the parser ends the link at `\\>`, which is no escape there.
+@example([("[x](<{}>)", ["a", "\\%20", "\\", ">"])])
 def test_every_target_the_parser_finds_is_inside_the_loose_text(
         links: list[tuple[str, list[str]]]) -> None:
     text = "# N\n\n" + "\n\n".join(form.format("".join(parts)) for form, parts in links)
