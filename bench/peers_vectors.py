@@ -22,7 +22,7 @@ def stored(index_dir: Path) -> Any:
     import numpy as np
 
     from kbase_ci.index.reader import open_index
-    from kbase_ci.index.vectors import unpack
+    from kbase_ci.index.vectorfile import unpack
 
     reader = open_index(index_dir)
     parts = [unpack(v.packed, v.ndim)[v.rows] for v in (reader.vectors(s) for s in reader.shards)
@@ -37,7 +37,8 @@ def measure(index_dir: Path, model: Path, titles: list[str], workload: str
     import numpy as np
 
     from kbase_ci.index.shardbuild import embedder_for
-    from kbase_ci.index.vectors import Vectors, pack
+    from kbase_ci.index.vectorfile import pack
+    from kbase_ci.index.vectors import Vectors
 
     raw = stored(index_dir)
     unit = raw.astype(np.float32)

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from kbase_ci.errors import KbaseError
 from kbase_ci.git.diff import FileChange
 from kbase_ci.vault.config import CONFIG_NAME, Config
-from kbase_ci.vault.files import Vault, config_at
+from kbase_ci.vault.configsource import config_at
+from kbase_ci.vault.files import Vault
 from kbase_ci.vault.notestore import NoteStore
 
 _NO_NOTES = frozenset({"index", "embeddings", "scopes", "handover"})

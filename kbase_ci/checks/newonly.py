@@ -25,7 +25,8 @@ from kbase_ci.checks.notechanges import NoteChanges
 from kbase_ci.checks.suggestions import Suggester
 from kbase_ci.errors import KbaseError
 from kbase_ci.parsed import Finding, ParsedNote
-from kbase_ci.vault.files import Vault, config_at
+from kbase_ci.vault.configsource import config_at
+from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import ResolvedLink
 
 

@@ -17,7 +17,7 @@ from kbase_ci.git.objects import read_blobs
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.cache import ParseCache, cache_key
 from kbase_ci.vault.files import Vault
-from kbase_ci.vault.scanner import parse_and_store
+from kbase_ci.vault.parsejobs import parse_and_store
 
 
 def load_change(vault: Vault, changes: Sequence[FileChange], *, inbound: bool = True,

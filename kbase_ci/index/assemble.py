@@ -42,6 +42,7 @@ from kbase_ci.index.manifest import (
 from kbase_ci.index.mentions import write_concepts
 from kbase_ci.index.modelfolder import STATIC, library
 from kbase_ci.index.previous import PreviousIndex
+from kbase_ci.index.previoussimilar import similar_inputs
 from kbase_ci.index.shardbuild import read_chunk_notes
 from kbase_ci.index.shards import ShardSpec
 from kbase_ci.index.similar import note_vectors, similar_notes
@@ -199,8 +200,8 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
                         else np.zeros((len(own), dim), dtype=np.float32))
         vecs = note_vectors(len(notes), dim, [np.asarray(o, dtype=np.int64) for o in owners],
                             mats)
-        known = previous.similar_inputs(
-            [n.path for n in notes], [blobs.get(n.path, "") for n in notes], linked, vecs,
+        known = similar_inputs(
+            previous, [n.path for n in notes], [blobs.get(n.path, "") for n in notes], linked, vecs,
             similar_k, head.embeddings, set(rebuilt), link_key) if previous else None
         similar = similar_notes(vecs, linked, similar_k, changed=known and known[0],
                                 old=known and known[1], stats=counts,

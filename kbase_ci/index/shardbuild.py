@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.index import ann, bm25, chunks, cosinebaseline, tokens, vectors
+from kbase_ci.index import ann, bm25, chunks, cosinebaseline, tokens, vectorfile, vectors
 from kbase_ci.index.chunks import embed_text
 from kbase_ci.index.layout import CHUNK_LINES_FILE, CHUNKS_FILE
 from kbase_ci.index.manifest import FORMAT_VERSION, dump_table
@@ -42,7 +42,7 @@ class ShardJob:
     stemmer: str = tokens.STEMMER
     """`index.stemmer`."""
     vectors: dict[str, bytes] = field(default_factory=dict)
-    """Stored vector rows (`vectors.pack`ed) of notes unchanged since the previous build,
+    """Stored vector rows (`vectorfile.pack`ed) of notes unchanged since the previous build,
     by path: copied, not embedded again."""
 
 
@@ -147,9 +147,9 @@ def build_shard(job: ShardJob, progress: Callable[[int], None] | None = None) ->
                          len(job.notes), tick)
         seconds["embeddings"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        packed = vectors.merge_rows([c.note for c in all_chunks], kept,
-                                    vectors.pack(vectors.quantize(matrix)), width)
-        n_vectors = vectors.write_packed(packed, job.out / vectors.FILE)
+        packed = vectorfile.merge_rows([c.note for c in all_chunks], kept,
+                                       vectorfile.pack(vectorfile.quantize(matrix)), width)
+        n_vectors = vectorfile.write_packed(packed, job.out / vectors.FILE)
         if n_vectors >= ann.MIN_ROWS:
             graph, same = vectors.Vectors(packed, model.dim).graph_files()
             (job.out / ann.FILE).write_bytes(graph)
@@ -157,7 +157,7 @@ def build_shard(job: ShardJob, progress: Callable[[int], None] | None = None) ->
         nulls = cosinebaseline.null_vectors(job.model, model.dim, model)
         if nulls is not None:
             cosinebaseline.write_shard(job.out / cosinebaseline.FILE, cosinebaseline.shard_top1(
-                vectors.unpack(packed, model.dim), nulls))
+                vectorfile.unpack(packed, model.dim), nulls))
         seconds["vectors"] = time.perf_counter() - t0
     return ShardResult(job.id, len(all_chunks), n_vectors, seconds, embedded)
 

@@ -9,16 +9,14 @@ costs no Python stack. Parsers are module singletons: use processes, not threads
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Callable
-from typing import Any
 
 from tree_sitter import Node, Parser, Point
 
 from kbase_ci.parse.frontmatter import YamlMemo, parse_frontmatter
 from kbase_ci.parse.grammar import BLOCK
-from kbase_ci.parse.inline import CharIndex, Hits, InlineScanner, worth_scanning
+from kbase_ci.parse.inline import Hits, InlineScanner, worth_scanning
 from kbase_ci.parse.linksyntax import markdown_link, wikilink_from_raw
+from kbase_ci.parse.notetext import NoteLines, count_lines, decode
 from kbase_ci.parse.outline import note_title
 from kbase_ci.parse.suppressions import find_suppressions
 from kbase_ci.parsed import BlockId, Diagnostic, Heading, Link, ParsedNote, Tag
@@ -39,71 +37,6 @@ _CONTINUATION = "block_continuation"
 _CODE_BLOCKS = frozenset({"fenced_code_block", "indented_code_block"})
 
 
-class _Lines:
-    """Code-point line/col of byte offsets in the note, cheap for ASCII text.
-
-    Line tables are built on first use: many notes have no link or tag at all.
-    """
-
-    def __init__(self, text: str, src: bytes) -> None:
-        self.text = text
-        self.src = src
-        self.ascii = len(text) == len(src)
-        self._starts: list[int] = []
-        self._byte_starts: list[int] = []
-        self._rows: dict[int, CharIndex] = {}  # per-line byte->char, for long lines
-
-    @staticmethod
-    def _line_starts(find: Callable[[Any, int], int], nl: Any) -> list[int]:
-        starts = [0]
-        i = find(nl, 0)
-        while i >= 0:
-            starts.append(i + 1)
-            i = find(nl, i + 1)
-        return starts
-
-    def char_offset(self, b: int) -> int:
-        if self.ascii:
-            return b
-        if not self._byte_starts:
-            self._byte_starts = self._line_starts(self.src.find, b"\n")
-        row = bisect_right(self._byte_starts, b) - 1
-        line_start = self._byte_starts[row]
-        index = self._rows.get(row)
-        if index is None:
-            end = self._byte_starts[row + 1] if row + 1 < len(self._byte_starts) else None
-            index = self._rows[row] = CharIndex(self.src[line_start:end])
-        return self.at_row_start(row) + index.char(b - line_start)
-
-    def at_row_start(self, row: int) -> int:
-        if not self._starts:
-            self._starts = self._line_starts(self.text.find, "\n")
-        return self._starts[row]
-
-    def at(self, offset: int) -> tuple[int, int]:
-        """(line, col), both 1-based, of a code-point offset."""
-        if not self._starts:
-            self._starts = self._line_starts(self.text.find, "\n")
-        row = bisect_right(self._starts, offset) - 1
-        return row + 1, offset - self._starts[row] + 1
-
-
-def _decode(data: bytes) -> tuple[str, Diagnostic | None]:
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as exc:
-        bad = exc.start
-        before = data[:bad].replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        line = before.count(b"\n") + 1
-        prefix = before[before.rfind(b"\n") + 1:]
-        if line == 1 and prefix.startswith(b"\xef\xbb\xbf"):
-            prefix = prefix[3:]
-        col = len(prefix.decode("utf-8", "replace")) + 1
-        diag = Diagnostic("KB001", f"invalid UTF-8 (byte 0x{data[bad]:02x}); decoded with "
-                          "replacement characters", line, col, "warning")
-        return data.decode("utf-8", "replace"), diag
-
-
 def _holes(node: Node) -> list[tuple[int, int]]:
     if node.start_point.row == node.end_point.row:
         return []
@@ -116,7 +49,7 @@ class _NoteBuilder:
         # last line; a final newline changes no position.
         text = text if text.endswith("\n") else text + "\n"
         self.src = text.encode("utf-8")
-        self.lines = _Lines(text, self.src)
+        self.lines = NoteLines(text, self.src)
         self.links: list[Link] = []
         self.tags: list[Tag] = []
         self.headings: list[Heading] = []
@@ -304,12 +237,6 @@ def _parsers() -> tuple[Parser, InlineScanner]:
     return _block_parser, _scanner
 
 
-def _count_lines(text: str) -> int:
-    if not text:
-        return 0
-    return text.count("\n") + (0 if text.endswith("\n") else 1)
-
-
 def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000,
                yaml_memo: YamlMemo | None = None) -> ParsedNote:
     """Parse the bytes of one note. Bad input gives diagnostics, never an exception.
@@ -325,7 +252,7 @@ def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000,
         line = data.count(b"\n", 0, nul) + 1
         return ParsedNote(path, title, size=size, diagnostics=(Diagnostic(
             "KB002", "binary file (NUL byte); not parsed", line, 1, "error"),))
-    text, bad_utf8 = _decode(data)
+    text, bad_utf8 = decode(data)
     text = text.removeprefix("\ufeff")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -355,6 +282,6 @@ def parse_note(path: str, data: bytes, *, max_bytes: int = 8_000_000,
         links=tuple(links),
         diagnostics=tuple(diags),
         size=size,
-        lines=_count_lines(text),
+        lines=count_lines(text),
         suppressions=quiet,
     )

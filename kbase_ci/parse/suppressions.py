@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from kbase_ci.parse.inline import code_spans
+from kbase_ci.parse.textspans import code_spans
 from kbase_ci.parsed import Suppression
 
 MARKER = "kbase-ignore"

@@ -1,7 +1,7 @@
 """The state store: what kbase remembers between commands, one SQLite file beside the
 parse cache (`<git dir>/kbase/state.sqlite`), one table per memo.
 
-- `config` (kbase_ci.vault.files): `.kbase.yml`'s settings as JSON, by the sha256 of
+- `config` (kbase_ci.vault.configsource): `.kbase.yml`'s settings as JSON, by the sha256 of
   the file, its path and kbase's version;
 - `remote_miss` (kbase_ci.query.discovery): when a remote last had no index branch, by
   the remote's name;

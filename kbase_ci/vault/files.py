@@ -11,15 +11,11 @@ Ignored files never are. Outside a git repository a directory walk stands in, an
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from kbase_ci import __version__
-from kbase_ci.errors import KbaseError, UsageError
+from kbase_ci.errors import UsageError
 from kbase_ci.git.listing import (
     GITLINK,
     SYMLINK,
@@ -27,37 +23,15 @@ from kbase_ci.git.listing import (
     ls_files_rows,
     ls_tree,
 )
-from kbase_ci.git.objects import blob_sha, read_blobs
+from kbase_ci.git.objects import blob_sha
 from kbase_ci.git.repo import repo_dirs
-from kbase_ci.vault.config import CONFIG_NAME, Config, load_config, parse_config
+from kbase_ci.vault.config import Config
+from kbase_ci.vault.configsource import config_at, load_vault_config
 from kbase_ci.vault.globs import any_match
+from kbase_ci.vault.notefile import ListingStatus, NoteFile, VaultMode, is_hidden, walk
 from kbase_ci.vault.worktreeblobs import read_contents
-from kbase_ci.vault.yamlconfig import build_section
 
-if TYPE_CHECKING:
-    from kbase_ci.state.memos import StateStore
-
-VaultMode = Literal["git-index", "git-worktree", "git-commit", "walk"]
-
-# Folders a directory walk never enters: tool state, not notes.
-_WALK_SKIP = {".git", ".obsidian", ".kbase", ".trash", "node_modules", "__pycache__"}
-
-
-def is_hidden(path: str) -> bool:
-    """Rule 5 of docs/resolution.md: a file or folder whose name starts with `.` is not
-    part of an Obsidian vault (`.github/x.md`, `.obsidian/`, `notes/.draft.md`), so it
-    is no note and no link target unless `vault.include_dot_folders` says otherwise."""
-    return path.startswith(".") or "/." in path
-
-
-class NoteFile(NamedTuple):
-    """A tracked file and its content's blob id. A NamedTuple, not a dataclass: the hook
-    builds one per file of the vault on every commit, and a tuple is ~3x cheaper."""
-
-    path: str
-    """Vault-relative POSIX path."""
-    sha: str
-    """Git blob id of the content that will be parsed."""
+__all__ = ["NoteFile", "Vault"]  # NoteFile: callers import it from here
 
 
 class Vault:
@@ -84,8 +58,8 @@ class Vault:
             raise UsageError(f"cannot read revision {rev}: {root} is not in a git repository")
         if config is None and rev is not None and config_path is None:
             config = config_at(root, rev)
-        self.config = config if config is not None else _load_config(root, config_path,
-                                                                     self.git_dir)
+        self.config = config if config is not None else load_vault_config(
+            root, config_path, self.git_dir)
         self._content: dict[str, bytes] = {}
         self._symlinks: set[str] = set()
         self._gitlinks: frozenset[str] = frozenset()
@@ -100,14 +74,14 @@ class Vault:
         # query whose index is exactly this vault (`unchanged_since`) never reads the
         # listing (10k entries: ~10 ms of Python).
         self._listing: WorktreeListing | None = None
-        self._status: _Status | None = None
+        self._status: ListingStatus | None = None
         self._untracked = False
         if rev is not None:
             self.mode: VaultMode = "git-commit"
             self._set(self._list_rev(rev))
         elif self.repo_root is None:
             self.mode = "walk"
-            self._set(self._walk())
+            self._set(walk(self.root, self._file_entry))
         elif staged:
             self.mode = "git-index"
             self._set(self._list_index())
@@ -164,14 +138,15 @@ class Vault:
             self._gitlinks = frozenset(path for path, _sha, mode in rows if mode == GITLINK)
         return out
 
-    def _status_now(self) -> _Status:
+    def _status_now(self) -> ListingStatus:
         if self._status is None:
             if self._listing is None:  # not a work-tree vault
-                self._status = _Status(None, frozenset(), False, ())
+                self._status = ListingStatus(None, frozenset(), False, ())
             else:
                 got = self._listing.status(self.prefix())
                 extra = tuple(sorted(got.untracked)) if self._untracked else ()
-                self._status = _Status(got.head, frozenset(got.modified), got.changed, extra)
+                self._status = ListingStatus(got.head, frozenset(got.modified), got.changed,
+                                             extra)
         return self._status
 
     def _stop_listing(self) -> None:
@@ -263,15 +238,6 @@ class Vault:
         self._gitlinks = frozenset(gitlinks)
         return out
 
-    def _walk(self) -> list[NoteFile]:
-        out: list[NoteFile] = []
-        for dirpath, dirnames, filenames in os.walk(self.root, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if d not in _WALK_SKIP)
-            rel_dir = Path(dirpath).relative_to(self.root)
-            out.extend(self._file_entry((rel_dir / name).as_posix(), Path(dirpath) / name)
-                       for name in filenames)
-        return out
-
     def _notes_among(self, entries: list[NoteFile]) -> list[NoteFile]:
         """`is_note_path` over a whole listing, one cheap test at a time (10k files)."""
         found = [e for e in entries if e.path[-3:].lower() == ".md"]
@@ -331,67 +297,3 @@ class Vault:
             return Path(os.path.normpath(full)).relative_to(self.root).as_posix()
         except ValueError:
             return None
-
-
-class _Status(NamedTuple):
-    head: str | None
-    """HEAD's commit id (None before the first commit, or outside a work tree)."""
-    modified: frozenset[str]
-    """Vault-relative paths whose work-tree content may differ from the git index."""
-    changed: bool
-    """Any tracked file of the vault differs from HEAD (staged or not)."""
-    untracked: tuple[str, ...]
-    """Untracked, unignored files of the vault (when asked for and allowed)."""
-
-
-def _load_config(root: Path, path: Path | None, git_dir: Path | None) -> Config:
-    """`load_config`, remembering a valid file's settings by content under the git dir.
-
-    Reading YAML means importing ruamel (~100 ms), on every hook run of a vault with a
-    `.kbase.yml`. Its plain data (JSON) is kept in the state store's `config` memo, by a
-    hash of the file's bytes and the kbase version, and only when the config built from
-    it equals the one parsed from YAML: a hit never differs from a parse. An invalid file
-    is never remembered: its located error comes from the real parse."""
-    cfg_path = path if path is not None else root / CONFIG_NAME
-    if git_dir is None or not cfg_path.is_file():
-        return load_config(root, path)
-    from kbase_ci.state.memos import state_store  # lazy: SQLite, for a `.kbase.yml` only
-
-    raw = cfg_path.read_bytes()
-    # The path is in the key too: the config records where it came from (`source`).
-    digest = hashlib.sha256(b"\0".join([raw, __version__.encode(),
-                                        str(cfg_path).encode("utf-8", "surrogateescape")])
-                            ).hexdigest()
-    store = state_store(git_dir / "kbase")
-    try:
-        saved = json.loads(store.get("config", digest) or "null")
-        built: Config = build_section(Config, saved["data"], saved["source"], "")
-        return built._replace(source=saved["source"], digest=saved["digest"])
-    except (ValueError, KeyError, TypeError, KbaseError):
-        pass  # no memo yet, or a damaged one: parse the file
-    cfg = load_config(root, path)
-    _remember_config(raw, cfg, store, digest)
-    return cfg
-
-
-def _remember_config(raw: bytes, cfg: Config, store: StateStore, digest: str) -> None:
-    from ruamel.yaml import YAML  # already imported by the parse that produced `cfg`
-
-    try:
-        data = YAML(typ="safe").load(raw.decode("utf-8", "replace"))
-        plain = json.loads(json.dumps({} if data is None else data))
-        rebuilt = build_section(Config, plain, cfg.source or CONFIG_NAME, "")
-        if rebuilt._replace(source=cfg.source, digest=cfg.digest) != cfg:
-            return  # YAML types JSON cannot carry: keep parsing this file each time
-        store.put("config", digest, json.dumps({"source": cfg.source, "digest": cfg.digest,
-                                                "data": plain}))
-    except Exception:  # ruamel's own errors included: a memo must never fail a check
-        return
-
-
-def config_at(root: Path, rev: str) -> Config:
-    shas = {e.path: e.sha for e in ls_tree(root, rev, [CONFIG_NAME])}
-    if CONFIG_NAME not in shas:
-        return parse_config("", f"{rev}:{CONFIG_NAME}")
-    data = read_blobs(root, [shas[CONFIG_NAME]])[shas[CONFIG_NAME]]
-    return parse_config(data.decode("utf-8", "replace"), f"{rev}:{CONFIG_NAME}")

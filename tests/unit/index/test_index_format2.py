@@ -16,7 +16,7 @@ from conftest import run_kbase
 from indexkit import make_tiny_model, small_vault
 
 from kbase_ci.errors import IndexFormatError
-from kbase_ci.index import bm25, tokens, vectors
+from kbase_ci.index import bm25, tokens, vectorfile, vectors
 from kbase_ci.index.build import build_index
 from kbase_ci.index.idf import idf
 from kbase_ci.index.layout import LINK_FIELDS, LINK_ROWS_FILE, STORED_NOTE_FIELDS, NoteRow
@@ -221,15 +221,15 @@ def test_vectors_search_exactly_and_round_trip(tmp_path: Path, dim: int) -> None
     m = rng.normal(size=(40, dim)).astype(np.float32)
     m /= np.linalg.norm(m, axis=1, keepdims=True)
     m[7] = 0
-    packed = vectors.pack(vectors.quantize(m.astype(np.float16)))
-    assert vectors.write_packed(packed, tmp_path / "v.npy") == 39
+    packed = vectorfile.pack(vectorfile.quantize(m.astype(np.float16)))
+    assert vectorfile.write_packed(packed, tmp_path / "v.npy") == 39
     stored = np.load(tmp_path / "v.npy")
     assert stored.dtype == np.uint8 and stored.shape == (40, (dim + 1) // 2)  # 2 a byte
     vecs = vectors.load_vectors(tmp_path / "v.npy", dim)
     assert len(vecs) == 39 and vecs.ndim == dim and vecs.get(7) is None
-    values = vectors.unpack(stored, dim)
-    assert values.min() >= -vectors.LEVELS and values.max() <= vectors.LEVELS
-    assert np.array_equal(values, vectors.quantize(m))  # exact round trip of the 4 bits
+    values = vectorfile.unpack(stored, dim)
+    assert values.min() >= -vectorfile.LEVELS and values.max() <= vectorfile.LEVELS
+    assert np.array_equal(values, vectorfile.quantize(m))  # exact round trip of the 4 bits
     q = rng.normal(size=dim).astype(np.float32)
     found = vecs.search(q, 5)
     # Exact over what is stored: the order of the stored rows' cosines...
@@ -245,7 +245,7 @@ def test_vectors_search_exactly_and_round_trip(tmp_path: Path, dim: int) -> None
     assert found.keys.tolist()[0] == int(np.argmax(exact)) + (int(np.argmax(exact)) >= 7)
     # Read back and written again, a row is the same bytes (scoped builds reuse rows).
     back = np.vstack([vecs.get(i) if i != 7 else np.zeros(dim, np.float16) for i in range(40)])
-    vectors.write_packed(vectors.pack(vectors.quantize(back)), tmp_path / "again.npy")
+    vectorfile.write_packed(vectorfile.pack(vectorfile.quantize(back)), tmp_path / "again.npy")
     assert (tmp_path / "again.npy").read_bytes() == (tmp_path / "v.npy").read_bytes()
 
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from kbase_ci.parse.frontmatter import has_clib
 from kbase_ci.parse.linksyntax import link_from_raw, wikilink_spans
 from kbase_ci.parse.parser import parse_note
+from kbase_ci.parse.yamlload import has_clib
 from kbase_ci.parsed import ParsedNote
 from tests import tables
 from tests.conftest import REPO

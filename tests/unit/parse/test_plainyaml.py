@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from kbase_ci.parse.frontmatter import _load, to_json_safe
 from kbase_ci.parse.plainyaml import load_plain
+from kbase_ci.parse.yamlload import load_yaml, to_json_safe
 from tests import tables
 
 _TABLE = Path(__file__).resolve().parents[3] / "fixtures" / "parser" / "plainyaml.txt"
@@ -27,4 +27,4 @@ def test_plain_frontmatter_reads_as_ruamel_does(no: int, given: str, expected: s
     assert ("plain" if got is not None else "ruamel") == expected, f"line {no}"
     if got is not None:
         assert got == ruamel_data(raw)
-        assert _load(raw) == (got, None)
+        assert load_yaml(raw) == (got, None)

@@ -1,0 +1,72 @@
+"""Where a vault's settings come from: its `.kbase.yml` (remembered by content, so a hook
+run need not import the YAML parser), or the file as it is in a commit."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kbase_ci import __version__
+from kbase_ci.errors import KbaseError
+from kbase_ci.git.listing import ls_tree
+from kbase_ci.git.objects import read_blobs
+from kbase_ci.vault.config import CONFIG_NAME, Config, load_config, parse_config
+from kbase_ci.vault.yamlconfig import build_section
+
+if TYPE_CHECKING:
+    from kbase_ci.state.memos import StateStore
+
+
+def load_vault_config(root: Path, path: Path | None, git_dir: Path | None) -> Config:
+    """`load_config`, remembering a valid file's settings by content under the git dir.
+
+    Reading YAML means importing ruamel (~100 ms), on every hook run of a vault with a
+    `.kbase.yml`. Its plain data (JSON) is kept in the state store's `config` memo, by a
+    hash of the file's bytes and the kbase version, and only when the config built from
+    it equals the one parsed from YAML: a hit never differs from a parse. An invalid file
+    is never remembered: its located error comes from the real parse."""
+    cfg_path = path if path is not None else root / CONFIG_NAME
+    if git_dir is None or not cfg_path.is_file():
+        return load_config(root, path)
+    from kbase_ci.state.memos import state_store  # lazy: SQLite, for a `.kbase.yml` only
+
+    raw = cfg_path.read_bytes()
+    # The path is in the key too: the config records where it came from (`source`).
+    digest = hashlib.sha256(b"\0".join([raw, __version__.encode(),
+                                        str(cfg_path).encode("utf-8", "surrogateescape")])
+                            ).hexdigest()
+    store = state_store(git_dir / "kbase")
+    try:
+        saved = json.loads(store.get("config", digest) or "null")
+        built: Config = build_section(Config, saved["data"], saved["source"], "")
+        return built._replace(source=saved["source"], digest=saved["digest"])
+    except (ValueError, KeyError, TypeError, KbaseError):
+        pass  # no memo yet, or a damaged one: parse the file
+    cfg = load_config(root, path)
+    _remember_config(raw, cfg, store, digest)
+    return cfg
+
+
+def _remember_config(raw: bytes, cfg: Config, store: StateStore, digest: str) -> None:
+    from ruamel.yaml import YAML  # already imported by the parse that produced `cfg`
+
+    try:
+        data = YAML(typ="safe").load(raw.decode("utf-8", "replace"))
+        plain = json.loads(json.dumps({} if data is None else data))
+        rebuilt = build_section(Config, plain, cfg.source or CONFIG_NAME, "")
+        if rebuilt._replace(source=cfg.source, digest=cfg.digest) != cfg:
+            return  # YAML types JSON cannot carry: keep parsing this file each time
+        store.put("config", digest, json.dumps({"source": cfg.source, "digest": cfg.digest,
+                                                "data": plain}))
+    except Exception:  # ruamel's own errors included: a memo must never fail a check
+        return
+
+
+def config_at(root: Path, rev: str) -> Config:
+    shas = {e.path: e.sha for e in ls_tree(root, rev, [CONFIG_NAME])}
+    if CONFIG_NAME not in shas:
+        return parse_config("", f"{rev}:{CONFIG_NAME}")
+    data = read_blobs(root, [shas[CONFIG_NAME]])[shas[CONFIG_NAME]]
+    return parse_config(data.decode("utf-8", "replace"), f"{rev}:{CONFIG_NAME}")
