@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -86,8 +85,7 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
     if ignored and changes is None and vault.mode == "git-worktree":
         # `kbase check NEW.md` before `git add`: named, so checked (the listing then
         # holds the work tree's untracked notes, as Obsidian sees them).
-        cfg_all = dataclasses.replace(vault.config, vault=dataclasses.replace(
-            vault.config.vault, untracked=True))
+        cfg_all = vault.config._replace(vault=vault.config.vault._replace(untracked=True))
         wider = Vault(vault.root, cfg_all, untracked=True)
         extra, ignored = wider.select(ignored)
         if extra:

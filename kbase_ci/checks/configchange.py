@@ -10,7 +10,6 @@ which files are notes, how links resolve, or which checks run re-checks every no
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 from kbase_ci.errors import KbaseError
@@ -36,8 +35,8 @@ def affected_notes(vault: Vault, store: NoteStore) -> list[str]:
     except KbaseError:  # no HEAD, or HEAD's config was broken: anything may differ
         before = None
     after = vault.config
-    changed = {f.name for f in dataclasses.fields(Config) if f.metadata.get("config", True)
-               and (before is None or getattr(before, f.name) != getattr(after, f.name))}
+    changed = {name for name in Config._fields if name not in Config.code_only
+               and (before is None or getattr(before, name) != getattr(after, name))}
     changed -= _NO_NOTES
     if not changed:
         return []

@@ -6,36 +6,43 @@ holds them in `Config`.
 
 from __future__ import annotations
 
-import dataclasses
 import typing
-from dataclasses import dataclass, field
 from typing import Any
 
 from kbase_ci.errors import ConfigError
+from kbase_ci.typedjson.record import json_field
 from kbase_ci.vault.userregex import compile_pattern
-from kbase_ci.vault.yamlconfig import Pos, build_section, item_pos, key_pos, value_pos
+from kbase_ci.vault.yamlconfig import Pos, Section, build_section, item_pos, key_pos, value_pos
 
 Level = typing.Literal["error", "warning", "off"]
 """How much a finding weighs: fails a check, is reported, or is not reported."""
 
 
-@dataclass(frozen=True)
-class ChecksConfig:
+class ChecksConfig(Section):
     """`checks:` in `.kbase.yml`: which checks run, and how much each finding weighs."""
 
     select: tuple[str, ...] = ()
     """Codes or check names to run (empty: all)."""
     ignore: tuple[str, ...] = ()
     """Codes or check names to skip."""
-    severity: dict[str, Level] = field(default_factory=dict)
+    severity: dict[str, Level] = json_field(default_factory=dict)
     """Code, code prefix or check name -> `error`, `warning` or `off` (not run)."""
-    per_path: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    per_path: dict[str, tuple[str, ...]] = json_field(default_factory=dict)
     """path glob -> codes, code prefixes or check names not reported in matching notes."""
-    where: dict[str, Pos] = field(default_factory=dict, compare=False, repr=False,
-                                  metadata={"config": False})
+    where: dict[str, Pos] = json_field(default_factory=dict)
     """(line, col) of each word above, by `select[i]`, `severity.WORD`, `per_path.GLOB[i]`,
     so the checks can place an unknown code (they know the codes; this layer does not).
-    Empty when the settings came from the config memo: `load_config` again to place."""
+    Empty when the settings came from the config memo: `load_config` again to place.
+    Filled in by code (`code_only`), and neither compared nor shown."""
+
+    code_only = frozenset({"where"})
+
+    def _values(self) -> tuple[Any, ...]:  # equality and hash: all but `where`
+        return (self.select, self.ignore, self.severity, self.per_path)
+
+    def __repr__(self) -> str:
+        return (f"ChecksConfig(select={self.select!r}, ignore={self.ignore!r}, "
+                f"severity={self.severity!r}, per_path={self.per_path!r})")
 
     def words(self) -> list[tuple[str, str]]:
         """(word, its key in `where`) for every code or check name these settings name."""
@@ -66,7 +73,7 @@ class ChecksConfig:
             for i in range(len(words)):
                 found[f"per_path.{glob}[{i}]"] = (item_pos(seq, i, at) if isinstance(seq, list)
                                                   else at)
-        return dataclasses.replace(section, where=found)
+        return section._replace(where=found)
 
 
 
@@ -74,17 +81,16 @@ ValueType = typing.Literal["string", "number", "integer", "boolean", "date", "li
                            "link", "list[string]", "list[link]"]
 
 
-@dataclass(frozen=True)
-class TagsConfig:
+class TagsConfig(Section):
     """`tags:` in `.kbase.yml`: the tag policy."""
 
     allowed: tuple[str, ...] = ()
     """Tag names every tag must be (case-insensitive; `*` matches any text: `project/*`)."""
     pattern: str | None = None
     """Regular expression every tag name (without `#`) must match in full."""
-    vocabularies: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    vocabularies: dict[str, tuple[str, ...]] = json_field(default_factory=dict)
     """prefix -> values: `status: [active, done]` allows `#status/active`, not `#status/x`."""
-    required: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    required: dict[str, tuple[str, ...]] = json_field(default_factory=dict)
     """path glob -> tags each matching note carries (`project` is met by `project/alpha`)."""
     case_duplicates: bool = True
     """Report a tag spelled in another case elsewhere in the vault (`#Rust` vs `#rust`)."""
@@ -104,15 +110,14 @@ class TagsConfig:
         return section
 
 
-@dataclass(frozen=True)
-class FrontmatterConfig:
+class FrontmatterConfig(Section):
     """`frontmatter:` in `.kbase.yml`: required keys and value types."""
 
-    required: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    required: dict[str, tuple[str, ...]] = json_field(default_factory=dict)
     """path glob -> keys each matching note's frontmatter must have (non-empty)."""
-    types: dict[str, ValueType] = field(default_factory=dict)
+    types: dict[str, ValueType] = json_field(default_factory=dict)
     """key -> type its value must have, wherever the key appears."""
-    allowed: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    allowed: dict[str, tuple[Any, ...]] = json_field(default_factory=dict)
     """key -> the values it may take (each item, for a list value)."""
 
     @classmethod

@@ -1,7 +1,8 @@
 """`.kbase.yml`: typed sections built from YAML, every error located at file, line and key.
 
-Sections are frozen dataclasses; `yamlconfig.build_section` turns a YAML mapping into one
-by reading the dataclass's type hints, so adding a section is declaring a dataclass. Every
+Sections are frozen records (`yamlconfig.Section`); `yamlconfig.build_section` turns a
+YAML mapping into one by reading the class's type hints, so adding a section is declaring
+a class. Every
 section's schema lives in this package (note types in `notetypes`/`typeconfig`, scopes in
 `scopeconfig`), so one parse validates the whole file and the layers above only read it.
 The round-trip loader is used (not the faster safe one) because only it keeps the
@@ -10,19 +11,18 @@ line/column of every key; a config file is small, so speed does not matter here.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import typing
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from kbase_ci.errors import ConfigError
+from kbase_ci.typedjson.record import json_field
 from kbase_ci.vault.checkconfig import ChecksConfig, FrontmatterConfig, Level, TagsConfig
 from kbase_ci.vault.globs import match
 from kbase_ci.vault.notetypes import BUILTIN, NoteTypes
-from kbase_ci.vault.yamlconfig import Pos, build_section
+from kbase_ci.vault.yamlconfig import Pos, Section, SectionParser, build_section
 
 if typing.TYPE_CHECKING:
     from kbase_ci.vault.scopeconfig import ScopeSpec
@@ -30,8 +30,7 @@ if typing.TYPE_CHECKING:
 CONFIG_NAME = ".kbase.yml"
 
 
-@dataclass(frozen=True)
-class VaultConfig:
+class VaultConfig(Section):
     """`vault:` in `.kbase.yml`: which files are notes."""
 
     folders: tuple[str, ...] = (".",)
@@ -49,8 +48,7 @@ class VaultConfig:
     tree; hooks, `kbase check` and `kbase index` judge tracked files only."""
 
 
-@dataclass(frozen=True)
-class LinksConfig:
+class LinksConfig(Section):
     """`links:` in `.kbase.yml`: how links resolve."""
 
     resolve_aliases: bool = True
@@ -63,7 +61,7 @@ class LinksConfig:
     """Links to notes that do not exist (KB101/KB102 naming a note, not an attachment)
     and that no rename or deletion in this change broke: a forward link to a note not
     yet written. `warning` reports without failing, `off` not at all."""
-    unresolved_per_path: dict[str, Level] = field(default_factory=dict)
+    unresolved_per_path: dict[str, Level] = json_field(default_factory=dict)
     """path glob -> `unresolved` for the notes it matches (the first matching glob, in
     the order written, wins): `ideas/**: off`."""
 
@@ -75,8 +73,7 @@ class LinksConfig:
         return self.unresolved
 
 
-@dataclass(frozen=True)
-class IndexConfig:
+class IndexConfig(Section):
     """`index:` in `.kbase.yml`: how the index is sharded and tokenized."""
 
     domain: str = "folder"
@@ -99,18 +96,18 @@ def _budget(value: Any, display: str, where: str, pos: tuple[int, int]) -> int:
     return value
 
 
-@dataclass(frozen=True)
-class QueryConfig:
+class QueryConfig(Section):
     """`query:` in `.kbase.yml`: how query commands answer."""
 
-    max_tokens: int = field(default=8000, metadata={"parse": _budget})
+    max_tokens: int = 8000
     """The budget of a query command's answer when `--max-tokens` is not given, as MCP's
     tools default to 8000: lists are cut from their least relevant end and `truncated`
     says what went. 0: no limit."""
 
+    parsers: ClassVar[dict[str, SectionParser]] = {"max_tokens": _budget}
 
-@dataclass(frozen=True)
-class EmbeddingsConfig:
+
+class EmbeddingsConfig(Section):
     """`embeddings:` in `.kbase.yml`: the vector model."""
 
     model: str | None = "minishlab/potion-base-8M"
@@ -122,8 +119,7 @@ class EmbeddingsConfig:
     a smaller index for somewhat worse semantic recall. Default: all."""
 
 
-@dataclass(frozen=True)
-class HandoverConfig:
+class HandoverConfig(Section):
     """`handover:` in `.kbase.yml`: where handover notes live and when they are complete."""
 
     folder: str = "handovers/"
@@ -133,11 +129,10 @@ class HandoverConfig:
 
 
 
-@dataclass(frozen=True)
-class ScopesConfig:
+class ScopesConfig(Section):
     """`scopes:` -> named scopes (docs/scopes.md); parsed by `kbase_ci.vault.scopeconfig`."""
 
-    named: dict[str, ScopeSpec] = field(default_factory=dict)
+    named: dict[str, ScopeSpec] = json_field(default_factory=dict)
 
     @classmethod
     def from_config(cls, value: Any, display: str, where: str, pos: Pos) -> ScopesConfig:
@@ -155,27 +150,28 @@ def _parse_types(value: Any, display: str, where: str, pos: Pos) -> NoteTypes:
     return NoteTypes(parse_types(value, display, where, pos, BUILTIN))
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Section):
     """The whole `.kbase.yml`, defaults filled in."""
 
-    vault: VaultConfig = field(default_factory=VaultConfig)
-    links: LinksConfig = field(default_factory=LinksConfig)
-    checks: ChecksConfig = field(default_factory=ChecksConfig)
-    index: IndexConfig = field(default_factory=IndexConfig)
-    embeddings: EmbeddingsConfig = field(default_factory=EmbeddingsConfig)
-    handover: HandoverConfig = field(default_factory=HandoverConfig)
-    types: NoteTypes = field(default_factory=NoteTypes.builtin,
-                             metadata={"parse": _parse_types})
+    vault: VaultConfig = json_field(default_factory=VaultConfig)
+    links: LinksConfig = json_field(default_factory=LinksConfig)
+    checks: ChecksConfig = json_field(default_factory=ChecksConfig)
+    index: IndexConfig = json_field(default_factory=IndexConfig)
+    embeddings: EmbeddingsConfig = json_field(default_factory=EmbeddingsConfig)
+    handover: HandoverConfig = json_field(default_factory=HandoverConfig)
+    types: NoteTypes = json_field(default_factory=NoteTypes.builtin)
     """Note types (handover, question, ...): built-ins merged with `types:`."""
-    tags: TagsConfig = field(default_factory=TagsConfig)
-    frontmatter: FrontmatterConfig = field(default_factory=FrontmatterConfig)
-    scopes: ScopesConfig = field(default_factory=ScopesConfig)
-    query: QueryConfig = field(default_factory=QueryConfig)
-    source: str | None = field(default=None, metadata={"config": False})
+    tags: TagsConfig = json_field(default_factory=TagsConfig)
+    frontmatter: FrontmatterConfig = json_field(default_factory=FrontmatterConfig)
+    scopes: ScopesConfig = json_field(default_factory=ScopesConfig)
+    query: QueryConfig = json_field(default_factory=QueryConfig)
+    source: str | None = None
     """Path of the file this came from (None: defaults)."""
-    digest: str = field(default="", metadata={"config": False})
+    digest: str = ""
     """sha256 of the effective settings, recorded in index manifests."""
+
+    parsers: ClassVar[dict[str, SectionParser]] = {"types": _parse_types}
+    code_only = frozenset({"source", "digest"})
 
 
 _SKIP_FIELDS = {"source", "digest"}
@@ -218,7 +214,7 @@ def _parse_config(text: str, display: str) -> Config:
     if not isinstance(data, dict):
         raise ConfigError("the top level must be a mapping of sections", display)
     cfg = build_section(Config, data, display, "")
-    return _with_digest(dataclasses.replace(cfg, source=display))
+    return _with_digest(cfg._replace(source=display))
 
 
 def _display(path: Path, root: Path) -> str:
@@ -229,17 +225,28 @@ def _display(path: Path, root: Path) -> str:
 
 
 def _with_digest(cfg: Config) -> Config:
-    settings = {f.name: dataclasses.asdict(getattr(cfg, f.name))
-                if dataclasses.is_dataclass(getattr(cfg, f.name)) else getattr(cfg, f.name)
-                for f in dataclasses.fields(cfg)
+    settings = {name: _plain(getattr(cfg, name)) for name in cfg._fields
                 # Scopes and query settings do not change the main index: declaring one
                 # must not make it stale.
-                if f.name not in _SKIP_FIELDS and f.name not in ("scopes", "query")}
+                if name not in _SKIP_FIELDS and name not in ("scopes", "query")}
     for section, keys in _NOT_INDEXED.items():
         for key in keys:
             settings[section].pop(key, None)
     blob = json.dumps(settings, sort_keys=True, default=list).encode()
-    return dataclasses.replace(cfg, digest=hashlib.sha256(blob).hexdigest())
+    return cfg._replace(digest=hashlib.sha256(blob).hexdigest())
+
+
+def _plain(value: Any) -> Any:
+    """A section as nested dicts, as `dataclasses.asdict` made it when the sections were
+    dataclasses: every field (even `checks.where`), tuples kept (JSON lists), so the
+    digest an index records is unchanged (tests/unit/vault/test_config_digest.py)."""
+    if isinstance(value, Section):
+        return {name: _plain(getattr(value, name)) for name in value._fields}
+    if isinstance(value, tuple | list):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    return value
 
 
 _NOT_INDEXED = {"checks": ("severity", "per_path", "where"),

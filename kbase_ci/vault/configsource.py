@@ -3,7 +3,6 @@ run need not import the YAML parser), or the file as it is in a commit."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -42,7 +41,7 @@ def load_vault_config(root: Path, path: Path | None, git_dir: Path | None) -> Co
     try:
         saved = json.loads(store.get("config", digest) or "null")
         built: Config = build_section(Config, saved["data"], saved["source"], "")
-        return dataclasses.replace(built, source=saved["source"], digest=saved["digest"])
+        return built._replace(source=saved["source"], digest=saved["digest"])
     except (ValueError, KeyError, TypeError, KbaseError):
         pass  # no memo yet, or a damaged one: parse the file
     cfg = load_config(root, path)
@@ -57,7 +56,7 @@ def _remember_config(raw: bytes, cfg: Config, store: StateStore, digest: str) ->
         data = YAML(typ="safe").load(raw.decode("utf-8", "replace"))
         plain = json.loads(json.dumps({} if data is None else data))
         rebuilt = build_section(Config, plain, cfg.source or CONFIG_NAME, "")
-        if dataclasses.replace(rebuilt, source=cfg.source, digest=cfg.digest) != cfg:
+        if rebuilt._replace(source=cfg.source, digest=cfg.digest) != cfg:
             return  # YAML types JSON cannot carry: keep parsing this file each time
         store.put("config", digest, json.dumps({"source": cfg.source, "digest": cfg.digest,
                                                 "data": plain}))

@@ -9,11 +9,11 @@ docs/handover.md lists every rule and weight.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
 from kbase_ci.parse.anchors import normalize_heading
 from kbase_ci.vault.globs import any_match
+from kbase_ci.vault.yamlconfig import Section
 
 if TYPE_CHECKING:
     from kbase_ci.parsed import ParsedNote
@@ -29,8 +29,7 @@ FIELD_KINDS: tuple[str, ...] = get_args(FieldKind)
 CONTENT_KINDS: tuple[str, ...] = get_args(ContentKind)
 
 
-@dataclass(frozen=True)
-class FieldSpec:
+class FieldSpec(Section):
     """A frontmatter field a note type declares."""
 
     name: str
@@ -46,8 +45,7 @@ class FieldSpec:
     help: str = ""
 
 
-@dataclass(frozen=True)
-class SectionSpec:
+class SectionSpec(Section):
     """A section (heading) a note type declares."""
 
     name: str
@@ -66,8 +64,7 @@ class SectionSpec:
         return (self.name, *self.aliases)
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Section):
     """When every `when` key has one of its values, each `require` name (a section or a
     field) must be present and say something other than "none"."""
 
@@ -79,8 +76,7 @@ class Rule:
         return " and ".join(f"{k} is {' or '.join(v)}" for k, v in self.when)
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(Section):
     """Which notes a note type applies to."""
 
     types: tuple[str, ...] = ()
@@ -91,8 +87,7 @@ class Match:
     """Path globs, as in `vault.exclude`."""
 
 
-@dataclass(frozen=True)
-class NoteType:
+class NoteType(Section):
     """A note type (`.kbase.yml` `types:`): which notes, and the fields and sections they need."""
 
     name: str
@@ -113,8 +108,7 @@ class NoteType:
                      if key in {normalize_heading(n) for n in s.names}), None)
 
 
-@dataclass(frozen=True)
-class NoteTypes:
+class NoteTypes(Section):
     """Every known type, in match order; the `types` field of Config."""
 
     types: tuple[NoteType, ...] = ()

@@ -123,7 +123,7 @@ def _base(types: dict[str, NoteType], name: str, extends: str | None, display: s
         if src is None:
             raise ConfigError(f"`{tw}.extends`: no note type `{extends}`; known: "
                               f"{', '.join(types)}", display, *pos)
-        return dataclasses.replace(src, name=name, match=Match(types=(name,)), folder=None)
+        return src._replace(name=name, match=Match(types=(name,)), folder=None)
     return types.get(name) or NoteType(name, Match(types=(name,)))
 
 
@@ -148,7 +148,7 @@ def _merge(base: NoteType, cfg: TypeConfig, raw: Any, display: str, tw: str,
         changes = _set(fc, {"type": "kind"})
         if fc.values and fc.type is None:
             changes["kind"] = "enum"
-        spec = dataclasses.replace(fields.get(fname) or FieldSpec(fname), **changes)
+        spec = (fields.get(fname) or FieldSpec(fname))._replace(**changes)
         if spec.kind == "enum" and not spec.values:
             raise ConfigError(f"`{fw}`: an enum field needs `values`", display,
                               *at(raw, "fields", fname, key=True))
@@ -169,9 +169,9 @@ def _merge(base: NoteType, cfg: TypeConfig, raw: Any, display: str, tw: str,
         idx = next((i for i, s in enumerate(sections)
                     if key in {normalize_heading(n) for n in s.names}), None)
         if idx is None:
-            sections.append(dataclasses.replace(SectionSpec(sname), **_set(sc, {})))
+            sections.append(SectionSpec(sname)._replace(**_set(sc, {})))
         else:
-            sections[idx] = dataclasses.replace(sections[idx], **_set(sc, {}))
+            sections[idx] = sections[idx]._replace(**_set(sc, {}))
     rules = base.rules
     if cfg.rules is not None:
         rules = tuple(Rule(tuple((k, tuple(v.lower() for v in vals))

@@ -1,10 +1,10 @@
-"""YAML settings into frozen dataclasses, every error located at file, line and key.
+"""YAML settings into frozen records, every error located at file, line and key.
 
-`build_section` reads a dataclass's type hints, so declaring a dataclass declares a
-section of `.kbase.yml`; the `*_pos` helpers give the 1-based line and column of a key,
-a value or a list item of ruamel's round-trip nodes (plain data has none: (1, 1) or the
-fallback). Used by `config` and by the sections that parse themselves (`typeconfig`,
-`scopeconfig`).
+`build_section` reads a `Section`'s (or a frozen dataclass's) type hints, so declaring a
+class declares a section of `.kbase.yml`; the `*_pos` helpers give the 1-based line and
+column of a key, a value or a list item of ruamel's round-trip nodes (plain data has
+none: (1, 1) or the fallback). Used by `config` and by the sections that parse
+themselves (`typeconfig`, `scopeconfig`).
 """
 
 from __future__ import annotations
@@ -13,24 +13,51 @@ import dataclasses
 import types
 import typing
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from kbase_ci.errors import ConfigError
+from kbase_ci.typedjson.record import Record
 
 Pos = tuple[int, int]
 SectionParser = Callable[[Any, str, str, Pos], Any]
-"""(value, display, dotted key, position) -> the field's value: a field whose
-`metadata["parse"]` is one of these is built by it instead of by its annotation."""
+"""(value, display, dotted key, position) -> the field's value: a field a `Section`
+names in `parsers` (a dataclass: in `metadata["parse"]`) is built by it instead of by its
+annotation."""
+
+
+class Section(Record):
+    """A `.kbase.yml` section, or a part of one: a frozen `Record`, not a dataclass,
+    because every query loads the config and the ~17 config classes cost ~1 ms each as
+    frozen dataclasses at import (~0.04 ms as records; docs/benchmarks.md, issue 32)."""
+
+    parsers: ClassVar[dict[str, SectionParser]] = {}
+    """field -> the parser that builds it from its YAML value (see `SectionParser`)."""
+    code_only: ClassVar[frozenset[str]] = frozenset()
+    """Fields filled in by code, never from YAML (unknown keys there)."""
+
+
+def section_keys(cls: type[Any]) -> dict[str, SectionParser | None]:
+    """The keys `.kbase.yml` may give section class `cls`, each with its own parser."""
+    if issubclass(cls, Section):
+        return {n: cls.parsers.get(n) for n in cls._fields if n not in cls.code_only}
+    # Fields marked `metadata={"config": False}` are filled in by code, never from YAML.
+    return {f.name: f.metadata.get("parse") for f in dataclasses.fields(cls)
+            if f.metadata.get("config", True)}
+
+
+def is_section(tp: Any) -> bool:
+    """Whether annotation `tp` is a section class `build_section` builds."""
+    return isinstance(tp, type) and (issubclass(tp, Section) or dataclasses.is_dataclass(tp))
 
 
 def build_section(cls: type[Any], data: Any, display: str, where: str,
                   pos: Pos = (1, 1)) -> Any:
-    """An instance of dataclass `cls` from the mapping `data` (`where`: its dotted key)."""
+    """An instance of section class `cls` from the mapping `data` (`where`: its dotted
+    key)."""
     if not isinstance(data, dict):
         raise ConfigError(f"`{where or 'top level'}` must be a mapping", display, *pos)
     hints = typing.get_type_hints(cls)
-    # Fields marked `metadata={"config": False}` are filled in by code, never from YAML.
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.metadata.get("config", True)}
+    fields = section_keys(cls)
     names = list(fields)
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
@@ -41,7 +68,7 @@ def build_section(cls: type[Any], data: Any, display: str, where: str,
             hint = f"; did you mean `{near[0]}`?" if near else f"; known keys: {', '.join(names)}"
             raise ConfigError(f"unknown key `{dotted}`{hint}", display, *kpos)
         vpos = value_pos(data, key, kpos)
-        parse: SectionParser | None = fields[key].metadata.get("parse")
+        parse = fields[key]
         kwargs[key] = (parse(value, display, dotted, vpos) if parse is not None
                        else convert(hints[key], value, display, dotted, vpos))
     return cls(**kwargs)
@@ -78,7 +105,7 @@ def convert(tp: Any, value: Any, display: str, where: str, pos: Pos) -> Any:
     hook = getattr(tp, "from_config", None)
     if hook is not None:  # a section that parses itself (it needs the YAML positions)
         return hook(value, display, where, pos)
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+    if is_section(tp):
         return build_section(tp, value, display, where, pos)
     if origin is tuple:
         if isinstance(value, str):  # a single value where a list is expected
