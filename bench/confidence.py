@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.search_targets import TIERS, VAULTS, clone_of, model_kwargs, open_view, questions
+from bench.search_targets import TIERS, VAULTS, clone_of, judged_questions, open_view
 
 MAX_DEPTH = 3
 GRAINS = ("chunk", "two", "note")
@@ -75,26 +75,18 @@ def collect(work: Path, vault: str, tier: str) -> dict[str, Any]:
     """Every question's first `MAX_DEPTH` hits (hybrid, as `kbase search` ranks) with
     their evidence at each grain, and the index's background."""
     from kbase_ci.index.cosinebaseline import margin
-    from kbase_ci.query import verdict
-    from kbase_ci.query.search import rank
 
     view = open_view(clone_of(work, vault, tier))
-    kw = model_kwargs(view, tier)
     bg = None if tier == "bm25" else view.manifest.background
     rows = []
-    for row in questions(vault):
-        query = row["query"]
-        r = rank(view, query, mode="hybrid", **kw)
-        q = r.searcher.terms(query)
-        judged = verdict.judge(view, r.searcher, r.fused, q, query, set(r.named), [], None,
-                               MAX_DEPTH)
+    for row, _, q, judged in judged_questions(view, vault, tier, MAX_DEPTH):
         hits = []
         for n, e in judged.top:
             sets = _note_sets(view, n.path, q.terms) if n.path in view.number else []
             hits.append({"path": n.path, "named": e.named is not None, "cosine": e.cosine,
                          "margin": None if e.cosine is None else margin(e.cosine, bg),
                          **{g: list(v) for g, v in _grains(q, sets).items()}})
-        rows.append({"kind": row["kind"], "query": query, "answers": row["answers"],
+        rows.append({"kind": row["kind"], "query": row["query"], "answers": row["answers"],
                      "hits": hits})
     return {"vault": vault, "tier": tier, "rows": rows}
 

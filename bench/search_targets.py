@@ -35,7 +35,7 @@ import math
 import random
 import sys
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,6 +94,23 @@ def model_kwargs(view: Any, tier: str) -> dict[str, Any]:
     if tier == "bm25":
         return {"model": model, "model_notice": NO_MODEL}
     return {"model": model, "embedder": Searcher(view, model).embedder()[0]}
+
+
+def judged_questions(view: Any, vault: str, tier: str, depth: int
+                     ) -> Iterator[tuple[dict[str, Any], Any, Any, Any]]:
+    """Each question of `vault` with its hybrid ranking (`search.rank`, as `kbase search`
+    ranks), its query terms and the verdict's judging of the first `depth` hits (no
+    filters): (row, ranking, terms, judged), for the benches that study the verdict."""
+    from kbase_ci.query import verdict
+    from kbase_ci.query.search import rank
+
+    kw = model_kwargs(view, tier)
+    for row in questions(vault):
+        query = row["query"]
+        r = rank(view, query, mode="hybrid", **kw)
+        q = r.searcher.terms(query)
+        yield row, r, q, verdict.judge(view, r.searcher, r.fused, q, query, set(r.named),
+                                       [], None, depth)
 
 
 def clone_of(work: Path, vault: str, tier: str) -> Path:

@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.search_targets import TIERS, VAULTS, clone_of, model_kwargs, open_view, questions
+from bench.search_targets import TIERS, VAULTS, clone_of, judged_questions, open_view
 
 TOP = 10
 """Notes kept of each ranker's list (per question)."""
@@ -111,17 +111,11 @@ def hit_features(view: Any, q: Any, path: str, qv: Any, rare: list[str]) -> dict
 
 def collect(work: Path, vault: str, tier: str) -> dict[str, Any]:
     from kbase_ci.query import verdict
-    from kbase_ci.query.search import rank
 
     view = open_view(clone_of(work, vault, tier))
-    kw = model_kwargs(view, tier)
     rows = []
-    for row in questions(vault):
+    for row, r, q, judged in judged_questions(view, vault, tier, verdict.DEPTH):
         query = row["query"]
-        r = rank(view, query, mode="hybrid", **kw)
-        q = r.searcher.terms(query)
-        judged = verdict.judge(view, r.searcher, r.fused, q, query, set(r.named), [], None,
-                               verdict.DEPTH)
         lists: dict[str, list[tuple[int, str, float]]] = {"bm25": [], "semantic": []}
         for n in r.fused:
             for ranker, got in lists.items():

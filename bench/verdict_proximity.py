@@ -24,7 +24,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from bench.search_targets import VAULTS, clone_of, model_kwargs, open_view, questions
+from bench.search_targets import VAULTS, clone_of, judged_questions, open_view
 
 WINDOWS = (12, 25, 50)
 FLOORS = (0.4, 0.5, 0.6)
@@ -59,18 +59,11 @@ def pair_share(terms: list[str], q: Any) -> float:
 def collect(work: Path, vault: str, tier: str) -> list[dict[str, Any]]:
     from kbase_ci.query import verdict
     from kbase_ci.query.overlay import tokenize
-    from kbase_ci.query.search import rank
 
     clone = clone_of(work, vault, tier)
     view = open_view(clone)
-    kw = model_kwargs(view, tier)
     rows = []
-    for row in questions(vault):
-        query = row["query"]
-        r = rank(view, query, mode="hybrid", **kw)
-        q = r.searcher.terms(query)
-        judged = verdict.judge(view, r.searcher, r.fused, q, query, set(r.named), [], None,
-                               verdict.DEPTH)
+    for row, r, q, judged in judged_questions(view, vault, tier, verdict.DEPTH):
         hits = []
         for n, e in judged.top:
             text = (clone / n.path).read_text(encoding="utf-8", errors="replace")
