@@ -111,7 +111,7 @@ def _clusters(view: QueryView, order: list[str]
     # Lazy: only a one-folder set pays for the clustering
     from kbase_ci.query.clusters import clusters
     from kbase_ci.query.graph import NoteGraph
-    from kbase_ci.query.view import NoteEdges
+    from kbase_ci.query.notetable import NoteEdges
 
     paths = tuple(sorted(order))
     node = {p: i for i, p in enumerate(paths)}

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from kbase_ci.query.view import NoteEdges
+from kbase_ci.query.notetable import NoteEdges
 from kbase_ci.typedjson import Record
 from kbase_ci.vault.linkgraph import Orphan
 

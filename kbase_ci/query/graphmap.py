@@ -20,9 +20,10 @@ from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.clusters import clusters
 from kbase_ci.query.graph import ClusterRecord, Edge, NoteGraph
+from kbase_ci.query.notetable import NoteEdges
 from kbase_ci.query.readingorder import Relations, order_nodes, relations, walk_needs
 from kbase_ci.query.trace import NO_DEADLINE, Deadline, Trace
-from kbase_ci.query.view import NoteEdges, QueryView
+from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
 
 SUMMARY_TOKENS = 500

@@ -10,7 +10,8 @@ from bisect import bisect_right
 from kbase_ci.errors import UsageError
 from kbase_ci.parse.outline import split_lines
 from kbase_ci.query.answer import IndexInfo
-from kbase_ci.query.view import LinkInfo, QueryView
+from kbase_ci.query.notetable import LinkInfo
+from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
