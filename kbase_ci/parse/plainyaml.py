@@ -23,10 +23,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_WORD = r"[A-Za-z][A-Za-z0-9 _./()-]*"
-_LINE = re.compile(rf"([A-Za-z_][A-Za-z0-9_-]*):(?: +(?:({_WORD})|\[([A-Za-z0-9 _./(),-]*)\]))? *")
-_ITEM_SEP = re.compile(r" *, *")
-_ITEM = re.compile(_WORD)
+# Each pattern is one character class run after a fixed start, so a match never tries a
+# second way to split a run of spaces: a line of 100k spaces that fails costs linear time
+# (an earlier `word *` took 56 s on one such note: the word may hold spaces too).
+_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9 _./()-]*")
+_ITEMS = re.compile(r"\[[A-Za-z0-9 _./(),-]*\]")
 _CONSTANTS: dict[str, Any] = {"true": True, "True": True, "TRUE": True, "false": False,
                               "False": False, "FALSE": False, "null": None, "Null": None,
                               "NULL": None}
@@ -51,22 +53,26 @@ def load_plain(raw: str) -> dict[str, Any] | None:
         m = _LINE.fullmatch(line)
         if m is None:
             return None
-        key, word, items = m.groups()
+        key, text = m.groups()
         if key in data or key.lower() in _DOUBTFUL:
             return None  # a duplicate key (ruamel reports it: KB302), or a doubtful one
-        if word is not None:
-            known, value = _scalar(word)
-        elif items is not None:
+        text = (text or "").rstrip(" ")
+        if not text:
+            known, value = True, None
+        elif _WORD.fullmatch(text):
+            known, value = _scalar(text)
+        elif _ITEMS.fullmatch(text):
             value = []
             known = True
-            for item in _ITEM_SEP.split(items.strip(" ")) if items.strip(" ") else ():
-                if _ITEM.fullmatch(item) is None:
+            inner = text[1:-1].strip(" ")
+            for item in (part.strip(" ") for part in inner.split(",")) if inner else ():
+                if _WORD.fullmatch(item) is None:
                     return None
                 ok, got = _scalar(item)
                 known = known and ok
                 value.append(got)
         else:
-            known, value = True, None
+            return None
         if not known:
             return None
         data[key] = value

@@ -12,6 +12,7 @@ from ruamel.yaml import YAML
 from kbase_ci.parse.plainyaml import load_plain
 from kbase_ci.parse.yamlload import load_yaml, to_json_safe
 from tests import tables
+from tests.complexity import assert_linear
 
 _TABLE = Path(__file__).resolve().parents[3] / "fixtures" / "parser" / "plainyaml.txt"
 
@@ -28,3 +29,10 @@ def test_plain_frontmatter_reads_as_ruamel_does(no: int, given: str, expected: s
     if got is not None:
         assert got == ruamel_data(raw)
         assert load_yaml(raw) == (got, None)
+
+
+@pytest.mark.parametrize("line", ["k: a{}!", "k: [a{}b]", "k: a{}é", "k: [a{},b]"])
+def test_long_runs_of_spaces_cost_linear_time(line: str) -> None:
+    # A word may hold spaces and so may what follows it: `word *` tried every split of
+    # a run of spaces (100k spaces in one note's frontmatter: 56 s of `kbase check`).
+    assert_linear(lambda n: line.format(" " * n), load_plain, 200_000)
