@@ -164,7 +164,14 @@ class Postings:
     def avgdl(self) -> float:
         """The shard's mean chunk length in tokens (`STATS_FILE`)."""
         stats = self.reader.json(self.base + STATS_FILE)
-        return float(stats["avgdl"])
+        # The branch's writer chose the file and its hash: a shape it did not get from a
+        # build is a located error, not a crash (every hybrid query reads it).
+        got = stats.get("avgdl") if isinstance(stats, dict) else None
+        if isinstance(got, bool) or not isinstance(got, int | float) \
+                or not 0 <= got < float("inf"):
+            raise IndexFormatError(f"{self.reader.root}: {self.base}{STATS_FILE}: "
+                                   "avgdl is not a finite number of tokens")
+        return float(got)
 
     def lengths(self) -> Sequence[int]:
         """Each chunk's length in tokens (`LENGTHS_FILE`)."""

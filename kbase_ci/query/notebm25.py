@@ -57,7 +57,7 @@ class _Shard:
         counts = np.asarray(reader.json(f"shards/{shard}/{CHUNKS_FILE}")["counts"],
                             dtype=np.int64)
         lengths = np.asarray(model.lengths(), dtype=np.float64)
-        if (len(counts) and counts.min() < 0) or \
+        if (len(counts) and counts.min() < 0) or (len(lengths) and lengths.min() < 0) or \
                 not int(counts.sum()) == len(lengths) == model.num_docs == len(owners):
             raise IndexFormatError(f"{reader.root}: shards/{shard}: the chunk counts, "
                                    "chunk lengths and BM25 documents disagree: the index "

@@ -202,3 +202,21 @@ def test_chunk_lengths_that_disagree_with_the_postings_are_refused(built: Path,
         in proc.stderr, proc.stderr
     proc = kbase_process("search", "compost soil", "--mode", "bm25", cwd=built)
     assert proc.returncode == 0, proc.stderr  # paragraph BM25 does not read them
+
+
+@pytest.mark.parametrize("stats", [b'{"avgdl":"x","docs":6}', b"[1]", b'{"avgdl":null}',
+                                   b'{"avgdl":-1}', b'{"avgdl":true}'])
+def test_a_forged_mean_chunk_length_is_refused(built: Path, tmp_path: Path,
+                                               stats: bytes) -> None:
+    """Every hybrid query reads the shard's mean chunk length (the note-level list): a
+    value no build writes, with the manifest's hash made to fit, is a located refusal
+    (exit 2), not a traceback (exit 3)."""
+    rel = SHARD + "bm25/stats.json"
+
+    def change(files: dict[str, bytes]) -> None:
+        files[rel] = stats
+
+    _forge(built, change, tmp_path / "forged")
+    proc = kbase_process("search", "compost soil", cwd=built)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "stats.json: avgdl is not a finite number of tokens" in proc.stderr, proc.stderr
