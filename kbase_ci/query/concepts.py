@@ -180,7 +180,7 @@ def concept_answer(view: QueryView, name: str, *, definition: bool = True,
     doc = Documented(*docs[key]) if key in docs else None
     places = counts.places({key}, 10**9)[key] if key in counts.total else []
     mentioning = [p[0].path for p in places]
-    if doc is not None and doc.heading is None and notes:
+    if doc is not None and doc.heading is None:  # also for the count `--definition` gives
         # The concept counts only capitalised or backticked terms; prose writes a
         # documented term in lower case too ("a data lake"): the notes naming the
         # documenting note's title or an alias as words (its unlinked mentions) say it

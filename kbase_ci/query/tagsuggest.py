@@ -101,7 +101,7 @@ def rank(neighbours: dict[str, float], have: set[str], tagsets: dict[str, set[st
             sources.setdefault(key, []).append((weight, p))
     final = {}
     for key, score in scores.items():
-        for h in have:
+        for h in sorted(have):  # a fixed order: float products differ by the last bits
             expected = used[key] * used[h] / len(tagsets)
             score *= min(1.0, (together[h][key] + 1) / (expected + 1))
         final[key] = score

@@ -4,6 +4,10 @@ of them (a tag no note carries beside it) is not what the note lacks."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 from kbase_ci.query.tagsuggest import rank
 
 
@@ -42,3 +46,25 @@ def test_tags_it_has_and_tags_above_them_are_never_suggested() -> None:
                "c.md": {"rust"}}
     got = rank({"b.md": 1.0, "c.md": 1.0}, tagsets["a.md"], tagsets)
     assert [r.tag for r in got] == ["tokio"]
+
+
+_SEEDED = """
+import random
+from kbase_ci.query.tagsuggest import rank
+random.seed(7)
+tags = [f"t{i}" for i in range(12)]
+tagsets = {f"n{i:03}": set(random.sample(tags, random.randint(1, 5))) for i in range(300)}
+have = {"t0", "t1", "t2", "t3", "t4"}
+tagsets["me"] = set(have)
+print([(r.tag, repr(r.score)) for r in rank({f"n{i:03}": 0.5 for i in range(0, 300, 3)},
+                                            have, tagsets)])
+"""
+
+
+def test_scores_do_not_depend_on_the_hash_seed() -> None:
+    # The note's tags are a set: multiplied in its iteration order, the scores' last bits
+    # followed PYTHONHASHSEED (5 different answers for seeds 1-6).
+    got = {subprocess.run([sys.executable, "-c", _SEEDED], check=True, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+           for seed in range(1, 7)}
+    assert len(got) == 1, got

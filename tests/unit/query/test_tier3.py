@@ -216,6 +216,9 @@ def test_concept_notes_finds_a_documented_term_written_in_lower_case(
     assert [(d["path"], d["line"], d["snippet"]) for d in ans["discussed"]] == [
         ("Linker.md", 3, "See [[Data Lake]]."),
         ("Loads.md", 3, "We load everything into the data lake first.")]
+    # the count is the same whichever parts are asked for
+    for only in ("--definition", "--notes"):
+        assert query(root, "concept", "data lake", only)[1]["notes"] == ans["notes"]
 
 
 def test_auto_index_groups_a_flat_folder_by_its_link_clusters(
