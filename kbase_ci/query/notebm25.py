@@ -38,6 +38,12 @@ TOP_LEVEL = 255
 """The stored level of a tf part that rounds to 1: its count is at least ~509 K."""
 
 
+def length_factor(length: Any, mean: float) -> Any:
+    """BM25's `K = k1 (1 - b + b |d| / avgdl)` of documents of `length` (a number or a
+    numpy array) in a collection of `mean` length."""
+    return K1 * (1.0 - B + B * length / mean)
+
+
 def chunk_tf(levels: Any, k: Any) -> Any:
     """The term counts the stored `levels` (tf part x 255) of chunks with BM25 length
     factors `k` stand for (numpy arrays)."""
@@ -69,7 +75,7 @@ class _Shard:
         self.length = np.bincount(self.note_of, weights=lengths, minlength=len(counts))
         self.keep = (counts > 0) & np.asarray([p not in skip for p in self.paths], dtype=bool)
         avgdl = model.avgdl() or 1.0
-        self.k = K1 * (1.0 - B + B * lengths / avgdl)
+        self.k = length_factor(lengths, avgdl)
         self.model = model
         self.tf: dict[str, Any] = {}
 
@@ -112,7 +118,7 @@ def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: s
     weight = {t: idf(notes, df[t]) * n for t, n in Counter(terms).items() if df[t]}
     out: list[tuple[str, float]] = []
     for s in shards:
-        norm = K1 * (1.0 - B + B * s.length / avg)
+        norm = length_factor(s.length, avg)
         total = np.zeros(len(s.paths))
         for t, w in weight.items():
             tf = s.term(t)
@@ -121,7 +127,7 @@ def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: s
         best = hit[np.argsort(-total[hit], kind="stable")[:pool]]
         out.extend((s.paths[i], float(total[i])) for i in best.tolist())
     for path, counts in fresh_tf.items():
-        fresh_norm = K1 * (1.0 - B + B * fresh_len[path] / avg)
+        fresh_norm = length_factor(fresh_len[path], avg)
         score = sum(w * counts[t] / (counts[t] + fresh_norm) for t, w in weight.items())
         if score > 0:
             out.append((path, score))
@@ -134,6 +140,5 @@ def ranked_notes(searcher: Any, query: str, pool: int) -> list[tuple[str, float]
     it, over the index and the notes changed since."""
     terms = tokens.query_terms(query, stop=searcher.query_stop(query),
                                stem_with=searcher.stemmer)
-    changed = searcher.skip or searcher.view.fresh.added
     return note_list(searcher.view.source.reader, searcher.models, terms, searcher.skip,
-                     searcher.overlay().fresh if changed else [], pool)
+                     searcher.fresh(), pool)

@@ -114,9 +114,14 @@ class Searcher:
         ov = self.overlay()
         return ov.extra_docs, ov.extra_df(terms)
 
+    def fresh(self) -> list[FreshChunk]:
+        """The overlay's chunks of the notes changed or added since the index; none (and
+        no overlay built) when the index is up to date."""
+        return self.overlay().fresh if self.skip or self.view.fresh.added else []
+
     def unknown(self, terms: list[str]) -> list[str]:
         """The terms no chunk holds, indexed or changed since."""
-        fresh = self.overlay().fresh if (self.skip or self.view.fresh.added) else []
+        fresh = self.fresh()
         return [t for t in terms if not any(m.doc_freq(t) for m in self.models.values())
                 and not any(t in f.counts for f in fresh)]
 
