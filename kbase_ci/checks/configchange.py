@@ -18,6 +18,7 @@ from kbase_ci.vault.config import CONFIG_NAME, Config
 from kbase_ci.vault.configsource import config_at
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.notestore import NoteStore
+from kbase_ci.vault.yamlconfig import section_keys
 
 _NO_NOTES = frozenset({"index", "embeddings", "scopes", "handover"})
 """Sections no check reads (`handover.threshold` is `kbase handover check`'s)."""
@@ -35,8 +36,8 @@ def affected_notes(vault: Vault, store: NoteStore) -> list[str]:
     except KbaseError:  # no HEAD, or HEAD's config was broken: anything may differ
         before = None
     after = vault.config
-    changed = {name for name in Config._fields if name not in Config.code_only
-               and (before is None or getattr(before, name) != getattr(after, name))}
+    changed = {name for name in section_keys(Config)
+               if before is None or getattr(before, name) != getattr(after, name)}
     changed -= _NO_NOTES
     if not changed:
         return []

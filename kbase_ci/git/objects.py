@@ -85,30 +85,29 @@ def object_id(data: bytes, kind: str, fmt: str) -> str:
 def blob_sizes(cwd: Path, shas: Iterable[str]) -> dict[str, int]:
     """Byte size of each blob, from object headers only (`cat-file --batch-check`); ids
     that are missing or not blobs are left out."""
-    wanted = list(dict.fromkeys(shas))
-    if not wanted:
-        return {}
-    out = git(["cat-file", "--batch-check", "--buffer"], cwd,
-              input=("\n".join(wanted) + "\n").encode())
-    sizes: dict[str, int] = {}
-    for line in out.decode().splitlines():
-        parts = line.split(" ")
-        if len(parts) == 3 and parts[1] == "blob":
-            sizes[parts[0]] = int(parts[2])
-    return sizes
+    return {h[0]: h[2] for h in _headers(cwd, list(dict.fromkeys(shas)))
+            if h is not None and h[1] == "blob"}
 
 
 def tree_blobs(cwd: Path, tree: str, paths: Iterable[str]) -> dict[str, tuple[str, int]]:
     """Path -> (blob id, size) of those of `paths` that are blobs in `tree`, from object
     headers only (a caller bounds what it then reads)."""
     wanted = [p for p in dict.fromkeys(paths) if "\n" not in p]
-    if not wanted:
-        return {}
+    headers = _headers(cwd, [f"{tree}:{p}" for p in wanted])
+    return {path: (h[0], h[2]) for path, h in zip(wanted, headers, strict=False)
+            if h is not None and h[1] == "blob"}
+
+
+def _headers(cwd: Path, names: list[str]) -> list[tuple[str, str, int] | None]:
+    """(object id, type, size) of each object name (one `cat-file --batch-check` line
+    each, in order), None for one git reports missing or ambiguous."""
+    if not names:
+        return []
     out = git(["cat-file", "--batch-check", "--buffer"], cwd,
-              input="".join(f"{tree}:{p}\n" for p in wanted).encode())
-    found: dict[str, tuple[str, int]] = {}
-    for path, line in zip(wanted, out.decode("utf-8", "replace").splitlines(), strict=False):
+              input="".join(f"{n}\n" for n in names).encode())
+    got: list[tuple[str, str, int] | None] = []
+    for line in out.decode("utf-8", "replace").splitlines():
         parts = line.split(" ")
-        if len(parts) == 3 and parts[1] == "blob" and parts[2].isdigit():
-            found[path] = (parts[0], int(parts[2]))
-    return found
+        got.append((parts[0], parts[1], int(parts[2]))
+                   if len(parts) == 3 and parts[2].isdigit() else None)
+    return got
