@@ -1,5 +1,5 @@
-"""Issue 27's target table: `python -m bench.search_targets [--work DIR] [--tiers ...]
-[--vaults ...] [--json OUT]`.
+"""Issue 27's and 37's target tables: `python -m bench.search_targets [--work DIR]
+[--tiers ...] [--vaults ...] [--json OUT]`.
 
 Every figure comes from the library the `kbase search` command calls
 (`search_answer`, on the view the CLI opens: equal by construction) in a `git clone
@@ -9,20 +9,22 @@ reused), per vault and tier: `static` (../shared/models/minilm-static-256),
 with no model here: hybrid then ranks by BM25 alone, as an agent's clone without the
 model does).
 
-Questions (`questions`): for obsidian-tasks-docs, data-engineering-wiki and dnd-5e-srd
-the hand-written sets of ../shared/corpora/qa/ (`natural-*`: 50 answerable, by kind;
-`absent-*`: 30 no note answers, kinds far, near and hard); tldr-pages, which has neither,
+Questions (`questions`): for obsidian-tasks-docs, data-engineering-wiki, dnd-5e-srd,
+vaultofknowledge and dendron-site the hand-written sets of ../shared/corpora/qa/
+(`natural-*`: 40-50 answerable, by kind, see its README; `absent-*`: 30 no note answers,
+kinds far, near and hard); tldr-pages, which has neither,
 is its English pages only (`pages/`, 7,425 notes) with 100 questions of its known-answer
 set's hard subset (tldr-en.jsonl: kind example, unique answer, not naming the command,
 English page; seeded sample), bench/data/paraphrases-tldr-pages.jsonl (30) and
 bench/data/absent-tldr-pages.jsonl (62 absent topics, not split by kind).
 
 Printed, per vault and tier: nDCG@10 of the ranking (every hit) and of what the command
-shows, per question kind and mode (bm25, semantic, hybrid) with hybrid minus the better
-single ranker, and the verdict: answerable questions answered (exit 0) and absent ones
-not answered (exit 1), by kind. The out-of-sample verdict figures (each vault held out
-of the rule's fit) are bench/confidence.py's. Run from any checkout: on code from before
-issue 27 (a floor that hides hits), "ranking" is the search without the floor and
+shows, per question kind and mode (bm25, semantic, hybrid); the verdict: answerable
+questions answered (exit 0) and absent ones not answered (exit 1), by kind; and how many
+hits of every answer (every mode) carry a higher confidence than a hit ranked above them
+(`above`: 0 by construction since issue 37). The out-of-sample verdict figures (each
+vault held out of a fit) are bench/confidence.py's. Run from any checkout: on code from
+before issue 27 (a floor that hides hits), "ranking" is the search without the floor and
 "shown" with it, and "answered" is a non-empty answer.
 """
 
@@ -50,8 +52,12 @@ MODELS = {"static": SHARED / "models" / "minilm-static-256",
           "transformer": SHARED / "models" / "minilm-l6-onnx"}
 TIERS = ("static", "transformer", "bm25")
 """`bm25`: the static tier's clone without its model."""
-VAULTS = ("obsidian-tasks-docs", "data-engineering-wiki", "dnd-5e-srd", "tldr-pages")
-NATURAL = VAULTS[:3]
+VAULTS = ("obsidian-tasks-docs", "data-engineering-wiki", "dnd-5e-srd", "vaultofknowledge",
+          "dendron-site", "tldr-pages")
+NATURAL = VAULTS[:5]
+"""The vaults with shared natural and absent sets."""
+TARGET_MEAN = VAULTS[:3]
+"""The natural sets issue 27's nDCG means (static 0.848, transformer 0.891) are over."""
 ONLY = {"tldr-pages": "pages"}
 """The folder of a vault that is indexed (tldr-pages: its English pages)."""
 TLDR_EXAMPLES = 100
@@ -102,13 +108,13 @@ def judged_questions(view: Any, vault: str, tier: str, depth: int
     ranks), its query terms and the verdict's judging of the first `depth` hits (no
     filters): (row, ranking, terms, judged), for the benches that study the verdict."""
     from kbase_ci.query import verdict
-    from kbase_ci.query.search import rank
+    from kbase_ci.query.search import question, rank
 
     kw = model_kwargs(view, tier)
     for row in questions(vault):
         query = row["query"]
         r = rank(view, query, mode="hybrid", **kw)
-        q = r.searcher.terms(query)
+        q = question(r.searcher, query)
         yield row, r, q, verdict.judge(view, r.searcher, r.fused, q, query, set(r.named),
                                        [], None, depth)
 
@@ -145,6 +151,8 @@ class Outcome:
     ranking: list[str]
     shown: list[str]
     answered: bool
+    above: int = 0
+    """Hits labelled above a hit ranked before them."""
 
 
 @dataclass
@@ -174,7 +182,20 @@ class Runner:
                            bool(shown.results))
         got = self.search(self.view, query, **kw)
         paths = [h.path for h in got.results]
-        return Outcome(paths, paths, bool(got.verdict.answered))
+        return Outcome(paths, paths, bool(got.verdict.answered),
+                       above([h.confidence for h in got.results]))
+
+
+def above(labels: list[str]) -> int:
+    """How many of `labels` (best first: high, medium, low, none) are higher than one
+    before them."""
+    order = ("high", "medium", "low", "none")
+    worst, out = 0, 0
+    for label in labels:
+        rank = order.index(label)
+        out += rank < worst
+        worst = max(worst, rank)
+    return out
 
 
 def ask_all(work: Path, vault: str, tier: str) -> list[Asked]:
@@ -218,39 +239,44 @@ def summarise(vault: str, tier: str, asked: list[Asked]) -> dict[str, Any]:
         "vault": vault, "tier": tier, "ndcg": rows,
         "answered": sum(a.modes["hybrid"].answered for a in answerable),
         "answerable": len(answerable),
+        "answered_by_kind": {k: [sum(a.modes["hybrid"].answered for a in g), len(g)]
+                             for k, g in sorted(kinds.items()) if k != "all"},
         "rejected": {k: [sum(not a.modes["hybrid"].answered for a in g), len(g)]
                      for k, g in sorted(absent_kinds.items())},
+        "above": sum(o.above for a in asked for o in a.modes.values()),
+        "answers": sum(len(a.modes) for a in asked),
     }
 
 
 def print_table(figures: list[dict[str, Any]]) -> None:
-    print("| vault | tier | kind | n | bm25 | semantic | hybrid | shown | "
-          "hybrid - best single |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| vault | tier | kind | n | bm25 | semantic | hybrid | shown |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for f in figures:
         for kind, r in f["ndcg"].items():
-            single = [r[m] for m in ("bm25", "semantic") if m in r]
-            gap = f"{r['hybrid'] - max(single):+.3f}" if len(single) == 2 else ""
             cells = [f"{r[m]:.3f}" if m in r else "" for m in ("bm25", "semantic")]
             print(f"| {f['vault']} | {f['tier']} | {kind} | {r['n']} | {' | '.join(cells)} | "
-                  f"{r['hybrid']:.3f} | {r['shown']:.3f} | {gap} |")
+                  f"{r['hybrid']:.3f} | {r['shown']:.3f} |")
     print()
-    kinds = sorted({k for f in figures for k in f["rejected"]})
-    print("| vault | tier | answerable answered | " + " | ".join(kinds)
-          + " (not answered) |")
-    print("| --- | --- | --- |" + " --- |" * len(kinds))
+    print("| vault | tier | answerable answered | by kind | absent not answered: far | "
+          "near | hard | all | labelled above a hit ranked higher |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for f in figures:
-        cells = ["{}/{}".format(*f["rejected"][k]) if k in f["rejected"] else ""
-                 for k in kinds]
-        print(f"| {f['vault']} | {f['tier']} | {f['answered']}/{f['answerable']} | "
-              + " | ".join(cells) + " |")
+        rej = f["rejected"]
+        kinds = ", ".join(f"{k} {a}/{n}" for k, (a, n) in
+                          f.get("answered_by_kind", {}).items())
+        cells = ["{}/{}".format(*rej[k]) if k in rej else "" for k in
+                 ("absent-far", "absent-near", "absent-hard", "absent (all)")]
+        print(f"| {f['vault']} | {f['tier']} | {f['answered']}/{f['answerable']} | {kinds} | "
+              + " | ".join(cells) + f" | {f.get('above', '')} hits ({f.get('answers', '')} "
+              "answers) |")
     print()
     for tier in TIERS:
-        natural = [f["ndcg"]["all"]["hybrid"] for f in figures
-                   if f["tier"] == tier and f["vault"] in NATURAL]
-        if natural:
-            print(f"{tier}: hybrid nDCG@10 over the natural sets, mean of "
-                  f"{len(natural)}: {_mean(natural):.3f}")
+        for name, vaults in (("issue 27's three", TARGET_MEAN), ("every natural set", NATURAL)):
+            natural = [f["ndcg"]["all"]["hybrid"] for f in figures
+                       if f["tier"] == tier and f["vault"] in vaults]
+            if natural:
+                print(f"{tier}: hybrid nDCG@10, mean of {name} ({len(natural)}): "
+                      f"{_mean(natural):.3f}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,31 +1,36 @@
 """Why a search hit is a hit, and how far to trust it: per hit, the query words it holds
 (as written), where they are (title, alias, heading, body), its BM25 score on the
 index's absolute scale, its cosine, and a `confidence` (high, medium, low, none) from
-evidence that does not depend on how a ranker scales or fuses scores:
+evidence that does not depend on how a ranker scales or fuses scores. Each measure is
+read against the index's own background, so no threshold is fitted to a vault:
 
-- `coverage`: the share of the query's distinct terms the note holds (any of its
-  paragraphs: "502 or 504" answered in two paragraphs is answered);
-- `idf_coverage`: the share of the query's IDF mass those terms carry (a query matched
-  only on "tree" in a URL covers little of "BKD tree spatial indexing");
-- `semantic`, `margin`: where the hit's cosine falls in the index's background, the best
-  cosine that null questions reach in this index (kbase_ci.index.cosinebaseline): its
-  percentile, and its margin (0 at the median, 1 at the maximum).
+- words: the query's content terms (its frame words left out: kbase_ci.query.
+  framewords) the note holds anywhere (`coverage`, and `idf_coverage`, their share of
+  the query's IDF mass);
+- chance: the IDF mass of the query terms the note's best paragraph holds together,
+  in units of `QueryTerms.rare` (the IDF of a term found in one paragraph of the index):
+  above 1, those words stand together more rarely than chance would put them in any
+  paragraph of this index;
+- meaning: `semantic`, `margin`: where the hit's cosine falls in the index's background,
+  the best cosine that null questions reach in this index (kbase_ci.index.
+  cosinebaseline): its percentile, and its margin (0 at the median, 1 at the maximum:
+  above 1, closer than any question about nothing came).
 
-Every hit is shown with its level; the verdict (kbase_ci.query.verdict) reads the first
-ones. The thresholds (`RULE`) come from `python -m bench.confidence`, fitted leaving one
-vault out on the shared natural and absent question sets; rerun it when ranking, tokens
-or models change.
+Query words no paragraph holds raise the bars (a name the index never saw, the most: it
+is the topic). Every hit is shown with its level; the verdict (kbase_ci.query.verdict)
+makes the levels follow the ranking and reads the first ones.
 """
 
 from __future__ import annotations
 
-import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kbase_ci.index.blocks import Background, Tokenizer
 from kbase_ci.index.cosinebaseline import margin, percentile
+from kbase_ci.index.tokens import split
 from kbase_ci.query.choices import CONFIDENCE
 from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.overlay import tokenize
@@ -37,27 +42,27 @@ is shown all the same: the ranking is never cut)."""
 
 
 class Rule(Record):
-    """Confidence thresholds (see the module docstring), fitted by `python -m
-    bench.confidence` leaving one vault out (docs/query.md#confidence).
+    """What makes a hit evidence that the vault covers the query (docs/query.md#confidence).
+    The bars sit on scales each index carries itself: `chance` in units of
+    `QueryTerms.rare` (the IDF of a term in one paragraph), `null` on the margin of the
+    index's null questions (1: the best any of them reached). Each query word no
+    paragraph holds adds `unknown` to the words' bar, and each such word written as a name
+    (`QueryTerms.names`) adds `name` to both bars and closes the `majority` path: the
+    question is about something the vault never mentions. `bench.confidence` measures
+    them leaving one vault out."""
 
-    `idf`: the IDF coverage (over the whole note) a hit needs for high, medium and low;
-    under `terms` of the query's terms it is never enough. Without vectors (or none for
-    this note) low needs `alone`. With vectors, words short of `sure` also need a
-    semantic margin of `veto` (shared words without the meaning), and `rescue` (IDF
-    coverage, semantic margin) makes a hit low, medium from `idf[2]` on: a paraphrase
-    shares few words with its answer. The margin is the hit's cosine against the
-    index's own background of null questions (cosinebaseline.margin: 0 at its median,
-    1 at its maximum)."""
-
-    idf: tuple[float, float, float] = (0.9, 0.8, 0.7)
-    terms: float = 0.25
-    alone: float = 0.6
-    sure: float = 0.75
-    veto: float = 0.5
-    rescue: tuple[float, float] = (0.3, 1.0)
+    chance: float = 1.0
+    unknown: float = 0.5
+    name: float = 1.0
+    null: float = 1.0
+    majority: int = 3
+    """A note holding this many of the query's content terms, and at least half of them."""
+    medium: float = 0.75
+    """IDF coverage from which evidence of one measure is `medium` (`level`)."""
 
 
 RULE = Rule()
+_JOINED = re.compile(r"::|[./_-]")
 
 
 class QueryTerms(Record):
@@ -67,6 +72,11 @@ class QueryTerms(Record):
     """Each term's IDF over the whole index (overlay included)."""
     unknown: frozenset[str] = frozenset()
     """Terms no chunk holds."""
+    rare: float = 0.0
+    """The IDF of a term found in one chunk of the index: what a term no chunk holds
+    weighs, and the unit the chance of a paragraph's words is measured in."""
+    names: frozenset[str] = frozenset()
+    """Unknown terms written as names (`content`)."""
 
     @property
     def terms(self) -> list[str]:
@@ -86,6 +96,34 @@ class QueryTerms(Record):
         have = set(terms)
         return [w for w, t in self.written if t in have]
 
+    def content(self, query: str, frame: frozenset[str]) -> QueryTerms:
+        """The terms evidence is judged on: without the question's frame words (`frame`,
+        kbase_ci.query.framewords; all of them when nothing else is left), nor a compound
+        no chunk holds whose parts are terms too (`right-to-left`, `run-up`: its parts
+        speak for it). `names`: the unknown terms written as a name (a capital past a
+        word's first letter, a digit, or a capital first letter anywhere but at the
+        query's start: `Todoist`, `WebDAV`, `HDR10`), what a question about a thing the
+        vault never mentions names."""
+        kept = tuple((w, t) for w, t in self.written if w.lower() not in frame
+                     and not (t in self.unknown and _compound(w)))
+        if not kept:
+            kept = tuple((w, t) for w, t in self.written
+                         if not (t in self.unknown and _compound(w))) or self.written
+        first = query.lstrip()
+        names = frozenset(t for w, t in kept if t in self.unknown and _named(w, first))
+        terms = {t for _, t in kept}
+        return self._replace(written=kept, unknown=self.unknown & terms, names=names)
+
+
+def _compound(word: str) -> bool:
+    """Words joined by `-`, `_`, `.`, `/` or `::` (written as one, `PlantUML` is a name)."""
+    return _JOINED.search(word) is not None and len(split(word)) > 1
+
+
+def _named(word: str, query: str) -> bool:
+    return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or \
+        (word[:1].isupper() and not query.startswith(word))
+
 
 class EvidenceRecord(Record):
     """Why a hit is a hit, as an answer shows it (see the module docstring)."""
@@ -100,6 +138,60 @@ class EvidenceRecord(Record):
     idf_coverage: float
     semantic: float | None
     margin: float | None
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What a hit's level is read from (`level`), as numbers: `bench.confidence` keeps
+    them per question to measure other rules on."""
+
+    named: bool
+    """The query is the note's title, an alias or a heading."""
+    held: int
+    """Content terms the note holds."""
+    coverage: float
+    idf_coverage: float
+    chance: float
+    """The IDF mass of the query terms its best paragraph holds, over `QueryTerms.rare`."""
+    margin: float | None
+    unknown: int
+    """Content terms no chunk holds, names included."""
+    names: int
+
+
+def beyond(s: Signals, rule: Rule = RULE) -> tuple[str, ...]:
+    """Which measures put this evidence beyond the index's background (see `Rule`):
+    `named` (the query is the note's title, an alias or a heading), `every` (every content
+    term), `words` (its best paragraph's words beyond chance), `most` (most of the query's
+    words), `meaning` (beyond every null question)."""
+    plain = s.unknown - s.names
+    out = []
+    if s.named:
+        out.append("named")
+    if s.coverage >= 1.0:
+        out.append("every")
+    if s.chance > rule.chance + rule.unknown * plain + rule.name * s.names:
+        out.append("words")
+    if not s.names and s.held >= rule.majority and s.coverage >= 0.5:
+        out.append("most")
+    if s.margin is not None and s.margin > rule.null + rule.name * s.names:
+        out.append("meaning")
+    return tuple(out)
+
+
+def level(s: Signals, rule: Rule = RULE) -> str:
+    """The confidence of this evidence, from how many measures put it beyond the index's
+    background (`beyond`): `none` for no measure; `high` for the note named, three
+    measures, or its paragraph's words beyond chance with the meaning or every word too;
+    `medium` for two, or `rule.medium` of the query's IDF mass; `low` for one. Measured
+    on the shared sets, the share of hits that answer falls with each level
+    (docs/query.md#confidence)."""
+    got = set(beyond(s, rule))
+    if not got:
+        return "none"
+    if "named" in got or len(got) >= 3 or ("words" in got and got & {"meaning", "every"}):
+        return "high"
+    return "medium" if len(got) == 2 or s.idf_coverage >= rule.medium else "low"
 
 
 @dataclass
@@ -118,7 +210,10 @@ class Evidence:
     chunk: Any = None
     """The chunk hit holding most of the query (None: a name match only): the section
     shown."""
+    signals: Signals | None = None
     confidence: str = "none"
+    """Its own level (`level`); the answer shows it made to follow the ranking
+    (kbase_ci.query.verdict.follow)."""
     fields: list[str] = field(default_factory=list)
 
     def record(self, q: QueryTerms) -> EvidenceRecord:
@@ -144,42 +239,13 @@ def chunk_terms(hit: ChunkHit, terms: Sequence[str]) -> frozenset[str]:
     return frozenset(t for t in terms if model is not None and model.contains(t, chunk))
 
 
-def level(idf_cov: float, coverage: float, margin: float | None, named: bool,
-          rule: Rule = RULE) -> str:
-    """The confidence level of this evidence (`none` below `low`); `margin`: the
-    cosine's semantic margin (None without vectors)."""
-    if named:
-        return "high"
-    words = coverage >= rule.terms
-    if margin is None:
-        lexical = words
-        floor = rule.alone
-    else:
-        lexical = words and (margin >= rule.veto or idf_cov >= rule.sure)
-        floor = rule.idf[2]
-    rescued = margin is not None and margin >= rule.rescue[1] and idf_cov >= rule.rescue[0]
-    if lexical and idf_cov >= rule.idf[0]:
-        return "high"
-    if (lexical and idf_cov >= rule.idf[1]) or (rescued and idf_cov >= rule.idf[2]):
-        return "medium"
-    if (lexical and idf_cov >= floor) or rescued:
-        return "low"
-    return "none"
-
-
-def lexical_answer(e: Evidence, rule: Rule = RULE) -> bool:
-    """The hit's words alone make it at least `low` (not the semantic rescue)."""
-    words_only = rule._replace(rescue=(math.inf, math.inf))
-    return level(e.idf_coverage, e.coverage, e.margin, False, words_only) != "none"
-
-
 def judge(chunks: Sequence[ChunkHit], note_terms: frozenset[str], q: QueryTerms,
           bm25: float | None, cosine: float | None, background: Background | None,
           named: str | None, rule: Rule = RULE) -> Evidence:
     """The evidence of one note: `note_terms`, the query terms it holds anywhere, give
     the coverage; of its chunk hits (any ranker's) the one holding the most of the
-    query's IDF mass (ties: the first found) is the section shown. `bm25` and `cosine`:
-    the note's best chunk scores."""
+    query's IDF mass (ties: the first found) is the section shown, and that mass its
+    chance. `bm25` and `cosine`: the note's best chunk scores."""
     terms = q.terms
     best: tuple[float, Any] | None = None
     for hit in chunks:
@@ -191,9 +257,12 @@ def judge(chunks: Sequence[ChunkHit], note_terms: frozenset[str], q: QueryTerms,
     coverage = len(matched) / len(terms) if terms else 0.0
     semantic = percentile(cosine, background) if cosine is not None else None
     edge = margin(cosine, background) if cosine is not None else None
+    chance = best[0] / q.rare if best is not None and q.rare > 0 else 0.0
+    signals = Signals(named is not None, len(matched), coverage, idf_cov, chance, edge,
+                      len(q.unknown), len(q.names))
     ev = Evidence(matched, coverage, idf_cov, bm25, cosine, semantic, edge, named,
-                  best[1] if best is not None else None)
-    ev.confidence = level(idf_cov, coverage, edge, named is not None, rule)
+                  best[1] if best is not None else None, signals)
+    ev.confidence = level(signals, rule)
     return ev
 
 

@@ -23,6 +23,7 @@ from kbase_ci.query import evidence as ev
 from kbase_ci.query import verdict
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.filters import check_limit, check_tags, domain_key, tag_key
+from kbase_ci.query.framewords import frame_words
 from kbase_ci.query.fusion import fuse
 from kbase_ci.query.hits import ChunkHit, NoteHit
 from kbase_ci.query.notebm25 import ranked_notes
@@ -123,6 +124,12 @@ def _no_vectors(view: QueryView) -> str:
         ": ranked by BM25 only"
 
 
+def question(searcher: Searcher, query: str) -> ev.QueryTerms:
+    """The query's terms that evidence is judged on: without the frame of its question
+    (kbase_ci.query.framewords)."""
+    return searcher.terms(query).content(query, frame_words(searcher.stemmer))
+
+
 class SearchAnswer(Record):
     query: str = json_field(keep=True)
     mode: str = json_field(keep=True)
@@ -152,7 +159,7 @@ def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: i
     tag_list = [tag_key(t) for t in tags or [] if tag_key(t)]
     r = rank(view, query, mode=mode, model=model, embedder=embedder,
              model_notice=model_notice)
-    q = r.searcher.terms(query)
+    q = question(r.searcher, query)
     judged = verdict.judge(view, r.searcher, r.fused, q, query, set(r.named), tag_list,
                            domain, limit, min_confidence)
     if not judged.judged and tag_list:

@@ -102,10 +102,11 @@ class Searcher:
                                            stem_with=self.stemmer)
             terms = [t for _, t in written]
             extra = self._extra(terms)
-            _, idf = idfmod.global_idf(list(self.models.values()), terms,
-                                        extra_docs=extra[0], extra_df=extra[1])
+            total, idf = idfmod.global_idf(list(self.models.values()), terms,
+                                            extra_docs=extra[0], extra_df=extra[1])
             self._terms[query] = ev.QueryTerms(tuple(written), idf,
-                                               frozenset(self.unknown(terms)))
+                                               frozenset(self.unknown(terms)),
+                                               idfmod.idf(total, 1))
         return self._terms[query]
 
     def _extra(self, terms: list[str]) -> tuple[int, dict[str, int]]:

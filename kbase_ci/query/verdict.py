@@ -1,7 +1,10 @@
-"""The verdict on a search's ranking: each hit's confidence (kbase_ci.query.evidence), how
+"""The verdict on a search's ranking: each hit's confidence (kbase_ci.query.evidence), made
+to follow the ranking (`follow`: no hit is labelled above a hit ranked before it), how
 each is shown, and whether the ranking answers the query at all (`Verdict`, the exit
 code). The ranking decides the order and every hit up to the limit is shown; evidence
-only says how far to trust each, so any ranker or fusion can sit below this.
+only says how far to trust each, so any ranker or fusion can sit below this. Precision
+first: the query is "not found" only when none of the first hits shows any evidence
+beyond the index's background; anything else is answered, each hit labelled.
 """
 
 from __future__ import annotations
@@ -93,14 +96,14 @@ class Verdict(Record):
 
 
 DEPTH = 3
-"""Hits the verdict looks at: an answer the ranking puts below the third place is one
-an agent reading the first hits would miss (bench/confidence.py, leave one vault out)."""
+"""Hits the verdict reads, and the window whose best evidence the hits in it share
+(`follow`): an answer the ranking puts below the third place is one an agent reading
+the first hits would miss."""
 ANSWER = "low"
-"""The confidence a hit among the first `DEPTH` needs for the query to count as answered."""
+"""The confidence the first hit needs (the best of the first `DEPTH`) for the query to
+count as answered."""
 JUDGE_MAX = 100
-"""Ranked notes judged at most (with `--min-confidence`, the walk past hidden hits): a
-hit past the first hundred is no answer worth keeping, and an absent topic on a 10k-note
-vault can rank thousands of notes by common words."""
+"""Ranked notes judged at most: a hit past the first hundred is no answer worth keeping."""
 HEADING_MAX = 20
 """Notes, from the first judged, whose headings are compared with the query."""
 
@@ -123,10 +126,28 @@ def heading_named(view: QueryView, path: str, query: str) -> bool:
                               for _, text, _ in view.notes[path].headings)
 
 
+def follow(own: list[str], depth: int = DEPTH) -> list[str]:
+    """The labels shown for hits whose own levels are `own`, in ranking order: in the
+    first `depth`, each takes the best level at or below it there (the ranking says a
+    hit is at least as good as those below it: evidence found at the third place is the
+    first's too), and past them a hit keeps its own level unless the one above it is
+    lower. No hit is ever labelled above a hit ranked before it; the first carries the
+    best evidence of the first `depth`, which is what the verdict reads."""
+    rank = [ev.LEVELS.index(x) for x in own]
+    out: list[int] = []
+    for i, r in enumerate(rank):
+        if i < depth:
+            out.append(min(rank[i:depth]))
+        else:
+            out.append(max(r, out[-1]))
+    return [ev.LEVELS[i] for i in out]
+
+
 @dataclass
 class Judged:
-    """The hits shown (at or above the minimum confidence), the first `DEPTH` judged
-    (the verdict's), and how many were judged and hidden."""
+    """The hits shown (up to the limit, at the minimum confidence or above: labels follow
+    the ranking, so these are a prefix of it), the first `DEPTH` judged (the verdict's),
+    and how many were judged and hidden."""
 
     hits: list[tuple[NoteHit, ev.Evidence]] = field(default_factory=list)
     top: list[tuple[NoteHit, ev.Evidence]] = field(default_factory=list)
@@ -142,14 +163,15 @@ def _name_field(view: QueryView, path: str, query: str) -> str:
 def judge(view: QueryView, searcher: Searcher, fused: list[NoteHit], q: ev.QueryTerms,
           query: str, named: set[str], tags: list[str], domain: str | None, limit: int,
           min_confidence: str = "none") -> Judged:
-    """Walk the ranking in its order, judging each note that passes the filters, until
-    `limit` hits at `min_confidence` or above are kept (or `JUDGE_MAX` notes judged);
-    the ranking decides the order, the evidence only each hit's confidence."""
+    """Judge the ranking in its order, the notes that pass the filters, up to `limit`
+    (at least `DEPTH`, at most `JUDGE_MAX`); each hit's confidence is its own level made
+    to follow the ranking (`follow`), and the hits below `min_confidence` are left out.
+    The ranking decides the order, the evidence only each hit's confidence."""
     background = view.manifest.background
     least = ev.LEVELS.index(min_confidence)
-    out = Judged()
+    seen: list[tuple[NoteHit, ev.Evidence]] = []
     for n in fused:
-        if out.judged >= JUDGE_MAX or (len(out.hits) >= limit and out.judged >= DEPTH):
+        if len(seen) >= min(JUDGE_MAX, max(limit, DEPTH)):
             break
         if not matches(view, n.path, tags, domain):
             continue
@@ -160,16 +182,16 @@ def judge(view: QueryView, searcher: Searcher, fused: list[NoteHit], q: ev.Query
         name = _name_field(view, n.path, query) if n.path in named else None
         held = searcher.note_terms(n.path, q.terms)
         got = ev.judge(chunks, held, q, bm25, cosine, background, name)
-        if got.confidence == "none" and out.judged < HEADING_MAX and \
+        if got.confidence != "high" and len(seen) < HEADING_MAX and \
                 heading_named(view, n.path, query):
             got = ev.judge(chunks, held, q, bm25, cosine, background, "heading")
-        out.judged += 1
-        if len(out.top) < DEPTH:
-            out.top.append((n, got))
-        if len(out.hits) >= limit:
-            continue
-        if ev.LEVELS.index(got.confidence) <= least:
-            out.hits.append((n, got))
+        seen.append((n, got))
+    for (_, e), label in zip(seen, follow([e.confidence for _, e in seen]), strict=True):
+        e.confidence = label
+    out = Judged(top=seen[:DEPTH], judged=len(seen))
+    for n, e in seen[:limit]:
+        if ev.LEVELS.index(e.confidence) <= least:
+            out.hits.append((n, e))
         else:
             out.hidden += 1
     return out
@@ -207,30 +229,45 @@ def record(view: QueryView, n: NoteHit, e: ev.Evidence, q: ev.QueryTerms, query:
 
 def decide(searcher: Searcher, q: ev.QueryTerms, judged: Judged, tags: list[str],
            domain: str | None) -> Verdict:
-    """The verdict on a judged ranking: answered when one of the first `DEPTH` hits has
-    `ANSWER` confidence or better and a hit is shown."""
+    """The verdict on a judged ranking: answered when the first hit (the best evidence of
+    the first `DEPTH`) has `ANSWER` confidence or better and a hit is shown."""
     unknown = q.words(searcher.unknown(q.terms))
-    best = min(judged.top, key=lambda t: ev.LEVELS.index(t[1].confidence), default=None)
-    confidence = best[1].confidence if best is not None else "none"
-    answered = best is not None and bool(judged.hits) and \
-        ev.LEVELS.index(confidence) <= ev.LEVELS.index(ANSWER)
+    first = judged.top[0][1] if judged.top else None
+    confidence = first.confidence if first is not None else "none"
+    sure = ev.LEVELS.index(confidence) <= ev.LEVELS.index(ANSWER)
+    answered = sure and bool(judged.hits)
     near = judged.top[0][0].path if judged.top and not answered else None
-    if best is not None and answered:
-        e = best[1]
-        reason = ("the query is a note's title, alias or heading" if e.named else
-                  "a hit holds enough of the query's words"
-                  if ev.lexical_answer(e) else
-                  "a hit is closer in meaning than questions about nothing come")
+    names = q.words(q.names)
+    if answered:
+        reason = _why(judged)
     elif not judged.judged and (tags or domain):
         reason = "no note matched the filters"
     elif not judged.judged:
         reason = "no note holds any of the query's words"
-    elif best is not None and ev.LEVELS.index(confidence) <= ev.LEVELS.index(ANSWER):
+    elif sure:
         reason = "every hit is below the minimum confidence asked for"
     elif not q.terms:
         reason = "the query has only common words (stopwords), and names no note"
     elif len(unknown) == len(q.terms):
         reason = "no note holds any of the query's words"
+    elif names:
+        reason = (f"no note mentions {', '.join(names)}, and no top hit comes closer in "
+                  "meaning than questions about nothing")
     else:
-        reason = "no top hit holds enough of the query or comes close enough in meaning"
+        reason = ("no top hit holds the query's words together more often than chance, "
+                  "or comes closer in meaning than questions about nothing")
     return Verdict(answered, confidence, reason, unknown, near)
+
+
+def _why(judged: Judged) -> str:
+    """What made the query answered: the first hit of the window with evidence of its own."""
+    said = {"named": "the query is a note's title, alias or heading",
+            "every": "a hit holds every word of the query",
+            "words": "a hit holds the query's words together more often than chance",
+            "most": "a hit holds most of the query's words",
+            "meaning": "a hit is closer in meaning than questions about nothing come"}
+    for _, e in judged.top:
+        got = ev.beyond(e.signals) if e.signals is not None else ("named",)
+        if got:
+            return said[got[0]]
+    return said["words"]
