@@ -28,6 +28,16 @@ def published_demo(base: Path, *index_args: str) -> Path:
     return clone(src, base / "clone")
 
 
+def published_corpus(base: Path, name: str) -> Path:
+    """A clone of a repository of the shared corpus `name` whose index was published
+    (skipped when ../shared is absent)."""
+    from conftest import corpus_repo
+
+    src = corpus_repo(name, base / "src")
+    publish_index(src)
+    return clone(src, base / "clone")
+
+
 def publish_index(repo: Path, *index_args: str) -> None:
     gi = repo / ".gitignore"
     if ".kbase/" not in (gi.read_text() if gi.exists() else ""):

@@ -254,7 +254,7 @@ def decide(searcher: Searcher, q: ev.QueryTerms, judged: Judged, tags: list[str]
         reason = (f"no note mentions {', '.join(names)}, and no top hit comes closer in "
                   "meaning than questions about nothing")
     else:
-        reason = ("no top hit holds the query's words together more often than chance, "
+        reason = ("no top hit holds the query's words together beyond chance, "
                   "or comes closer in meaning than questions about nothing")
     return Verdict(answered, confidence, reason, unknown, near)
 
@@ -263,7 +263,7 @@ def _why(judged: Judged) -> str:
     """What made the query answered: the first hit of the window with evidence of its own."""
     said = {"named": "the query is a note's title, alias or heading",
             "every": "a hit holds every word of the query",
-            "words": "a hit holds the query's words together more often than chance",
+            "words": "a hit's paragraph holds the query's words together beyond chance",
             "most": "a hit holds most of the query's words",
             "meaning": "a hit is closer in meaning than questions about nothing come"}
     for _, e in judged.top:

@@ -7,18 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CORPORA, corpus_repo
-from querykit import clone, paths, publish_index, query
+from conftest import CORPORA
+from querykit import paths, published_corpus, query
 
 CORPUS = "data-engineering-wiki"
 
 
 @pytest.fixture(scope="module")
 def wiki(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("wiki")
-    src = corpus_repo(CORPUS, base / "src")
-    publish_index(src)
-    return clone(src, base / "clone")
+    return published_corpus(tmp_path_factory.mktemp("wiki"), CORPUS)
 
 
 def _qa(kind: str) -> list[dict[str, str]]:

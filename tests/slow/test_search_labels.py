@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CORPORA, corpus_repo
-from querykit import clone, publish_index, query
+from conftest import CORPORA
+from querykit import published_corpus, query
 
 from kbase_ci.query.evidence import LEVELS
 
@@ -19,10 +19,7 @@ CORPUS = "obsidian-tasks-docs"
 
 @pytest.fixture(scope="module")
 def tasks(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("tasks")
-    src = corpus_repo(CORPUS, base / "src")
-    publish_index(src)
-    return clone(src, base / "clone")
+    return published_corpus(tmp_path_factory.mktemp("tasks"), CORPUS)
 
 
 def _questions() -> list[dict[str, str]]:
