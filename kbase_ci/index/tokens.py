@@ -2,7 +2,10 @@
 
 `contextlib.contextmanager` is one token *and* `contextlib`, `contextmanager`; likewise
 `snake_case` -> `snake`, `case` and `camelCase` -> `camel`, `case`, so a search for either
-the whole identifier or one of its words finds it. Queries must go through the very same
+the whole identifier or one of its words finds it. An identifier inside a compound is
+kept whole too: `this.registerEvent(...)` gives `registerevent` besides `register` and
+`event`, as `registerEvent` alone does, so API names asked by name match the code that
+calls them (inline code and fenced blocks are indexed like prose). Queries must go through the very same
 function, so the settings that define it are stored in the manifest (bm25s saves none of
 them) and bumping `VERSION` invalidates every shard.
 
@@ -11,6 +14,9 @@ Markdown emphasis inside a word is dropped first (`plain`): `**T**ranslation
 ookaside B uffer`. Only `*` runs: CommonMark allows emphasis inside a word with `*` alone
 (`snake_case` is no emphasis), and code (backtick spans, fences) is left as written.
 Version 2: emphasis stripped (version 1 split `**T**ranslation` into `t`, `ranslat`).
+Version 3: identifiers inside compounds kept whole (version 2 had `this.registerevent`,
+`this`, `register`, `event`, and no `registerevent`: an API reference's own names were
+missing words; issue 37).
 """
 
 from __future__ import annotations
@@ -23,14 +29,15 @@ from typing import Any
 
 from kbase_ci.errors import IndexFormatError
 
-VERSION = 2
+VERSION = 3
 STEMMER = "english"
 """The default stemmer (`index.stemmer`); `none` keeps words as written."""
 MIN_LENGTH = 2
 
 # A word, or words joined by `.`, `::`, `/`, `-` or `_` with no space: one identifier.
 _COMPOUND = re.compile(r"\w+(?:(?:::|[./-])\w+)*")
-_SEPARATORS = re.compile(r"::|[./_-]+")
+_MEMBERS = re.compile(r"::|[./-]+")
+"""What joins identifiers into one compound (`_` joins the words of one identifier)."""
 # camelCase / PascalCase / HTTPServer / utf8Decode boundaries (ASCII identifiers only).
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # An emphasis span (`*`, `**` or `***` around text without spaces) touching a word
@@ -72,20 +79,34 @@ def settings(stemmer: str = STEMMER) -> dict[str, Any]:
 
 
 def _expand(word: str) -> tuple[str, ...]:
-    """The tokens of one compound: itself (lowercased) then its parts, in order."""
+    """The tokens of one compound: itself (lowercased), then per identifier of it (the
+    parts between `.`, `::`, `/` and `-`) the identifier whole when it has parts of its
+    own (`registerEvent` of `this.registerEvent`, `path_join` of `os.path_join`), then
+    those parts, in order."""
     low = word.lower()
     if low == word and word.isalnum():  # the usual case: a plain lowercase word
         return (word,) if len(word) >= MIN_LENGTH else ()
-    pieces = [p for p in _SEPARATORS.split(word) if p]
+    out = [low] if len(low) >= MIN_LENGTH else []
+    for ident in _MEMBERS.split(word):
+        parts = _parts(ident)
+        whole = ident.lower()
+        if len(parts) > 1 and whole != low and len(whole) >= MIN_LENGTH:
+            out.append(whole)
+        out.extend(p for p in parts if len(p) >= MIN_LENGTH and p != low)
+    return tuple(out)
+
+
+def _parts(ident: str) -> list[str]:
+    """The words of one identifier: its `_`-separated pieces, camelCase split."""
     parts: list[str] = []
-    for piece in pieces:
+    for piece in ident.split("_"):
+        if not piece:
+            continue
         if piece.isascii() and not piece.islower() and not piece.isupper():
             parts.extend(m.lower() for m in _CAMEL.findall(piece))
         else:
             parts.append(piece.lower())
-    out = [low] if len(low) >= MIN_LENGTH else []
-    out.extend(p for p in parts if len(p) >= MIN_LENGTH and p != low)
-    return tuple(out)
+    return parts
 
 
 class _Memo(dict[str, tuple[str, ...]]):
