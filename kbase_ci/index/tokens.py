@@ -2,12 +2,12 @@
 
 `contextlib.contextmanager` is one token *and* `contextlib`, `contextmanager`; likewise
 `snake_case` -> `snake`, `case` and `camelCase` -> `camel`, `case`, so a search for either
-the whole identifier or one of its words finds it. An identifier inside a compound is
-kept whole too: `this.registerEvent(...)` gives `registerevent` besides `register` and
-`event`, as `registerEvent` alone does, so API names asked by name match the code that
-calls them (inline code and fenced blocks are indexed like prose). Queries must go through the very same
-function, so the settings that define it are stored in the manifest (bm25s saves none of
-them) and bumping `VERSION` invalidates every shard.
+the whole identifier or one of its words finds it. An identifier inside a compound
+is kept whole too: `this.registerEvent(...)` gives `registerevent` besides `register`
+and `event`, as `registerEvent` alone does, so API names asked by name match the code
+that calls them (inline code and fenced blocks are indexed like prose). Queries must
+go through the very same function, so the settings that define it are stored in the
+manifest (bm25s saves none of them) and bumping `VERSION` invalidates every shard.
 
 Markdown emphasis inside a word is dropped first (`plain`): `**T**ranslation
 **L**ookaside **B**uffer` reads as `Translation Lookaside Buffer`, not `T ranslation L
