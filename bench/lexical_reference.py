@@ -109,8 +109,8 @@ def fit_scores(work: Path, vault: str) -> dict[float, float]:
     """nDCG@10 over `vault`'s answerable questions of each weight of `WEIGHTS`."""
     from kbase_ci.query.hits import ChunkHit
     from kbase_ci.query.notebm25 import ranked_notes
-    from kbase_ci.query.search import Searcher, ranked
-    from kbase_ci.query.searcher import POOL
+    from kbase_ci.query.search import ranked
+    from kbase_ci.query.searcher import POOL, Searcher
 
     view = open_view(clone_of(work, vault, "bm25"))
     got: dict[float, list[float]] = defaultdict(list)
