@@ -13,10 +13,13 @@ never decides what is loaded or downloaded (issue 28): a query loads only a mode
 chose, `--model`, then `KBASE_MODEL_PATH` (a folder holding it, by name or by hash), then
 `embeddings.model` of the checked-out `.kbase.yml` (a folder, or a hub id in the hub
 cache), and uses the manifest's hash only to check it is the same model
-(`locate_index_model`). The one download a query may start is of that configured hub id
-(`find_index_model`, intent `configured`). A folder whose hash differs is refused;
-without the model the query ranks by BM25 and gives one notice naming the command or
-setting that fixes it; `kbase status` says the same (`availability`). Loading a model is
+(`locate_index_model`). The one download a query may start is of the hub id a
+`.kbase.yml` names (intent `configured`), or, when none names a model, of kbase's default
+for an index built with that default (intent `manifest`: the index can only ask for the
+default), never while offline (`find_index_model`). A folder whose hash differs is
+refused; without the model the query ranks by BM25 and gives one notice, `BM25 only: no
+model (...)`, saying where the model names came from and the command or setting that
+fixes it; `kbase status` says the same (`availability`). Loading a model is
 kbase_ci.index.modelfolder's business, not this module's.
 """
 
@@ -32,7 +35,8 @@ from kbase_ci.errors import ConfigError, UsageError
 from kbase_ci.index.blocks import Embeddings
 from kbase_ci.index.modelfolder import STATIC, model_files, model_kind
 from kbase_ci.state import hubcache
-from kbase_ci.state.downloads import Progress, download_model
+from kbase_ci.state.downloads import Intent, Progress, download_model
+from kbase_ci.vault.config import CONFIG_NAME, EmbeddingsConfig
 
 DEFAULT_MODEL = "minishlab/potion-base-8M"
 PATH_ENV = "KBASE_MODEL_PATH"
@@ -136,15 +140,28 @@ def fix_hint(model_id: str, sha: str | None = None, configured: str | None = Non
     name = model_id.rsplit("/", 1)[-1]
     which = f" (sha256 {sha[:12]})" if sha else ""
     if configured is not None and configured != model_id:
-        return (f"fix: `export {PATH_ENV}=DIR` with DIR holding {name}/{which}, pass "
-                f"`--model PATH/TO/{name}`, or set `embeddings.model: {model_id}` in "
-                f".kbase.yml if you trust it (a search then downloads it once)")
+        setting = (f", or set `embeddings.model: {model_id}` in .kbase.yml if you trust "
+                   "it (a search then downloads it once)") if hubcache.is_hub_id(model_id) \
+            else ""
+        return (f"fix: `export {PATH_ENV}=DIR` with DIR holding {name}/{which}"
+                f"{',' if setting else ' or'} pass `--model PATH/TO/{name}`{setting}")
     if hubcache.is_hub_id(model_id):
         return (f"fix: run once with network access (kbase downloads {model_id}{which} "
                 f"into the Hugging Face cache), or `export {PATH_ENV}=DIR` with DIR "
                 f"holding {name}/")
     return (f"fix: `export {PATH_ENV}=DIR` with DIR holding the folder {name}/{which}, "
             f"or pass `--model PATH/TO/{name}`")
+
+
+NO_MODEL = "BM25 only: no model"
+"""How a search's notice begins when it ranks without the index's model (`--format
+text` prints it first)."""
+
+
+def no_model(why: str) -> str:
+    """The search notice for a query ranked without the index's model: why, and what
+    fixes it."""
+    return f"{NO_MODEL} ({why})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,26 +175,46 @@ class IndexModel:
     fix: str | None = None
     """What makes it available (None when it is)."""
     download: str | None = None
-    """A hub id of the user's own `embeddings.model` a query may download (not yet in
-    the cache); None when there is nothing to download."""
+    """A hub id a query may download (not yet in the cache): the user's own
+    `embeddings.model`, or kbase's default when the index was built with it; None when
+    there is nothing to download."""
+    intent: Intent = "configured"
+    """Whose choice `download` is (kbase_ci.state.downloads)."""
 
     def notice(self) -> str | None:
         """The one search notice (None when the model is in use)."""
         if self.choice is not None:
             return None
-        return f"{self.why}: ranked by BM25 only; {self.fix}" if self.fix else self.why
+        return no_model(f"{self.why}; {self.fix}" if self.fix else self.why)
 
 
-def locate_index_model(root: Path, configured: str | None, option: Path | None,
+def _origin(embeddings: EmbeddingsConfig) -> str:
+    """Where the query's model name comes from, as a notice says it."""
+    value = (embeddings.model or "").strip()
+    if embeddings.named_in is None:
+        return f"embeddings.model is kbase's default {value} (no {CONFIG_NAME} names a model)"
+    if not value:
+        return f"embeddings.model is null in {embeddings.named_in}"
+    return f"embeddings.model is {value} ({embeddings.named_in})"
+
+
+def locate_index_model(root: Path, embeddings: EmbeddingsConfig, option: Path | None,
                        emb: Embeddings) -> IndexModel | None:
     """The index's model (`emb`: the manifest's `embeddings`) among the models the user
-    chose, with no download (None: an index without vectors). The manifest only says
-    which weights to check for; it never names what is looked up in the hub cache or
-    downloaded. `--model` with other weights is an error: asked for, not found."""
+    chose (`embeddings`: the query's `.kbase.yml` section), with no download (None: an
+    index without vectors). The manifest only says which weights to check for; it never
+    names what is looked up in the hub cache or downloaded. `--model` with other weights
+    is an error: asked for, not found.
+
+    What may be downloaded (`IndexModel.download`): a hub id `.kbase.yml` names, or
+    kbase's default when no `.kbase.yml` names a model and the index was built with that
+    default; never a default nobody chose for an index built with another model (every
+    query of such a clone tried to, 5.8 s without a network: issue 37)."""
     want, model_id = emb.sha256, emb.model or ""
     kind = emb.kind or STATIC
     if not emb.dim or not want:
         return None
+    configured = embeddings.model
     if option is not None:
         got = choose_model(root, None, option)
         if got.sha256 != want:
@@ -192,54 +229,58 @@ def locate_index_model(root: Path, configured: str | None, option: Path | None,
         if named:
             refused.append(str(folder))
     value = (configured or "").strip()
-    fetch = value if hubcache.is_hub_id(value) and hubcache.cached(value, kind) is None \
-        else None
+    chosen = embeddings.named_in is not None or value == model_id
+    fetch = value if chosen and hubcache.is_hub_id(value) \
+        and hubcache.cached(value, kind) is None else None
     why = f"; other weights refused: {', '.join(refused)}" if refused else ""
+    skipped = "" if chosen or not value else ", not the index's model: not downloaded"
     return IndexModel(None, f"the index's embedding model {model_id or '(unnamed)'} "
-                      f"({kind}) is not available here{why}",
-                      fix_hint(model_id, str(want), configured=value), fetch)
+                      f"({kind}, named by the index) is not available here (looked for in "
+                      f"{PATH_ENV}, embeddings.model and the Hugging Face cache){why}; "
+                      f"{_origin(embeddings)}{skipped}",
+                      fix_hint(model_id, str(want), configured=value), fetch,
+                      "configured" if embeddings.named_in is not None else "manifest")
 
 
-def find_index_model(root: Path, configured: str | None, option: Path | None,
+def find_index_model(root: Path, embeddings: EmbeddingsConfig, option: Path | None,
                      emb: Embeddings) -> tuple[ModelChoice | None, str | None]:
     """The index's model for a query, or None and one notice saying what to do. Only a
     model the user chose is loaded (`locate_index_model`); the one download a query may
-    start is of the user's own `embeddings.model` (a hub id not yet in the cache), and
+    start is of the user's own `embeddings.model` (a hub id not yet in the cache), or of
+    kbase's default for an index built with it, and only while the network is allowed;
     it is used only if its weights are the index's."""
-    found = locate_index_model(root, configured, option, emb)
+    found = locate_index_model(root, embeddings, option, emb)
     if found is None:
         return None, None
     if found.choice is not None or found.download is None or hubcache.hub_offline():
         return found.choice, found.notice()
     kind = emb.kind or STATIC
     try:
-        folder = download_model(found.download, kind, intent="configured")
+        folder = download_model(found.download, kind, intent=found.intent)
     except UsageError as exc:
-        return None, f"{found.why}; download of embeddings.model: {exc}: ranked by " \
-                     f"BM25 only; {found.fix}"
+        return None, no_model(f"{found.why}; download failed: {exc}; {found.fix}")
     if digest(folder) == emb.sha256:
         return ModelChoice(emb.model, folder, None, emb.sha256, kind), None
-    return None, (f"{found.why}; other weights refused: {folder} (embeddings.model "
-                  f"{found.download} from the hub): ranked by BM25 only; {found.fix}")
+    return None, no_model(f"{found.why}; other weights refused: {folder} (downloaded "
+                          f"{found.download} from the hub); {found.fix}")
 
 
-def availability(root: Path, configured: str | None, option: Path | None,
+def availability(root: Path, embeddings: EmbeddingsConfig, option: Path | None,
                  emb: Embeddings) -> tuple[bool | None, str]:
     """For `kbase status`: whether the index's model is available here (None: the index
     has no vectors) and why, without downloading anything."""
     if not emb.dim or not emb.sha256:
         return None, f"the index has no vectors ({emb.reason or 'no embedding model'})"
     try:
-        found = locate_index_model(root, configured, option, emb)
+        found = locate_index_model(root, embeddings, option, emb)
     except (UsageError, ConfigError) as exc:
         return False, str(exc)
     assert found is not None
     if found.choice is not None:
         return True, f"{emb.model} (sha256 {str(emb.sha256)[:12]}) found at {found.why}"
     if found.download is not None and not hubcache.hub_offline():
-        return False, (f"{found.why} yet: the next search downloads embeddings.model "
-                       f"{found.download} (this repository's setting) and uses it if its "
-                       f"weights are the index's")
+        return False, (f"{found.why}; the next search downloads embeddings.model "
+                       f"{found.download} and uses it if its weights are the index's")
     return False, f"{found.why}; {found.fix}"
 
 

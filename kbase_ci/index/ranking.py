@@ -48,6 +48,19 @@ WEIGHTS: dict[str, dict[str, Ranker]] = {
 """Per model kind (`modelfolder.STATIC`, `TRANSFORMER`), chosen by measurement."""
 
 
+LEXICAL: dict[str, Ranker] = {"bm25": Ranker(1.0, None, "zero"), NOTES: Ranker(1.25, None, "zero")}
+"""The model-free tier (`--mode bm25`, and hybrid without the index's model): paragraph
+BM25 and note-level BM25 fused as above. It depends on no model, so it is not written
+into the manifest: every index, whatever it was built with or before, is read so.
+Chosen by `python -m bench.lexical_reference --fit` (mean nDCG@10 on the six shared
+vaults, leaving one out); docs/query.md ("The model-free tier") has the figures."""
+
+
+def lexical() -> Fusion:
+    """The fusion of the model-free tier (`LEXICAL`)."""
+    return Fusion("z-score", STATS, dict(sorted(LEXICAL.items())))
+
+
 def settings(kind: str | None) -> Fusion | None:
     """The manifest's `fusion` block for an index whose model is of `kind`."""
     rankers = WEIGHTS.get(kind or "")

@@ -2,35 +2,42 @@
 
 `contextlib.contextmanager` is one token *and* `contextlib`, `contextmanager`; likewise
 `snake_case` -> `snake`, `case` and `camelCase` -> `camel`, `case`, so a search for either
-the whole identifier or one of its words finds it. Queries must go through the very same
-function, so the settings that define it are stored in the manifest (bm25s saves none of
-them) and bumping `VERSION` invalidates every shard.
+the whole identifier or one of its words finds it. In code (inline spans and fenced
+blocks) an identifier inside a compound is kept whole too: `this.registerEvent(...)`
+gives `registerevent` besides `register` and `event`, as `registerEvent` alone does, so
+API names asked by name match the code that calls them. Queries must go through the
+very same function, so the settings that define it are stored in the manifest (bm25s
+saves none of them) and bumping `VERSION` invalidates every shard.
 
 Markdown emphasis inside a word is dropped first (`plain`): `**T**ranslation
 **L**ookaside **B**uffer` reads as `Translation Lookaside Buffer`, not `T ranslation L
 ookaside B uffer`. Only `*` runs: CommonMark allows emphasis inside a word with `*` alone
 (`snake_case` is no emphasis), and code (backtick spans, fences) is left as written.
 Version 2: emphasis stripped (version 1 split `**T**ranslation` into `t`, `ranslat`).
+Version 3: in code, identifiers inside compounds kept whole (version 2 had
+`this.registerevent`, `this`, `register`, `event`, and no `registerevent`: an API
+reference's own names were missing words; issue 37).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from itertools import chain
 from typing import Any
 
 from kbase_ci.errors import IndexFormatError
 
-VERSION = 2
+VERSION = 3
 STEMMER = "english"
 """The default stemmer (`index.stemmer`); `none` keeps words as written."""
 MIN_LENGTH = 2
 
 # A word, or words joined by `.`, `::`, `/`, `-` or `_` with no space: one identifier.
 _COMPOUND = re.compile(r"\w+(?:(?:::|[./-])\w+)*")
-_SEPARATORS = re.compile(r"::|[./_-]+")
+_MEMBERS = re.compile(r"::|[./-]+")
+"""What joins identifiers into one compound (`_` joins the words of one identifier)."""
 # camelCase / PascalCase / HTTPServer / utf8Decode boundaries (ASCII identifiers only).
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # An emphasis span (`*`, `**` or `***` around text without spaces) touching a word
@@ -71,40 +78,80 @@ def settings(stemmer: str = STEMMER) -> dict[str, Any]:
     }
 
 
-def _expand(word: str) -> tuple[str, ...]:
-    """The tokens of one compound: itself (lowercased) then its parts, in order."""
+def _expand(word: str, code: bool = False) -> tuple[str, ...]:
+    """The tokens of one compound: itself (lowercased), then its parts, in order; in
+    `code`, each identifier of it (the parts between `.`, `::`, `/` and `-`) that has
+    parts of its own comes whole before them (`registerEvent` of `this.registerEvent`,
+    `path_join` of `os.path_join`)."""
     low = word.lower()
     if low == word and word.isalnum():  # the usual case: a plain lowercase word
         return (word,) if len(word) >= MIN_LENGTH else ()
-    pieces = [p for p in _SEPARATORS.split(word) if p]
+    out = [low] if len(low) >= MIN_LENGTH else []
+    for ident in _MEMBERS.split(word):
+        parts = _parts(ident)
+        whole = ident.lower()
+        if code and len(parts) > 1 and whole != low and len(whole) >= MIN_LENGTH:
+            out.append(whole)
+        out.extend(p for p in parts if len(p) >= MIN_LENGTH and p != low)
+    return tuple(out)
+
+
+def _parts(ident: str) -> list[str]:
+    """The words of one identifier: its `_`-separated pieces, camelCase split."""
     parts: list[str] = []
-    for piece in pieces:
+    for piece in ident.split("_"):
+        if not piece:
+            continue
         if piece.isascii() and not piece.islower() and not piece.isupper():
             parts.extend(m.lower() for m in _CAMEL.findall(piece))
         else:
             parts.append(piece.lower())
-    out = [low] if len(low) >= MIN_LENGTH else []
-    out.extend(p for p in parts if len(p) >= MIN_LENGTH and p != low)
-    return tuple(out)
+    return parts
 
 
 class _Memo(dict[str, tuple[str, ...]]):
     """word -> tokens; words repeat endlessly, so lookups stay in C after the first."""
 
+    def __init__(self, code: bool) -> None:
+        super().__init__()
+        self.code = code
+
     def __missing__(self, word: str) -> tuple[str, ...]:
         if len(self) > _MEMO_MAX:
             self.clear()
-        got = self[word] = _expand(word)
+        got = self[word] = _expand(word, self.code)
         return got
 
 
 _MEMO_MAX = 500_000
-_memo = _Memo()
+_memo = _Memo(code=False)
+_code_memo = _Memo(code=True)
+
+
+def _words(text: str) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """(compound, its tokens) of `text` in order: backtick code (inline spans, fences)
+    keeps its identifiers whole too, prose does not (a link target such as
+    `Vault/appendBinary` is no identifier anyone asks for, and its extra token moved
+    API pages' BM25 lengths: on obsidian-developer-docs it cost verbatim questions)."""
+    text = plain(text)
+    if "`" not in text:  # the usual case: no code
+        for word in _COMPOUND.findall(text):
+            yield word, _memo[word]
+        return
+    # Odd pieces are code: a fence's three backticks and a span's one both leave the
+    # code at odd positions.
+    for i, piece in enumerate(text.split("`")):
+        memo = _code_memo if i % 2 else _memo
+        for word in _COMPOUND.findall(piece):
+            yield word, memo[word]
 
 
 def split(text: str) -> list[str]:
     """Unstemmed tokens of `text`; the `splitter` given to bm25s's Tokenizer."""
-    return list(chain.from_iterable(map(_memo.__getitem__, _COMPOUND.findall(plain(text)))))
+    if "`" not in text:  # the usual case, in C: no code
+        return list(chain.from_iterable(map(_memo.__getitem__,
+                                            _COMPOUND.findall(plain(text)))))
+    return [tok for _, toks in _words(text) for tok in toks]
 
 
 def make_tokenizer(stemmer: str = STEMMER) -> Any:
@@ -185,9 +232,9 @@ def written_terms(text: str, stop: tuple[str, ...] | list[str] | None = None,
     stem = stemmer(stem_with)
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
-    for word in _COMPOUND.findall(plain(text)):
+    for word, toks in _words(text):
         low = word.lower()
-        for tok in _memo[word]:
+        for tok in toks:
             if tok in stop_set:
                 continue
             term = stem(tok)

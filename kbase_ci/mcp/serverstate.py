@@ -240,7 +240,7 @@ class ServerState:
             return None, None
         key = (str(sha), int(dim))
         if key not in self._embedders:
-            choice, notice = find_index_model(self.root, view.vault.config.embeddings.model,
+            choice, notice = find_index_model(self.root, view.vault.config.embeddings,
                                               self.model, emb)
             self._embedders[key] = (
                 load_index_model(choice.path, int(dim))

@@ -17,14 +17,23 @@ note's length: the ratio stays that of the paragraph index. Document frequencies
 counted over notes. Notes changed since the index are scored from their fresh chunks
 (kbase_ci.query.overlay), the stored ones left out.
 
+Two ways to the same numbers: with numpy when a hybrid query has loaded it, and in plain
+Python over the query terms' postings when not (the model-free tier, `--mode bm25` and
+hybrid without the model, never imports numpy: importing it costs more than a whole
+query). Both add the same float64 values in the same order, so they agree to the bit
+(tests/unit/query/test_search_notelevel.py).
+
 Bounds: the postings read are those the paragraph ranker reads (the query's terms); the
 list keeps the best `POOL` notes.
 """
 
 from __future__ import annotations
 
+import sys
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from itertools import accumulate
 from typing import Any
 
 from kbase_ci.errors import IndexFormatError
@@ -53,21 +62,30 @@ def chunk_tf(levels: Any, k: Any) -> Any:
     return np.maximum(1.0, np.rint(x * k / (1.0 - x)))
 
 
+def _checked(reader: Any, shard: str, model: Any) -> tuple[list[str], list[int]]:
+    """The shard's note path per chunk and chunk count per note; IndexFormatError when
+    its chunk counts, chunk lengths and BM25 documents disagree."""
+    owners = reader.chunk_notes(shard)  # checks the counts against the notes
+    counts = reader.json(f"shards/{shard}/{CHUNKS_FILE}")["counts"]
+    lengths = model.lengths()
+    if not all(type(c) is int and c >= 0 for c in counts) or \
+            (len(lengths) and min(lengths) < 0) or \
+            not sum(counts) == len(lengths) == model.num_docs == len(owners):
+        raise IndexFormatError(f"{reader.root}: shards/{shard}: the chunk counts, "
+                               "chunk lengths and BM25 documents disagree: the index "
+                               "is damaged or forged")
+    return owners, counts
+
+
 class _Shard:
     """One shard's notes for a query: paths, lengths, per term each note's count."""
 
     def __init__(self, reader: Any, shard: str, model: Any, skip: set[str]) -> None:
         import numpy as np
 
-        owners = reader.chunk_notes(shard)  # checks the counts against the notes
-        counts = np.asarray(reader.json(f"shards/{shard}/{CHUNKS_FILE}")["counts"],
-                            dtype=np.int64)
+        owners, listed = _checked(reader, shard, model)
+        counts = np.asarray(listed, dtype=np.int64)
         lengths = np.asarray(model.lengths(), dtype=np.float64)
-        if (len(counts) and counts.min() < 0) or (len(lengths) and lengths.min() < 0) or \
-                not int(counts.sum()) == len(lengths) == model.num_docs == len(owners):
-            raise IndexFormatError(f"{reader.root}: shards/{shard}: the chunk counts, "
-                                   "chunk lengths and BM25 documents disagree: the index "
-                                   "is damaged or forged")
         starts = np.cumsum(counts) - counts
         self.paths = [owners[int(s)] if c else "" for s, c in zip(starts, counts,
                                                                    strict=True)]
@@ -93,20 +111,67 @@ class _Shard:
         return self.tf[t]
 
 
+class _PlainShard:
+    """`_Shard` without numpy: per term, the counts of the notes that hold it."""
+
+    def __init__(self, reader: Any, shard: str, model: Any, skip: set[str]) -> None:
+        owners, counts = _checked(reader, shard, model)
+        self.starts = list(accumulate(counts, initial=0))
+        self.paths = [owners[s] if c else "" for s, c in zip(self.starts, counts,
+                                                             strict=False)]
+        self.keep = [c > 0 and p not in skip for p, c in zip(self.paths, counts,
+                                                              strict=True)]
+        self.lengths = model.lengths()
+        self.avgdl = model.avgdl() or 1.0
+        self.model = model
+        self.tf: dict[str, dict[int, float]] = {}
+
+    def length(self, i: int) -> float:
+        """Note `i`'s length: its chunks' lengths added up."""
+        return float(sum(self.lengths[self.starts[i]:self.starts[i + 1]]))
+
+    def kept_length(self) -> tuple[int, float]:
+        """(notes kept, their lengths added up: whole numbers, exact as floats)."""
+        left = [i for i, k in enumerate(self.keep) if not k]
+        return (len(self.keep) - len(left),
+                float(sum(self.lengths)) - sum(self.length(i) for i in left))
+
+    def term(self, t: str) -> dict[int, float]:
+        """The count of `t` in each kept note holding it, as `chunk_tf` computes it."""
+        if t not in self.tf:
+            docs, levels = self.model.entries(t)
+            got: dict[int, float] = {}
+            starts, keep, lengths, mean = self.starts, self.keep, self.lengths, self.avgdl
+            top = TOP_LEVEL - 0.5
+            for doc, level in zip(docs, levels, strict=True):  # a hot loop: locals only
+                i = bisect_right(starts, doc) - 1
+                if keep[i]:
+                    k = K1 * (1.0 - B + B * lengths[doc] / mean)  # `length_factor`
+                    x = (level if level < top else top) / TOP_LEVEL
+                    got[i] = got.get(i, 0.0) + max(1.0, round(x * k / (1.0 - x)))
+            self.tf[t] = got
+        return self.tf[t]
+
+
 def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: set[str],
-              fresh: Iterable[Any], pool: int) -> list[tuple[str, float]]:
+              fresh: Iterable[Any], pool: int, plain: bool | None = None
+              ) -> list[tuple[str, float]]:
     """(note, note-level BM25 score) of the best `pool` notes holding a query term, best
     first (ties by path). `terms`: the query's terms (a repeated one counts again, as in
     the paragraph ranker); `fresh`: the overlay's chunks of notes changed since the
-    index (`skip` their stored ones)."""
-    import numpy as np
-
-    shards = [_Shard(reader, name, model, skip) for name, model in models.items()]
+    index (`skip` their stored ones). `plain`: without numpy (None: unless it is loaded
+    already)."""
     fresh_tf: dict[str, Counter[str]] = defaultdict(Counter)
     fresh_len: dict[str, float] = defaultdict(float)
     for f in fresh:
         fresh_tf[f.chunk.note].update(f.counts)
         fresh_len[f.chunk.note] += f.length
+    if plain if plain is not None else "numpy" not in sys.modules:
+        plain_shards = [_PlainShard(reader, name, model, skip) for name, model in models.items()]
+        return _plain_list(plain_shards, terms, fresh_tf, fresh_len, pool)
+    import numpy as np
+
+    shards = [_Shard(reader, name, model, skip) for name, model in models.items()]
     notes = sum(int(s.keep.sum()) for s in shards) + len(fresh_len)
     if not notes or not terms:
         return []
@@ -126,6 +191,41 @@ def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: s
         hit = np.flatnonzero(total > 0)
         best = hit[np.argsort(-total[hit], kind="stable")[:pool]]
         out.extend((s.paths[i], float(total[i])) for i in best.tolist())
+    return _with_fresh(out, fresh_tf, fresh_len, weight, avg, pool)
+
+
+def _plain_list(shards: list[_PlainShard], terms: Sequence[str],
+                fresh_tf: dict[str, Counter[str]], fresh_len: dict[str, float],
+                pool: int) -> list[tuple[str, float]]:
+    """`note_list` in plain Python: the same sums in the same order."""
+    sizes = [s.kept_length() for s in shards]
+    notes = sum(n for n, _ in sizes) + len(fresh_len)
+    if not notes or not terms:
+        return []
+    avg = (sum(total for _, total in sizes) + sum(fresh_len.values())) / notes
+    unique = sorted(set(terms))
+    df = {t: sum(len(s.term(t)) for s in shards)
+          + sum(1 for c in fresh_tf.values() if c[t]) for t in unique}
+    weight = {t: idf(notes, df[t]) * n for t, n in Counter(terms).items() if df[t]}
+    out: list[tuple[str, float]] = []
+    for s in shards:
+        total: dict[int, float] = {}
+        norm: dict[int, float] = {}
+        for t, w in weight.items():
+            for i, tf in s.term(t).items():
+                if i not in norm:
+                    norm[i] = length_factor(s.length(i), avg)
+                total[i] = total.get(i, 0.0) + w * tf / (tf + norm[i])
+        best = sorted((i for i, v in total.items() if v > 0),
+                      key=lambda i: (-total[i], i))[:pool]
+        out.extend((s.paths[i], total[i]) for i in best)
+    return _with_fresh(out, fresh_tf, fresh_len, weight, avg, pool)
+
+
+def _with_fresh(out: list[tuple[str, float]], fresh_tf: dict[str, Counter[str]],
+                fresh_len: dict[str, float], weight: dict[str, float], avg: float,
+                pool: int) -> list[tuple[str, float]]:
+    """`out` with the notes changed since the index scored in, the best `pool`."""
     for path, counts in fresh_tf.items():
         fresh_norm = length_factor(fresh_len[path], avg)
         score = sum(w * counts[t] / (counts[t] + fresh_norm) for t, w in weight.items())
@@ -135,10 +235,11 @@ def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: s
     return out[:pool]
 
 
-def ranked_notes(searcher: Any, query: str, pool: int) -> list[tuple[str, float]]:
+def ranked_notes(searcher: Any, query: str, pool: int, plain: bool | None = None
+                 ) -> list[tuple[str, float]]:
     """`note_list` for `query` as `searcher` (kbase_ci.query.searcher.Searcher) tokenizes
     it, over the index and the notes changed since."""
     terms = tokens.query_terms(query, stop=searcher.query_stop(query),
                                stem_with=searcher.stemmer)
     return note_list(searcher.view.source.reader, searcher.models, terms, searcher.skip,
-                     searcher.fresh(), pool)
+                     searcher.fresh(), pool, plain)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci.errors import ModelRefused, UsageError
-from kbase_ci.index.ranking import rankers_of
+from kbase_ci.index.ranking import lexical, rankers_of
 from kbase_ci.query import evidence as ev
 from kbase_ci.query import verdict
 from kbase_ci.query.answer import IndexInfo
@@ -111,10 +111,12 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
                 if mode == "semantic":
                     raise
                 notices.append(f"{exc}: ranked by BM25 only")
-    if mode == "hybrid" and "semantic" in lists and "notes" in rankers_of(view.manifest.fusion):
+    # Without vectors the model-free tier fuses both BM25 lists (`ranking.lexical`).
+    block = view.manifest.fusion if "semantic" in lists else lexical()
+    if "bm25" in lists and "notes" in rankers_of(block):
         lists["notes"] = [ChunkHit(p, (), 1, 1, score)
                           for p, score in ranked_notes(searcher, query, POOL)]
-    fused, named = ranked(view, query, lists, view.manifest.fusion)
+    fused, named = ranked(view, query, lists, block)
     return Ranking(searcher, fused, named, notices)
 
 

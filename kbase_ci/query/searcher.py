@@ -192,7 +192,7 @@ class Searcher:
 
         emb = self.view.manifest.embeddings
         choice, notice = find_index_model(self.view.vault.root,
-                                          self.view.vault.config.embeddings.model,
+                                          self.view.vault.config.embeddings,
                                           self.model_option, emb)
         if choice is None or choice.path is None:
             return None, notice

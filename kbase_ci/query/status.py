@@ -61,7 +61,7 @@ def status_answer(view: QueryView, model: Path | None = None) -> StatusAnswer:
                str(root) if view.source.origin != "temporary" else None),
         m.format_version, m.kbase_version, encode(m.counts), size,
         Model(emb.model, emb.dim, emb.reason,
-              *availability(view.vault.root, view.vault.config.embeddings.model, model, emb)),
+              *availability(view.vault.root, view.vault.config.embeddings, model, emb)),
         Changed(list(fresh.changed), list(fresh.added), list(fresh.deleted),
                 list(fresh.relinked)),
         view.index_info(), _scopes(view))

@@ -117,6 +117,18 @@ class EmbeddingsConfig(Section):
     dim: int | None = None
     """Keep only the first N dimensions (PCA-distilled models order them by variance):
     a smaller index for somewhat worse semantic recall. Default: all."""
+    named_in: str | None = None
+    """The file that names `model` (None: nobody did, `model` is kbase's default): a
+    query downloads the default only for an index built with it
+    (kbase_ci.index.modelchoice)."""
+
+    code_only = frozenset({"named_in"})
+
+    @classmethod
+    def from_config(cls, value: Any, display: str, where: str, pos: Pos
+                    ) -> EmbeddingsConfig:
+        got: EmbeddingsConfig = build_section(cls, value, display, where, pos)
+        return got._replace(named_in=display) if "model" in value else got
 
 
 class HandoverConfig(Section):
@@ -250,6 +262,8 @@ def _plain(value: Any) -> Any:
 
 
 _NOT_INDEXED = {"checks": ("severity", "per_path", "where"),
-                "links": ("unresolved", "unresolved_per_path")}
-"""Settings that weigh findings but change nothing an index holds: left out of the
-digest, so adopting them (or moving their lines) does not make an index stale."""
+                "links": ("unresolved", "unresolved_per_path"),
+                "embeddings": ("named_in",)}
+"""Settings that weigh findings, or say where a setting came from, but change nothing an
+index holds: left out of the digest, so adopting them (or moving their lines) does not
+make an index stale."""

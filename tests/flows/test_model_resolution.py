@@ -5,6 +5,7 @@ or a download from the hub (a real HTTP server on 127.0.0.1 stands in for it thr
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -80,9 +81,10 @@ def test_offline_without_the_model_gives_one_notice_that_fixes_it(
     assert code == 0 and len(hub.asked) == asked  # no network at all
     assert len(ans["notices"]) == 1
     notice = ans["notices"][0]
-    assert notice.startswith(f"the index's embedding model {MODEL_ID} (model2vec) is not "
-                             "available here")
-    assert "ranked by BM25 only" in notice and "export KBASE_MODEL_PATH=DIR" in notice
+    assert notice.startswith(f"BM25 only: no model (the index's embedding model {MODEL_ID} "
+                             "(model2vec, named by the index) is not available here")
+    assert f"embeddings.model is {MODEL_ID} (.kbase.yml)" in notice  # where the name is from
+    assert "export KBASE_MODEL_PATH=DIR" in notice
     # The setting the notice names fixes it: a folder holding the model.
     monkeypatch.setenv("KBASE_MODEL_PATH", str(tiny.parent))
     code, ans, _ = query(cl, "search", "compost soil", "--offline")
@@ -123,6 +125,60 @@ def test_a_model_folder_in_the_repository_travels_with_it(
     write(cl, {"models/tiny/model.safetensors": b"not the weights"})
     code, ans, _ = query(cl, "search", "compost soil")
     assert code == 0 and "other weights refused" in ans["notices"][0]
+
+
+DEFAULT = "minishlab/potion-base-8M"
+PLAIN = {k: v for k, v in FILES.items() if k != ".kbase.yml"}
+"""A vault no `.kbase.yml` configures: its `embeddings.model` is kbase's default."""
+
+
+def test_nobody_chose_the_default_model_so_a_clone_never_downloads_it(
+        hub: Hub, tiny: Path, make_repo: Callable[..., Path], tmp_path: Path) -> None:
+    """An index built with another model (`--model`), in a clone with no `.kbase.yml`:
+    the default model is nobody's choice and not the index's, so no query asks the hub
+    for it (each query tried to, 5.8 s without a network); the text answer says it
+    ranks by BM25 only, why, where the model names came from and what fixes it."""
+    hub.serve(tiny, DEFAULT)  # were it asked, the hub would answer
+    src = make_repo(PLAIN)
+    publish_index(src, "--model", str(tiny))
+    cl = clone(src, tmp_path / "clone")
+    code, ans, err = query(cl, "search", "compost soil")
+    assert code == 0, err
+    assert hub.asked == []  # not one request
+    (notice,) = ans["notices"]
+    assert notice.startswith("BM25 only: no model (the index's embedding model tiny-static "
+                             "(model2vec, named by the index) is not available here")
+    assert f"embeddings.model is kbase's default {DEFAULT} (no .kbase.yml names a model)" \
+        in notice and "(configured here)" not in notice
+    assert "fix: `export KBASE_MODEL_PATH=DIR` with DIR holding tiny-static/" in notice
+    proc = run_kbase("search", "compost soil", "--format", "text", cwd=cl)
+    assert proc.returncode == 0, proc.stderr
+    first, hit = proc.stdout.splitlines()[:2]
+    assert first == notice and hit.startswith("Soil.md")
+    assert hub.asked == []
+    proc = run_kbase("status", cwd=cl)  # status says the same, and asks nothing either
+    assert "not downloaded" in json.loads(proc.stdout)["model"]["why"]
+    assert hub.asked == []
+
+
+def test_the_default_model_is_downloaded_for_an_index_built_with_it(
+        hub: Hub, tiny: Path, make_repo: Callable[..., Path], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """No `.kbase.yml` anywhere: the build downloads the default, and a clone on another
+    machine downloads it too (the index was built with it), unless offline."""
+    hub.serve(tiny, DEFAULT)
+    src = make_repo(PLAIN)
+    publish_index(src)
+    assert _embeddings(src)["model"] == DEFAULT
+    cl = clone(src, tmp_path / "clone")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "other-cache"))
+    asked = len(hub.asked)
+    code, ans, _ = query(cl, "search", "compost soil", "--offline")
+    assert code == 0 and len(hub.asked) == asked
+    assert ans["notices"][0].startswith("BM25 only: no model (")
+    code, ans, err = query(cl, "search", "compost soil")
+    assert code == 0 and ans["notices"] == [] and "downloading" in err
+    assert ans["results"][0]["evidence"]["cosine"] is not None
 
 
 ONNX = Path(__file__).resolve().parents[3] / "shared" / "models" / "minilm-l6-onnx"

@@ -90,7 +90,8 @@ def test_a_bm25_search_loads_no_parser_yaml_or_model_code(fresh: Path) -> None:
     text, modules = _loaded(fresh, "search", "compost", "--mode", "bm25", "--format", "json")
     assert [r["path"] for r in json.loads(text)["results"]][:1] == ["Alpha.md"]
     assert "kbase_ci.query.search" in modules
-    assert _roots(modules, NEVER) == []
+    # The note-level list runs in plain Python: numpy costs more than the query.
+    assert _roots(modules, (*NEVER, "numpy")) == []
 
 
 def test_the_lazy_parts_load_when_used(fresh: Path) -> None:

@@ -63,7 +63,8 @@ def _run(s: Session, p: SearchParams) -> SearchAnswer:
 
 def _lines(a: SearchAnswer) -> list[str]:
     v = a.verdict
-    lines = [] if v.answered else [f"not answered: {v.reason}"]
+    # First what the ranking lacks ("BM25 only: no model (why; fix)"): never silent.
+    lines = [*a.notices] + ([] if v.answered else [f"not answered: {v.reason}"])
     for r in a.results:
         section = getattr(r, "section", None)
         where = f"{r.path}  [{section}]" if section else r.path

@@ -16,7 +16,7 @@ from tests import tables
 
 
 def _token_cases() -> list[tuple[str, str]]:
-    return [(text, " ".join(tables.items(want, " ")))
+    return [(tables.decode(text).decode(), " ".join(tables.items(want, " ")))
             for _no, text, want in tables.arrows(FIXTURES / "index" / "tokens.txt")]
 
 

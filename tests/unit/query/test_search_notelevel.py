@@ -16,7 +16,7 @@ from querykit import published_demo
 from kbase_ci.index.blocks import Fusion, Ranker
 from kbase_ci.index.bm25 import LEVEL, PARAMS, indexed_text
 from kbase_ci.index.chunks import chunk_note
-from kbase_ci.index.ranking import NOTES, WEIGHTS, rankers_of
+from kbase_ci.index.ranking import NOTES, WEIGHTS, lexical, rankers_of
 from kbase_ci.query.discovery import open_source
 from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.notebm25 import chunk_tf, ranked_notes
@@ -71,11 +71,13 @@ def reference(view: QueryView, searcher: Searcher, query: str) -> dict[str, floa
 def check(view: QueryView) -> None:
     for query in QUERIES:
         searcher = Searcher(view)
-        got = ranked_notes(searcher, query, 200)
+        got = ranked_notes(searcher, query, 200, plain=False)
         want = reference(view, searcher, query)
         assert len(want) > 1, query
         assert dict(got) == pytest.approx(want, rel=1e-9), query
         assert [p for p, _ in got] == sorted(want, key=lambda p: (-want[p], p)), query
+        # Without numpy (the model-free tier never loads it): the very same floats.
+        assert ranked_notes(Searcher(view), query, 200, plain=True) == got, query
 
 
 def test_note_scores_are_bm25_over_the_whole_note(demo: Path) -> None:
@@ -130,4 +132,11 @@ def test_hybrid_fuses_the_note_list_and_the_single_modes_do_not(tmp_path: Path) 
     assert order("hybrid") == fused(("bm25", "semantic", "notes"))
     assert order("hybrid") != fused(("bm25", "semantic"))  # the note list is scored in
     assert order("semantic") == fused(("semantic",))
-    assert order("bm25") == fused(("bm25",))
+    # Without vectors, both BM25 lists with the model-free tier's weights (issue 37).
+    lexical_order = [(n.path, n.score) for n in ranked(
+        view, query, {n: lists[n] for n in ("bm25", "notes")}, lexical())[0]]
+    assert order("bm25") == lexical_order
+    assert order("bm25") != [(n.path, n.score) for n in ranked(
+        view, query, {"bm25": lists["bm25"]}, lexical())[0]]
+    no_model = rank(view, query, mode="hybrid", model=model, model_notice="not here")
+    assert [(n.path, n.score) for n in no_model.fused] == lexical_order

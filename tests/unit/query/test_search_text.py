@@ -53,3 +53,28 @@ def test_the_snippet_is_the_best_text_line_never_an_image(make_repo: Callable[..
     assert hit["path"] == "Boards.md" and hit["line"] == 5  # the most words, as text
     assert hit["snippet"].startswith("Columns are listed here. A kanban board")
     assert "png" not in hit["snippet"] and "![[" not in hit["snippet"]
+
+
+def test_identifiers_inside_code_are_matched_words(make_repo: Callable[..., Path],
+                                                   tmp_path: Path) -> None:
+    """An API asked by name (`registerEvent`, `MetadataCache`) matches the code that
+    calls it (`this.registerEvent(...)`, `app.metadataCache`), fenced or inline: the
+    identifier is a word of its own, besides its parts."""
+    src = make_repo({
+        "Events.md": "# Events\n\nListen to vault changes:\n\n```ts\n"
+                     "this.registerEvent(this.app.metadataCache.on('changed', cb));\n```\n\n"
+                     "Read `app.metadataCache.getFileCache(file)` for headings.\n",
+        "Prose.md": "# Prose\n\nTo register an event, keep the metadata in a cache.\n"})
+    publish_index(src)
+    cl = clone(src, tmp_path / "clone")
+    for asked, words in (("registerEvent", ["registerEvent", "register", "Event"]),
+                         ("MetadataCache", ["MetadataCache", "Metadata", "Cache"]),
+                         ("getFileCache", ["getFileCache", "get", "File", "Cache"])):
+        code, ans, err = query(cl, "search", asked, "--mode", "bm25")
+        assert code == 0, err
+        top = ans["results"][0]
+        assert top["path"] == "Events.md", ans["results"]
+        assert top["evidence"]["matched"] == words and top["evidence"]["missing"] == []
+        assert top["confidence"] == "high"
+        prose = next(r for r in ans["results"] if r["path"] == "Prose.md")
+        assert asked not in prose["evidence"]["matched"]  # its words, not the name

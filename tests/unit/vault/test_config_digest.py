@@ -124,3 +124,18 @@ def test_errors_as_before(text: str, message: str) -> None:
     with pytest.raises(ConfigError) as err:
         parse_config(text)
     assert message in str(err.value)
+
+
+def test_the_config_says_who_named_the_model_without_changing_the_digest() -> None:
+    """A query downloads kbase's default model only when someone chose it: the config
+    says which file named `embeddings.model` (None: nobody, the default), a code-only
+    field that neither YAML sets nor the index's digest sees."""
+    default = parse_config("", ".kbase.yml")
+    named = parse_config("embeddings:\n  model: minishlab/potion-base-8M\n", "docs/.kbase.yml")
+    dim_only = parse_config("embeddings:\n  dim: 64\n")
+    assert default.embeddings.named_in is None and dim_only.embeddings.named_in is None
+    assert named.embeddings.named_in == "docs/.kbase.yml"
+    assert named.embeddings.model == default.embeddings.model
+    assert named.digest == default.digest  # the same index either way
+    with pytest.raises(ConfigError, match=r"unknown key `embeddings\.named_in`"):
+        parse_config("embeddings:\n  named_in: x\n")
