@@ -75,6 +75,8 @@ def test_identifiers_inside_code_are_matched_words(make_repo: Callable[..., Path
         top = ans["results"][0]
         assert top["path"] == "Events.md", ans["results"]
         assert top["evidence"]["matched"] == words and top["evidence"]["missing"] == []
-        assert top["confidence"] == "high"
+        # Every word of the query in one note: at least `medium` (a two-note index has no
+        # background against which its words could sit together "beyond chance").
+        assert ans["verdict"]["answered"] and top["confidence"] in ("medium", "high")
         prose = next(r for r in ans["results"] if r["path"] == "Prose.md")
         assert asked not in prose["evidence"]["matched"]  # its words, not the name
