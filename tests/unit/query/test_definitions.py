@@ -125,3 +125,11 @@ def test_defined_terms(text: str, terms: tuple[str, ...]) -> None:
 def test_lead(text: str, opening: str | None) -> None:
     got = lead(read(text)[0])
     assert (got.text[:len(opening)] if got else None) == opening
+
+
+def test_unknown_domain_lists_the_root_domain_last_and_says_what_it_is(vault: Path) -> None:
+    code, _, err = query(vault, "concepts", "--domain", "Zzzz")
+    assert code == 2
+    assert err.strip().endswith(
+        "no domain 'Zzzz'; the domains are Docs, OS, and \"\" (the notes at the vault root)")
+    assert query(vault, "concepts", "--domain", "")[0] in (0, 1)  # it is a domain
