@@ -50,6 +50,26 @@ remains; the summary line says when only warnings were found ("not failing").
 - Every output carries the severity: text `(warning)`, JSON `severity` per finding and
   `summary.fail_on` / `summary.failing`, SARIF `level` (and each rule's
   `defaultConfiguration.level`), GitHub `::warning` / `::error` annotations.
+
+### Warnings in the pre-commit hook
+
+pre-commit shows a hook's output only when the hook fails, and a commit with warnings
+alone passes. So the check hooks are `verbose: true` in `.pre-commit-hooks.yaml`: the
+person committing sees every warning the commit introduces (KB205, KB103, KB901, ...),
+and a clean commit one line under pre-commit's hook id and duration:
+
+```text
+kbase check (input, links, sections, tags, frontmatter, handover, suppressions)...Passed
+- hook id: kbase-check
+- duration: 0.31s
+
+kbase: 1 of 5 notes checked, no problems
+```
+
+To keep it quiet, in `.pre-commit-config.yaml`: `verbose: false` on the hook (warnings
+are then seen in `kbase check`, the editor and CI only), or `args: [--fail-on, warning]`
+to make them block instead; or turn a code off for good with `checks.severity` (`KB205:
+off`). `kbase-fix-links` stays quiet unless it rewrote files.
 """
 
 SUPPRESSIONS = """\
