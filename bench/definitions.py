@@ -60,8 +60,8 @@ class Judged:
     why: str
 
 
-def judged(vault: str) -> list[Judged]:
-    path = DATA / f"definitions-{vault}.tsv"
+def judged(vault: str, judged_set: str = "") -> list[Judged]:
+    path = DATA / f"definitions-{vault}{'.' + judged_set if judged_set else ''}.tsv"
     out = []
     if path.is_file():
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -108,11 +108,11 @@ def _title(vault: str, path: Path) -> str:
     return path.stem
 
 
-def draw(vault: str) -> tuple[list[tuple[str, Path]], list[tuple[str, Path]]]:
+def draw(vault: str, seed: int = SEED) -> tuple[list[tuple[str, Path]], list[tuple[str, Path]]]:
     """(titles, headings) in the seeded order a person judges them in; the first
     `TITLES` and `HEADINGS` that name a term are kept (the file's header says which
     were skipped and why)."""
-    rng = random.Random(f"{SEED}:{vault}")
+    rng = random.Random(f"{seed}:{vault}")
     notes = _notes(vault)
     titles = [(_title(vault, p), p) for p in notes]
     rng.shuffle(titles)
@@ -145,11 +145,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tuned", default=",".join(TUNED))
     parser.add_argument("--draw", metavar="VAULT", help="print candidates to judge")
     parser.add_argument("--count", type=int, default=40, help="candidates --draw prints")
+    parser.add_argument("--seed", type=int, default=SEED, help="--draw's seed")
+    parser.add_argument("--set", default="", dest="judged_set",
+                        help="another judged set: bench/data/definitions-VAULT.SET.tsv "
+                             "(seed40: a second draw judged after the rules were fixed)")
     parser.add_argument("--out", type=Path, default=None, help="keep the clones here")
     parser.add_argument("--verbose", action="store_true", help="print every miss")
     args = parser.parse_args(argv)
     if args.draw:
-        titles, heads = draw(args.draw)
+        titles, heads = draw(args.draw, args.seed)
         root = CORPORA / args.draw / "vault"
         for kind, rows in (("title", titles), ("heading", heads)):
             for term, path in rows[:args.count]:
@@ -157,14 +161,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(_show(path, term if kind == "heading" else None))
         return 0
     return run([v for v in args.vaults.split(",") if v], set(args.tuned.split(",")),
-               args.out, args.verbose)
+               args.out, args.verbose, args.judged_set)
 
 
-def run(vaults: list[str], tuned: set[str], out: Path | None, verbose: bool) -> int:
+def run(vaults: list[str], tuned: set[str], out: Path | None, verbose: bool,
+        judged_set: str = "") -> int:
     work = out or Path(tempfile.mkdtemp(prefix="kbase-definitions-"))
     rows: list[tuple[str, int, int]] = []
     for vault in vaults:
-        cases = judged(vault)
+        cases = judged(vault, judged_set)
         if not cases or not (CORPORA / vault / "vault").is_dir():
             print(f"{vault}: skipped (no judged set or no ../shared vault)")
             continue
