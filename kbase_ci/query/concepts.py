@@ -139,7 +139,7 @@ def _definitions(view: QueryView, key: str, doc: Documented | None, mentioning: 
         fm = _description(view, doc, text) if doc.heading is None else None
         picked = [*([fm] if fm else []), *described[:1],
                   *(s for s in sentences if _defines(s, key))]
-        opening = lead(sentences)
+        opening = lead(sentences, section=doc.heading is not None)
         picked = picked[:LEAD] or ([opening] if opening is not None else [])
         if picked:
             return [_definition(doc.path, s) for s in picked]

@@ -33,10 +33,16 @@ _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+")
 _CALLOUT = re.compile(r"^\[![^\]\n]*\][-+]?[ \t]*")
 # No class below can run past the next opener of its kind: from every `[[`, `[` or `(`
 # of a 1 MB line a scan to the line's end would be quadratic.
-_EMBED = re.compile(r"!\[\[[^\[\]\n]*\]\]|!\[[^\[\]\n]*\]\([^()\n]*\)")
+_DESTINATION = r"\((?:[^()\\\n]|\\.|\([^()\n]*\))*\)"
+"""A link's `(destination "title")`: escaped or one level of balanced parentheses inside
+(`(https://x.org/Fraction_\\(math\\) "Fraction (math)")`); each alternative starts on
+its own character, so nothing backtracks."""
+_EMBED = re.compile(rf"!\[\[[^\[\]\n]*\]\]|!\[[^\[\]\n]*\]{_DESTINATION}")
 _WIKI = re.compile(r"\[\[([^\[\]|#\n]*)(?:#[^\[\]|\n]*)?(?:\|([^\[\]\n]*))?\]\]")
-_MDLINK = re.compile(r"\[([^\[\]\n]*)\]\([^()\n]*\)")
-_URL = re.compile(r"<?(?<![\w/])(?:[A-Za-z][\w+.-]*://|www\.)[^\s<>]*>?")
+_MDLINK = re.compile(rf"\[([^\[\]\n]*)\]{_DESTINATION}")
+_URL = re.compile(r"<?(?<![\w/])(?:[A-Za-z][\w+.-]{0,31}://|www\.)[^\s<>]*>?")
+"""A scheme is short: unbounded, `[\\w+.-]*` ran from every word of `a.a.a.a...`
+(quadratic: 8 s for 80 KB)."""
 _HTML = re.compile(r"</?[A-Za-z][^<>\n]*>")
 _TEMPLATE = re.compile(r"\{\{[^{}\n]*\}\}|<%[^%\n]*%>")
 _TAG = re.compile(r"(?<![\w#&])#[^\s#]*[^\W\d][^\s#]*")
@@ -76,6 +82,9 @@ class Sentence:
     """The first sentence of its block."""
     aside: bool = False
     """In a callout or a references-like section: never a lead or a definition."""
+    figured: tuple[bool, bool] = (False, False)
+    """Whether a table or code block came before it (in the note, in its section): a
+    note or section that opens with one has no lead sentence."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +181,8 @@ class _Reader:
         self.item = False
         self.aside = False
         self.block = 0
+        self.figures = (False, False)
+        """A table or code block so far (in the note, in the section)."""
         self.references = 0
         """The level of the references-like heading we are under (0: none)."""
 
@@ -192,13 +203,19 @@ class _Reader:
             if piece:
                 self.sentences.append(Sentence(
                     para[row][0], _cut(piece), self.heading, self.item, self.block, first,
-                    self.aside or self.references > 0))
+                    self.aside or self.references > 0, self.figures))
                 first = False
             start = m.end() if m else len(joined)
         self.block += 1
 
+    def figure(self) -> None:
+        """A table or a code block: no prose, but what opens a note or section."""
+        self.flush()
+        self.figures = (True, True)
+
     def head(self, level: int, text: str, line: int) -> None:
         self.flush()
+        self.figures = (self.figures[0], False)
         self.heading = plain(text.rstrip(" \t#"))
         self.headings.append((level, self.heading, line))
         if self.references and level <= self.references:
@@ -218,7 +235,7 @@ def read(text: str) -> tuple[list[Sentence], list[CodeBlock], list[tuple[int, st
         line = lines[i]
         fence = _FENCE.match(line)
         if fence:
-            r.flush()
+            r.figure()
             mark, start, code = fence.group(1), i, []
             i += 1
             while i < len(lines) and not (lines[i].strip().startswith(mark[0] * len(mark))
@@ -241,11 +258,14 @@ def read(text: str) -> tuple[list[Sentence], list[CodeBlock], list[tuple[int, st
             # `Title` over `===` or `---` is a heading (not a paragraph and a rule)
             last = r.para.pop()
             r.head(1 if line.strip()[0] == "=" else 2, last[1], last[0])
-        elif not line.strip() or line.lstrip().startswith("|") or _RULE.match(line):
+        elif not line.strip() or _RULE.match(line):
             r.flush()
             quoted = lazy = r.aside = False  # a blank line ends a quote
-        elif not r.para and not r.item and line.startswith(("    ", "\t")):
-            pass  # indented code (a list's continuation is indented too: see `item`)
+        elif line.lstrip().startswith("|") or (
+                not r.para and not r.item and line.startswith(("    ", "\t"))):
+            # a table row, or indented code (a list's continuation is indented too)
+            r.figure()
+            quoted = lazy = r.aside = False
         else:
             quote = _QUOTE.match(line)
             body = line[quote.end():] if quote else line
@@ -297,11 +317,14 @@ _NOT_DEFINING = frozenset({
     "shown", "listed", "covered", "discussed", "explained", "mentioned", "below", "above"})
 _BOILERPLATE = re.compile(
     r"^(?:uncomment|click|tap|scroll|press|hover|subscribe|sign up|log in|edit (?:this|in)"
-    r"|was this page helpful|please don't edit|copy this note)\b"
+    r"|was this page helpful|please don't edit|copy this note"
+    r"|this (?:page|section|note|document|article|guide|tutorial)|these (?:samples|examples)"
+    r"|here (?:is|are)|the following|see below|as follows)\b"
     r"|\b(?:editor|widget|playground|console|terminal|cell|button|form|video|exercise)"
     r" (?:below|above)\b", re.IGNORECASE)
 """Prose about the page, not about its subject: an interactive editor's instructions
-("Uncomment the code blocks in the editor below ..."), a wiki's footer."""
+("Uncomment the code blocks in the editor below ..."), a wiki's footer, what the page or
+its samples show ("This page is long.", "Here is an example ...", "The following ...")."""
 
 
 def _article(term: str) -> str:
@@ -351,12 +374,16 @@ def about_the_page(s: Sentence) -> bool:
             or _BOILERPLATE.search(text) is not None)
 
 
-def lead(sentences: list[Sentence]) -> Sentence | None:
-    """The opening sentence of a note or section, when it opens with prose: the first
-    sentence of its first block that is not an aside, a label or boilerplate, and not
-    a question. A list that opens it has a lead only when its first item is a sentence
-    (four words or more, ending `.`, `!` or `:`): `- kde5` or `- They have spin 1/2`
-    is an entry, not a lead."""
+_EXISTENTIAL = re.compile(r"there (?:is|are|was|were)\b", re.IGNORECASE)
+
+
+def lead(sentences: list[Sentence], *, section: bool = False) -> Sentence | None:
+    """The opening sentence of a note (or of a section), when it opens with prose: the
+    first sentence of its first block that is not an aside, a label or boilerplate, and
+    not a question nor "There is ...". A table or code block before it opens the note
+    instead: no lead. A list that opens it has a lead only when its first item is a
+    sentence (four words or more, ending `.`, `!` or `:`): `- kde5` or `- They have spin
+    1/2` is an entry, not a lead."""
     skipped = -1  # a block of page furniture: passed over whole
     for s in sentences:
         if s.block == skipped:
@@ -365,7 +392,8 @@ def lead(sentences: list[Sentence]) -> Sentence | None:
                 or _BOILERPLATE.search(s.text):
             skipped = s.block
             continue
-        if not s.first or s.text.endswith("?"):
+        if not s.first or s.text.endswith("?") or s.figured[section] \
+                or _EXISTENTIAL.match(s.text):
             return None
         if s.item and not (s.text.endswith((".", "!", ":")) and len(s.text.split()) >= 4):
             return None

@@ -33,9 +33,9 @@ def _definition(vault: Path, term: str) -> list[tuple[str, int, str]]:
 
 
 @pytest.mark.parametrize(("term", "expected"), [
-    # editor instructions are page furniture: the prose after the code is the lead
-    ("mutex", [("OS/Mutex.md", 9, "Only one thread holds it at a time; the others wait "
-                "until it is released.")]),
+    # editor instructions are page furniture, and after them the note opens with code:
+    # no lead; another note says what it is
+    ("mutex", [("OS/Threads.md", 3, "A mutex is a lock that one thread holds at a time.")]),
     # a references line `[Virtual Memory: 1 Introduction - YouTube](...)` defines nothing
     ("virtual memory", [("OS/Virtual Memory.md", 10, "Virtual memory gives each process "
                          "the illusion of its own large address space.")]),
@@ -121,6 +121,9 @@ def test_defined_terms(text: str, terms: tuple[str, ...]) -> None:
     ("Why is it an ism? It is.\n", None),  # a question
     ("> [!note]\n> Aside.\n\nClick the button below to run it.\n\nIt is a lock.\n",
      "It is a lock."),
+    ("This page is long.\n\nIt is a lock.\n", "It is a lock."),  # about the page
+    ("| a | b |\n\nIt is a lock.\n", None),  # a table opens the note
+    ("There is also a lock.\n", None),
 ])
 def test_lead(text: str, opening: str | None) -> None:
     got = lead(read(text)[0])
@@ -133,3 +136,14 @@ def test_unknown_domain_lists_the_root_domain_last_and_says_what_it_is(vault: Pa
     assert err.strip().endswith(
         "no domain 'Zzzz'; the domains are Docs, OS, and \"\" (the notes at the vault root)")
     assert query(vault, "concepts", "--domain", "")[0] in (0, 1)  # it is a domain
+
+
+@pytest.mark.parametrize("piece", ["a.", "+a", "[a](", "![a](b ", "- ", "> [!a]", "#a ",
+                                   "{{", "<a ", "[a](\\(", "x is "])
+def test_reading_a_note_is_linear(piece: str) -> None:
+    """Issue 22's rule for the extractive reader: a URL's scheme ran `[\\w+.-]*` from every
+    word of `a.a.a...` (8 s for 80 KB), so every pattern here is timed at two sizes."""
+    from tests.complexity import assert_linear
+
+    assert_linear(lambda size: "- " + piece * (size // len(piece)) + "x\n",
+                  lambda text: len(read(text)[0]), 40_000)
