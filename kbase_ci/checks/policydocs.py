@@ -62,8 +62,10 @@ kbase check (input, links, sections, tags, frontmatter, handover, suppressions).
 - hook id: kbase-check
 - duration: 0.48s
 
-notes/A.md:5:6: KB205 (warning) #Rust is spelled in another case in other notes: #rust (1 note); did you mean #rust?
-kbase: 1 new (0 error(s), 1 warning(s)) in 1 file(s) (not failing: warnings fail with --fail-on warning); 2 of 5 notes checked
+notes/A.md:5:6: KB205 (warning) #Rust is spelled in another case in other notes: \
+#rust (1 note); did you mean #rust?
+kbase: 1 new (0 error(s), 1 warning(s)) in 1 file(s) (not failing: warnings fail with \
+--fail-on warning); 2 of 5 notes checked
 ```
 
 A clean commit prints one line there: `kbase: 1 of 5 notes checked, no problems`

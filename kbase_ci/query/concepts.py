@@ -20,9 +20,10 @@ from typing import Any
 from kbase_ci.parse.mentions import name_keys, term_key
 from kbase_ci.parse.outline import split_lines
 from kbase_ci.query.answer import IndexInfo
+from kbase_ci.query.defining import about_the_page, defined_terms, lead
 from kbase_ci.query.filters import domain_key
 from kbase_ci.query.links import sentence_at
-from kbase_ci.query.prose import Sentence, about_the_page, defined_terms, lead, plain, read
+from kbase_ci.query.prose import Sentence, plain, read
 from kbase_ci.query.undocumented import Counts
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field

@@ -22,7 +22,8 @@ import re
 from collections import Counter
 
 from kbase_ci.query.answer import IndexInfo
-from kbase_ci.query.prose import Sentence, about_the_page, defined_term, read
+from kbase_ci.query.defining import about_the_page, defined_term
+from kbase_ci.query.prose import Sentence, read
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
 

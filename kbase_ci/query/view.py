@@ -185,6 +185,7 @@ class QueryView:
     def _whole(self, text: str) -> str:
         """`Process` names `Process (进程)` only in part: as Obsidian leaves `[[Process]]`
         unresolved, a query does not guess; it says the exact name to write."""
+        # Lazy: only a name no note has needs the name parts (every query loads this module)
         from kbase_ci.parse.mentions import name_keys, term_key
 
         key = term_key(text)

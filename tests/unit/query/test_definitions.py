@@ -10,7 +10,8 @@ import pytest
 from conftest import FIXTURES, git, indexed_copy
 from querykit import query
 
-from kbase_ci.query.prose import Sentence, defined_terms, lead, read
+from kbase_ci.query.defining import defined_terms, lead
+from kbase_ci.query.prose import Sentence, read
 
 VAULT = FIXTURES / "definitions" / "vault"
 

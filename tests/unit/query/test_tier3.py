@@ -10,7 +10,8 @@ import pytest
 from conftest import FIXTURES, git, indexed_copy, run_kbase, write
 from querykit import query
 
-from kbase_ci.query.prose import Sentence, defined_term, read
+from kbase_ci.query.defining import defined_term
+from kbase_ci.query.prose import Sentence, read
 
 VAULT = FIXTURES / "tier3" / "vault"
 
