@@ -132,8 +132,8 @@ def _definitions(view: QueryView, key: str, doc: Documented | None, mentioning: 
         text = view.text(doc.path)
         sentences = read(text)[0]
         if doc.heading is not None:
-            wanted = heading_key(doc.heading)
-            sentences = [s for s in sentences if heading_key(s.heading) == wanted]
+            wanted = _heading_key(doc.heading)
+            sentences = [s for s in sentences if _heading_key(s.heading) == wanted]
         # A description says what the note or section is about: a frontmatter
         # `description` (a whole note), a `description: ...` line (a property list)
         described = [s for s in sentences if not s.aside and _DESCRIBED.match(s.text)]
@@ -305,7 +305,8 @@ def _as_text(heading: str) -> str:
     return _LEADING_SYMBOLS.sub("", plain(heading))
 
 
-def heading_key(heading: str) -> str:
+def _heading_key(heading: str) -> str:
+    """A heading's key as a name: `### 🥉 Bronze` is `bronze`."""
     return term_key(_as_text(heading))
 
 

@@ -255,9 +255,10 @@ def read(text: str) -> tuple[list[Sentence], list[CodeBlock], list[tuple[int, st
         if head:
             r.head(len(head.group(1)), head.group(2), i + 1)
         elif r.para and not r.item and not quoted and _SETEXT.match(line):
-            # `Title` over `===` or `---` is a heading (not a paragraph and a rule)
-            last = r.para.pop()
-            r.head(1 if line.strip()[0] == "=" else 2, last[1], last[0])
+            # A paragraph over `===` or `---` is a heading (not a paragraph and a rule)
+            para, r.para = r.para, []
+            r.head(1 if line.strip()[0] == "=" else 2, " ".join(t for _, t in para),
+                   para[0][0])
         elif not line.strip() or _RULE.match(line):
             r.flush()
             quoted = lazy = r.aside = False  # a blank line ends a quote

@@ -148,3 +148,21 @@ def test_reading_a_note_is_linear(piece: str) -> None:
 
     assert_linear(lambda size: "- " + piece * (size // len(piece)) + "x\n",
                   lambda text: len(read(text)[0]), 40_000)
+
+
+def test_a_paragraph_over_a_dash_line_is_a_heading() -> None:
+    # CommonMark's setext heading: the whole paragraph, not its last line, and no rule
+    sentences, _, headings = read("Two line\ntitle\n---\nBody text.\n")
+    assert headings == [(2, "Two line title", 1)]
+    assert [(s.line, s.text, s.heading) for s in sentences] == [(4, "Body text.",
+                                                                 "Two line title")]
+
+
+def test_text_form_says_what_notes_counts(vault: Path) -> None:
+    from conftest import run_kbase
+
+    proc = run_kbase("concept", "translation lookaside buffer", "--format", "text", cwd=vault)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == (
+        "Translation lookaside buffer: documented by OS/Paging.md#Translation lookaside "
+        "buffer, discussed in 1 other note")
