@@ -94,6 +94,9 @@ def main() -> None:
     ap.add_argument("--per-vault", type=int, default=200)
     ap.add_argument("--seed", type=int, default=29)
     ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--loose-sweep", action="store_true",
+                    help="the floor of the loose rule (LOOSE): chosen on these cases, "
+                         "reported on bench.typos' link cases")
     ap.add_argument("--cover-sweep", action="store_true",
                     help="the new rule for other COVER values, all vaults together")
     args = ap.parse_args()
@@ -133,6 +136,8 @@ def main() -> None:
             print(f"{cover:5.1f}  {c[1]:5d}/{c[2]:<5d} of {c[0]:<4d}  {sl[2]:5d} of {sl[0]:<4d}"
                   f"  {u[1]:5d} of {u[0]}")
         namesearch.COVER = 0.5
+    if args.loose_sweep:
+        loose_sweep(data, args.per_vault, args.seed)
     if args.sweep:
         cutoffs = (75, 80, 85, 90, 95)
         table: dict[tuple[str, int], int] = {}
@@ -147,6 +152,89 @@ def main() -> None:
                                                -abs(c - 80)))
             print(f"{name:24} chosen {best}: first {table[(name, best)]}; "
                   + ", ".join(f"{c}: {table[(name, c)]}" for c in cutoffs))
+
+
+FLOORS = (50, 60, 70, 75, 80, 85, 90, 95, 101)
+"""LOOSE values swept (101: the loose rule off)."""
+
+
+def _loose_cases(data: dict[str, tuple[namesearch.NameIndex, list[Case]]]
+                 ) -> list[tuple[str, str, str, float]]:
+    """Per case: (kind, the title meant ("" for none), what the rules before the loose one
+    offer first ("" for nothing), and when they offer nothing, the loose rule's best
+    title and score): every LOOSE floor is then a comparison, not a new search."""
+    from rapidfuzz import fuzz, process
+
+    out = []
+    for index, cs in data.values():
+        keys = list(index.names)
+        for c in cs:
+            got = index.suggest(c.query, loose=None)
+            if got:
+                out.append((c.kind, c.title, got[0], 101.0))
+                continue
+            best = process.extractOne(c.query, keys, scorer=fuzz.WRatio)
+            out.append((c.kind, c.title, index.names[best[0]] if best else "",
+                        float(best[1]) if best else -1.0))
+    return out
+
+
+def _at(rows: list[tuple[str, str, str, float]], floor: int) -> tuple[int, int, int, int]:
+    """(right first, wrong first, loose right, loose wrong) at LOOSE = `floor`."""
+    right = wrong = loose_right = loose_wrong = 0
+    for _kind, meant, first, score in rows:
+        loose = score <= 100
+        if not first or (loose and score < floor):
+            continue
+        ok = bool(meant) and first == meant
+        right += ok
+        wrong += not ok
+        loose_right += loose and ok
+        loose_wrong += loose and not ok
+    return right, wrong, loose_right, loose_wrong
+
+
+def typo_cases(per: int, seed: int) -> dict[str, tuple[namesearch.NameIndex, list[Case]]]:
+    """bench.typos' note cases as query names (another typo set): `typo` and `rename`
+    (the note meant), and `unwritten` names (nothing is right: a held-out note, a name
+    of another vault); the name index lacks the held-out notes, as the link cases do."""
+    from bench import typos
+
+    rng = random.Random(seed)
+    vaults = [v for name in VAULTS if (v := load(name, parse=name != "tldr-pages"))]
+    out: dict[str, tuple[namesearch.NameIndex, list[Case]]] = {}
+    for vault in vaults:
+        made = typos.cases(vault, [o for o in vaults if o is not vault], per, rng)
+        held = {c.link[2:-2] for c in made if c.held_out}
+        titles = {n.path: n.title for n in vault.notes}
+        cs = [Case(c.kind, c.link[2:-2], titles[c.expected] if c.expected else "")
+              for c in made if c.kind in ("typo", "rename", "unwritten")
+              and "/" not in c.link and "#" not in c.link
+              and (c.expected is None or c.expected in titles)]
+        notes = [Named(n.title, n.aliases, tuple(h.text for h in n.headings))
+                 for n in vault.notes if n.title not in held]
+        out[vault.name] = (namesearch.NameIndex(notes), cs)
+    return out
+
+
+def loose_sweep(data: dict[str, tuple[namesearch.NameIndex, list[Case]]], per: int,
+                seed: int) -> None:
+    """LOOSE chosen on this bench's cases (most right names first less wrong ones), then
+    reported on another typo set: bench.typos' link cases asked as names."""
+    fit, other = _loose_cases(data), _loose_cases(typo_cases(per, seed))
+    print("\nLOOSE floor: right first / wrong first (of them by the loose rule: right / wrong)")
+    print(f"{'floor':>6}  {'fit set (these cases, ' + str(len(fit)) + ')':>34}  "
+          f"{'report set (bench.typos names, ' + str(len(other)) + ')':>40}")
+    for floor in FLOORS:
+        a, b = _at(fit, floor), _at(other, floor)
+        label = "off" if floor > 100 else str(floor)
+        print(f"{label:>6}  {a[0]:7d} / {a[1]:5d} ({a[2]:4d} / {a[3]:4d}){'':9}"
+              f"{b[0]:7d} / {b[1]:5d} ({b[2]:4d} / {b[3]:4d})")
+    best = max(FLOORS, key=lambda f: (_at(fit, f)[0] - _at(fit, f)[1], -f))
+    b = _at(other, best)
+    print(f"chosen on the fit set (right - wrong): {'off' if best > 100 else best}; "
+          f"report set there: {b[0]} right, {b[1]} wrong first "
+          f"(loose rule: {b[2]} right, {b[3]} wrong)")
 
 
 if __name__ == "__main__":

@@ -50,6 +50,31 @@ remains; the summary line says when only warnings were found ("not failing").
 - Every output carries the severity: text `(warning)`, JSON `severity` per finding and
   `summary.fail_on` / `summary.failing`, SARIF `level` (and each rule's
   `defaultConfiguration.level`), GitHub `::warning` / `::error` annotations.
+
+### Warnings in the pre-commit hook
+
+pre-commit shows a hook's output only when the hook fails, and a commit with warnings
+alone passes. So the check hooks are `verbose: true` in `.pre-commit-hooks.yaml`: the
+person committing sees every warning the commit introduces (KB205, KB103, KB901, ...):
+
+```text
+kbase check (input, links, sections, tags, frontmatter, handover, suppressions)...Passed
+- hook id: kbase-check
+- duration: 0.48s
+
+notes/A.md:5:6: KB205 (warning) #Rust is spelled in another case in other notes: \
+#rust (1 note); did you mean #rust?
+kbase: 1 new (0 error(s), 1 warning(s)) in 1 file(s) (not failing: warnings fail with \
+--fail-on warning); 2 of 5 notes checked
+```
+
+A clean commit prints one line there: `kbase: 1 of 5 notes checked, no problems`
+(tests/slow/test_precommit.py commits both through real pre-commit).
+
+To keep it quiet, in `.pre-commit-config.yaml`: `verbose: false` on the hook (warnings
+are then seen in `kbase check`, the editor and CI only), or `args: [--fail-on, warning]`
+to make them block instead; or turn a code off for good with `checks.severity` (`KB205:
+off`). `kbase-fix-links` stays quiet unless it rewrote files.
 """
 
 SUPPRESSIONS = """\

@@ -64,19 +64,19 @@ def _registry() -> list[Check]:
     return [
         Check("input", "notes that cannot be read or parsed as Markdown",
               readable.CODES, readable.check,
-              "Reject notes that are not UTF-8, binary files named .md, and notes over "
-              "vault.max_note_bytes.", readable.WARNINGS),
+              "Reject notes that are not UTF-8 and binary files named .md; warn about notes "
+              "over vault.max_note_bytes.", readable.WARNINGS),
         Check("links", "wikilinks, embeds and Markdown links whose target does not exist",
               links.CODES, links.check,
-              "Reject unresolved links and embeds, ambiguous names, links leaving the "
-              "repository.", links.WARNINGS),
+              "Reject unresolved links and embeds, links leaving the repository and links "
+              "naming an alias; warn about ambiguous names.", links.WARNINGS),
         Check("sections", "links to a heading or block id the target note lacks",
               sections.CODES, sections.check,
               "Reject links to headings or block ids that do not exist."),
         Check("tags", "tags outside the configured policy, or spelled in several cases",
               tags.CODES, tags.check,
-              "Reject tags outside the .kbase.yml tag policy and tags spelled in several "
-              "cases.", tags.WARNINGS),
+              "Reject tags outside the .kbase.yml tag policy; warn about tags spelled in "
+              "several cases.", tags.WARNINGS),
         Check("frontmatter", "YAML frontmatter that is invalid or breaks the configured rules",
               frontmatter.CODES, frontmatter.check,
               "Reject invalid YAML frontmatter and frontmatter that breaks .kbase.yml rules."),

@@ -119,6 +119,56 @@ def _stem(path: str) -> str:
     return name[:-3] if name.lower().endswith(".md") else name
 
 
+class _Names:
+    """Names a link may be suggested, indexed once so that a finding looks only at those
+    it can reach (issue 40: a cold `check --all` spent 6% of its CPU normalising every
+    path's folder for every broken link): by key length (a slip or a similar name is
+    about as long as what was written), by the folders a path lies in, by extension."""
+
+    def __init__(self, pairs: list[tuple[str, str]]) -> None:
+        self.keys, self.paths = _unique(pairs)
+        self._lengths: dict[int, list[int]] = {}
+        for i, key in enumerate(self.keys):
+            self._lengths.setdefault(len(key), []).append(i)
+
+    @cached_property
+    def _folders(self) -> dict[str, list[int]]:
+        """Each folder ending (`a/b`, `b`) of the paths, as a suggestion key -> rows."""
+        out: dict[str, list[int]] = {}
+        for i, path in enumerate(self.paths):
+            parts = suggestion_key(path.rpartition("/")[0]).split("/")
+            for start in range(len(parts)):
+                out.setdefault("/".join(parts[start:]), []).append(i)
+        return out
+
+    @cached_property
+    def _extensions(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for i, path in enumerate(self.paths):
+            out.setdefault(path.rpartition(".")[2].lower(), []).append(i)
+        return out
+
+    def in_folder(self, named: str) -> list[int]:
+        """Rows of the paths in the folder a link named: its last whole folders
+        (`[[sub/Note]]` fits `lib/sub/`), so `[[a/Note]]` never becomes a note of
+        `data/`, nor of `a/b/`."""
+        return self._folders.get(named, [])
+
+    def with_extension(self, ext: str) -> list[int]:
+        return self._extensions.get(ext, [])
+
+    def near(self, wanted: str, rows: list[int] | None) -> list[int]:
+        """The rows (all, or of `rows`) whose key `closest` can pick for `wanted`: a
+        `ratio` of CUTOFF - MARGIN needs the lengths within about 0.7x-1.44x, a slip
+        of up to 3 edits within 3 characters (with a character to spare each way)."""
+        size = len(wanted)
+        low = min(size - 4, int(size * 0.69) - 1)
+        high = max(size + 4, int(size * 1.45) + 1)
+        if rows is not None:
+            return [i for i in rows if low <= len(self.keys[i]) <= high]
+        return sorted(i for n in range(max(low, 0), high + 1) for i in self._lengths.get(n, ()))
+
+
 class Suggester:
     """Suggestions over one vault (state: the name tables, built on the first broken link)."""
 
@@ -127,15 +177,15 @@ class Suggester:
         self._notes = notes
 
     @cached_property
-    def _note_names(self) -> tuple[list[str], list[str]]:
-        """(keys, paths) of the notes whose name no other note has."""
-        return _unique([(suggestion_key(_stem(p)), p) for p in self._notes])
+    def _note_names(self) -> _Names:
+        """The notes whose name no other note has."""
+        return _Names([(suggestion_key(_stem(p)), p) for p in self._notes])
 
     @cached_property
-    def _file_names(self) -> tuple[list[str], list[str]]:
-        """(keys, paths) of the other files whose name (with extension) is unique."""
-        return _unique([(suggestion_key(f.rpartition("/")[2]), f)
-                        for f in self._resolver.attachments])
+    def _file_names(self) -> _Names:
+        """The other files whose name (with extension) is unique."""
+        return _Names([(suggestion_key(f.rpartition("/")[2]), f)
+                       for f in self._resolver.attachments])
 
     # -- a link to a missing note or file ------------------------------------------
 
@@ -147,28 +197,27 @@ class Suggester:
             return None  # a (mistyped) URL is not a misspelled note
         folder, _, name = written.rstrip("/").rpartition("/")
         name = name.rstrip(" .") or name  # `[[Guide.]]`: a full stop inside the brackets
-        keys, paths = self._note_names
+        names = self._note_names
         query = _stem(name)
         ext = name.rpartition(".")[2].lower() if "." in name else ""
+        rows: list[int] | None = None  # None: every name of the table
         attachment = False
         if _EXTENSION.match(ext) and ext != "md":
-            same = [i for i, p in enumerate(self._file_names[1])
-                    if p.rpartition(".")[2].lower() == ext]
+            same = self._file_names.with_extension(ext)
             if same:  # else a note name with a dot (`Release 2.0`)
-                keys, paths = _pick(self._file_names, same)
-                query = name
-                attachment = True
+                names, rows, query, attachment = self._file_names, same, name, True
         if folder:
             # A link that names a folder means that folder: only files in it qualify.
-            inside = suggestion_key(folder.rpartition("../")[2].lstrip("./"))
-            keys, paths = _pick((keys, paths), [
-                i for i, p in enumerate(paths)
-                if _in_folder(suggestion_key(p.rpartition("/")[0]), inside)])
+            inside = set(names.in_folder(
+                suggestion_key(folder.rpartition("../")[2].lstrip("./"))))
+            rows = [i for i in (rows if rows is not None else sorted(inside)) if i in inside]
         wanted = suggestion_key(query)
+        reach = names.near(wanted, rows)
+        keys = [names.keys[i] for i in reach]
         hit = closest(wanted, keys)
         if hit is None or (attachment and not same_file(wanted, keys[hit])):
             return None
-        return self._prove_target(r, paths[hit], folder)
+        return self._prove_target(r, names.paths[reach[hit]], folder)
 
     def _prove_target(self, r: ResolvedLink, path: str, folder: str) -> str | None:
         link = r.link
@@ -234,17 +283,6 @@ def _anchor_text(link: Link, note: ParsedNote, i: int) -> str | None:
     if link.style == "markdown" and _SLUG.match(link.heading_path[-1]):
         return github_slugs(h.text for h in note.headings)[i]
     return heading_link_text(note.headings[i].text)
-
-
-def _in_folder(folder: str, named: str) -> bool:
-    """Whether `folder` is the one a link named: the written folders are its last whole
-    folders (`[[sub/Note]]` fits `lib/sub/`), so `[[a/Note]]` never becomes a note of
-    `data/`, nor of `a/b/`."""
-    return folder == named or folder.endswith("/" + named)
-
-
-def _pick(table: tuple[list[str], list[str]], rows: list[int]) -> tuple[list[str], list[str]]:
-    return [table[0][i] for i in rows], [table[1][i] for i in rows]
 
 
 def _unique(pairs: list[tuple[str, str]]) -> tuple[list[str], list[str]]:

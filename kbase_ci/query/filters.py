@@ -17,17 +17,22 @@ def check_limit(value: int, name: str = "--limit") -> int:
     return value
 
 
-def _close(word: str, choices: Iterable[str], what: str) -> str:
+def _close(word: str, choices: Iterable[str], what: str, blank: str = "") -> str:
+    """The close names, else the names (the empty one last, as `blank` says what it is:
+    a bare `""` leading the list read as a slip)."""
     from rapidfuzz import fuzz, process  # only for an error message
 
-    names = sorted(set(choices))
+    names = sorted(set(choices) - {""})
     near = [c for c, _, _ in process.extract(word, names, scorer=fuzz.WRatio, limit=3,
                                              score_cutoff=60)]
     if near:
         return f"; did you mean {', '.join(near)}?"
-    shown = ", ".join(n or '""' for n in names[:12])
+    shown = ", ".join(names[:12])
     more = f" and {len(names) - 12} more" if len(names) > 12 else ""
-    return f"; the {what} are {shown}{more}" if names else f"; there are no {what}"
+    empty = f'"" ({blank})' if blank and "" in set(choices) else ""
+    if empty:
+        more += f", and {empty}" if names else empty
+    return f"; the {what} are {shown}{more}" if names or empty else f"; there are no {what}"
 
 
 def domains(view: QueryView) -> set[str]:
@@ -49,7 +54,9 @@ def domain_key(view: QueryView, domain: str | None) -> str | None:
     got = folded.get(domain.strip().casefold())
     if got is not None:
         return got
-    raise UsageError(f"no domain {domain!r}{_close(domain, known, 'domains')}")
+    blank = ("the notes at the vault root" if view.vault.config.index.domain == "folder"
+             else "the notes without a value")
+    raise UsageError(f"no domain {domain!r}{_close(domain, known, 'domains', blank)}")
 
 
 def tag_key(tag: str) -> str:

@@ -76,12 +76,15 @@ def _scan(view: QueryView, matcher: Matcher[str], paths: Iterable[str]
     return out
 
 
-def unlinked_mentions(view: QueryView, path: str) -> tuple[list[UnlinkedMention], str]:
-    """The unlinked mentions of note `path` and where they came from (`index`/`scan`)."""
+def unlinked_mentions(view: QueryView, path: str, *, linked_too: bool = False
+                      ) -> tuple[list[UnlinkedMention], str]:
+    """The unlinked mentions of note `path` and where they came from (`index`/`scan`);
+    `linked_too`: every note naming it, linked or not (`concept` counts them all)."""
     info = view.notes[path]
     matcher: Matcher[str] = Matcher({n: [path] for n in (info.title, *info.aliases)})
-    linked = ({lk.target for lk in view.outgoing(path)}
-              | {lk.source for lk in view.backlinks(path)} | {path})
+    linked = {path} if linked_too else (
+        {lk.target for lk in view.outgoing(path)}
+        | {lk.source for lk in view.backlinks(path)} | {path})
     fresh = view.fresh
     row = _row(view, path) if path not in fresh.changed and path not in fresh.added else None
     found: dict[str, tuple[int, list[_Place]]] = {}

@@ -1,12 +1,14 @@
 """`kbase summarize NOTE`: an extractive summary, model-free (no LLM call).
 
-- `lead`: the first sentences of the note's body;
+- `lead`: the first sentences of the note's body (frontmatter, rules, embeds, code and
+  lines that are only links are no sentences; callouts and references sections are
+  asides, left out: `query.prose`);
 - `outline`: its headings (level, text, line);
 - `key_sentences`: the sentences carrying the most of the note's own vocabulary: each
   word (3+ letters, stop words aside) weighs 1 + log of how often the note uses it; a
   sentence scores the sum over its distinct words divided by sqrt(its word count + 4)
   (so neither a one-word line nor a run-on paragraph wins), the best `KEY` in document
-  order, lead sentences aside.
+  order, lead sentences and asides aside.
 
 `--extract facts` returns the defining sentences instead ("X is ...", "X: ...", a
 definition list's `: ...`), each with the term and its heading; `--extract
@@ -20,7 +22,8 @@ import re
 from collections import Counter
 
 from kbase_ci.query.answer import IndexInfo
-from kbase_ci.query.prose import Sentence, defined_term, read
+from kbase_ci.query.defining import about_the_page, defined_term
+from kbase_ci.query.prose import Sentence, read
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
 
@@ -97,15 +100,19 @@ def summary_answer(view: QueryView, path: str, *, extract: str = "summary") -> S
     title = view.notes[path].title
     if extract == "facts":
         facts = [Fact(t, s.line, s.heading, s.text) for s in sentences
-                 if (t := defined_term(s)) is not None]
+                 if not s.aside and not about_the_page(s)
+                 and (t := defined_term(s)) is not None]
         return SummaryAnswer(path, title, extract, facts=facts, index=view.index_info())
     if extract == "code-snippets":
         snippets = [Snippet(b.line, b.language, b.heading, b.code) for b in blocks]
         return SummaryAnswer(path, title, extract, code_snippets=snippets,
                              index=view.index_info())
-    lead = sentences[:LEAD]
+    # The lead is the note's own opening: callouts and references sections are asides
+    # (rules, embeds, link-only lines and frontmatter are no sentences at all)
+    own = [s for s in sentences if not s.aside]
+    lead = own[:LEAD]
     return SummaryAnswer(
         path, title, extract, [Line(s.line, s.heading, s.text) for s in lead],
         [Heading(lv, text, ln) for lv, text, ln in headings],
-        [Line(s.line, s.heading, s.text) for s in key_sentences(sentences, len(lead))],
+        [Line(s.line, s.heading, s.text) for s in key_sentences(own, len(lead))],
         index=view.index_info())

@@ -180,7 +180,22 @@ class QueryView:
             hit = self.resolver.lookup(text)
             if hit.target is not None and hit.target in self.notes:
                 return hit.target
-        raise UsageError(f"no note named {text}{self._suggest(text)}")
+        raise UsageError(f"no note named {text}{self._whole(text) or self._suggest(text)}")
+
+    def _whole(self, text: str) -> str:
+        """`Process` names `Process (进程)` only in part: as Obsidian leaves `[[Process]]`
+        unresolved, a query does not guess; it says the exact name to write."""
+        # Lazy: only a name no note has needs the name parts (every query loads this module)
+        from kbase_ci.parse.mentions import name_keys, term_key
+
+        key = term_key(text)
+        whole = sorted({name for info in self.notes.values()
+                        for name in (info.title, *info.aliases)
+                        if term_key(name) != key and key in name_keys(name)})
+        if not whole:
+            return ""
+        names = " or ".join(f'"{n}"' for n in whole[:3])
+        return f"; write the whole name {names} (as in a link, a part of a name finds no note)"
 
     def _suggest(self, text: str) -> str:
         # Lazy: only a name no note has needs the name search.

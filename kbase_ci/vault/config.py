@@ -197,8 +197,21 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         if path is not None:
             raise ConfigError(f"config file not found: {display}", display)
         return _with_digest(Config())
-    text = cfg_path.read_bytes().decode("utf-8", "replace")
-    return parse_config(text, display)
+    return parse_config(config_text(cfg_path.read_bytes(), display), display)
+
+
+def config_text(data: bytes, display: str = CONFIG_NAME) -> str:
+    """The config's bytes as text; a ConfigError at the first byte that is not UTF-8
+    (decoded with replacement characters, the YAML parser reported some other error, or
+    none: `caf\xe9` is a fine scalar, so the file was "not a mapping")."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[line_start:exc.start].decode("utf-8", "replace")) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"the file is not UTF-8 (byte 0x{data[exc.start]:02x} here); "
+                          "save it as UTF-8", display, line, col) from None
 
 
 def parse_config(text: str, display: str = CONFIG_NAME) -> Config:

@@ -12,7 +12,13 @@ from kbase_ci import __version__
 from kbase_ci.errors import KbaseError
 from kbase_ci.git.listing import ls_tree
 from kbase_ci.git.objects import read_blobs
-from kbase_ci.vault.config import CONFIG_NAME, Config, load_config, parse_config
+from kbase_ci.vault.config import (
+    CONFIG_NAME,
+    Config,
+    config_text,
+    load_config,
+    parse_config,
+)
 from kbase_ci.vault.yamlconfig import build_section
 
 if TYPE_CHECKING:
@@ -69,4 +75,5 @@ def config_at(root: Path, rev: str) -> Config:
     if CONFIG_NAME not in shas:
         return parse_config("", f"{rev}:{CONFIG_NAME}")
     data = read_blobs(root, [shas[CONFIG_NAME]])[shas[CONFIG_NAME]]
-    return parse_config(data.decode("utf-8", "replace"), f"{rev}:{CONFIG_NAME}")
+    display = f"{rev}:{CONFIG_NAME}"
+    return parse_config(config_text(data, display), display)

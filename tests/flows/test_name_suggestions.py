@@ -48,3 +48,11 @@ def test_a_name_with_nothing_alike_gets_no_suggestion() -> None:
     index = NameIndex([Named("Hash Function"), Named("Page Table")])
     assert index.suggest("zzzz") == []
     assert index.suggest("Functions of hashes") == ["Hash Function"]
+
+
+def test_a_name_like_nothing_gets_no_loose_suggestion(repo: Path) -> None:
+    # WRatio rates `Nope` 77 against `Syntactic Scope` (a part of `Scope`): below the floor
+    index = NameIndex([Named("Syntactic Scope"), Named("Lexical Scope"), Named("Closures")])
+    assert index.suggest("Nope") == []
+    proc = run_kbase("backlinks", "Nope", cwd=repo)
+    assert proc.returncode == 2 and proc.stderr.strip().endswith("no note named Nope")

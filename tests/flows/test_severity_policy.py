@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,18 @@ def test_every_code_has_a_default_severity_in_the_registry() -> None:
     defaults = default_severities()
     assert set(defaults) == {code for c in REGISTRY for code in c.codes}
     assert {c for c, s in defaults.items() if s == "warning"} == {
-        "KB001", "KB003", "KB004", "KB103", "KB205", "KB408", "KB901"}
+        "KB003", "KB004", "KB103", "KB205", "KB408", "KB901"}
+
+
+def test_a_note_that_is_not_utf8_is_an_error(make_repo: Callable[..., Path]) -> None:
+    # README's hook table says kbase-input rejects it: the finding fails the check
+    root = make_repo({"Latin.md": "# Caf\xe9\n\nsee [[Other]]\n".encode("latin-1"),
+                      "Other.md": "# Other\n"})
+    proc = run_kbase("check", "--all", cwd=root)
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("Latin.md:1:6: KB001 invalid UTF-8 (byte 0xe9)")
+    proc = run_kbase("check", "--all", "--select", "input", cwd=root)
+    assert proc.returncode == 1 and "1 error(s), 0 warning(s)" in proc.stderr
 
 
 def test_the_scenario_vault_reports_exactly_the_expected_findings(vault: Path) -> None:

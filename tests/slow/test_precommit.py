@@ -224,3 +224,45 @@ def test_try_repo(tmp_path: Path, hooks: Hooks) -> None:
                  "--all-files"], root, env)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "notes/Bad.md:1:1: KB102 ![[missing.png]]" in proc.stdout
+
+
+def test_a_warning_only_commit_shows_the_warning(user_repo: Callable[..., Path],
+                                                 hooks: Hooks) -> None:
+    # pre-commit hides a passing hook's output: the manifest's `verbose: true` shows it
+    root = user_repo({**VAULT, "notes/Tagged.md": "# Tagged\n\n#rust\n"})
+    env = hooks.env(root)
+    write(root, {"notes/A.md": "# A\n\n## Usage\n\nMore #Rust here.\n",
+                 "notes/Latin.md": "# Latin\n"})
+    _git(root, env, "add", "-A")
+    proc = commit(root, hooks, "a tag in another case")
+    assert proc.returncode == 0, proc.stdout  # a warning does not block
+    assert ("notes/A.md:5:6: KB205 (warning) #Rust is spelled in another case in other "
+            "notes: #rust (1 note); did you mean #rust?") in proc.stdout
+    assert "- hook id: kbase-check" in proc.stdout
+    # a clean commit says so in one line
+    write(root, {"notes/Latin.md": "# Latin\n\nplain text\n"})
+    _git(root, env, "add", "-A")
+    clean = commit(root, hooks, "clean")
+    assert clean.returncode == 0, clean.stdout
+    said = clean.stdout.split("- duration:", 1)[1].splitlines()[1:]
+    assert [ln for ln in said if ln.strip() and not ln.startswith("[main ")] == [
+        "kbase: 1 of 5 notes checked, no problems"]
+    # and `verbose: false` in the user's config keeps a passing hook quiet again
+    write(root, {".pre-commit-config.yaml": hooks.config("kbase-check").replace(
+        "- id: kbase-check\n", "- id: kbase-check\n        verbose: false\n"),
+        "notes/Other.md": "# Other\n\n#Rust too\n"})  # a new note: its KB205 is new
+    _git(root, env, "add", "-A")
+    quiet = commit(root, hooks, "quiet")
+    assert quiet.returncode == 0 and "KB205" not in quiet.stdout, quiet.stdout
+
+
+def test_a_note_that_is_not_utf8_is_rejected(user_repo: Callable[..., Path],
+                                             hooks: Hooks) -> None:
+    root = user_repo(VAULT, "kbase-input")
+    before = head(root, hooks)
+    write(root, {"notes/Latin.md": "# Caf\xe9\n".encode("latin-1")})
+    _git(root, hooks.env(root), "add", "-A")
+    proc = commit(root, hooks, "latin-1")
+    assert proc.returncode != 0
+    assert "notes/Latin.md:1:6: KB001 invalid UTF-8 (byte 0xe9)" in proc.stdout
+    assert head(root, hooks) == before

@@ -124,9 +124,11 @@ def _case_duplicate(path: str, tag: Tag, spellings: dict[str, Counter[str]]) -> 
     others = ", ".join(f"#{s} ({_notes(counts[s])})"
                        for s in sorted(counts, key=lambda s: (-counts[s], s))
                        if s != tag.name)
+    # One wording with the code's (docs/checks.md): "spelled in another case in other
+    # notes", the spellings counted, the most used one suggested
     return Finding(path, tag.line, tag.col, "KB205",
-                   f"{_shown(tag)} is spelled differently elsewhere: {others}; "
-                   f"use one spelling" + _hint(tag, best),
+                   f"{_shown(tag)} is spelled in another case in other notes: {others}"
+                   + _hint(tag, best),
                    severity="warning", suggestion=_replacement(tag, best))
 
 

@@ -42,7 +42,7 @@ def _run(s: Session, p: ConceptParams) -> ConceptAnswer:
 def _lines(a: ConceptAnswer) -> list[str]:
     doc = a.documented_by
     lines = [f"{a.concept}: documented by " + (doc.place if doc else "no note")
-             + f", mentioned in {a.notes} note" + ("" if a.notes == 1 else "s")]
+             + f", discussed in {a.notes} other note" + ("" if a.notes == 1 else "s")]
     if a.definition is not None:
         lines.append("definition:" if a.definition else "definition: none found")
         lines += [f"  {d.path}:{d.line}: {d.text}" for d in a.definition]

@@ -10,7 +10,8 @@ import pytest
 from conftest import FIXTURES, git, indexed_copy, run_kbase, write
 from querykit import query
 
-from kbase_ci.query.prose import Sentence, defined_term, read
+from kbase_ci.query.defining import defined_term
+from kbase_ci.query.prose import Sentence, read
 
 VAULT = FIXTURES / "tier3" / "vault"
 
@@ -295,3 +296,14 @@ def test_reading_prose_is_linear(piece: str) -> None:
             defined_term(s) is not None for s in sentences)
 
     assert_linear(lambda size: piece * (size // len(piece)), run, 400_000)
+
+
+def test_a_part_of_a_parenthesised_name_is_answered_with_the_whole_name(vault: Path) -> None:
+    # Obsidian leaves [[Trap Interrupt]] unresolved for `Trap Interrupt (陷入).md`; a query
+    # does not guess either, but says the exact name to write (issue 39)
+    for argv in (("compare", "Trap Interrupt", "Backfills"), ("read", "陷入")):
+        code, _, err = query(vault, *argv)
+        assert code == 2
+        assert ('write the whole name "Trap Interrupt (陷入)" (as in a link, a part of a '
+                "name finds no note)") in err
+    assert query(vault, "compare", "Trap Interrupt (陷入)", "Backfills")[0] in (0, 1)

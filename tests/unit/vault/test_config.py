@@ -56,3 +56,18 @@ def test_errors_name_file_line_and_key(text: str, line: int, col: int, words: li
 def test_explicit_missing_config_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="config file not found"):
         load_config(tmp_path, tmp_path / "nope.yml")
+
+
+@pytest.mark.parametrize(("data", "line", "col", "byte"), [
+    (b"caf\xe9 \xff\n", 1, 4, "0xe9"),  # read as a scalar, it was "not a mapping"
+    (b"vault:\n  folders: [\"caf\xe9\"]\n", 2, 17, "0xe9"),
+    (b"\xff\xfe\x00\x01garbage", 1, 1, "0xff"),  # a UTF-16 mark: "invalid YAML" before
+])
+def test_a_config_that_is_not_utf8_says_so(tmp_path: Path, data: bytes, line: int, col: int,
+                                          byte: str) -> None:
+    (tmp_path / ".kbase.yml").write_bytes(data)
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path)
+    assert (info.value.line, info.value.col) == (line, col)
+    assert str(info.value) == (f".kbase.yml:{line}:{col}: KB900 the file is not UTF-8 "
+                               f"(byte {byte} here); save it as UTF-8")
