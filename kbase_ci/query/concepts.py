@@ -58,7 +58,7 @@ class ConceptsAnswer(Record):
     min_notes: int
     documented: int
     undocumented: int
-    concepts: list[ConceptItem] = json_field(primary=True)
+    concepts: list[ConceptItem]
     index: IndexInfo
 
 
@@ -106,7 +106,7 @@ class ConceptAnswer(Record):
     """Notes that mention it in words (links aside)."""
     documented_by: Documented | None
     definition: list[Definition] | None = json_field(omit=True)
-    discussed: list[Discussion] | None = json_field(omit=True, primary=True)
+    discussed: list[Discussion] | None = json_field(omit=True)
     index: IndexInfo = json_field(keep=True)
 
 
