@@ -6,7 +6,9 @@ For the first N questions (default 20) of each shared vault's natural-language s
 in-process (the CLI prints the same compact JSON) and prints, per vault, the share of the
 JSON's characters that are note text (the notes' `text` strings as printed: median and
 worst), the tokens the JSON costs (kbase_ci.query.payload.cost: never above the
-budget), and how often a note the set names as an answer is in the bundle with text.
+budget), the share of those tokens the traversal metadata costs (`link_traversal` and
+`metadata`: median and most), and how often a note the set names as an answer is in the
+bundle with text.
 Each vault is copied into a scratch git repository under `--work` and indexed once with
 the static model (the same folders as bench.query_quality).
 """
@@ -34,17 +36,20 @@ def text_share(answer: dict[str, Any]) -> tuple[float, str]:
 
 def measure(view: Any, rows: list[dict[str, Any]], max_tokens: int) -> dict[str, Any]:
     from kbase_ci.query.context import context_answer
-    from kbase_ci.query.payload import cost
+    from kbase_ci.query.payload import cost, dumps
 
-    shares, costs, found = [], [], 0
+    shares, costs, meta, found = [], [], [], 0
     for row in rows:
         answer = context_answer(view, query=row["query"], max_tokens=max_tokens).to_json()
         share, printed = text_share(answer)
         shares.append(share)
         costs.append(cost(printed))
+        meta.append(cost(dumps({k: answer[k] for k in ("link_traversal", "metadata")}))
+                    / costs[-1])
         found += any(n["path"] in row["answers"] and n["text"] for n in answer["notes"])
     return {"n": len(rows), "median": statistics.median(shares), "worst": min(shares),
-            "max_cost": max(costs), "answer_with_text": found / len(rows)}
+            "max_cost": max(costs), "meta_median": statistics.median(meta),
+            "meta_max": max(meta), "answer_with_text": found / len(rows)}
 
 
 def main() -> None:
@@ -64,6 +69,7 @@ def main() -> None:
         got = measure(_view(vault, work), rows, args.max_tokens)
         print(f"{vault:24} n={got['n']} note text share: median {got['median']:.3f} "
               f"worst {got['worst']:.3f}; JSON cost max {got['max_cost']}/{args.max_tokens}; "
+              f"metadata {got['meta_median']:.3f} (most {got['meta_max']:.3f}); "
               f"an answer note with text {got['answer_with_text']:.2f}", flush=True)
 
 

@@ -6,10 +6,31 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+
+
+def error_json(kind: str, message: str, *, exit_code: int | None = None,
+               exc: BaseException | None = None, hint: str | None = None) -> dict[str, Any]:
+    """An error as kbase prints it for an agent (`--format json`, an MCP tool's error):
+    `{"error": {kind, exit_code, message}}` (`exit_code` only from a command), with
+    `hint` (what to try) when there is one, and the fields of `exc` that say where:
+    `path`, `line` and `col` (a `.kbase.yml` key), `parameter` (the argument at fault)."""
+    body: dict[str, Any] = {"kind": kind}
+    if exit_code is not None:
+        body["exit_code"] = exit_code
+    body["message"] = message
+    if hint is not None:
+        body["hint"] = hint
+    for key in ("path", "line", "col", "parameter"):
+        value = getattr(exc, key, None)
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            body[key] = value
+    return {"error": body}
 
 
 class KbaseError(Exception):
@@ -20,9 +41,14 @@ class KbaseError(Exception):
 
 
 class UsageError(KbaseError):
-    """Bad command line, unknown note, impossible request."""
+    """Bad command line, unknown note, impossible request; `parameter`: the argument at
+    fault, when one is (an MCP tool's error names it)."""
 
     kind = "usage"
+
+    def __init__(self, message: str, *, parameter: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
 
 
 class ConfigError(UsageError):

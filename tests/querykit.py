@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from conftest import git, run_kbase
+from conftest import git, run_kbase, write
 
 
 def published_demo(base: Path, *index_args: str) -> Path:
@@ -36,6 +36,17 @@ def published_corpus(base: Path, name: str) -> Path:
     src = corpus_repo(name, base / "src")
     publish_index(src)
     return clone(src, base / "clone")
+
+
+def indexed_repo(root: Path, files: dict[str, str | bytes]) -> Path:
+    """A git repository at `root` holding `files`, committed and indexed (`.kbase/`)."""
+    git(root, "init", "-q", "-b", "main")
+    write(root, files)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "notes")
+    proc = run_kbase("index", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    return root
 
 
 def publish_index(repo: Path, *index_args: str) -> None:

@@ -128,6 +128,20 @@ class _Parser(argparse.ArgumentParser):
         raise BadCommandLine(f"{self.prog}: {message}")
 
 
+class _SubParser(_Parser):
+    """A command's parser (and its subcommands'): an argument it does not know is its own
+    error, with its own usage (argparse hands it up to `kbase`, whose usage lists the
+    commands, not the options the user got wrong)."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None
+                         ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or (with `only`) one that knows just that command, so a hook run
     imports one command module instead of all of them."""
@@ -145,7 +159,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                         help="colour the output: auto (a terminal, unless NO_COLOR is set), "
                              "always, never (default: auto)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
-                                parser_class=_Parser)
+                                parser_class=_SubParser)
     # With `only`, argv names that command: placeholders for the others would cost
     # one ArgumentParser each (~0.4 ms) on every hook run and never be used.
     for name in commands() if only is None else [only]:

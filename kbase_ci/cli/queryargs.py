@@ -123,15 +123,9 @@ def _common(p: argparse.ArgumentParser, query: Query[Any, Any], budget: Arg | No
     if budget is not None:
         p.add_argument("--max-tokens", dest="max_tokens", type=int, default=budget.default,
                        metavar="N", help=budget.param.help)
-    elif query.text_budget:
+    else:
         p.add_argument("--max-tokens", type=int, default=None, metavar="N",
                        help=BUDGET + f" (default: `query.max_tokens` of .kbase.yml, "
                             f"{MAX_TOKENS}; 0: no limit)")
-    else:
-        p.add_argument("--max-tokens", type=int, default=None, metavar="N",
-                       help="with --format json: the JSON printed stays within N tokens "
-                            "(lists cut from their end, `truncated` says what went; "
-                            f"default: `query.max_tokens` of .kbase.yml, {MAX_TOKENS}; "
-                            "0: no limit)")
     p.add_argument("--pretty", action="store_true",
                    help="indented JSON (the default on a terminal; compact otherwise)")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,7 @@ from kbase_ci.query.tools.spec import Nothing, Query, fields_of
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
+    from kbase_ci.query.payload import Marks
     from kbase_ci.query.view import QueryView
     from kbase_ci.vault.config import Config
     from kbase_ci.vault.files import Vault
@@ -105,26 +106,29 @@ def run(args: argparse.Namespace) -> int:
                          if hasattr(args, f.name)})
     if query.check_form is not None:
         query.check_form(params, args.format)
-    if args.max_tokens is not None and args.format != "json" and not query.text_budget:
-        raise UsageError("--max-tokens bounds the JSON answer: add --format json")
     session = CliSession(args, query)
     if not query.budgeted:  # (a budgeted query's own parameter has its own default)
         args.max_tokens = session.max_tokens = _budget(args, query, session)
     if getattr(params, "stream", False) and query.events is not None:
-        return _stream(query.events(session, params), args.max_tokens)
+        return _stream(query.events(session, params), args.max_tokens,
+                       lambda answer: query.marks(params, answer))
     try:
         answer = query.run(session, params)
     except Nothing as exc:
-        print(f"kbase: {exc.message}", file=sys.stderr)
         if args.format == "json":  # stdout answers in JSON whatever the exit code
             from kbase_ci.cli.failure import print_json_error  # lazy: only when nothing found
 
+            print(f"kbase: {exc.message}", file=sys.stderr)
             print_json_error(exc.kind, EXIT_FINDINGS, exc.message, hint=exc.hint)
+        else:  # the answer, in the text form: what was not found and what to try
+            sys.stdout.write("".join(f"{line}\n" for line in
+                                     _text(None, [f"{exc.message}: {exc.hint}"])))
         return EXIT_FINDINGS
+    marks = query.marks(params, answer)
     if query.pictures and args.format in query.pictures:
-        _draw(args, query, answer)
+        _draw(args, query, answer, marks)
     else:
-        emit(args, query, answer)
+        emit(args, query, answer, marks)
     return EXIT_OK if query.found(answer) else EXIT_FINDINGS
 
 
@@ -132,18 +136,17 @@ def _budget(args: argparse.Namespace, query: Query[Any, Any], session: CliSessio
             ) -> int | None:
     """The tokens the answer may take: `--max-tokens` (0: no limit), else `.kbase.yml`'s
     `query.max_tokens` (default 8000, as MCP's tools), so no command floods an agent
-    that did not ask for a budget; a text form without a budget of its own has none."""
+    that did not ask for a budget, in any form."""
     from kbase_ci.query.payload import check_budget  # lazy: only a query prints one
 
     asked: int | None = args.max_tokens
     if asked is not None:
         return check_budget(asked)
-    if args.format != "json" and not query.text_budget:
-        return None
     return check_budget(session.config().query.max_tokens)
 
 
-def emit(args: argparse.Namespace, query: Query[Any, Any], answer: Record) -> None:
+def emit(args: argparse.Namespace, query: Query[Any, Any], answer: Record,
+         marks: Marks) -> None:
     """Print the answer in `--format` (json or text) within `--max-tokens`: JSON as
     kbase_ci.query.payload trims it, text made from the answer trimmed the same way
     (unless the text form keeps to the budget itself, as `context`'s does)."""
@@ -151,7 +154,6 @@ def emit(args: argparse.Namespace, query: Query[Any, Any], answer: Record) -> No
     from kbase_ci.query.payload import cut_note, fit_text, render
 
     max_tokens = args.max_tokens
-    marks = type(answer).budget_keys()
     if args.format == "json":
         pretty = bool(args.pretty) or sys.stdout.isatty()
         sys.stdout.write(render(answer.to_json(), marks, max_tokens=max_tokens, pretty=pretty)
@@ -159,16 +161,20 @@ def emit(args: argparse.Namespace, query: Query[Any, Any], answer: Record) -> No
         return
 
     def drawn(a: Record) -> str:
-        return "".join(line + "\n" for line in _text(a, query.text(a)))
+        lines = query.text(a)
+        if not lines:  # every answer prints something, an empty one too (exit 1)
+            lines = [f"kbase {query.words}: nothing found"]
+        return "".join(line + "\n" for line in _text(a, lines))
 
     if max_tokens is None or query.budgeted:
         sys.stdout.write(drawn(answer))
         return
-    sys.stdout.write(fit_text(answer.to_json(), lambda j: drawn(type(answer).from_json(j)),
+    sys.stdout.write(fit_text(answer.to_json(),
+                              lambda j: drawn(type(answer).from_json(j, **answer._hidden())),
                               max_tokens, cut_note, marks))
 
 
-def _text(answer: Record, lines: list[str]) -> list[str]:
+def _text(answer: Record | None, lines: list[str]) -> list[str]:
     # Lazy: the escaping's Unicode classes (~4 ms to import) are for text on a terminal;
     # a JSON answer is escaped by `json.dumps`.
     from kbase_ci.report.escape import terminal_text
@@ -186,7 +192,8 @@ def _text(answer: Record, lines: list[str]) -> list[str]:
     return out
 
 
-def _draw(args: argparse.Namespace, query: Query[Any, Any], answer: Record) -> None:
+def _draw(args: argparse.Namespace, query: Query[Any, Any], answer: Record,
+          marks: Marks) -> None:
     """The answer as a picture within `--max-tokens`: drawn from the answer trimmed as
     its JSON would be, with a comment saying what went."""
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
@@ -195,12 +202,14 @@ def _draw(args: argparse.Namespace, query: Query[Any, Any], answer: Record) -> N
     assert query.draw is not None and query.pictures is not None
     draw, form = query.draw, args.format
     comment = query.pictures[form]
-    sys.stdout.write(fit_text(answer.to_json(), lambda j: draw(type(answer).from_json(j), form),
+    sys.stdout.write(fit_text(answer.to_json(),
+                              lambda j: draw(type(answer).from_json(j, **answer._hidden()), form),
                               args.max_tokens, lambda record: cut_note(record, comment),
-                              type(answer).budget_keys()))
+                              marks))
 
 
-def _stream(events: Iterator[tuple[str, Record]], max_tokens: int | None) -> int:
+def _stream(events: Iterator[tuple[str, Record]], max_tokens: int | None,
+            marks: Callable[[Record], Marks]) -> int:
     """JSON lines, each item as it is reached (the first: where the walk starts), then
     the result; with `--max-tokens`, the walk stops at the first line that would not fit
     (the result trimmed to what is left, when that is enough) and a last `{"type":
@@ -217,7 +226,7 @@ def _stream(events: Iterator[tuple[str, Record]], max_tokens: int | None) -> int
             left = max_tokens - STREAM_END - used - 1  # - 1: its newline
             if kind == "result" and left > 0:
                 try:
-                    line = dumps(fit(event, left, type(record).budget_keys())) + "\n"
+                    line = dumps(fit(event, left, marks(record))) + "\n"
                 except UsageError:
                     line = ""
             if not line or kind != "result":

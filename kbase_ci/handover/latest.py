@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kbase_ci.git import history
 from kbase_ci.handover.handovers import Handovers, Question, linked_open, lowered
 from kbase_ci.handover.scoring import NoteScore
 from kbase_ci.handover.sectionitems import section_items
+from kbase_ci.typedjson import Record, json_field
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.notetypes import SectionSpec
 
@@ -64,3 +66,49 @@ def latest(vault: Vault, track: str | None = None, *, use_cache: bool = True) ->
 
 def _optional(v: Any) -> str | None:
     return None if v is None else str(v)
+
+
+class HandoverRef(Record):
+    path: str
+    title: str
+    track: str | None
+    date: str | None
+    status: str | None
+    score: int
+    committed: int | None
+    """Unix time of its last commit; None when not committed yet."""
+
+
+class OpenQuestion(Record):
+    """A `Question` in the answer (its JSON is read back for a text form in a budget)."""
+
+    path: str
+    title: str
+    question: str
+    urgency: str | None
+
+
+class MissingItem(Record):
+    """A `Missing` item in the answer, as `Missing.to_json` writes it."""
+
+    code: str
+    rule: str
+    message: str
+    line: int
+    col: int
+    points: float
+    severity: str
+    subject: str
+
+
+class HandoverAnswer(Record):
+    """`kbase handover latest`'s answer (kbase_ci.query.tools.handover)."""
+
+    version: int
+    handover: HandoverRef
+    next_steps: list[str]
+    blockers: list[str]
+    unanswered_questions: list[OpenQuestion]
+    missing: list[MissingItem]
+    root: Path = json_field(hidden=True)
+    """The vault's root: the text form shows paths from the current folder."""

@@ -1,31 +1,42 @@
 """A query of the registry (kbase_ci.query.tools) as an MCP tool: its signature (the
 parameters' JSON schema: types, defaults, bounds, descriptions) made from the query's
 parameter record, a call that runs the query on a view of the warm index, and how its
-answer, or an error, becomes a tool result: the CLI's JSON, or the CLI's message in the
-words of the tool (`max_tokens`, not `--max-tokens`: `in_parameters`).
+answer, or an error, becomes a tool result: the CLI's JSON, or kbase's JSON error (as
+`--format json` prints it: `kind`, `message`, the `parameter` at fault, a `hint`) with
+the CLI's message in the words of the tool (`max_tokens`, not `--max-tokens`:
+`in_parameters`).
 """
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import re
 import sys
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import anyio
 import anyio.to_thread
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
-from kbase_ci.errors import KbaseError, UsageError
+from kbase_ci.errors import KbaseError, UsageError, error_json
 from kbase_ci.mcp.serverstate import ServerState
-from kbase_ci.query.payload import render
+from kbase_ci.query.payload import Marks, dumps, render
 from kbase_ci.query.tools import registry
 from kbase_ci.query.tools.fold import Fold, args_of, pick
-from kbase_ci.query.tools.spec import BUDGET_TOOL, MAX_BUDGET, MAX_TOKENS, Arg, Query, fields_of
+from kbase_ci.query.tools.spec import (
+    BUDGET_TOOL,
+    MAX_BUDGET,
+    MAX_TOKENS,
+    Arg,
+    Nothing,
+    Query,
+    fields_of,
+)
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -62,20 +73,23 @@ class WarmSession:
         return self.warm.embedder(view)
 
 
-class Empty(UsageError):
-    """Nothing found (the CLI exits 1): a tool error whose text is this message, then the
-    CLI's JSON answer (what was tried, the nearest misses, notices, the index)."""
-
-    def __init__(self, message: str, answer: Record) -> None:
-        super().__init__(message)
-        self.answer = answer
-
-
-def error(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+def error(kind: str, message: str, exc: BaseException | None = None,
+          hint: str | None = None) -> CallToolResult:
+    """A tool error: kbase's JSON error (kbase_ci.errors.error_json), its words the
+    tool's (`in_parameters`)."""
+    said = error_json(kind, in_parameters(message), exc=exc,
+                      hint=None if hint is None else in_parameters(hint))
+    return CallToolResult(content=[TextContent(type="text", text=dumps(said))], is_error=True)
 
 
-async def result(run: Callable[[], Record], warm: ServerState, max_tokens: int) -> CallToolResult:
+def kbase_error(exc: KbaseError) -> CallToolResult:
+    if isinstance(exc, Nothing):  # no answer at all (the CLI exits 1): what to try
+        return error(exc.kind, exc.message, exc, exc.hint)
+    return error(exc.kind, str(exc), exc)
+
+
+async def result(run: Callable[[], tuple[Record, Marks]], warm: ServerState, max_tokens: int
+                 ) -> CallToolResult:
     """The answer as compact JSON within `max_tokens` (as the CLI prints it); a kbase
     error as a tool error with its message, named in the tool's parameters. A bug
     becomes a tool error too (with the traceback on stderr, as the CLI prints it): the
@@ -87,19 +101,13 @@ async def result(run: Callable[[], Record], warm: ServerState, max_tokens: int) 
     finishes in the background, its answer unused)."""
     try:
         with anyio.fail_after(warm.time_limit):
-            answer = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+            answer, marks = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
     except TimeoutError:
-        return error(f"no answer within {warm.time_limit:g} s (the server's --timeout): "
-                     "ask a narrower question (a smaller limit, depth or max_tokens, or "
-                     "one note); the other tools keep answering")
-    except Empty as exc:  # the CLI's answer too, as it prints it (exit 1)
-        try:
-            return error(in_parameters(str(exc)) + "\n" + render(
-                exc.answer.to_json(), type(exc.answer).budget_keys(), max_tokens=max_tokens))
-        except KbaseError as budget:
-            return error(in_parameters(f"{exc}\n{budget}"))
+        return error("timeout", f"no answer within {warm.time_limit:g} s (the server's "
+                     "time limit)", hint="ask a narrower question (a smaller limit, depth "
+                     "or max_tokens, or one note); the other tools keep answering")
     except KbaseError as exc:
-        return error(in_parameters(str(exc)))
+        return kbase_error(exc)
     except BaseException as exc:  # pyo3's PanicException is one
         if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit,
                             anyio.get_cancelled_exc_class())):
@@ -107,11 +115,11 @@ async def result(run: Callable[[], Record], warm: ServerState, max_tokens: int) 
         print("kbase mcp: internal error in a tool call (please report this with the "
               "traceback below)", file=sys.stderr)
         traceback.print_exc()
-        return error(f"kbase internal error: {type(exc).__name__}: {exc}")
+        return error("internal", f"kbase internal error: {type(exc).__name__}: {exc}")
     try:
-        text = render(answer.to_json(), type(answer).budget_keys(), max_tokens=max_tokens)
+        text = render(answer.to_json(), marks, max_tokens=max_tokens)
     except KbaseError as exc:
-        return error(in_parameters(str(exc)))
+        return kbase_error(exc)
     return CallToolResult(content=[TextContent(type="text", text=text)])
 
 
@@ -151,14 +159,12 @@ def tool_function(tool: Query[Any, Any] | Fold, warm: ServerState
             annotation=Annotated[int, Field(description=BUDGET_TOOL or None, ge=1, le=MAX_BUDGET)]))
 
     async def call(**arguments: Any) -> CallToolResult:
-        def answer() -> Record:
+        def answer() -> tuple[Record, Marks]:
             query, given = ((tool, arguments) if isinstance(tool, Query)
                             else pick(tool, queries, arguments))
             params = query.call(given)
             got: Record = query.run(WarmSession(warm, int(arguments["max_tokens"])), params)
-            if query.empty is not None and not query.found(got):
-                raise Empty(query.empty(params), got)
-            return got
+            return got, query.marks(params, got)
 
         return await result(answer, warm, int(arguments["max_tokens"]))
 
@@ -166,6 +172,32 @@ def tool_function(tool: Query[Any, Any] | Fold, warm: ServerState
     call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         params, return_annotation=CallToolResult)
     return call
+
+
+def unknown_arguments(tool: str, unknown: list[str], takes: Sequence[str]) -> CallToolResult:
+    """A call with arguments the tool does not take: refused (as the schema's
+    `additionalProperties: false` says), never silently dropped, naming what it takes."""
+    near = difflib.get_close_matches(unknown[0], takes, n=1)
+    return error(UsageError.kind,
+                 f"{tool} takes no {', '.join(unknown)}"
+                 + (f"; did you mean {near[0]}?" if near else "")
+                 + f" ({tool} takes {', '.join(takes)})",
+                 UsageError("", parameter=unknown[0]))
+
+
+def invalid_arguments(tool: str, exc: ValidationError) -> CallToolResult:
+    """Arguments the tool's schema refuses (a type, a bound, a choice, one missing), as
+    kbase's JSON error naming the parameter: not pydantic's text and URL."""
+    said: list[str] = []
+    for err in exc.errors():
+        name = ".".join(str(part) for part in err["loc"])
+        if err["type"] == "missing":
+            said.append(f"{tool} needs {name}")
+        else:
+            said.append(f"{name}: {err['msg'][:1].lower()}{err['msg'][1:]}")
+    first = exc.errors()[0]["loc"] if exc.errors() else ()
+    return error(UsageError.kind, "; ".join(said),
+                 UsageError("", parameter=str(first[0]) if first else None))
 
 
 _FLAG = re.compile(r"(?<![\w`-])--([a-z][a-z0-9-]*)(?: PATH| DIR| NAME)?")

@@ -63,6 +63,13 @@ def compact(schema: Any) -> Any:
     return out
 
 
+def strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's input schema as listed: compact, and closed (`additionalProperties:
+    false`): a client that validates against it refuses an argument the tool does not
+    take, as the server does (kbase_ci.mcp.server)."""
+    return {**compact(schema), "additionalProperties": False}
+
+
 def tool_json(tool: Any) -> dict[str, Any]:
     """One tool of `tools/list` as sent (an `mcp.types.Tool`)."""
     got: dict[str, Any] = tool.model_dump(by_alias=True, exclude_none=True, mode="json")

@@ -9,19 +9,21 @@ what to change.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from typing import Annotated, Any
 
 import anyio
-from mcp.server.mcpserver import MCPServer
-from mcp.types import Tool
-from pydantic import Field
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult, Tool
+from pydantic import Field, ValidationError
 
 from kbase_ci import __version__
 from kbase_ci.mcp import prompts
-from kbase_ci.mcp.adapter import READ_ONLY, tool_function
+from kbase_ci.mcp.adapter import READ_ONLY, invalid_arguments, tool_function, unknown_arguments
 from kbase_ci.mcp.framing import serve_stdio
-from kbase_ci.mcp.schema import compact
+from kbase_ci.mcp.schema import strict
 from kbase_ci.mcp.serverstate import ServerState
 from kbase_ci.query.tools import registry
 
@@ -46,22 +48,44 @@ found (`partial`)."""
 
 
 class KbaseServer(MCPServer[Any]):
-    """The SDK's server with its tool schemas compact (kbase_ci.mcp.schema)."""
+    """The SDK's server with its tool schemas compact (kbase_ci.mcp.schema) and strict:
+    an argument a tool does not take is refused, and arguments its schema refuses are
+    kbase's JSON error naming the parameter (kbase_ci.mcp.adapter)."""
+
+    takes: dict[str, tuple[str, ...]]
+    """Each tool's parameters, in its schema's order."""
 
     async def list_tools(self) -> list[Tool]:
-        return [t.model_copy(update={"input_schema": compact(t.input_schema)})
+        return [t.model_copy(update={"input_schema": strict(t.input_schema)})
                 for t in await super().list_tools()]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any],
+                        context: Context[Any, Any] | None = None
+                        ) -> CallToolResult | InputRequiredResult:
+        takes = self.takes.get(name)
+        unknown = [k for k in arguments if takes is not None and k not in takes]
+        if takes is not None and unknown:
+            return unknown_arguments(name, unknown, takes)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError) and \
+                    not isinstance(exc, UnexpectedToolError):
+                return invalid_arguments(name, exc.__cause__)
+            raise
 
 
 def build_server(warm: ServerState) -> MCPServer[Any]:
     """A tool for every query of the registry (or fold of queries), in its order, and
     the prompt."""
-    server: MCPServer[Any] = KbaseServer(
+    server = KbaseServer(
         "kbase", title="kbase: notes, links and handovers of this repository",
         instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server.takes = {}
     for tool in registry.tools():
-        server.add_tool(tool_function(tool, warm), name=tool.name, description=tool.tool,
-                        annotations=READ_ONLY)
+        function = tool_function(tool, warm)
+        server.takes[tool.name] = tuple(inspect.signature(function).parameters)
+        server.add_tool(function, name=tool.name, description=tool.tool, annotations=READ_ONLY)
 
     @server.prompt(name="write_handover", title="Write a handover that passes the checks",
                    description=(

@@ -64,7 +64,7 @@ class AutoIndexAnswer(Record):
     count: int
     grouped_by: str
     """`folder`, or `cluster` (see the module docstring)."""
-    groups: list[Group] = json_field(primary=True)
+    groups: list[Group]
     reading_order: list[str]
     markdown: str
     written: str | None

@@ -4,12 +4,14 @@ read, without their text), and its text form, whose lines the budget counts.
 
 Compact on purpose (issue 31): the JSON is mostly note text. Each note says only what an
 agent acts on (its path, why it is there, the lines it shows, the headings it leaves
-out); the traversal's bookkeeping stays inside."""
+out); the traversal is summed up in counts (`link_traversal`, `metadata`:
+kbase_ci.query.traversalinfo), never a list of steps."""
 
 from __future__ import annotations
 
 from kbase_ci.query.answer import IndexInfo, Truncated
 from kbase_ci.query.budget import estimate_tokens
+from kbase_ci.query.traversalinfo import LinkTraversal, Metadata
 from kbase_ci.typedjson import Record, json_field
 
 
@@ -33,12 +35,14 @@ class BundledNote(Record):
 class ContextAnswer(Record):
     note: str | None = json_field(keep=True, omit=True)
     query: str | None = json_field(keep=True, omit=True)
-    notes: list[BundledNote] = json_field(primary=True)
+    notes: list[BundledNote]
     tokens: int
     """What the text form costs (the JSON: at most `max_tokens`)."""
     max_tokens: int
     left_out: list[str]
     """Notes the traversal reached that did not fit, most relevant first."""
+    link_traversal: LinkTraversal = json_field(keep=True)
+    metadata: Metadata = json_field(keep=True)
     index: IndexInfo
     followed_tags: list[str] | None = json_field(default=None, omit=True)
     truncated: Truncated | None = json_field(default=None, omit=True)
@@ -58,10 +62,12 @@ class ConciseContext(Record):
 
     note: str | None = json_field(keep=True, omit=True)
     query: str | None = json_field(keep=True, omit=True)
-    notes: list[ConciseNote] = json_field(primary=True)
+    notes: list[ConciseNote]
     tokens: int
     max_tokens: int
     left_out: list[str]
+    link_traversal: LinkTraversal = json_field(keep=True)
+    metadata: Metadata = json_field(keep=True)
     index: IndexInfo
     truncated: Truncated | None = json_field(default=None, omit=True)
 
@@ -87,7 +93,8 @@ def concise(answer: ContextAnswer) -> ConciseContext:
         [ConciseNote(n.path, n.depth, n.why,
                      estimate_tokens(separator(n.path, n.depth, n.why) + "\n" + n.text),
                      n.lines, n.omitted) for n in answer.notes],
-        answer.tokens, answer.max_tokens, answer.left_out, answer.index, answer.truncated)
+        answer.tokens, answer.max_tokens, answer.left_out, answer.link_traversal,
+        answer.metadata, answer.index, answer.truncated)
 
 
 def text_lines(answer: Bundle) -> list[str]:

@@ -136,13 +136,20 @@ def clusters(graph: NoteGraph, texts: Mapping[int, str] | Sequence[str], *,
 
 
 def _central(graph: NoteGraph, members: list[int]) -> int:
+    return ranked(graph, members)[0]
+
+
+def ranked(graph: NoteGraph, members: Sequence[int]) -> list[int]:
+    """A cluster's members most central first: linked with the most other members, then
+    most links, then path (the first is `Cluster.central`). An answer lists them so: a
+    token budget cuts a list from its end (kbase_ci.query.payload)."""
     inside = set(members)
 
     def rank(node: int) -> tuple[int, int, int]:
         within = sum(1 for v in graph.neighbours[node] if v in inside)
         return (-within, -graph.degree(node).total, node)
 
-    return min(members, key=rank)
+    return sorted(members, key=rank)
 
 
 def _terms(members: list[int], bags: list[set[str]], df: dict[str, int], n: int,

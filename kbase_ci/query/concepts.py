@@ -60,7 +60,7 @@ class ConceptsAnswer(Record):
     min_notes: int
     documented: int
     undocumented: int
-    concepts: list[ConceptItem] = json_field(primary=True)
+    concepts: list[ConceptItem]
     index: IndexInfo
 
 
@@ -110,7 +110,7 @@ class ConceptAnswer(Record):
     documenting it) and those linking to its note or section; that note itself aside."""
     documented_by: Documented | None
     definition: list[Definition] | None = json_field(omit=True)
-    discussed: list[Discussion] | None = json_field(omit=True, primary=True)
+    discussed: list[Discussion] | None = json_field(omit=True)
     index: IndexInfo = json_field(keep=True)
 
 

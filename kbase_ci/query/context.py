@@ -21,12 +21,20 @@ from kbase_ci.query.filters import check_tags
 from kbase_ci.query.payload import cost, cut_stale, dumps
 from kbase_ci.query.payload import fit as fit_payload
 from kbase_ci.query.pieces import JOIN_TOKENS, load_sections
-from kbase_ci.query.sectionfit import bundle_answer, fit_sections, priorities
-from kbase_ci.query.traverse import select, traverse, view_graph
+from kbase_ci.query.sectionfit import Walk, bundle_answer, fit_sections, priorities
+from kbase_ci.query.traversalinfo import LinkTraversal, per_hop
+from kbase_ci.query.traverse import FRONTIER_MAX, select, traverse, view_graph
 from kbase_ci.query.view import QueryView
 
 STALE_NOTICE_TOKENS = 40
 """Reserved when notes changed since the index: `emit` then prints one more line."""
+REFILL_TRIES = 8
+"""Bundles tried to give the text back what a smaller budget freed (`refill`)."""
+REFILL_STEP = 16
+"""Tokens of text not worth another try."""
+LISTS = ("notes",)
+"""What a bundle is for, cut last when even its text is too much (the query registry
+names it: kbase_ci.query.tools.context)."""
 
 
 def context_answer(view: QueryView, *, note: str | None = None, query: str | None = None,
@@ -53,6 +61,15 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     seed_order = sorted(seeds, key=lambda p: (-seeds[p], p))
     picked = select(trav, seed_order, preset.notes,
                     "depth" if strategy == "breadth" else "score")
+    unlisted = len(trav.reached) - len(picked)
+    walk = Walk(LinkTraversal(trav.links_found, trav.links_followed,
+                              max((r.depth for r in trav.reached.values()), default=0),
+                              strategy, per_hop(r.depth for r in trav.reached.values())),
+                len(trav.reached), preset.name,
+                ((f"each hop expanded its {FRONTIER_MAX} most activated notes only",)
+                 if trav.capped else ())
+                + ((f"{unlisted} notes reached past {preset.name}'s {preset.notes}: not "
+                    "listed",) if unlisted > 0 else ()))
     reserve = estimate_tokens(header_line(99, max_tokens, max_tokens))
     if view.fresh.stale:  # the text form ends with a one-line "index is older" notice
         reserve += STALE_NOTICE_TOKENS
@@ -71,7 +88,7 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
                 + left_out
             notes = fit.notes
         answer = bundle_answer(note, query, max_tokens, follow, fit,
-                         fit.used + reserve + JOIN_TOKENS, left_out, index)
+                               fit.used + reserve + JOIN_TOKENS, left_out, walk, index)
         full = concise_form(answer) if concise else answer
         return full._replace(truncated=stale_cut)
 
@@ -96,14 +113,38 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     # named, with its sections listed as omitted (the agent can read one of them).
     floor = sum(estimate_tokens(separator(p, 0, seed_why[p])) + JOIN_TOKENS
                 for p in seeds)
-    marks = type(answer).budget_keys()
+    marks = (type(answer).budget_keys(), LISTS)
+
+    def fits(a: Bundle) -> bool:
+        return cost(dumps(a.to_json())) <= max_tokens
+
+    def refill(answer: Bundle, budget: int, too_big: int) -> Bundle:
+        """The answer with the largest text budget below `too_big` whose JSON fits: a
+        smaller budget often freed more than it had to (a whole section, a note's
+        envelope), which the text may take back."""
+        lo, hi = budget, too_big - 1
+        for _ in range(REFILL_TRIES):
+            if hi - lo <= REFILL_STEP:
+                break
+            mid = (lo + hi + 1) // 2
+            tried = bundle(mid, most)
+            if fits(tried):
+                lo, answer = mid, tried
+            else:
+                hi = mid - 1
+        return answer
+
+    first = too_big = budget + 1  # the smallest text budget over, for `most` notes
     for _ in range(len(loaded) + 8):
-        spent = cost(dumps(answer.to_json()))
-        over = spent - max_tokens
-        if over <= 0:
+        if fits(answer):
+            if too_big != first or budget != first - 1:
+                answer = refill(answer, budget, too_big)
             if stale_cut is not None:
+                spent = cost(dumps(answer.to_json()))
                 answer = answer._replace(truncated=stale_cut._replace(tokens=spent))
             return answer
+        over = cost(dumps(answer.to_json())) - max_tokens
+        too_big = min(too_big, budget)
         # From what the text used, not what it was given: a smaller budget that still
         # holds the same sections changes nothing.
         used = answer.tokens - reserve - JOIN_TOKENS
@@ -111,6 +152,7 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
             budget = max(floor, min(budget, used) - over - 8)
         elif most > 1:
             most -= 1
+            too_big = first  # fewer notes: the budgets that were over may fit now
         else:
             break
         answer = bundle(budget, most)

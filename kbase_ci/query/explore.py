@@ -13,6 +13,7 @@ from kbase_ci.query.links import (
     split_external,
 )
 from kbase_ci.query.mentions import UnlinkedMention, unlinked_mentions
+from kbase_ci.query.traversalinfo import LinkTraversal, Metadata, hops
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
 
@@ -30,15 +31,17 @@ class ExploreAnswer(Record):
 
     note: str = json_field(keep=True)
     title: str
-    tags: list[str] = json_field(primary=True)
+    tags: list[str]
     domain: str
     outlinks: list[LinkRecord] | list[str]
-    unresolved: list[str] | None = json_field(omit=True, primary=True)
+    unresolved: list[str] | None = json_field(omit=True)
     external: list[ExternalLink] | list[str]
-    backlinks: list[LinkRecord] | list[str] = json_field(primary=True)
-    similar: list[Similar] = json_field(primary=True)
-    unlinked: list[UnlinkedMention] | list[str] | None = json_field(omit=True, primary=True)
+    backlinks: list[LinkRecord] | list[str]
+    similar: list[Similar]
+    unlinked: list[UnlinkedMention] | list[str] | None = json_field(omit=True)
     """Notes naming it without a link (kbase_ci.query.mentions); None: not asked for."""
+    link_traversal: LinkTraversal = json_field(keep=True)
+    metadata: Metadata = json_field(keep=True)
     index: IndexInfo
 
 
@@ -51,6 +54,16 @@ def explore_answer(view: QueryView, path: str, *, concise: bool = False,
     similar = [Similar(p, view.notes[p].title, s)
                for p, s in info.similar if p not in linked and p in view.notes][:SIMILAR]
     unlinked = unlinked_mentions(view, path)[0] if mentions else None
+    # One hop: the notes its links and backlinks reach, and those shown for being like it
+    # or naming it.
+    linked.discard(path)
+    reached = linked & view.notes.keys()
+    shown = reached | {s.path for s in similar} | {u.path for u in unlinked or ()}
+    walk = LinkTraversal(len(out_links) + len(external) + len(back),
+                         sum(1 for lk in out_links if lk.target in reached) + len(back),
+                         1 if reached else 0, "one hop",
+                         [1, len(reached)] if reached else [1])
+    meta = Metadata(1 + len(shown), 1, len(reached), hops(1), [])
     if concise:
         return ExploreAnswer(
             path, info.title, list(info.tags), info.domain,
@@ -60,9 +73,10 @@ def explore_answer(view: QueryView, path: str, *, concise: bool = False,
             external=sorted({e.url for e in external_records(view, external)}),
             backlinks=sorted({lk.source for lk in back}), similar=similar,
             unlinked=None if unlinked is None else list(dict.fromkeys(u.path for u in unlinked)),
-            index=view.index_info())
+            link_traversal=walk, metadata=meta, index=view.index_info())
     return ExploreAnswer(path, info.title, list(info.tags), info.domain,
                          outlinks=link_records(view, out_links, side="target"),
                          unresolved=None, external=external_records(view, external),
                          backlinks=link_records(view, back, side="source"), similar=similar,
-                         unlinked=unlinked, index=view.index_info())
+                         unlinked=unlinked, link_traversal=walk, metadata=meta,
+                         index=view.index_info())

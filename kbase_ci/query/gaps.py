@@ -136,8 +136,7 @@ class GapsAnswer(Record):
     limit: int
     counts: dict[str, int]
     unwritten: list[Target] | list[ConciseTarget] | None = json_field(omit=True)
-    concepts: list[ConceptGap] | list[ConciseConcept] | None = json_field(omit=True,
-                                                                         primary=True)
+    concepts: list[ConceptGap] | list[ConciseConcept] | None = json_field(omit=True)
     attachments: list[Target] | list[ConciseTarget] | None = json_field(omit=True)
     index: IndexInfo
 

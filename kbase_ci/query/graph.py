@@ -12,7 +12,7 @@ an *isolated* orphan links nowhere either.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -57,6 +57,8 @@ class Paths:
     """Shortest paths in path order (the first is the one `path` shows)."""
     truncated: bool
     """More shortest paths exist than were asked for."""
+    searched: Mapping[int, int]
+    """Hops to the target of every note the search reached (walking back from it)."""
 
 
 class NoteGraph:
@@ -103,6 +105,11 @@ class NoteGraph:
     def _forward(self, directed: bool) -> list[list[int]]:
         return self.outgoing if directed else self.neighbours
 
+    def adjacency(self, directed: bool, *, reverse: bool = False) -> list[list[int]]:
+        """The notes each note's links lead to: either way, or (`directed`) the links it
+        holds (`reverse`: the links to it)."""
+        return self._backward(directed) if reverse else self._forward(directed)
+
     def _backward(self, directed: bool) -> list[list[int]]:
         return self.incoming if directed else self.neighbours
 
@@ -146,7 +153,7 @@ class NoteGraph:
         over the notes one hop closer to `b`, so every branch taken ends at `b`."""
         to_b = self.distances(b, directed=directed, reverse=True)
         if a not in to_b:
-            return Paths(None, (), False)
+            return Paths(None, (), False, to_b)
         forward = self._forward(directed)
         found: list[tuple[int, ...]] = []
         truncated = False
@@ -161,7 +168,7 @@ class NoteGraph:
                 continue
             closer = [v for v in forward[u] if to_b.get(v) == to_b[u] - 1]
             stack.extend((v, (*sofar, v)) for v in reversed(closer))
-        return Paths(to_b[a], tuple(found), truncated)
+        return Paths(to_b[a], tuple(found), truncated, to_b)
 
     def neighbourhood(self, start: int, depth: int, *, directed: bool = False
                       ) -> dict[int, int]:

@@ -10,9 +10,10 @@ from typing import Any
 from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.choices import GRAPH_ACTIONS
-from kbase_ci.query.clusters import clusters
+from kbase_ci.query.clusters import clusters, ranked
 from kbase_ci.query.graph import ClusterRecord, Edge, NoteGraph
 from kbase_ci.query.graphmap import ExploreMap, ExploreSummary, explore_answer
+from kbase_ci.query.traversalinfo import LinkTraversal, Metadata, graph_walk, hops
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
 
@@ -48,10 +49,12 @@ class PathAnswer(Record):
     to: str
     directed: bool
     length: int | None
-    paths: list[list[str]] = json_field(primary=True)
+    paths: list[list[str]]
     truncated: bool = json_field(keep=True)
-    nodes: list[Node] = json_field(primary=True)
+    nodes: list[Node]
     edges: list[Edge] | None = json_field(omit=True)
+    link_traversal: LinkTraversal = json_field(keep=True)
+    metadata: Metadata = json_field(keep=True)
     index: IndexInfo
 
 
@@ -62,8 +65,10 @@ class NeighborhoodAnswer(Record):
     directed: bool
     truncated: bool = json_field(keep=True)
     found: int
-    nodes: list[DepthNode] = json_field(primary=True)
+    nodes: list[DepthNode]
     edges: list[Edge] | None = json_field(omit=True)
+    link_traversal: LinkTraversal = json_field(keep=True)
+    metadata: Metadata = json_field(keep=True)
     index: IndexInfo
 
 
@@ -71,7 +76,7 @@ class HubsAnswer(Record):
     action: str = json_field(keep=True)
     min_links: int
     total: int
-    nodes: list[HubNode] = json_field(primary=True)
+    nodes: list[HubNode]
     edges: list[Edge] | None = json_field(omit=True)
     index: IndexInfo
 
@@ -79,7 +84,7 @@ class HubsAnswer(Record):
 class OrphansAnswer(Record):
     action: str = json_field(keep=True)
     no_backlinks: bool
-    nodes: list[OrphanNode] = json_field(primary=True)
+    nodes: list[OrphanNode]
     edges: list[Edge] | None = json_field(omit=True)
     index: IndexInfo
 
@@ -88,8 +93,8 @@ class ClustersAnswer(Record):
     action: str = json_field(keep=True)
     min_size: int
     total: int
-    clusters: list[ClusterRecord] = json_field(primary=True)
-    nodes: list[ClusterNode] = json_field(primary=True)
+    clusters: list[ClusterRecord]
+    nodes: list[ClusterNode]
     edges: list[Edge] | None = json_field(omit=True)
     index: IndexInfo
 
@@ -148,10 +153,19 @@ def path_answer(view: QueryView, source: str, target: str, *, directed: bool = F
     links = {(u, v) for u, v in steps if v in graph.outgoing[u]}
     if not directed:
         links |= {(v, u) for u, v in steps if u in graph.outgoing[v]}
+    # The search walks back from the target over every note that reaches it.
+    walk, meta = graph_walk(found.searched, graph.adjacency(directed, reverse=True),
+                            expanded=found.searched,
+                            strategy="shortest paths",
+                            depth="all hops", shown=max(0, len(on_path) - 1),
+                            limitations=["more shortest paths than limit: all_paths, limit"]
+                            if found.truncated else [])
+    meta = meta._replace(primary_documents=2 if a != b else 1,
+                         linked_documents=max(0, len(on_path) - 2))
     return PathAnswer("path", a_path, b_path, directed, found.length,
                       [[graph.paths[n] for n in p] for p in found.paths], found.truncated,
                       [_node(view, graph, n) for n in on_path], _edges(graph, links),
-                      view.index_info())
+                      walk, meta, view.index_info())
 
 
 def neighborhood_answer(view: QueryView, note: str, *, depth: int = 1,
@@ -163,10 +177,16 @@ def neighborhood_answer(view: QueryView, note: str, *, depth: int = 1,
                                directed=directed)
     ranked = sorted(dist, key=lambda n: (dist[n], n))
     kept = ranked[:_count("--limit", limit, 1)]
+    walk, meta = graph_walk(
+        dist, graph.adjacency(directed), expanded=[n for n in dist if dist[n] < depth],
+        strategy="breadth-first" + (", links out" if directed else ""),
+        depth=hops(depth), shown=len(kept) - 1,
+        limitations=[f"{len(ranked) - len(kept)} notes reached past limit: not listed"]
+        if len(kept) < len(ranked) else [])
     return NeighborhoodAnswer(
         "neighborhood", path, depth, directed, len(kept) < len(ranked), len(ranked) - 1,
         [DepthNode(graph.paths[n], view.notes[graph.paths[n]].title, dist[n]) for n in kept],
-        _edges(graph, graph.edges_among(kept)), view.index_info())
+        _edges(graph, graph.edges_among(kept)), walk, meta, view.index_info())
 
 
 def hubs_answer(view: QueryView, *, min_links: int = 3, limit: int = 20) -> HubsAnswer:
@@ -209,7 +229,8 @@ def clusters_answer(view: QueryView, *, min_size: int = 3, limit: int = 20,
     chosen: list[int] = []
     for number, c in enumerate(found, 1):
         records.append(ClusterRecord(number, len(c.members), graph.paths[c.central],
-                                     list(c.terms), [graph.paths[n] for n in c.members]))
+                                     list(c.terms),
+                                     [graph.paths[n] for n in ranked(graph, c.members)]))
         nodes.extend(ClusterNode(graph.paths[n], view.notes[graph.paths[n]].title, number)
                      for n in c.members)
         chosen.extend(c.members)

@@ -18,11 +18,12 @@ from typing import Any
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import IndexInfo
-from kbase_ci.query.clusters import clusters
+from kbase_ci.query.clusters import clusters, ranked
 from kbase_ci.query.graph import ClusterRecord, Edge, NoteGraph
 from kbase_ci.query.notetable import NoteEdges
 from kbase_ci.query.readingorder import Relations, order_nodes, relations, walk_needs
 from kbase_ci.query.trace import NO_DEADLINE, Deadline, Trace
+from kbase_ci.query.traversalinfo import LinkTraversal, Metadata, graph_walk, hops
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
 
@@ -66,11 +67,13 @@ class ExploreMap(Record):
     truncated: bool = json_field(keep=True)
     partial: bool
     partial_reason: str | None
-    clusters: list[ClusterRecord] = json_field(primary=True)
+    clusters: list[ClusterRecord]
     hubs: list[MapHub]
     reading_path: list[str]
     edges: list[Edge] | None = json_field(omit=True)
-    nodes: list[MapNode] | None = json_field(omit=True, primary=True)
+    nodes: list[MapNode] | None = json_field(omit=True)
+    link_traversal: LinkTraversal = json_field(keep=True)
+    metadata: Metadata = json_field(keep=True)
     index: IndexInfo
 
 
@@ -104,11 +107,13 @@ class ExploreSummary(Record):
     partial_reason: str | None
     truncated: bool = json_field(keep=True)
     neighbours: list[str]
-    clusters: list[SummaryCluster] = json_field(primary=True)
+    clusters: list[SummaryCluster]
     hubs: list[SummaryHub]
     reading_path: list[str]
     omitted: Omitted
     tokens: int
+    link_traversal: LinkTraversal = json_field(keep=True)
+    metadata: Metadata = json_field(keep=True)
     index: IndexInfo
 
 
@@ -129,6 +134,7 @@ def explore_events(view: QueryView, note: str, *, depth: int = 2, limit: int = 2
     start = graph.node[path]
     seen = {start: 0}
     order = [start]
+    expanded: list[int] = []
     queue = deque([start])
     truncated = False
     partial = None
@@ -141,6 +147,7 @@ def explore_events(view: QueryView, note: str, *, depth: int = 2, limit: int = 2
         u = queue.popleft()
         if seen[u] >= depth:
             continue
+        expanded.append(u)
         for v in graph.neighbours[u]:
             if v in seen:
                 continue
@@ -156,7 +163,7 @@ def explore_events(view: QueryView, note: str, *, depth: int = 2, limit: int = 2
         if truncated:
             break
     yield _result(view, rel, path, order, seen, depth, limit, truncated, partial, summary,
-                  deadline, trace)
+                  deadline, trace, expanded)
 
 
 def _node(view: QueryView, graph: NoteGraph, n: int, depth: int, via: int | None
@@ -174,7 +181,7 @@ def _node(view: QueryView, graph: NoteGraph, n: int, depth: int, via: int | None
 def _result(view: QueryView, rel: Relations, path: str, order: list[int],
             seen: dict[int, int], depth: int, limit: int, truncated: bool,
             partial: str | None, summary: bool, deadline: Deadline,
-            trace: Trace) -> ExploreMap | ExploreSummary:
+            trace: Trace, expanded: list[int]) -> ExploreMap | ExploreSummary:
     graph = rel.graph
     local = {n: i for i, n in enumerate(sorted(order))}
     sub_paths = tuple(graph.paths[n] for n in sorted(order))
@@ -193,15 +200,23 @@ def _result(view: QueryView, rel: Relations, path: str, order: list[int],
     reading_nodes = [*first.nodes, start, *ring.nodes]
     partial = partial or stopped or first.partial or ring.partial
     trace("map", notes=len(order), clusters=len(groups), reading_path=len(reading_nodes))
+    limits = [f"{limit} notes at most (limit): more were within reach"] if truncated else []
+    if partial is not None:
+        limits.append(f"partial: {partial}")
+    walk, meta = graph_walk(seen, graph.neighbours, expanded=expanded,
+                            strategy="breadth-first", depth=hops(depth),
+                            shown=len(order) - 1, limitations=limits)
     answer = ExploreMap(
         "explore", path, view.notes[path].title, depth, limit, len(order) - 1, truncated,
         partial is not None, partial,
         [ClusterRecord(i, len(c.members), sub_paths[c.central], list(c.terms),
-                       [sub_paths[m] for m in c.members]) for i, c in enumerate(groups, 1)],
+                       [sub_paths[m] for m in ranked(sub, c.members)])
+         for i, c in enumerate(groups, 1)],
         [MapHub(graph.paths[n], view.notes[graph.paths[n]].title, graph.degree(n).total)
          for n in hubs],
         [graph.paths[n] for n in reading_nodes],
-        [Edge(sub_paths[a], sub_paths[b]) for a, b in pairs], None, view.index_info())
+        [Edge(sub_paths[a], sub_paths[b]) for a, b in pairs], None, walk, meta,
+        view.index_info())
     if summary:
         return _condensed(answer, [graph.paths[n] for n in order if seen[n] == 1])
     return answer
@@ -231,13 +246,20 @@ def _condensed(full: ExploreMap, ring: list[str]) -> ExploreSummary:
         if name in out["omitted"]:
             out["omitted"][name] += 1
     omitted = out["omitted"]
+    gone = [f"{n} {name.replace('_', ' ')}" for name, n in omitted.items() if n]
+    meta = full.metadata._replace(
+        linked_documents=len({*out["neighbours"], *(h["path"] for h in out["hubs"]),
+                              *(c["central"] for c in out["clusters"]),
+                              *out["reading_path"]} - {full.note}),
+        limitations=[*full.metadata.limitations,
+                     *([f"summary: {', '.join(gone)}: omitted"] if gone else [])])
     return ExploreSummary(
         "explore", True, full.note, full.title, full.depth, full.found + 1, full.partial,
         full.partial_reason, full.truncated, out["neighbours"],
         [SummaryCluster(c["size"], c["central"], c["terms"]) for c in out["clusters"]],
         [SummaryHub(h["path"], h["degree"]) for h in out["hubs"]], out["reading_path"],
         Omitted(omitted["neighbours"], omitted["clusters"], omitted["reading_path"]),
-        _tokens(out), full.index)
+        _tokens(out), full.link_traversal, meta, full.index)
 
 
 def _tokens(answer: dict[str, Any]) -> int:

@@ -95,14 +95,14 @@ class Where(Record):
 
 class LinksAnswer(Record):
     note: str = json_field(keep=True)
-    links: list[LinkRecord] = json_field(primary=True)
+    links: list[LinkRecord]
     external: list[ExternalLink]
     index: IndexInfo
 
 
 class BacklinksAnswer(Record):
     note: str = json_field(keep=True)
-    backlinks: list[LinkRecord] | list[Where] = json_field(primary=True)
+    backlinks: list[LinkRecord] | list[Where]
     index: IndexInfo
 
 

@@ -46,7 +46,7 @@ class UnlinkedAnswer(Record):
     note: str = json_field(keep=True)
     names: list[str]
     skipped: list[str]
-    unlinked: list[UnlinkedMention] = json_field(primary=True)
+    unlinked: list[UnlinkedMention]
     source: str
     index: IndexInfo
 

@@ -5,10 +5,12 @@ One place for every query command, the MCP tools and any later command that prin
 answer (its JSON: `Record.to_json`): `render` measures the JSON as printed and, when it
 is over the budget, trims it (`fit`): first the index's list of notes changed since it
 was built (`index.stale_notes`: bookkeeping; a clone with many edits must not cost an
-answer its items, and `index.stale_count` keeps the number), then the envelope (the
-lists besides the answer's main ones, `Marks`, down to one item each, then their
-strings), then the main lists down to one item each (from the end: the least relevant
-items, every list is ranked), then any string, shorter and shorter. No other list that
+answer its items, and `index.stale_count` keeps the number), then every list the answer
+does not name (`Marks`: the query registry names each answer's lists, the primary one
+first) down to one item each, largest first, then their strings, then the named lists
+down to one item each, the last named first and the primary list last (from the end: the
+least relevant items, every list is ranked; lists of one name, such as every cluster's
+`members`, are cut evenly), then any string, shorter and shorter. No other list that
 had items is emptied. `truncated` says what went: the budget, what the answer costs now,
 each list cut as `kept/total`, and the strings shortened. Tokens are
 the larger of `len / 4` (what a budget is usually counted in) and the conservative
@@ -37,11 +39,12 @@ from kbase_ci.query.shrink import SHORT, TIGHT, compact_index, shorten, unset
 ENVELOPE = frozenset({"index", "truncated"})
 """Keys never trimmed in any answer: where it came from, and what was cut (but see
 `STALE`). An answer adds its own (`Record.budget_keys`: what it is about)."""
-Marks = tuple[frozenset[str], frozenset[str]]
-"""(keys never trimmed, the answer's main lists) of one answer: its main lists keep
-their first item while any other list (traversal paths, limitations, ...) can be
-emptied (`Record.budget_keys`)."""
-NO_MARKS: Marks = (frozenset(), frozenset())
+Marks = tuple[frozenset[str], tuple[str, ...]]
+"""(keys never trimmed, the answer's lists that matter, the primary one first) of one
+answer: the first from `Record.budget_keys`, the second from the query registry
+(`Query.lists`). A list is named by its keys joined with `.` (`clusters.members`);
+naming a nested list keeps the lists holding it too."""
+NO_MARKS: Marks = (frozenset(), ())
 
 
 def cost(text: str) -> int:
@@ -145,13 +148,14 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
     """A copy of `answer` whose JSON costs at most `max_tokens` (see the module). A
     `truncated` record `answer` already has (from `cut_stale`) is carried on.
 
-    The envelope gives way before the answer's main lists (`Marks`): the index's list of
-    changed notes, then the other lists down to one item each, then their strings;
-    only then the main lists down to one item, then every string, shorter and shorter.
-    No list that had items is emptied (but `index.stale_notes`, whose count stays).
-    `fields`: fields that say nothing (null, false, empty; the index's build time) may be
-    left out near the end (not for an answer read back into its record: a text form)."""
-    keep, primary = ENVELOPE | marks[0], marks[1]
+    The rest gives way before what the answer is for (`Marks`): the index's list of
+    changed notes, then the lists the answer does not name down to one item each, then
+    their strings; only then the named lists down to one item, the last named first (the
+    primary list last), then every string, shorter and shorter. No list that had items
+    is emptied (but `index.stale_notes`, whose count stays). `fields`: fields that say
+    nothing (null, false, empty; the index's build time) may be left out near the end
+    (not for an answer read back into its record: a text form)."""
+    keep, named = ENVELOPE | marks[0], marks[1]
     out: dict[str, Any] = json.loads(json.dumps(answer))
     note = out.get("truncated")
     if not (isinstance(note, dict) and isinstance(note.get("lists"), dict)):
@@ -160,6 +164,10 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
     note["max_tokens"] = max_tokens
     shortened: list[str] = note["shortened"]
     out["truncated"] = note
+    said = out.get("metadata")
+    if isinstance(said, dict) and isinstance(said.get("limitations"), list):
+        # an answer that says what it left out (kbase_ci.query.traversalinfo) says this too
+        said["limitations"].append(f"max_tokens {max_tokens}: truncated says what went")
     totals, carried = list_sizes(out, keep), dict(note["lists"])
     dropped: dict[str, int] = {}
 
@@ -176,14 +184,15 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
         note["tokens"] = now
         return now - max_tokens
 
-    def trim(main: bool, excess: int) -> int:
-        """Lists down to one item, largest first: the envelope's, or (`main`) all."""
+    def trim(spared: tuple[str, ...], excess: int) -> int:
+        """Lists down to one item, largest first, but those `spared` (names, and the
+        lists holding them)."""
         while excess > 0:
-            target = _largest(out, keep, frozenset() if main else primary)
-            if target is None:
+            group = _largest(out, keep, spared)
+            if group is None:
                 break
-            path, lst = target
-            _drop(lst, excess, 1, list_name(path), dropped, rough=rough[0])
+            name, lists = group
+            _cut(lists, excess, name, dropped, rough=rough[0])
             excess = over()
         return excess
 
@@ -194,9 +203,13 @@ def fit(answer: dict[str, Any], max_tokens: int, marks: Marks = NO_MARKS, *,
         excess = over()
     if excess > 0 and fields:
         compact_index(out)  # (it only shrinks the answer: `excess` stays an upper bound)
-    if excess > 0 and trim(False, excess) > 0:
-        shorten(out, over(), shortened, SHORT, skip=keep | primary)
-        if trim(True, over()) > 0:
+    if excess > 0 and trim(named, excess) > 0:
+        shorten(out, over(), shortened, SHORT,
+                skip=keep | {name.partition(".")[0] for name in named})
+        excess = over()
+        for last in range(len(named) - 1, -1, -1):  # the primary list (named first) last
+            excess = trim(named[:last], excess)
+        if excess > 0:
             if fields and unset(out, keep):
                 note["unset"] = True
             for size in (SHORT, TIGHT):
@@ -264,13 +277,56 @@ def _item_len(item: Any) -> int:
     return len(dumps({"x": item})) // 4
 
 
-def _largest(answer: dict[str, Any], keep: frozenset[str], spare: frozenset[str]
-             ) -> tuple[tuple[Any, ...], list[Any]] | None:
-    """The list with the most JSON that has more than one item, but the top-level lists
-    under `spare` (an answer's main lists, while the envelope gives way first)."""
-    lists = [(p, lst) for p, lst in lists_of(answer, keep, most=SAMPLE)
-             if len(lst) > 1 and not (len(p) == 1 and p[0] in spare)]
-    return max(lists, key=lambda pl: _json_len(pl[1]), default=None)
+def _largest(answer: dict[str, Any], keep: frozenset[str], spared: tuple[str, ...]
+             ) -> tuple[str, list[list[Any]]] | None:
+    """The lists of one name with the most JSON among those with more than one item
+    (`name`, the lists), but the names `spared` and the lists holding them (cutting a
+    cluster cuts its members)."""
+    groups: dict[str, list[list[Any]]] = {}
+    for path, lst in lists_of(answer, keep, most=SAMPLE):
+        name = list_name(path)
+        if len(lst) > 1 and not any(s == name or s.startswith(name + ".") for s in spared):
+            groups.setdefault(name, []).append(lst)
+    return max(groups.items(), key=lambda g: sum(_json_len(lst) for lst in g[1]),
+               default=None)
+
+
+def _cut(lists: list[list[Any]], excess: int, name: str, dropped: dict[str, int], *,
+         rough: bool) -> None:
+    """Cut the lists of one name by about `excess` tokens, evenly: each keeps at most
+    the same number of items, the most that frees enough (so every cluster keeps its
+    first members, not the small ones all and the big ones one), and at least one."""
+    if len(lists) == 1:
+        _drop(lists[0], excess, 1, name, dropped, rough=rough)
+        return
+    size = _item_len if rough else _item_cost
+    costs = [[size(item) for item in lst] for lst in lists]
+
+    def freed(most: int) -> int:
+        return sum(sum(c[most:]) for c in costs)
+
+    # The most items a list keeps that frees enough (a binary search: `freed` falls as
+    # `most` grows), one item at least; then the lists keep one item more where that
+    # still frees enough, the last lists (the least relevant) giving it up first.
+    lo, hi = 1, max(len(c) for c in costs)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if freed(mid) >= excess:
+            lo = mid
+        else:
+            hi = mid - 1
+    need = excess - freed(lo + 1)
+    keep = [lo + 1] * len(lists)
+    for i in range(len(lists) - 1, -1, -1):
+        if need <= 0:
+            break
+        if len(costs[i]) > lo:
+            keep[i] = lo
+            need -= costs[i][lo]
+    for lst, most in zip(lists, keep, strict=True):
+        if len(lst) > most:
+            dropped[name] = dropped.get(name, 0) + len(lst) - most
+            del lst[most:]
 
 
 def _json_len(lst: list[Any]) -> int:

@@ -75,7 +75,7 @@ class Step(Record):
 
 class ReadingOrderAnswer(Record):
     start: str | None
-    tags: list[str] = json_field(primary=True)
+    tags: list[str] = json_field(keep=True)
     domain: str | None
     count: int
     order: list[Step]

@@ -135,7 +135,7 @@ def question(searcher: Searcher, query: str) -> ev.QueryTerms:
 class SearchAnswer(Record):
     query: str = json_field(keep=True)
     mode: str = json_field(keep=True)
-    results: list[Hit] | list[ConciseHit] = json_field(primary=True)
+    results: list[Hit] | list[ConciseHit]
     """The ranked notes up to the limit, each with its confidence (those below
     `min_confidence` left out)."""
     verdict: Verdict = json_field(keep=True)

@@ -19,6 +19,7 @@ from kbase_ci.query.pieces import (
     most_relevant,
     section_title,
 )
+from kbase_ci.query.traversalinfo import LinkTraversal, Metadata
 from kbase_ci.query.traverse import Reached
 from kbase_ci.query.view import QueryView
 
@@ -155,17 +156,39 @@ def _omitted(n: NoteSections, picks: list[int], prio: list[float]) -> list[str]:
 
 def bundle_answer(note: str | None, query: str | None, max_tokens: int,
                   follow: list[str], fit: Fit, used: int, left_out: list[str],
-                  index: IndexInfo) -> ContextAnswer:
+                  walk: Walk, index: IndexInfo) -> ContextAnswer:
     notes: list[BundledNote] = []
+    cut_sections = 0
     for n in fit.notes:
         r = n.reached
         picks = fit.chosen[r.path]
         partial = fit.partial.get(r.path)
         omitted = _omitted(n, picks, fit.prio[r.path])
+        cut_sections += len(n.pieces) - len(picks)
         if partial is not None and partial[1] < n.pieces[partial[0]][2]:
             omitted.append(f"{section_title(n.pieces[partial[0]][0])} "
                            f"(from line {partial[1] + 1})")
+            cut_sections += 1
         lines, text = chosen_text(n, picks, partial)
         notes.append(BundledNote(r.path, r.depth, fit.why[r.path], lines, omitted, text))
-    return ContextAnswer(note, query, notes, used, max_tokens, left_out, index,
-                         follow or None)
+    limits = [*walk.limits]
+    if left_out:
+        limits.append(f"{len(left_out)} notes reached: left_out")
+    if cut_sections:
+        limits.append(f"{cut_sections} sections: omitted")
+    seeds = sum(1 for n in notes if n.depth == 0)
+    return ContextAnswer(note, query, notes, used, max_tokens, left_out, walk.traversal,
+                         Metadata(walk.reached, seeds, len(notes) - seeds, walk.depth,
+                                  limits), index, follow or None)
+
+
+@dataclass(frozen=True)
+class Walk:
+    """What the traversal behind a bundle says of itself (kbase_ci.query.traversalinfo)."""
+
+    traversal: LinkTraversal
+    reached: int
+    depth: str
+    """The depth asked for (a preset's name, or hops)."""
+    limits: tuple[str, ...]
+    """What the walk itself left out (hops it capped)."""

@@ -71,9 +71,9 @@ class SummaryAnswer(Record):
     extract: str = json_field(keep=True)
     lead: list[Line] | None = json_field(default=None, omit=True)
     outline: list[Heading] | None = json_field(default=None, omit=True)
-    key_sentences: list[Line] | None = json_field(default=None, omit=True, primary=True)
-    facts: list[Fact] | None = json_field(default=None, omit=True, primary=True)
-    code_snippets: list[Snippet] | None = json_field(default=None, omit=True, primary=True)
+    key_sentences: list[Line] | None = json_field(default=None, omit=True)
+    facts: list[Fact] | None = json_field(default=None, omit=True)
+    code_snippets: list[Snippet] | None = json_field(default=None, omit=True)
     index: IndexInfo | None = json_field(default=None, keep=True)
 
 

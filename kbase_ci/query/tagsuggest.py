@@ -47,7 +47,7 @@ class Suggestion(Record):
 class SuggestAnswer(Record):
     note: str = json_field(keep=True)
     title: str
-    tags: list[str] = json_field(primary=True)
+    tags: list[str]
     neighbours: int
     suggestions: list[Suggestion]
     index: IndexInfo

@@ -24,12 +24,12 @@ class NoteEntry(Record):
 
 
 class NotesAnswer(Record):
-    tags: list[str] = json_field(primary=True)
+    tags: list[str] = json_field(keep=True)
     """The tags asked for."""
     match: str
     domain: str | None
     count: int
-    notes: list[NoteEntry] = json_field(primary=True)
+    notes: list[NoteEntry]
     index: IndexInfo
 
 
@@ -59,7 +59,7 @@ class TagPair(Record):
 class TagsAnswer(Record):
     notes: int
     tagged: int
-    tags: list[TagCount] = json_field(primary=True)
+    tags: list[TagCount]
     tree: list[TagNode] | None = json_field(omit=True)
     cooccurrence: list[TagPair] | None = json_field(omit=True)
     index: IndexInfo

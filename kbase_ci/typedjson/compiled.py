@@ -130,10 +130,11 @@ def compile_to_json(cls: Any) -> Callable[[Any], dict[str, Any]]:
     return fn
 
 
-def read_back(kind: Any, data: Mapping[str, Any]) -> Any:
-    """`kind.from_json(data)`: our own JSON, so the types pick the union's branch and
-    nothing is validated (`typedjson.decode` validates JSON from elsewhere)."""
-    return _decode(kind, data)
+def read_back(kind: Any, data: Mapping[str, Any], hidden: Mapping[str, Any]) -> Any:
+    """`kind.from_json(data, **hidden)`: our own JSON, so the types pick the union's
+    branch and nothing is validated (`typedjson.decode` validates JSON from elsewhere);
+    `hidden`: the fields its JSON leaves out."""
+    return _record(kind, data, hidden) if hidden else _decode(kind, data)
 
 
 def _keys(tp: Any) -> tuple[set[str], set[str]]:
@@ -187,13 +188,17 @@ def _decode(tp: Any, value: Any) -> Any:
     if origin in (dict, Mapping):
         return {k: _decode(get_args(tp)[1], v) for k, v in value.items()}
     if _is_record(tp):
-        types = field_types(tp)
-        given = {}
-        for name, key, omit in tp._out:
-            if key in value:
-                given[name] = _decode(types[name], value[key])
-            elif omit:
-                given[name] = None
-        return tp(**given)
+        return _record(tp, value, {})
     return value
+
+
+def _record(tp: Any, value: Mapping[str, Any], hidden: Mapping[str, Any]) -> Any:
+    types = field_types(tp)
+    given = dict(hidden)
+    for name, key, omit in tp._out:
+        if key in value:
+            given[name] = _decode(types[name], value[key])
+        elif omit:
+            given[name] = None
+    return tp(**given)
 

@@ -9,9 +9,10 @@ Its JSON is made at the edge by `to_json()`: keys in field order, and per field,
 `json_field(...)` as its default: `key=` where the JSON key is no Python name (`from`),
 `omit=True` to leave it out while None (and read it as None when absent), `hidden=True`
 for one only the text form uses, and for budgets (kbase_ci.query.payload, through
-`budget_keys`) `keep=True` for what is never cut and `primary=True` for the answer's main
-lists. `from_json` reads an answer's JSON back (one trimmed to a token budget, drawn as
-text); JSON written elsewhere is validated by `typedjson.decode` instead.
+`budget_keys`) `keep=True` for what is never cut (which lists an answer is for, and so
+are cut last, the query registry says: `Query.lists`). `from_json` reads an answer's JSON
+back (one trimmed to a token budget, drawn as text); JSON written elsewhere is validated
+by `typedjson.decode` instead.
 
 Why no dataclasses: a query makes tens of answer classes and the manifest's ~20 record
 classes in a fresh process, and a frozen dataclass compiles six methods per class at
@@ -61,21 +62,21 @@ _ABSENT = object()
 class Field:
     """A field's options (`json_field`); the class keeps them in `_options`."""
 
-    __slots__ = ("default", "factory", "hidden", "keep", "key", "omit", "primary")
+    __slots__ = ("default", "factory", "hidden", "keep", "key", "omit")
 
     def __init__(self, default: Any, factory: Any, key: str | None, omit: bool, keep: bool,
-                 primary: bool, hidden: bool) -> None:
+                 hidden: bool) -> None:
         self.default, self.factory, self.key, self.omit = default, factory, key, omit
-        self.keep, self.primary, self.hidden = keep, primary, hidden
+        self.keep, self.hidden = keep, hidden
 
 
 def json_field(*, default: Any = MISSING, default_factory: Callable[[], Any] = MISSING,
                key: str | None = None, omit: bool = False, keep: bool = False,
-               primary: bool = False, hidden: bool = False) -> Any:
+               hidden: bool = False) -> Any:
     """A record field as its JSON has it: under `key` (default: its name), left out while
-    None (`omit`), never cut for a budget (`keep`), the answer's main list (`primary`), or
-    not in the JSON at all (`hidden`: for the text form only)."""
-    return Field(default, default_factory, key, omit, keep, primary, hidden)
+    None (`omit`), never cut for a budget (`keep`), or not in the JSON at all (`hidden`:
+    for the text form only)."""
+    return Field(default, default_factory, key, omit, keep, hidden)
 
 
 @typing.dataclass_transform(frozen_default=True, field_specifiers=(json_field,))
@@ -199,15 +200,18 @@ class Record:
         return out
 
     @classmethod
-    def budget_keys(cls) -> tuple[frozenset[str], frozenset[str]]:
-        """(keys never cut, the answer's main lists) for kbase_ci.query.payload."""
-        opts = cls._options
-        return (frozenset(o.key or n for n, o in opts.items() if o.keep),
-                frozenset(o.key or n for n, o in opts.items() if o.primary))
+    def budget_keys(cls) -> frozenset[str]:
+        """The keys never cut for a budget (kbase_ci.query.payload)."""
+        return frozenset(o.key or n for n, o in cls._options.items() if o.keep)
 
     @classmethod
-    def from_json(cls: type[R], data: Mapping[str, Any]) -> R:
+    def from_json(cls: type[R], data: Mapping[str, Any], **hidden: Any) -> R:
         """The record whose `to_json()` is `data` (a key left out: its default, or None
-        for an `omit` field)."""
-        out: R = read_back(cls, data)
+        for an `omit` field); `hidden`: its fields the JSON leaves out."""
+        out: R = read_back(cls, data, hidden)
         return out
+
+    def _hidden(self) -> dict[str, Any]:
+        """Its fields the JSON leaves out (`json_field(hidden=True)`): what reading its
+        JSON back needs besides (`from_json`)."""
+        return {n: getattr(self, n) for n, o in type(self)._options.items() if o.hidden}

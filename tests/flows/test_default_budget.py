@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from kbase_ci.query.payload import cost
-from tests.conftest import run_kbase, write
+from tests.conftest import run_kbase
+from tests.querykit import indexed_repo
 
 # 300 notes whose `notes` answer is ~13k tokens of JSON: over the default budget.
 NOTES = {f"folder-{i % 7}/a-rather-long-note-title-number-{i:04d}-about-things.md":
@@ -20,15 +21,7 @@ NOTES = {f"folder-{i % 7}/a-rather-long-note-title-number-{i:04d}-about-things.m
 
 @pytest.fixture(scope="module")
 def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.conftest import git
-
-    root = tmp_path_factory.mktemp("budget")
-    git(root, "init", "-q", "-b", "main")
-    write(root, NOTES)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "notes")
-    assert run_kbase("index", cwd=root).returncode == 0
-    return root
+    return indexed_repo(tmp_path_factory.mktemp("budget"), NOTES)
 
 
 def _notes(root: Path, *args: str) -> tuple[int, str, dict[str, object]]:

@@ -1,7 +1,9 @@
 """An agent asking for JSON gets JSON on stdout on every exit: an error (a bad
 `.kbase.yml`, a command line argparse refused, an unknown note) or no answer at all
 (`handover latest` with none) is `{"error": {...}}` with the exit code it comes with,
-and the line on stderr stays as it was. Without `--format json` stdout stays empty."""
+and the line on stderr stays as it was. Without `--format json` stdout stays empty on
+an error (exit 2); an answer that found nothing (exit 1) says so on stdout in its text
+form. argparse's refusals name the command's own usage, not `kbase`'s."""
 
 from __future__ import annotations
 
@@ -65,7 +67,6 @@ def test_an_unknown_note_and_no_handover(make_repo: Callable[..., Path]) -> None
 @pytest.mark.parametrize("argv", [
     ["read", "nothere"],
     ["read", "nothere", "--format", "text"],
-    ["handover", "latest"],
     ["read", "--", "--format"],  # after `--`, `--format` is a note name, not the option
 ])
 def test_the_text_form_keeps_stdout_empty(make_repo: Callable[..., Path],
@@ -73,3 +74,32 @@ def test_the_text_form_keeps_stdout_empty(make_repo: Callable[..., Path],
     root = make_repo(NOTES)
     proc = run_kbase(*argv, cwd=root)
     assert proc.returncode in (1, 2) and proc.stdout == "" and proc.stderr
+
+
+def test_no_handover_in_text_says_so_on_stdout(make_repo: Callable[..., Path]) -> None:
+    """Issue 39: `handover latest` with none printed nothing in its text form."""
+    root = make_repo(NOTES)
+    proc = run_kbase("handover", "latest", cwd=root)
+    assert proc.returncode == 1 and proc.stderr == ""
+    assert proc.stdout.startswith("no handover: a handover is a note with `type: handover`")
+
+
+@pytest.mark.parametrize(("argv", "usage", "bad"), [
+    (["graph", "clusters", "--bogus"], "kbase graph clusters", "--bogus"),
+    (["search", "b", "--bogus", "x"], "kbase search", "--bogus x"),
+    (["tags", "suggest", "a", "--bogus"], "kbase tags suggest", "--bogus"),
+    (["handover", "latest", "--bogus"], "kbase handover latest", "--bogus"),
+    (["check", "--bogus"], "kbase check", "--bogus"),
+])
+def test_an_unknown_option_gets_its_commands_usage(make_repo: Callable[..., Path],
+                                                   argv: list[str], usage: str,
+                                                   bad: str) -> None:
+    """Issue 39: an option a subcommand does not take printed `kbase`'s usage (the list
+    of commands) instead of the subcommand's (its options)."""
+    root = make_repo(NOTES)
+    proc = run_kbase(*argv, cwd=root)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"usage: {usage} "), proc.stderr
+    assert f"{usage}: error: unrecognized arguments: {bad}" in proc.stderr
+    proc = run_kbase(*argv, "--format", "json", cwd=root)
+    assert _error(proc.stdout)["message"] == f"{usage}: unrecognized arguments: {bad}"

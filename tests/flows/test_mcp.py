@@ -205,62 +205,98 @@ def test_answers_equal_the_cli_json(demo: Path, model: Path) -> None:
     assert expected[8]["handover"]["path"] == "handovers/2026-11-20-search-tuning.md"
 
 
+def said(result: CallToolResult) -> dict[str, Any]:
+    """A tool error: kbase's JSON error (`kind`, `message`, the `parameter` at fault)."""
+    assert result.is_error, text_of(result)
+    data: dict[str, Any] = json.loads(text_of(result))["error"]
+    assert set(data) <= {"kind", "message", "parameter", "hint"}, data
+    return data
+
+
 def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(demo: Path) -> None:
     async def body(session: ClientSession) -> None:
-        bad = await call(session, "links", action="explore", note="Hme")
-        assert bad.is_error and text_of(bad) == "no note named Hme; did you mean Home?"
-        bad = await call(session, "read", note="Getting Started", section="Uninstall")
-        assert bad.is_error and "no heading 'Uninstall'" in text_of(bad)
-        assert "Install" in text_of(bad)  # names the headings there are
+        bad = said(await call(session, "links", action="explore", note="Hme"))
+        assert bad == {"kind": "usage", "message": "no note named Hme; did you mean Home?"}
+        bad = said(await call(session, "read", note="Getting Started", section="Uninstall"))
+        assert "no heading 'Uninstall'" in bad["message"]
+        assert "Install" in bad["message"]  # names the headings there are
         # a search that does not answer is an answer, not a tool error: the CLI's JSON
         got = await call(session, "search", query="zebra xylophone", mode="bm25",
                          tags=["howto"])
         assert not got.is_error
-        said = json.loads(text_of(got))
-        assert said["verdict"]["answered"] is False
-        assert said["verdict"]["unknown_terms"] == ["zebra", "xylophone"]
-        assert said == cli(demo, "search", "zebra xylophone", "--mode", "bm25",
-                           "--tag", "howto")
-        assert {"notices", "index", "results", "verdict"} <= set(said)
-        bad = await call(session, "search", query="install", limit=0)
-        assert bad.is_error and "limit" in text_of(bad)
-        bad = await call(session, "search", query="install", mode="fuzzy")
-        assert bad.is_error and "mode" in text_of(bad)
-        bad = await call(session, "handover_latest", track="nope")
-        assert bad.is_error and text_of(bad).startswith("no handover for track nope")
-        bad = await call(session, "read")
-        assert bad.is_error and "note" in text_of(bad)
+        answered = json.loads(text_of(got))
+        assert answered["verdict"]["answered"] is False
+        assert answered["verdict"]["unknown_terms"] == ["zebra", "xylophone"]
+        assert answered == cli(demo, "search", "zebra xylophone", "--mode", "bm25",
+                               "--tag", "howto")
+        assert {"notices", "index", "results", "verdict"} <= set(answered)
+        bad = said(await call(session, "search", query="install", limit=0))
+        assert bad["parameter"] == "limit" and "https://" not in bad["message"]
+        bad = said(await call(session, "search", query="install", mode="fuzzy"))
+        assert bad["parameter"] == "mode" and bad["message"].startswith("mode: input should")
+        bad = said(await call(session, "handover_latest", track="nope"))
+        assert bad["kind"] == "not-found" and bad["message"] == "no handover for track nope"
+        assert bad["hint"].startswith("a handover is a note with")
+        bad = said(await call(session, "read"))
+        assert bad == {"kind": "usage", "message": "read needs note", "parameter": "note"}
         # the CLI's messages in the tools' words: parameters, not flags
-        bad = await call(session, "context", note="Home", depth="weird")
-        assert bad.is_error and text_of(bad).startswith("depth must be quick, standard")
-        bad = await call(session, "context", note="Home", query="install")
-        assert bad.is_error and "--" not in text_of(bad) and "query" in text_of(bad)
-        bad = await call(session, "graph", action="neighborhood", note="Home", depth=-1)
-        assert bad.is_error and "depth" in text_of(bad)
-        bad = await call(session, "graph", action="path", source="Home")
-        assert bad.is_error and text_of(bad).startswith("action path needs source and target")
-        bad = await call(session, "graph", action="hubs", depth=2)
-        assert bad.is_error and text_of(bad) == "action hubs takes no depth"
+        bad = said(await call(session, "context", note="Home", depth="weird"))
+        assert bad["message"].startswith("depth must be quick, standard")
+        bad = said(await call(session, "context", note="Home", query="install"))
+        assert "--" not in bad["message"] and bad["parameter"] == "query"
+        bad = said(await call(session, "graph", action="neighborhood", note="Home", depth=-1))
+        assert bad["parameter"] == "depth"
+        bad = said(await call(session, "graph", action="path", source="Home"))
+        assert bad["message"].startswith("action path needs source and target")
+        assert bad["parameter"] == "target"
+        bad = said(await call(session, "graph", action="hubs", depth=2))
+        assert bad["message"] == "action hubs takes no depth; it takes limit, min_links, " \
+            "concise" and bad["parameter"] == "depth"
         # a fold checks a call as `graph` does, then as the action's own tool did
-        bad = await call(session, "digest", action="summarize", note="Home", name="x")
-        assert bad.is_error and text_of(bad) == "action summarize takes no name"
-        bad = await call(session, "digest", action="concept")
-        assert bad.is_error and text_of(bad) == "action concept needs name"
-        bad = await call(session, "tags", action="suggest", note="Home", limit=101)
-        assert bad.is_error and text_of(bad) == \
-            "limit must be at most 100 for action suggest, not 101"
-        bad = await call(session, "reading_order", action="prerequisites", note="Home",
-                         depth=0)
-        assert bad.is_error and text_of(bad) == "depth must be at least 1, not 0"
-        bad = await call(session, "tags", action="poems")
-        assert bad.is_error and "action" in text_of(bad)
-        bad = await call(session, "gaps", kinds=["image"])
-        assert bad.is_error and "kinds" in text_of(bad)
-        bad = await call(session, "search", query="install", mode="semantic")
-        assert bad.is_error and "use --mode" not in text_of(bad) and "use mode bm25" in text_of(bad)
-        assert "start the server with `kbase mcp --model PATH/TO/tiny`" in text_of(bad)
+        bad = said(await call(session, "digest", action="summarize", note="Home", name="x"))
+        assert bad["message"] == "action summarize takes no name; it takes note, extract"
+        bad = said(await call(session, "digest", action="concept"))
+        assert bad == {"kind": "usage", "message": "action concept needs name",
+                       "parameter": "name"}
+        bad = said(await call(session, "tags", action="suggest", note="Home", limit=101))
+        assert bad["message"] == "limit must be at most 100 for action suggest, not 101"
+        bad = said(await call(session, "reading_order", action="prerequisites", note="Home",
+                              depth=0))
+        assert bad["message"] == "depth must be at least 1, not 0"
+        bad = said(await call(session, "tags", action="poems"))
+        assert bad["parameter"] == "action"
+        bad = said(await call(session, "gaps", kinds=["image"]))
+        assert bad["parameter"] == "kinds"
+        bad = said(await call(session, "search", query="install", mode="semantic"))
+        assert "use --mode" not in bad["message"] and "use mode bm25" in bad["message"]
+        assert "start the server with `kbase mcp --model PATH/TO/tiny`" in bad["message"]
         good = await answer(session, "read", note="Home")
         assert good["path"] == "Home.md"
+
+    serve(demo, body)
+
+
+def test_arguments_are_strict_and_name_what_the_tool_expects(demo: Path) -> None:
+    """Issue 39: an argument a tool does not take is refused (the schema says
+    `additionalProperties: false`), never silently dropped; a folded action given
+    another action's parameter says which one it expects."""
+    async def body(session: ClientSession) -> None:
+        for tool in (await session.list_tools()).tools:
+            assert tool.input_schema["additionalProperties"] is False, tool.name
+        bad = said(await call(session, "search", query="install", lmit=3))
+        assert bad == {"kind": "usage", "parameter": "lmit", "message":
+                       "search takes no lmit; did you mean limit? (search takes query, mode, "
+                       "domain, tags, limit, snippets, concise, explain, min_confidence, "
+                       "max_tokens)"}
+        bad = said(await call(session, "status", verbose=True))
+        assert bad["parameter"] == "verbose" and "did you mean" not in bad["message"]
+        bad = said(await call(session, "digest", action="concept", concept="Home"))
+        assert bad["parameter"] == "concept"
+        assert bad["message"].startswith("action concept takes no concept; it needs name,")
+        bad = said(await call(session, "links", action="links", note=3))
+        assert bad["parameter"] == "note" and "pydantic" not in bad["message"]
+        good = await answer(session, "search", query="install", limit=3)
+        assert good["results"]
 
     serve(demo, body)
 
@@ -302,7 +338,7 @@ def test_answers_follow_note_edits_between_calls(tmp_path: Path, model: Path) ->
         assert "Wombat.md" in [b["path"] for b in back["backlinks"]]
         (repo / "Wombat.md").unlink()
         gone = await call(session, "read", note="Wombat")
-        assert gone.is_error and text_of(gone).startswith("no note named Wombat")
+        assert said(gone)["message"].startswith("no note named Wombat")
         back = await answer(session, "links", action="explore", note="Home")
         assert "Wombat.md" not in [b["path"] for b in back["backlinks"]]
 
@@ -351,7 +387,7 @@ def test_scope_answers_only_from_the_scope(demo: Path) -> None:
         assert got["results"] and all(r["path"].startswith("Concepts/")
                                       for r in got["results"])
         bad = await call(session, "read", note="Home")
-        assert bad.is_error and text_of(bad).startswith("no note named Home")
+        assert said(bad)["message"].startswith("no note named Home")
 
     serve(demo, body, "--scope", "concepts")
 

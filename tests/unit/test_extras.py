@@ -91,9 +91,9 @@ def test_an_extra_needs_what_it_includes(extra: str) -> None:
 
 
 def test_json_names_the_missing_extra() -> None:
-    from kbase_ci.cli.failure import error_json
+    from kbase_ci.errors import error_json
 
     exc = MissingExtra("`kbase mcp`", "mcp", ["mcp"])
-    body = error_json(exc.kind, 2, str(exc), exc)["error"]
+    body = error_json(exc.kind, str(exc), exit_code=2, exc=exc)["error"]
     assert body["kind"] == "missing-extra"
     assert body["message"].endswith("pip install 'kbase-ci[mcp]'")

@@ -1,4 +1,4 @@
-"""`kbase mcp`: serve a tool per query command, and handover_latest, over MCP."""
+"""`kbase mcp`: serve the query tools of the registry over MCP."""
 
 from __future__ import annotations
 
@@ -10,14 +10,31 @@ from kbase_ci.cli.queryargs import add_source
 from kbase_ci.errors import EXIT_OK, UsageError
 
 
+def tool_list() -> str:
+    """The tools `kbase mcp` serves, from the query registry: each tool, and the actions
+    of one that holds several queries (kbase_ci.query.tools.fold)."""
+    # Lazy: a hook run never builds this parser; `kbase --help` loads the registry anyway.
+    from kbase_ci.query.tools import registry
+    from kbase_ci.query.tools.fold import Fold
+    from kbase_ci.query.tools.spec import fields_of
+
+    def actions(tool: Any) -> tuple[str, ...]:
+        if isinstance(tool, Fold):
+            return tuple(tool.actions)
+        return next((f.param.choices for f in fields_of(tool.params)
+                     if f.name == tool.actions), ())
+
+    return ", ".join(f"{t.name} (action: {', '.join(actions(t))})" if actions(t) else t.name
+                     for t in registry.tools())
+
+
 def add_parser(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "mcp", help="serve the query tools to agents over the Model Context Protocol (stdio)",
-        description="A Model Context Protocol server on stdin/stdout: a tool for every "
-                    "query command (search, read, links, backlinks, explore, context, graph, "
-                    "gaps, prerequisites, reading_order, notes, tags, tags_suggest, status) "
-                    "and handover_latest, over the committed index with the work tree's "
-                    "edits overlaid. Register it with your MCP client (docs/mcp.md).")
+        description="A Model Context Protocol server on stdin/stdout. Its tools answer as "
+                    f"the query commands do: {tool_list()}; over the committed index with "
+                    "the work tree's edits overlaid. Register it with your MCP client "
+                    "(docs/mcp.md).")
     p.add_argument("--repo", type=Path, default=None, metavar="DIR",
                    help="the repository to serve (default: --root, else the git work tree "
                         "around the current directory)")

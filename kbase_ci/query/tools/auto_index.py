@@ -68,4 +68,5 @@ QUERIES = [Query(
          "summaries (Markdown).",
     when="an overview or map-of-content note for a domain or tag",
     params=AutoIndexParams, run=_run, text=_lines, prepare=_prepare,
-    found=lambda a: bool(a.count))]
+    found=lambda a: bool(a.count),
+    lists=("groups", "groups.notes", "reading_order"))]

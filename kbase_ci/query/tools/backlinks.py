@@ -27,7 +27,7 @@ def _run(s: Session, p: BacklinksParams) -> BacklinksAnswer:
 
 def _lines(a: BacklinksAnswer) -> list[str]:
     return [f"{lk.path}:{lk.line}  {getattr(lk, 'sentence', '')}".rstrip()
-            for lk in a.backlinks]
+            for lk in a.backlinks] or [f"no note links to {a.note}"]
 
 
 QUERIES = [Query(
@@ -36,4 +36,5 @@ QUERIES = [Query(
     tool="Who links to a note, with each link's sentence. Check it before renaming or changing a"
          " note.",
     when="who links to a note, and in what sentence",
-    params=BacklinksParams, run=_run, text=_lines, found=lambda a: bool(a.backlinks))]
+    params=BacklinksParams, run=_run, text=_lines, found=lambda a: bool(a.backlinks),
+    lists=("backlinks",))]

@@ -62,4 +62,5 @@ QUERIES = [Query(
     tool="Compare two notes or domains: where each discusses a concept, shared and "
          "distinct links and tags.",
     when="how two notes or domains differ on a topic",
-    params=CompareParams, run=_run, text=_lines, found=_found)]
+    params=CompareParams, run=_run, text=_lines, found=_found,
+    lists=("a.passages", "b.passages", "shared_links", "shared_tags"))]

@@ -61,4 +61,5 @@ QUERIES = [Query(
          "discussing it.",
     when="what a term means here, and where it is used",
     params=ConceptParams, run=_run, text=_lines, prepare=_prepare,
-    found=lambda a: bool(a.definition or a.discussed or a.documented_by))]
+    found=lambda a: bool(a.definition or a.discussed or a.documented_by),
+    lists=("definition", "discussed"))]

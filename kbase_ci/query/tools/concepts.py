@@ -48,4 +48,5 @@ QUERIES = [Query(
     tool="List the vault's recurring terms, each with the note documenting it or the "
          "notes mentioning it.",
     when="the vocabulary of a vault or domain",
-    params=ConceptsParams, run=_run, text=_lines, found=lambda a: bool(a.concepts))]
+    params=ConceptsParams, run=_run, text=_lines, found=lambda a: bool(a.concepts),
+    lists=("concepts",))]

@@ -27,7 +27,7 @@ class ContextParams(Record):
         tool="")] = None
     query: Annotated[str | None, Param(
         metavar="Q", help="start from the best search hits for Q instead of a note",
-        tool="Or from the search hits for it.")] = None
+        tool="Or start from its search hits.")] = None
     max_tokens: Annotated[int, Param(
         ge=0, le=MAX_BUDGET, metavar="N", help=BUDGET + " (0: no limit; default: %(default)s)",
         tool="")] = MAX_TOKENS
@@ -46,7 +46,7 @@ class ContextParams(Record):
         metavar="T",
         help="notes with tag T (or below it) join the traversal; repeatable (with "
              "--strategy tags the default is the start notes' tags)",
-        tool="For strategy tags.")] = ()
+        tool="")] = ()
     concise: Annotated[bool, Param(
         help="which notes and sections to read, without their text",
         tool="What to read, no text.")] = False
@@ -56,9 +56,9 @@ def _prepare(p: ContextParams) -> ContextParams:
     note, query = none_if_blank(p.note), none_if_blank(p.query)
     if note is None and query is None:
         raise UsageError("give a NOTE (to start from it) or a --query (to start from the "
-                         "best search hits)")
+                         "best search hits)", parameter="note")
     if note is not None and query is not None:
-        raise UsageError("give a NOTE or --query, not both")
+        raise UsageError("give a NOTE or --query, not both", parameter="query")
     # 0 is no limit, as for every query command (kbase_ci.query.payload.check_budget)
     return ContextParams(note, query, p.max_tokens or MAX_BUDGET, p.depth.strip(),
                          p.strategy, p.follow_tags, p.concise)
@@ -71,6 +71,13 @@ def _run(s: Session, p: ContextParams) -> Bundle:
     return context_answer(s.view(), note=p.note, query=p.query, strategy=p.strategy,
                           depth=p.depth, max_tokens=p.max_tokens, follow_tags=p.follow_tags,
                           concise=p.concise, json_budget=s.form == "json")
+
+
+def _lists(p: ContextParams) -> tuple[str, ...]:
+    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    from kbase_ci.query.context import LISTS
+
+    return LISTS
 
 
 def _lines(a: Bundle) -> list[str]:
@@ -92,4 +99,4 @@ QUERIES = [Query(
          "sections first. One call for many `read`s.",
     when="the text of several related notes within a token budget, best sections first",
     params=ContextParams, run=_run, text=_lines, found=lambda a: bool(a.notes),
-    prepare=_prepare, budgeted=True)]
+    lists=_lists, prepare=_prepare, budgeted=True)]

@@ -59,4 +59,6 @@ QUERIES = [Query(
     when='"I found note Y, what is around it": outlinks (`path: null`: referenced but not '
          "written yet; URLs apart in `external`), backlinks with their sentence, similar "
          "unlinked notes; paths only, no text",
-    params=ExploreParams, run=_run, text=_lines, found=lambda a: True)]
+    params=ExploreParams, run=_run, text=_lines, found=lambda a: True,
+    lists=("outlinks", "backlinks", "unlinked", "similar", "tags", "unresolved",
+           "external"))]

@@ -37,43 +37,40 @@ class Fold(Record):
 
 FOLDS = (
     Fold("links", {"explore": "explore", "links": "links", "backlinks": "backlinks"},
-         tool="What connects to a `note`: `explore` what is around it (links, backlinks, "
-              "similar unlinked notes; paths only); the `links` it makes, each with line "
-              "and sentence (`path` null: not written yet; `unlinked`: instead notes naming "
-              "it without a link); `backlinks` to it with their sentences (check before "
-              "renaming it).",
+         tool="What connects to a `note`: `explore` what is around it (paths only); the "
+              "`links` it makes, each with line and sentence (`path` null: not written yet; "
+              "`unlinked`: notes naming it without a link instead); `backlinks` to it, with "
+              "sentences.",
          when='"I found note Y, what is around it" (`explore`: outlinks, backlinks, similar '
               "unlinked notes, unlinked mentions; paths only); a note's links exactly, "
               "each with line and sentence, URLs in `external` (`links`); who links to a "
               "note, and in what sentence (`backlinks`)",
          described={"unlinked": "", "concise": "Paths (and lines) only."}),
     Fold("reading_order", {"prerequisites": "prerequisites", "order": "reading_order"},
-         tool="Foundations first (from links and folder overview notes): the "
-              "`prerequisites` of a `note`; an `order` to read the notes near `start`, "
-              "with `tags` and `domain`, or all.",
+         tool="Foundations first: the `prerequisites` of a `note`; an `order` to read the "
+              "notes near `start`, with `tags` and `domain`, or all.",
          when="what to read before a note on an unfamiliar subject (`prerequisites`); "
               "planning the reading of a topic (`order`)",
          described={"depth": "", "start": ""}),
     Fold("tags", {"list": "tags", "suggest": "tags_suggest", "notes": "notes"},
          tool="`list` the tags with note counts (`tree`: hierarchy, `stats`: tags used "
               "together); the `notes` with all `tags` (`any_tag`: any), in `domain`; "
-              "`suggest` tags a `note` lacks, from the notes most like it.",
+              "`suggest` tags for a `note`.",
          when="the tag vocabulary (`list`); notes by tag and domain (`notes`); tags a "
               "note lacks, from similar and linked notes (`suggest`)",
          described={"limit": "", "stats": "", "any_tag": ""}),
     Fold("digest", {"summarize": "summarize", "concept": "concept", "concepts": "concepts",
                     "compare": "compare", "auto_index": "auto_index"},
-         tool="Digests of the notes (no model): `summarize` a `note` (lead, outline, key "
-              "sentences; `extract` facts or code); `concept` `name`: its definition and "
-              "where it is discussed; `concepts`: the recurring terms; `compare` `a` with "
-              "`b` (notes or domains) on a `concept`; `auto_index`: an overview note of a "
-              "`domain` or `tags`.",
+         tool="`summarize` a `note` (`extract` facts or code); `concept` `name`: its "
+              "definition and where it is discussed; `concepts`: the recurring terms; "
+              "`compare` `a` with `b` (notes or domains) on a `concept`; `auto_index`: an "
+              "overview note of a `domain` or `tags`.",
          when="the gist of a note (`summarize`), what a term means here and where it is "
               "used (`concept`), the vocabulary (`concepts`), two notes or domains side by "
               "side (`compare`), an overview note of a domain or tag (`auto_index`)",
          described={"limit": "", "extract": "", "name": "", "a": "", "b": "", "concept": "",
                     "definition": "concept: only its definition.",
-                    "notes": "concept: only where it is discussed.",
+                    "notes": "concept: only where it is used.",
                     "min_notes": "concepts: least notes naming it.",
                     "title": "auto_index: its heading."}),
 )
@@ -145,13 +142,17 @@ def pick(fold: Fold, queries: Mapping[str, Query[Any, Any]], arguments: Mapping[
     query = queries[fold.actions[action]]
     own = {f.name: f for f in fields_of(query.params) if f.param.tool is not None}
     given = {k: v for k, v in arguments.items() if k != "action"}
-    refuse_unused(action, given, lambda name: name in own or name == "max_tokens")
-    missing = [n for n, f in own.items() if f.required and given.get(n) in (None, "")]
+    required = [n for n, f in own.items() if f.required]
+    refuse_unused(action, {k: v for k, v in given.items() if k != "max_tokens"}, list(own),
+                  required)
+    missing = [n for n in required if given.get(n) in (None, "")]
     if missing:
-        raise UsageError(f"action {action} needs {' and '.join(missing)}")
+        raise UsageError(f"action {action} needs {' and '.join(missing)}",
+                         parameter=missing[0])
     for name, f in own.items():
         high, value = f.param.tool_le, given.get(name)
         if high is not None and isinstance(value, int) and value > high:
-            raise UsageError(f"{name} must be at most {high} for action {action}, not {value}")
+            raise UsageError(f"{name} must be at most {high} for action {action}, not {value}",
+                             parameter=name)
     return query, {k: v for k, v in given.items()
                    if v is not None and (k in own or k == "max_tokens")}

@@ -31,7 +31,7 @@ class GapsParams(Record):
         flag="--kind", choices=GAP_KINDS,
         help="only this kind of gap; repeatable (default: all three, in this order: note, "
              "concept, attachment)",
-        tool="Default: all.")
+        tool="")
     ] = ()
     domain: Domain = None
     limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=100, metavar="N",
@@ -99,4 +99,8 @@ QUERIES = [Query(
     when="what to write next: notes to write first, then concepts without a note, then "
          "missing attachments",
     params=GapsParams, run=_run, text=_lines,
-    found=lambda a: any(gaps for _, gaps in _lists(a)))]
+    found=lambda a: any(gaps for _, gaps in _lists(a)),
+    # notes to write first, then concepts, then where each is named, then missing
+    # attachments (docs/gaps.md)
+    lists=("unwritten", "concepts", "unwritten.referrers", "concepts.places",
+           "attachments"))]

@@ -96,13 +96,18 @@ class GraphParams(Record):
 
 def _prepare(p: GraphParams) -> GraphParams:
     """What the action takes, what it needs, and its defaults for what was left out."""
-    actions = {f.name: f.param.actions for f in fields_of(GraphParams)}  # () all
-    refuse_unused(p.action, {name: getattr(p, name) for name in actions},
-                  lambda name: not actions[name] or p.action in actions[name])
+    # (the parameters a tool has: the CLI offers each action only its own options)
+    fields = [f for f in fields_of(GraphParams) if f.name != "action" and f.param.tool is not None]
+    needs = {"neighborhood": ("note",), "explore": ("note",), "path": ("source", "target")}
+    refuse_unused(p.action, {f.name: getattr(p, f.name) for f in fields},
+                  [f.name for f in fields if not f.param.actions or p.action in f.param.actions],
+                  needs.get(p.action, ()))
     if p.action in ("neighborhood", "explore") and not (p.note or "").strip():
-        raise UsageError(f"action {p.action} needs note: the note to start from")
+        raise UsageError(f"action {p.action} needs note: the note to start from",
+                         parameter="note")
     if p.action == "path" and not ((p.source or "").strip() and (p.target or "").strip()):
-        raise UsageError("action path needs source and target: the two notes to join")
+        raise UsageError("action path needs source and target: the two notes to join",
+                         parameter="target" if (p.source or "").strip() else "source")
     left = {f.name: f.param.by_action[p.action] for f in fields_of(GraphParams)
             if f.param.by_action and p.action in f.param.by_action
             and getattr(p, f.name) is None}
@@ -162,6 +167,21 @@ def _found(a: GraphAnswer) -> bool:
     return len(a.nodes) > (1 if isinstance(a, NeighborhoodAnswer) else 0)
 
 
+def _lists(p: GraphParams) -> tuple[str, ...]:
+    """What each action's answer is for: the notes (a path's paths), a cluster's
+    members before the notes listed again under `nodes` (`clusters.members`), a
+    summary's first ring."""
+    if p.action == "path":
+        return ("paths", "nodes")
+    if p.action == "clusters":
+        return ("clusters", "clusters.terms", "clusters.members")
+    if p.action == "explore" and p.summary:
+        return ("neighbours", "reading_path", "hubs", "clusters")
+    if p.action == "explore":
+        return ("nodes", "reading_path", "hubs", "clusters")
+    return ("nodes",)
+
+
 def _draw(a: GraphAnswer, form: str) -> str:
     # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.query.graphdraw import dot, mermaid
@@ -196,16 +216,17 @@ def _lines(a: GraphAnswer) -> list[str]:
         return out + (["(truncated; raise --limit)"] if a.truncated else [])
     if isinstance(a, ga.HubsAnswer):
         return [f"{n.degree:>5}  in {n.incoming:<4} out {n.outgoing:<4} {n.path}"
-                for n in a.nodes]
+                for n in a.nodes] or [f"no note has {a.min_links} or more links"]
     if isinstance(a, ga.ClustersAnswer):
         out = []
         for c in a.clusters:
             out.append(f"cluster {c.id}: {c.size} notes, central {c.central}; "
                        f"terms: {', '.join(c.terms) or '-'}")
             out.extend(f"  {m}" for m in c.members)
-        return out
+        return out or [f"no cluster of {a.min_size} or more linked notes"]
     return [f"{n.path}  " + ("isolated" if n.isolated else f"links out to {n.outgoing} note(s)")
-            for n in a.nodes]
+            for n in a.nodes] or ["no note without backlinks" if a.no_backlinks
+                                  else "no isolated note (each links or is linked)"]
 
 
 def _map_lines(a: ExploreMap | ExploreSummary) -> list[str]:
@@ -232,7 +253,7 @@ QUERIES = [Query(
          "from `source` to `target`; `neighborhood` of `note`; `hubs`, `clusters`, `orphans`.",
     when="orienting: a ~500-token map of a neighbourhood (`explore`, `summary`), how two "
          "notes connect, hubs, clusters",
-    params=GraphParams, run=_run, text=_lines, found=_found, prepare=_prepare,
+    params=GraphParams, run=_run, text=_lines, found=_found, lists=_lists, prepare=_prepare,
     formats=("json", "text", *PICTURES), actions="action",
     aliases={"neighborhood": ("neighbourhood",)}, draw=_draw, pictures=PICTURES,
     events=_events, check_form=_form)]

@@ -8,33 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from kbase_ci.query.tools.spec import Nothing, Param, Query, Session, none_if_blank
-from kbase_ci.typedjson import Record, json_field
+from kbase_ci.typedjson import Record
 
-if TYPE_CHECKING:  # answers are made (and read back) only where these are loaded
-    from kbase_ci.handover.handovers import Question
-    from kbase_ci.handover.scoring import Missing
-
-
-class HandoverRef(Record):
-    path: str
-    title: str
-    track: str | None
-    date: str | None
-    status: str | None
-    score: int
-    committed: int | None
-    """Unix time of its last commit; None when not committed yet."""
-
-
-class HandoverAnswer(Record):
-    version: int
-    handover: HandoverRef
-    next_steps: list[str]
-    blockers: list[str]
-    unanswered_questions: list[Question]
-    missing: list[Missing]
-    root: Path = json_field(hidden=True)
-    """The vault's root: the text form shows paths from the current folder."""
+if TYPE_CHECKING:  # the answer's code loads when a call runs (`kbase --help` loads this)
+    from kbase_ci.handover.latest import HandoverAnswer
 
 
 class LatestParams(Record):
@@ -46,7 +23,13 @@ class LatestParams(Record):
 def _run(s: Session, p: LatestParams) -> HandoverAnswer:
     # Lazy: `kbase --help` loads every declaration, not the answers' code
     from kbase_ci.handover.handovers import JSON_VERSION
-    from kbase_ci.handover.latest import latest
+    from kbase_ci.handover.latest import (
+        HandoverAnswer,
+        HandoverRef,
+        MissingItem,
+        OpenQuestion,
+        latest,
+    )
 
     track = none_if_blank(p.track)
     vault = s.vault()
@@ -60,8 +43,9 @@ def _run(s: Session, p: LatestParams) -> HandoverAnswer:
     return HandoverAnswer(JSON_VERSION, HandoverRef(n.path, found.title, found.track,
                                                     found.date, n.status, n.score,
                                                     found.committed),
-                          list(found.next_steps), list(found.blockers), list(found.questions),
-                          list(n.missing), vault.root)
+                          list(found.next_steps), list(found.blockers),
+                          [OpenQuestion(**q.to_json()) for q in found.questions],
+                          [MissingItem(**m.to_json()) for m in n.missing], vault.root)
 
 
 def _shown(root: Path, path: str) -> str:
@@ -96,4 +80,5 @@ QUERIES = [Query(
          "resume work here.",
     when="resuming work: newest handover, its next steps, blockers, open questions",
     params=LatestParams, run=_run, text=_lines, found=lambda a: True,
-    formats=("text", "json"), default_format="text", source=False, text_budget=False)]
+    lists=("next_steps", "blockers", "unanswered_questions", "missing"),
+    formats=("text", "json"), default_format="text", source=False)]

@@ -45,10 +45,13 @@ def _lines(a: LinksAnswer | UnlinkedAnswer) -> list[str]:
     from kbase_ci.query.mentions import UnlinkedAnswer
 
     if isinstance(a, UnlinkedAnswer):
-        return [f"{u.path}:{u.line}:{u.col}: {u.text}  {u.sentence}" for u in a.unlinked]
+        return [f"{u.path}:{u.line}:{u.col}: {u.text}  {u.sentence}" for u in a.unlinked] \
+            or [f"no note names {a.note} without a link (looked for: "
+                f"{', '.join(a.names) or '-'})"]
     rows = [(lk.line, lk.col, f"{link_label(lk)}  {lk.sentence}") for lk in a.links]
     rows += [(e.line, e.col, f"(external) {e.url}  {e.sentence}") for e in a.external]
-    return [f"{line}: {text}" for line, _col, text in sorted(rows)]
+    return [f"{line}: {text}" for line, _col, text in sorted(rows)] \
+        or [f"no links in {a.note}"]
 
 
 def _found(a: LinksAnswer | UnlinkedAnswer) -> bool:
@@ -70,5 +73,6 @@ QUERIES = [Query(
     tool="The links a note makes, each with its line and sentence (`path` null: not written "
          "yet), or with `unlinked` the notes naming it without a link.",
     when="a note's links exactly, each with line and sentence; URLs in `external`",
-    params=LinksParams, run=_run, text=_lines, found=_found)]
+    params=LinksParams, run=_run, text=_lines, found=_found,
+    lists=("links", "unlinked", "external"))]
 

@@ -37,4 +37,4 @@ QUERIES = [Query(
     when="notes by tag and domain",
     params=NotesParams, run=_run,
     text=lambda a: [f"{n.path}  " + " ".join(f"#{t}" for t in n.tags) for n in a.notes],
-    found=lambda a: bool(a.notes))]
+    found=lambda a: bool(a.notes), lists=("notes",))]

@@ -49,4 +49,5 @@ QUERIES = [Query(
                 "found, 1 none, 2 no such note.",
     tool="What to read before a note, foundations first (from links and folder overview notes).",
     when="what to read before a note on an unfamiliar subject",
-    params=PrerequisitesParams, run=_run, text=_lines, found=lambda a: bool(a.prerequisites))]
+    params=PrerequisitesParams, run=_run, text=_lines, found=lambda a: bool(a.prerequisites),
+    lists=("prerequisites",))]

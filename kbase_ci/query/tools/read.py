@@ -47,6 +47,9 @@ QUERIES = [Query(
     "read", ("read",), help="print a note, one section or one block",
     description="NOTE is a path, a note name or an alias, optionally followed by #heading "
                 "or #^block. Exit 0 found, 2 no such note.",
-    tool="A note's text, or only one `section` of it (cheaper), with its line range.",
+    tool="A note's text, or only one `section` of it (cheaper).",
     when="reading a note, or only the section a search hit named",
-    params=ReadParams, run=_run, text=_lines, found=lambda a: True)]
+    params=ReadParams, run=_run, text=_lines, found=lambda a: True,
+    # No list is what it is for: its `text` is (the linked notes share what it leaves,
+    # kbase_ci.query.linkpack), so they give way first.
+    lists=())]

@@ -66,4 +66,5 @@ QUERIES = [Query(
     tool="An order to read notes in, foundations first: those near `start`, with `tags` and "
          "`domain`, or all.",
     when="planning the reading of a topic",
-    params=ReadingOrderParams, run=_run, text=_lines, found=lambda a: bool(a.order))]
+    params=ReadingOrderParams, run=_run, text=_lines, found=lambda a: bool(a.order),
+    lists=("order",))]

@@ -44,7 +44,8 @@ class SearchParams(Record):
 
 def _prepare(p: SearchParams) -> SearchParams:
     if not p.query.strip():
-        raise UsageError("query is empty: say what you are looking for in a few words")
+        raise UsageError("query is empty: say what you are looking for in a few words",
+                         parameter="query")
     return SearchParams(p.query, p.mode, none_if_blank(p.domain), p.tags, p.limit, p.snippets,
                         p.concise, p.explain, p.model, p.min_confidence)
 
@@ -85,4 +86,5 @@ QUERIES = [Query(
     when='"I need information about X and don\'t know the note names"; every hit says '
          'how far to trust it (`confidence`), and the `verdict` whether the vault answers',
     params=SearchParams, run=_run, text=_lines, found=lambda a: a.verdict.answered,
+    lists=("results",),
     prepare=_prepare)]

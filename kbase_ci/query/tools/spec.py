@@ -8,7 +8,7 @@ table (`docs`) are made from it, and `check` validates a call the same way for b
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import NoneType, UnionType
 from typing import (
@@ -181,6 +181,12 @@ class Query(Record, Generic[P, A]):
     """The text form (`--format text`), made from the answer (trimmed to a budget, too)."""
     found: Callable[[A], bool]
     """Exit 0 when True, else 1 (`--format text` and JSON alike)."""
+    lists: tuple[str, ...] | Callable[[P], tuple[str, ...]] = ()
+    """The answer's lists that say what it is for, most first (or, for a call, which
+    ones: a graph action's): the first one the answer has is its primary list. A token
+    budget cuts every other list first and these last, the primary list last of all
+    (kbase_ci.query.payload). A list is named by its keys joined with `.`
+    (`clusters.members`); naming one inside another's items spares both."""
     description: str | None = None
     """The CLI's `--help` description."""
     formats: tuple[str, ...] = ("json", "text")
@@ -191,12 +197,8 @@ class Query(Record, Generic[P, A]):
     """It answers from a stale scope too (to say it is stale)."""
     prepare: Callable[[P], P] | None = None
     """Checks and normalises a call beyond `Param` bounds and choices."""
-    empty: Callable[[P], str] | None = None
-    """A tool: nothing found is an error saying this (then the answer)."""
     budgeted: bool = False
     """Its text form keeps to `--max-tokens` itself."""
-    text_budget: bool = True
-    """`--max-tokens` bounds the text form too (else JSON only)."""
     actions: str | None = None
     """The field whose values are CLI subcommands (`kbase graph ACTION`)."""
     aliases: Mapping[str, tuple[str, ...]] | None = None
@@ -214,6 +216,12 @@ class Query(Record, Generic[P, A]):
     @property
     def words(self) -> str:
         return " ".join(self.command)
+
+    def marks(self, params: P, answer: A) -> tuple[frozenset[str], tuple[str, ...]]:
+        """What a budget never cuts in `answer`, and its lists in the order they give
+        way last (kbase_ci.query.payload.Marks)."""
+        named = self.lists(params) if callable(self.lists) else self.lists
+        return answer.budget_keys(), named
 
     def call(self, values: Mapping[str, Any]) -> P:
         """The parameter record for `values` (by field name; a tool's None for a list is
@@ -243,26 +251,36 @@ def check(f: Arg, value: Any) -> None:
     for v in (value if f.many else (value,)):
         if v is None:
             continue
+        wrong = None
         if meta.choices and v not in meta.choices:
-            raise UsageError(f"{f.flag} must be one of {', '.join(meta.choices)}, not {v!r}")
-        if meta.ge is not None and v < meta.ge:
-            raise UsageError(f"{f.flag} must be at least {meta.ge:g}, not {v:g}")
-        if meta.gt is not None and v <= meta.gt:
-            raise UsageError(f"{f.flag} must be more than {meta.gt:g}, not {v:g}")
-        if meta.le is not None and v > meta.le:
-            raise UsageError(f"{f.flag} must be at most {_num(meta.le)}, not {_num(v)}")
+            wrong = f"must be one of {', '.join(meta.choices)}, not {v!r}"
+        elif meta.ge is not None and v < meta.ge:
+            wrong = f"must be at least {meta.ge:g}, not {v:g}"
+        elif meta.gt is not None and v <= meta.gt:
+            wrong = f"must be more than {meta.gt:g}, not {v:g}"
+        elif meta.le is not None and v > meta.le:
+            wrong = f"must be at most {_num(meta.le)}, not {_num(v)}"
+        if wrong is not None:
+            raise UsageError(f"{f.flag} {wrong}", parameter=f.name)
 
 
-def refuse_unused(action: str, given: Mapping[str, Any], takes: Callable[[str], bool]
-                  ) -> None:
+def refuse_unused(action: str, given: Mapping[str, Any], offered: Sequence[str],
+                  needs: Iterable[str] = ()) -> None:
     """A call of a tool with actions (`graph`'s, a fold's: kbase_ci.query.tools.fold)
-    gives only what its action takes: a value given for another action is an error, not
-    silently dropped (None, False and an empty list are "not given")."""
+    gives only what its action takes (`offered`, in order): a value given for another
+    action is an error, not silently dropped (None, False and an empty list are "not
+    given"), naming what the action takes instead (`needs`: what it cannot do without,
+    when not given)."""
     unused = sorted(k for k, v in given.items()
                     if v is not None and v is not False and v != () and v != []
-                    and not takes(k))
+                    and k not in offered)
     if unused:
-        raise UsageError(f"action {action} takes no {', '.join(unused)}")
+        needed = [n for n in needs if given.get(n) in (None, "")]
+        rest = [k for k in offered if k not in needed]
+        said = (f"; it needs {' and '.join(needed)}" if needed else "") + \
+            ((", takes " if needed else "; it takes ") + ", ".join(rest) if rest else "")
+        raise UsageError(f"action {action} takes no {', '.join(unused)}{said}",
+                         parameter=unused[0])
 
 
 BUDGET = ("the answer printed (JSON, text or picture) stays within N tokens: lists are cut "

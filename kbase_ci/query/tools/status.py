@@ -42,7 +42,9 @@ def _here(available: bool | None) -> str:
 
 QUERIES = [Query(
     "status", ("status",), help="the query index: origin, staleness, sizes, model",
-    tool="Where the index is from, which notes changed since, its sizes and model. Call it when "
-         "answers look stale.",
+    tool="Where the index is from and which notes changed since: call it when answers look "
+         "stale.",
     when="where the index comes from, how stale it is",
-    params=StatusParams, run=_run, text=_lines, found=lambda a: True, stale_ok=True)]
+    params=StatusParams, run=_run, text=_lines, found=lambda a: True, stale_ok=True,
+    lists=("freshness.changed", "freshness.added", "freshness.deleted", "freshness.relinked",
+           "scopes"))]

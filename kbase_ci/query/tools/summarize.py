@@ -59,4 +59,5 @@ QUERIES = [Query(
     tool="Summarize a note without reading it all: lead, outline, key sentences; or its "
          "facts or code.",
     when="the gist of a long note, its definitions or its code",
-    params=SummarizeParams, run=_run, text=_lines, found=_found)]
+    params=SummarizeParams, run=_run, text=_lines, found=_found,
+    lists=("lead", "facts", "code_snippets", "key_sentences", "outline"))]

@@ -43,7 +43,7 @@ def _tag_lines(a: TagsAnswer) -> list[str]:
     if a.cooccurrence is not None:
         out.append("tags used together:")
         out.extend(f"{p.count:>6}  #{p.a} + #{p.b}" for p in a.cooccurrence)
-    return out
+    return out if a.tags else [f"no tags in the {a.notes} notes", *out]
 
 
 class SuggestParams(Record):
@@ -66,7 +66,8 @@ QUERIES = [Query(
     tool="The tags with their note counts (`tree`: hierarchy, `stats`: tags used together), "
          "before filtering by tag.",
     when="the tag vocabulary",
-    params=TagsParams, run=_tags, text=_tag_lines, found=lambda a: bool(a.tags)), Query(
+    params=TagsParams, run=_tags, text=_tag_lines, found=lambda a: bool(a.tags),
+    lists=("tags", "tree", "cooccurrence")), Query(
     "tags_suggest", ("tags", "suggest"),
     help="tags a note probably lacks, from similar notes",
     description="Tags of the notes most like NOTE (similar notes from the index's vectors, "
@@ -77,5 +78,6 @@ QUERIES = [Query(
     when="tags a note lacks, from similar and linked notes",
     params=SuggestParams, run=_suggest,
     text=lambda a: [f"#{s.tag}  {s.score}  (from {', '.join(s.sources)})"
-                    for s in a.suggestions],
-    found=lambda a: bool(a.suggestions))]
+                    for s in a.suggestions]
+    or [f"no tag to suggest for {a.note} (from {a.neighbours} similar or linked notes)"],
+    found=lambda a: bool(a.suggestions), lists=("suggestions", "tags"))]

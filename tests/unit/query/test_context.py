@@ -348,9 +348,58 @@ def test_json_answers_stay_within_max_tokens(repo: Path, budget: int) -> None:
 def test_concise_context_lists_what_to_read(repo: Path) -> None:
     proc = run_kbase("context", "Start", "--concise", cwd=repo)
     ans = json.loads(proc.stdout)
-    assert set(ans) == {"note", "notes", "tokens", "max_tokens", "left_out", "index"}
+    assert set(ans) == {"note", "notes", "tokens", "max_tokens", "left_out", "link_traversal",
+                        "metadata", "index"}
     assert ans["notes"][0]["path"] == "Start.md" and "text" not in ans["notes"][0]
     assert all(n["lines"] for n in ans["notes"])
     full = json.loads(run_kbase("context", "Start", cwd=repo).stdout)
     assert [n["path"] for n in ans["notes"]] == [n["path"] for n in full["notes"]]
     assert len(proc.stdout) < len(json.dumps(full)) / 2
+
+
+# -- the traversal metadata (issue 39) -------------------------------------------------------
+
+def _counts_agree(ans: dict[str, Any]) -> None:
+    """`link_traversal` and `metadata` as the knowledge-bank schema names them, and their
+    counts consistent with the notes listed."""
+    walk, meta = ans["link_traversal"], ans["metadata"]
+    assert set(walk) == {"total_links_found", "links_followed", "max_depth_reached",
+                         "traversal_strategy", "traversal_path"}
+    assert set(meta) == {"documents_analyzed", "primary_documents", "linked_documents",
+                         "analysis_depth", "limitations"}
+    assert sum(walk["traversal_path"]) == meta["documents_analyzed"]
+    assert walk["max_depth_reached"] == len(walk["traversal_path"]) - 1
+    assert walk["links_followed"] >= walk["total_links_found"] > 0
+
+
+def test_every_bundle_says_how_it_was_walked(repo: Path) -> None:
+    ans = json.loads(run_kbase("context", "Start", "--depth", "deep", cwd=repo).stdout)
+    _counts_agree(ans)
+    seeds = sum(1 for n in ans["notes"] if n["depth"] == 0)
+    assert ans["metadata"]["primary_documents"] == seeds == 1
+    assert ans["metadata"]["linked_documents"] == len(ans["notes"]) - 1
+    assert ans["metadata"]["analysis_depth"] == "deep"
+    assert ans["link_traversal"]["traversal_strategy"] == "breadth"
+    # counts, not lists of paths: a few per cent of the answer at the default budget
+    said = cost(json.dumps({"link_traversal": ans["link_traversal"],
+                            "metadata": ans["metadata"]}, separators=(",", ":")))
+    assert cost(json.dumps(ans, separators=(",", ":"))) > 2400
+    assert said <= 0.05 * cost(json.dumps(ans, separators=(",", ":"))), said
+    concise = json.loads(run_kbase("context", "Start", "--depth", "deep", "--concise",
+                                   cwd=repo).stdout)
+    assert concise["metadata"] == ans["metadata"]
+
+
+def test_limitations_say_what_the_budget_left_out(repo: Path) -> None:
+    ans = json.loads(run_kbase("context", "Big", "--depth", "deep", "--max-tokens", "900",
+                               cwd=repo).stdout)
+    _counts_agree(ans)
+    said = ans["metadata"]["limitations"]
+    assert ans["left_out"] and f"{len(ans['left_out'])} notes reached: left_out" in said
+    assert any(s.endswith("sections: omitted") for s in said), said
+    roomy = json.loads(run_kbase("context", "Alpha", "--depth", "quick", "--max-tokens", "0",
+                                 cwd=repo).stdout)
+    unlisted = roomy["metadata"]["documents_analyzed"] - len(roomy["notes"])
+    assert roomy["left_out"] == [] and unlisted > 0  # the preset's cap, not the budget
+    assert roomy["metadata"]["limitations"] == [
+        f"{unlisted} notes reached past quick's 3: not listed"]

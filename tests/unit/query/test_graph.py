@@ -313,3 +313,48 @@ def test_pictures_are_well_formed(view: QueryView, repo: Path, args: tuple[str, 
     if args[0] == "clusters":
         assert mermaid(typed).count("subgraph") == len(ans["clusters"]) == 2
         assert dot(typed).count("subgraph cluster_") == 2
+
+
+def _walk_said(ans: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    walk, meta = ans["link_traversal"], ans["metadata"]
+    assert sum(walk["traversal_path"]) == meta["documents_analyzed"]
+    assert walk["max_depth_reached"] == len(walk["traversal_path"]) - 1
+    return walk, meta
+
+
+def test_graph_walks_say_how_they_walked(view: QueryView, truth: nx.DiGraph) -> None:
+    """`link_traversal` and `metadata` (issue 39) in every walk: neighbourhood, path and
+    explore, counted as networkx walks the same graph."""
+    g = truth.to_undirected()
+    ans = graph_answer(view, "neighborhood", note="Espresso", depth=2).to_json()
+    walk, meta = _walk_said(ans)
+    reached = nx.single_source_shortest_path_length(g, "Coffee/Espresso.md", cutoff=2)
+    hop = [sum(1 for d in reached.values() if d == i) for i in range(3)]
+    assert walk["traversal_path"] == hop and meta["documents_analyzed"] == len(reached)
+    inner = [n for n, d in reached.items() if d < 2]
+    assert walk["total_links_found"] == len({frozenset(e) for e in g.edges(inner)})
+    assert meta["linked_documents"] == len(ans["nodes"]) - 1 and meta["limitations"] == []
+    capped = graph_answer(view, "neighborhood", note="Espresso", depth=3, limit=3).to_json()
+    assert capped["metadata"]["limitations"] == [
+        f"{capped['found'] + 1 - 3} notes reached past limit: not listed"]
+    path = graph_answer(view, "path", source="Tomatoes", target="Espresso").to_json()
+    walk, meta = _walk_said(path)
+    assert meta["primary_documents"] == 2 and walk["max_depth_reached"] >= path["length"]
+    assert meta["documents_analyzed"] == len(nx.node_connected_component(g,
+                                                                         "Coffee/Espresso.md"))
+    mapped = graph_answer(view, "explore", note="Espresso", depth=2).to_json()
+    walk, meta = _walk_said(mapped)
+    assert walk["traversal_path"] == hop and meta["linked_documents"] == mapped["found"]
+    summary = graph_answer(view, "explore", note="Espresso", depth=2, summary=True).to_json()
+    assert summary["link_traversal"] == walk
+
+
+def test_explore_says_it_walked_one_hop(repo: Path) -> None:
+    code, ans, _ = query(repo, "explore", "Espresso")
+    assert code == 0
+    walk, meta = _walk_said(ans)
+    linked = {lk["path"] for lk in ans["outlinks"] if lk["path"]} | \
+        {lk["path"] for lk in ans["backlinks"]}
+    assert walk["traversal_path"] == [1, len(linked)] and meta["linked_documents"] == len(linked)
+    assert walk["total_links_found"] == len(ans["outlinks"]) + len(ans["external"]) + \
+        len(ans["backlinks"])

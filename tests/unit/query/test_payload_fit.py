@@ -9,7 +9,7 @@ import pytest
 from kbase_ci.errors import UsageError
 from kbase_ci.query.payload import cost, dumps, fit, render
 
-PRIMARY = (frozenset({"note"}), frozenset({"links"}))
+PRIMARY = (frozenset({"note"}), ("links",))
 
 
 def _answer(n: int) -> dict[str, object]:
@@ -48,7 +48,7 @@ def _search_like() -> dict[str, object]:
     }
 
 
-MARKS = (frozenset({"query"}), frozenset({"results"}))
+MARKS = (frozenset({"query"}), ("results",))
 
 
 def test_the_envelope_gives_way_before_the_main_list() -> None:

@@ -50,7 +50,8 @@ def test_a_call_gives_its_action_only_what_it_takes() -> None:
     query, given = pick(tags, queries, {"action": "suggest", "note": "A", "limit": None,
                                         "tree": False, "max_tokens": 900})
     assert query.name == "tags_suggest" and given == {"note": "A", "max_tokens": 900}
-    with pytest.raises(UsageError, match=r"^action suggest takes no stats, tags$"):
+    with pytest.raises(UsageError, match=r"^action suggest takes no stats, tags; it takes "
+                                         r"note, limit$"):
         pick(tags, queries, {"action": "suggest", "note": "A", "stats": True,
                              "tags": ["x"]})
     with pytest.raises(UsageError, match=r"^action suggest needs note$"):

@@ -14,7 +14,6 @@ from typing import Annotated, Any
 
 import anyio
 import pytest
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
 from kbase_ci.cli import queryargs, queryrun
@@ -38,7 +37,7 @@ class EchoParams(Record):
 
 
 class Echo(Record):
-    said: list[str] = json_field(primary=True)
+    said: list[str]
     mood: str | None = json_field(default=None, omit=True)
 
 
@@ -56,8 +55,8 @@ ECHO = Query("echo", ("echo",), help="say the words again",
              tool="Say the words again, as often as asked: a query declared by a test, to "
                   "show that one declaration makes a command, a tool and a table row.",
              when="testing the registry", params=EchoParams, run=_echo,
-             text=lambda a: a.said, found=lambda a: bool(a.said), source=False,
-             prepare=_prepare)
+             text=lambda a: a.said, found=lambda a: bool(a.said), lists=("said",),
+             source=False, prepare=_prepare)
 
 
 @pytest.fixture
@@ -114,6 +113,7 @@ def test_a_declared_query_is_a_tool(echo: None, tmp_path: Path) -> None:
     assert list(tools)[-1] == "echo"  # in registry order
     schema = tools["echo"].input_schema
     assert schema["required"] == ["words"]
+    assert schema["additionalProperties"] is False  # an argument it does not take: refused
     props = schema["properties"]
     assert set(props) == {"words", "times", "loud", "max_tokens"}  # `mood`: the CLI's only
     # compact (kbase_ci.mcp.schema): no titles, no trivial floor; the cap an agent needs
@@ -123,10 +123,19 @@ def test_a_declared_query_is_a_tool(echo: None, tmp_path: Path) -> None:
     assert tools["echo"].description == ECHO.tool
     assert json.loads(_text(_call(server, words="hi", times=2, loud=True))) == {
         "said": ["HI", "HI"]}
-    with pytest.raises(ToolError, match="times"):  # the schema's bound, as a tool error
-        _call(server, words="hi", times=0)
-    bad = _call(server, words=" ", times=2)  # the declaration's own check, in its words
-    assert bad.is_error and _text(bad) == "times repeats the words: give some"
+    # Errors are kbase's JSON error, naming the parameter: the schema's bound, the
+    # declaration's own check (in its words), an argument the tool does not take.
+    bad = _call(server, words="hi", times=0)
+    assert bad.is_error and json.loads(_text(bad)) == {"error": {
+        "kind": "usage", "message": "times: input should be greater than or equal to 1",
+        "parameter": "times"}}
+    bad = _call(server, words=" ", times=2)
+    assert bad.is_error and json.loads(_text(bad)) == {"error": {
+        "kind": "usage", "message": "times repeats the words: give some"}}
+    bad = _call(server, words="hi", tims=2)
+    assert bad.is_error and json.loads(_text(bad)) == {"error": {
+        "kind": "usage", "message": "echo takes no tims; did you mean times? (echo takes "
+        "words, times, loud, max_tokens)", "parameter": "tims"}}
 
 
 def test_a_declared_query_is_a_docs_row(echo: None) -> None:

@@ -22,7 +22,7 @@ class Item(Record):
 
 class Answer(Record):
     source: str = json_field(key="from", keep=True)
-    items: list[Item] | list[str] = json_field(primary=True)
+    items: list[Item] | list[str]
     extra: dict[str, int] | None = json_field(default=None, omit=True)
     tags: tuple[str, ...] = ()
     seen: list[str] = json_field(default_factory=list)
@@ -89,7 +89,7 @@ def test_json_keys_omit_hidden_and_budget_marks() -> None:
                     "extra": {"n": 2}, "tags": ["t"], "seen": []}
     assert list(data) == ["from", "items", "extra", "tags", "seen"]  # field order
     assert "extra" not in Answer("a", ["p"]).to_json()
-    assert Answer.budget_keys() == (frozenset({"from"}), frozenset({"items"}))
+    assert Answer.budget_keys() == frozenset({"from"})
     assert encode(typed) == data and encode([typed, {"k": (1,)}]) == [data, {"k": [1]}]
 
 
@@ -136,7 +136,7 @@ class Subnode(Node):
 
 class Page(Record):
     name: str = json_field(key="from")
-    nodes: list[Node] = json_field(primary=True)
+    nodes: list[Node]
     hidden: int = json_field(default=0, hidden=True)
 
 
