@@ -12,7 +12,13 @@ from kbase_ci import __version__
 from kbase_ci.errors import KbaseError
 from kbase_ci.git.listing import ls_tree
 from kbase_ci.git.objects import read_blobs
-from kbase_ci.vault.config import CONFIG_NAME, Config, load_config, parse_config
+from kbase_ci.vault.config import (
+    CONFIG_NAME,
+    Config,
+    load_config,
+    parse_config,
+    read_config_file,
+)
 from kbase_ci.vault.yamlconfig import build_section
 
 if TYPE_CHECKING:
@@ -32,7 +38,7 @@ def load_vault_config(root: Path, path: Path | None, git_dir: Path | None) -> Co
         return load_config(root, path)
     from kbase_ci.state.memos import state_store  # lazy: SQLite, for a `.kbase.yml` only
 
-    raw = cfg_path.read_bytes()
+    raw = read_config_file(root, cfg_path, explicit=path is not None)
     # The path is in the key too: the config records where it came from (`source`).
     digest = hashlib.sha256(b"\0".join([raw, __version__.encode(),
                                         str(cfg_path).encode("utf-8", "surrogateescape")])
