@@ -30,7 +30,7 @@ from kbase_ci.index.manifest import (
     sha256,
 )
 from kbase_ci.index.rowfile import all_rows, int_view, npy_layout, offsets_name, row_at
-from kbase_ci.state.bounded import decoding, read_open, within_budget
+from kbase_ci.state.bounded import DECODING_FAILURES, read_open, refusal, within_budget
 from kbase_ci.state.generations import Pinned
 
 if TYPE_CHECKING:
@@ -151,10 +151,11 @@ class IndexFolder:
         try:
             if raw is not None:
                 within_budget(raw, rel)
-            with decoding(rel):
-                return decode()
+            return decode()
         except InputRefused as exc:
             what = exc.detail.removesuffix("; not read")
+        except DECODING_FAILURES as exc:
+            what = refusal(rel, exc).detail.removesuffix("; not read")
         except (ValueError, TypeError, IndexError, KeyError, OverflowError) as exc:
             what = f"{type(exc).__name__}: {exc}"[:200]
         raise IndexFormatError(f"{self.root}: {rel} cannot be read ({what}): the index "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,13 @@ def cap(path: Path) -> int:
 def tree(folder: Path) -> Path:
     """The folder a model's files must stay in (after following every link): its own, or
     for a cache snapshot (`models--ORG--NAME/snapshots/REV/`) the cached repository."""
+    return _tree(os.fspath(folder))
+
+
+@lru_cache(maxsize=64)
+def _tree(folder: str) -> Path:
+    # Remembered: a query checks each file of its model twice (hash, load), and each
+    # resolution is an lstat per part of the path.
     real = Path(os.path.realpath(folder))
     if real.parent.name == "snapshots" and real.parent.parent.name.startswith("models--"):
         return real.parent.parent

@@ -23,10 +23,11 @@ _COMMENT = re.compile(r"<!--[ \t]*kbase-ignore(-file)?\b(.*?)-->|%%[ \t]*kbase-i
                       r"(.*?)%%")
 _WORDS = re.compile(r"[\s,]+")
 # What can hide a `<!--` from HTML: an escape, math, a wikilink, a link destination, a
-# tag (its attribute values); and the comments themselves.
-_OPENER = re.compile(r"\\.|\$\$|\$|\[\[|\]\(|<!--|%%|</?[A-Za-z]")
-_TAG = re.compile(r"""</?[A-Za-z][A-Za-z0-9-]*(?:\s+[^\s"'=<>`/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|"""
-                  r"""[^\s"'=<>`]+))?)*\s*/?>""")
+# tag (its attribute values); and the comments themselves. Compiled on first use (re
+# caches them): only a note with a `kbase-ignore` needs them.
+_OPENER = r"\\.|\$\$|\$|\[\[|\]\(|<!--|%%|</?[A-Za-z]"
+_TAG = (r"""</?[A-Za-z][A-Za-z0-9-]*(?:\s+[^\s"'=<>`/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|"""
+        r"""[^\s"'=<>`]+))?)*\s*/?>""")
 _CLOSERS = {"<!--": "-->", "%%": "%%", "$$": "$$", "[[": "]]"}
 
 
@@ -42,10 +43,11 @@ def find_suppressions(text: str, code_rows: Collection[int], first_line: int
     lines = text.split("\n")
     out: list[Suppression] = []
     scan = _Comments()
+    opens = re.compile(_OPENS)
     for row, line in enumerate(lines, 1):
         if row < first_line or row in code_rows:
             continue
-        if MARKER not in line and not scan.open and not _OPENS.search(line):
+        if MARKER not in line and not scan.open and not opens.search(line):
             continue
         masked = blank(line, code_spans(line)) if "`" in line else line
         # Where the line's text starts and ends: whether a comment shares its line with
@@ -68,7 +70,7 @@ def find_suppressions(text: str, code_rows: Collection[int], first_line: int
     return tuple(out)
 
 
-_OPENS = re.compile(r"\$\$|<!--|%%")
+_OPENS = r"\$\$|<!--|%%"
 """What opens a construct that may run on to the next lines."""
 
 
@@ -81,6 +83,7 @@ class _Comments:
     def __init__(self) -> None:
         self.open = ""
         """The closer of what an earlier line left open (`-->`, `%%`, `$$`), or ""."""
+        self._opener, self._tag = re.compile(_OPENER), re.compile(_TAG)
 
     def starts(self, line: str) -> list[int]:
         out: list[int] = []
@@ -91,7 +94,7 @@ class _Comments:
                 return out
             i, self.open = j + len(self.open), ""
         missing: set[str] = set()
-        while (m := _OPENER.search(line, i)) is not None:
+        while (m := self._opener.search(line, i)) is not None:
             tok, at, i = m.group(), m.start(), m.end()
             if tok[0] == "\\":
                 continue
@@ -114,7 +117,7 @@ class _Comments:
                     continue
                 i = j + len(closer)
             elif tok[0] == "<":
-                tag = _TAG.match(line, at)
+                tag = self._tag.match(line, at)
                 if tag is not None:
                     i = tag.end()
         return out

@@ -54,10 +54,12 @@ def _where(path: Path | str) -> str:
 
 def _outside(path: Path | str, within: Path | str) -> str | None:
     """The real path of `path` when it leads out of `within` (after every link), else
-    None."""
-    real, base = os.path.realpath(path), os.path.realpath(within)
-    if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
-        return None
+    None. `within` is resolved only when the answer depends on it (callers mostly pass a
+    folder that is real already: a repository's root, a model's tree)."""
+    real = os.path.realpath(path)
+    for base in (os.fspath(within), os.path.realpath(within)):
+        if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
+            return None
     return real
 
 
@@ -160,16 +162,27 @@ def is_input(path: Path | str, cap: int | None = None, *,
     return True
 
 
+DECODING_FAILURES = (RecursionError, MemoryError)
+"""What decoding input may raise that is the input's fault (`refusal` names it)."""
+
+
+def refusal(where: str, exc: BaseException) -> InputRefused:
+    """The refusal for one of `DECODING_FAILURES` raised decoding `where`: a decoder that
+    recurses per nesting level, a structure too large to hold."""
+    if isinstance(exc, RecursionError):
+        return InputRefused(where, "nested too deeply to decode; not read")
+    return InputRefused(where, "too large to decode in memory; not read")
+
+
 @contextlib.contextmanager
 def decoding(where: str) -> Iterator[None]:
-    """Decode inside this: MemoryError and RecursionError become InputRefused naming
-    `where` (a decoder that recurses per nesting level, a structure too large to hold)."""
+    """Decode inside this: `DECODING_FAILURES` become InputRefused naming `where`. (A
+    reader decoding many small parts catches them itself and calls `refusal`: a context
+    manager costs a few microseconds a use.)"""
     try:
         yield
-    except RecursionError:
-        raise InputRefused(where, "nested too deeply to decode; not read") from None
-    except MemoryError:
-        raise InputRefused(where, "too large to decode in memory; not read") from None
+    except DECODING_FAILURES as exc:
+        raise refusal(where, exc) from None
 
 
 def estimate(raw: bytes | str) -> int:
@@ -184,7 +197,11 @@ def estimate(raw: bytes | str) -> int:
 
 
 def within_budget(raw: bytes | str, where: str, budget: int = DECODE_BUDGET) -> None:
-    """InputRefused unless JSON `raw` decodes within `budget` bytes (`estimate`)."""
+    """InputRefused unless JSON `raw` decodes within `budget` bytes (`estimate`). Text
+    of fewer than `budget / (VALUE_BYTES + 1)` characters cannot exceed it (each value
+    costs at least one character): it is not counted (every query decodes notes.json)."""
+    if len(raw) * (VALUE_BYTES + 1) + VALUE_BYTES <= budget:
+        return
     need = estimate(raw)
     if need > budget:
         raise InputRefused(where, f"would take about {need >> 20} MiB to decode, more than "

@@ -62,14 +62,16 @@ def check_shape(text: str, display: str) -> None:
         shape.line(row, line)
 
 
-_SPECIAL = re.compile(r"""[][{},:'"#!&*?-]""")
-_DOUBLE_END = re.compile(r'["\\]')
-_PROPERTY_END = re.compile(r"[ \t,\[\]{}]|$")
+# Patterns as text, compiled on first use (re caches them): every hook run imports this
+# module, and only a config being parsed needs them.
+_SPECIAL = r"""[][{},:'"#!&*?-]"""
+_DOUBLE_END = r'["\\]'
+_PROPERTY_END = r"[ \t,\[\]{}]|$"
 # `key: |`, `- >-`, `- key: |2`, `? |`, with a tag or anchor: the lines below it that are
 # indented more are its text. (Matched from each `:`, `?` or `-`: one with nested
 # repeats, `(?:-[ \t]+)*...`, backtracked quadratically on a line of `- - - -`.)
-_BLOCK_SCALAR = re.compile(r"(?:^|[:?-][ \t]+)(?:[!&][^ \t]*[ \t]+)*[|>][0-9+-]*[ \t]*"
-                           r"(?:#.*)?$")
+_BLOCK_SCALAR = (r"(?:^|[:?-][ \t]+)(?:[!&][^ \t]*[ \t]+)*[|>][0-9+-]*[ \t]*"
+                 r"(?:#.*)?$")
 
 
 def _quote_end(line: str, i: int, quote: str) -> int:
@@ -82,7 +84,8 @@ def _quote_end(line: str, i: int, quote: str) -> int:
                 return j + 1
             i = j + 2
         return -1
-    while (m := _DOUBLE_END.search(line, i)) is not None:
+    double_end = re.compile(_DOUBLE_END)
+    while (m := double_end.search(line, i)) is not None:
         if m.group() == '"':
             return m.end()
         i = m.end() + 1  # the escaped character
@@ -110,6 +113,8 @@ class _Shape:
         """Whether the last token closed a quoted scalar or a flow (`"k":v` is a key)."""
         self.literal: int | None = None
         """Indentation of the line of an open block scalar (`key: |`)."""
+        self._special, self._property_end, self._block_scalar = (
+            re.compile(_SPECIAL), re.compile(_PROPERTY_END), re.compile(_BLOCK_SCALAR))
 
     def line(self, row: int, line: str) -> None:
         body = line.lstrip(" ")
@@ -128,7 +133,7 @@ class _Shape:
             if not self.indents or self.indents[-1] < indent:
                 self.indents.append(indent)
             self.start = True
-            if _BLOCK_SCALAR.search(body):
+            if self._block_scalar.search(body):
                 self.literal = indent
         self._scan(row, line)
         self.values += 1
@@ -145,7 +150,7 @@ class _Shape:
                     return
                 self.quote, self.start, self.closed = "", False, True
                 continue
-            m = _SPECIAL.search(line, i)
+            m = self._special.search(line, i)
             at = m.start() if m is not None else n
             if line[i:at].strip():  # plain text: no node starts inside it
                 self.start = self.closed = False
@@ -178,7 +183,7 @@ class _Shape:
                 levels += 1  # `- - - x`, `? ? x`: each item a level of its own
                 self._limit(levels, row, at + 1)
             elif c in "!&*" and self.start:  # a tag, an anchor, an alias: one word
-                end = _PROPERTY_END.search(line, i)
+                end = self._property_end.search(line, i)
                 i = end.start() if end is not None else n
                 self.start = c != "*"
             elif not (c == "?" and spaced and self.start):  # `? ` in a flow: a key
