@@ -6,8 +6,10 @@ A comment alone on its line silences the next non-blank line (like eslint's
 ruff's `noqa`); the `-file` form silences the whole note. CODES are codes, code prefixes
 or check names separated by spaces or commas, optionally followed by ` -- reason`; none
 at all means every code. Comments inside code (fenced or indented blocks, code spans)
-and inside the frontmatter are text, not suppressions. Which words are real codes is
-judged by the checks (KB901), not here.
+and inside the frontmatter are text, not suppressions, and so is comment syntax where
+no comment starts: inside math, a wikilink, a link destination, an HTML tag, after a
+backslash or inside another comment (`_Comments`). Which words are real codes is judged
+by the checks (KB901), not here.
 """
 
 from __future__ import annotations
