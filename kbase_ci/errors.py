@@ -93,6 +93,27 @@ class StorageError(UsageError):
                    "clone (queries and checks need no writes; `kbase index` does)")
 
 
+class InputRefused(UsageError, OSError):
+    """A file kbase did not write that it will not read or decode (kbase_ci.state.bounded):
+    not a regular file (a FIFO, socket or device), a symbolic link out of its tree, larger
+    than its cap, or over its decoding budget (too many values, nested too deeply, out of
+    memory); the message names the file. Also an OSError: a caller that treats an
+    unreadable file as absent treats a refused one the same way."""
+
+    kind = "refused-input"
+
+    def __init__(self, where: str, detail: str, line: int | None = None,
+                 col: int | None = None) -> None:
+        at = where if line is None else f"{where}:{line}:{col or 1}"
+        super().__init__(f"{at}: {detail}")
+        # `at`: the file, with the line and column when known (`path:line:col`).
+        self.at, self.where, self.detail, self.line, self.col = at, where, detail, line, col
+
+    def __reduce__(self) -> tuple[type[InputRefused], tuple[str, str, int | None, int | None]]:
+        # Raised in a build's worker process, it crosses to the parent pickled.
+        return type(self), (self.where, self.detail, self.line, self.col)
+
+
 class GitError(KbaseError):
     """A git command failed (not a repository, unknown revision, a refused push, ...)."""
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from kbase_ci.git.objects import blob_sha
 from kbase_ci.parsed import Finding
+from kbase_ci.state.bounded import read_input
 from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.fileedit import Edit
 from kbase_ci.vault.files import Vault
@@ -35,6 +36,13 @@ def _store(vault: Vault) -> StateStore | None:
     return state_store(vault.git_dir / "kbase") if vault.git_dir is not None else None
 
 
+def _worktree_bytes(vault: Vault, path: str) -> bytes:
+    """The work-tree copy of note `path`: a regular file of the vault, never through a
+    link (issue 38: a FIFO where a rewritten note was blocked `check --staged`). An
+    OSError (InputRefused included) when it is anything else."""
+    return read_input(vault.root / path, within=vault.root, follow_links=False)
+
+
 def remember(vault: Vault, edits: Sequence[Edit], changed: Iterable[str]) -> None:
     """Record the rewrites `kbase fix` just made to the files `changed` (vault paths)."""
     store = _store(vault)
@@ -44,7 +52,7 @@ def remember(vault: Vault, edits: Sequence[Edit], changed: Iterable[str]) -> Non
     for path in sorted(set(changed)):
         staged = vault.note(path)
         try:
-            written = blob_sha((vault.root / path).read_bytes())
+            written = blob_sha(_worktree_bytes(vault, path))
         except OSError:
             continue
         files[path] = {"staged": staged.sha if staged is not None else None,
@@ -71,7 +79,7 @@ def _valid(vault: Vault, files: Mapping[str, object]) -> dict[str, set[tuple[int
         if staged is None or staged.sha != entry.get("staged"):
             continue
         try:
-            if blob_sha((vault.root / path).read_bytes()) != entry.get("written"):
+            if blob_sha(_worktree_bytes(vault, path)) != entry.get("written"):
                 continue
         except OSError:
             continue

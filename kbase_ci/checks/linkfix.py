@@ -24,7 +24,8 @@ from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.errors import ChangedError, UnsafePathError, UsageError
 from kbase_ci.git.diff import FileChange
 from kbase_ci.parse.parser import parse_note
-from kbase_ci.state.files import NotRegular, read_regular, write_atomic
+from kbase_ci.state.bounded import NotRegular, read_input
+from kbase_ci.state.files import write_atomic
 from kbase_ci.vault.fileedit import Edit, apply_edits
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.resolver import Resolver
@@ -175,7 +176,7 @@ def _apply(vault: Vault, edits: Sequence[Edit], unfixable: tuple[Breakage, ...],
 def _rewrite_file(full: Path, path: str, edits: list[Edit], *, dry_run: bool) -> str | None:
     """Rewrite one file; the reason it was left alone, or None when it was rewritten."""
     try:
-        data = read_regular(full)
+        data = read_input(full)
     except NotRegular:
         return "not a regular file (a FIFO, socket or device): skipped"
     except OSError as exc:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from kbase_ci.checks.linkfix import FixReport, apply_fixes, plan_move
-from kbase_ci.errors import UsageError
+from kbase_ci.errors import GitError, UsageError
 from kbase_ci.git import worktree
 from kbase_ci.git.listing import modified_in_worktree
+from kbase_ci.state.files import replace
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.safefs import confine
 
@@ -50,13 +52,56 @@ def move_note(vault: Vault, old_arg: str, new_arg: str, *, dry_run: bool = False
     dirty = modified_in_worktree(vault.root)
     broken = plan_move(vault, old, new)
     if not dry_run:
-        (vault.root / new).parent.mkdir(parents=True, exist_ok=True)
-        worktree.move(vault.root, old, new)
+        made = _make_folders(vault.root, new)
+        try:
+            worktree.move(vault.root, old, new)
+        except GitError as exc:
+            raise _undone(vault.root, old, new, made, exc) from None
     fixes = apply_fixes(vault, broken, dry_run=dry_run)
     if dry_run:
         return MoveReport(old, new, fixes, (), ())
     was = {p: (old if p == new else p) for p in fixes.changed}
     stage = tuple(p for p in fixes.changed if was[p] not in dirty)
     kept = tuple(p for p in fixes.changed if was[p] in dirty)
-    worktree.stage(vault.root, stage)
+    try:
+        worktree.stage(vault.root, stage)
+    except GitError as exc:  # the move is recorded; the rewrites are in the work tree
+        raise GitError(f"moved {old} -> {new} and rewrote the links in "
+                       f"{', '.join(fixes.changed)}, but could not stage them ({exc}); "
+                       f"finish with `git add -- {' '.join(stage)}`") from None
     return MoveReport(old, new, fixes, stage, kept)
+
+
+def _make_folders(root: Path, rel: str) -> list[Path]:
+    """The folders `rel` needs that do not exist yet, made; the deepest first."""
+    made: list[Path] = []
+    folder = (root / rel).parent
+    while folder != root and not folder.exists():
+        made.append(folder)
+        folder = folder.parent
+    for path in reversed(made):
+        path.mkdir()
+    return made
+
+
+def _undone(root: Path, old: str, new: str, made: list[Path], exc: GitError) -> GitError:
+    """`git mv` failed (issue 38: a full disk, after git renamed the file but before it
+    could write its index, left OLD gone and NEW untracked): put the file back and say
+    nothing moved, or, if that fails too, exactly what state it is in and how to finish."""
+    why = str(exc).removeprefix("git mv -- failed: ").strip()
+    moved = not os.path.lexists(root / old) and os.path.lexists(root / new)
+    try:
+        if moved:
+            replace(root / new, root / old)
+        for folder in made:  # deepest first; one holding anything else stays
+            folder.rmdir()
+    except OSError as undo:
+        if moved and not os.path.lexists(root / old):
+            return GitError(
+                f"git mv {old} {new} failed ({why}), after renaming the file: {new} is in "
+                f"the work tree, untracked, and git still lists {old}, now missing; it "
+                f"could not be renamed back ({undo.strerror or undo}). Finish the move "
+                f"with `git rm --cached -q -- {old} && git add -- {new}`, or undo it "
+                f"with `mv -- {new} {old}`")
+    return GitError(f"git mv {old} {new} failed ({why}); nothing was moved"
+                    + (f" ({old} was renamed back)" if moved else ""))

@@ -97,7 +97,9 @@ Text [[Draft]] %% kbase-ignore KB101 -- kept until the draft lands %%
   separated by spaces or commas; none at all means every code; ` -- ` starts a reason.
 - Comments in code (fenced or indented blocks, code spans) are text, not suppressions,
   and so are comments in the frontmatter: use `kbase-ignore-file` or `checks.per_path`
-  for frontmatter findings.
+  for frontmatter findings. Only a real comment counts: the same text inside math
+  (`$$ ... $$`, `$...$`), a wikilink, a link destination, an HTML attribute value, after
+  a backslash or inside another comment silences nothing (docs/security.md).
 - A suppression that silenced nothing is reported as KB901 (a warning; like ruff's
   RUF100), so stale ones do not pile up; so is a word in one that names no check or
   code. A suppression is called unused only when the run looked for every code it

@@ -10,12 +10,12 @@ API, and its head commit must be the one the triggering run was for.
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 
 from kbase_ci.ci.cireport import CiReport
 from kbase_ci.ci.reportjson import from_json
 from kbase_ci.errors import UsageError
+from kbase_ci.state.bounded import load_json_file
 
 REPORT_JSON = "report.json"
 MAX_BYTES = 64 * 1024 * 1024
@@ -26,14 +26,8 @@ def read_artifact(folder: Path, *, head_sha: str, repository: str,
     path = folder / REPORT_JSON
     if path.is_symlink() or not path.is_file():
         raise UsageError(f"{path}: no report in the artifact (expected a regular file)")
-    if path.stat().st_size > MAX_BYTES:
-        raise UsageError(f"{path}: larger than {MAX_BYTES} bytes; refusing to read it")
-    try:
-        data = json.loads(path.read_bytes())
-    except ValueError as exc:
-        raise UsageError(f"{path}: not JSON: {exc}") from None
-    except RecursionError:  # `[[[[...` 200k deep: refused as data, not a crash
-        raise UsageError(f"{path}: nested too deeply to be a kbase report") from None
+    # Capped, never through a link, `[[[[...` 200k deep refused as data: InputRefused.
+    data = load_json_file(path, MAX_BYTES, follow_links=False)
     report = from_json(data)
     if report.head != head_sha:
         raise UsageError(f"{path}: the report is for commit {report.head[:12]}, but the run "

@@ -10,16 +10,18 @@ none of them is used for anything but display, and display escapes them.
 # here, instead of compiled and evaluated again by the first decode of every process
 # (`typedjson.decoding._hints`).
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
-from kbase_ci.errors import UsageError
+from kbase_ci.errors import InputRefused, UsageError
+from kbase_ci.state.bounded import load_json_file
 from kbase_ci.typedjson import Record, ShapeError, decode, matching
 
 PR_EVENTS = ("pull_request", "pull_request_target")
+MAX_EVENT_BYTES = 64 << 20
+"""GitHub caps a webhook payload at 25 MB."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,14 +156,12 @@ def read_event(env: Mapping[str, str]) -> CiEvent:
 def _payload(path: str) -> PayloadJson:
     if not path:
         return PayloadJson()
-    try:
-        data = json.loads(Path(path).read_bytes())
+    try:  # the runner's file: capped, decoded under the reader's budget
+        data = load_json_file(path, MAX_EVENT_BYTES)
+    except InputRefused as exc:
+        raise UsageError(f"GITHUB_EVENT_PATH: {exc}") from None
     except OSError as exc:
         raise UsageError(f"GITHUB_EVENT_PATH: cannot read {path}: {exc.strerror}") from exc
-    except RecursionError:
-        raise UsageError(f"GITHUB_EVENT_PATH: {path} is nested too deeply") from None
-    except ValueError as exc:
-        raise UsageError(f"GITHUB_EVENT_PATH: {path} is not JSON: {exc}") from exc
     try:
         return decode(PayloadJson, data)
     except ShapeError as exc:

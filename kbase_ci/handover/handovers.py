@@ -22,6 +22,7 @@ from kbase_ci.handover.scoring import Missing, NoteScore
 from kbase_ci.handover.sectionitems import path_matches, section_items
 from kbase_ci.parse.outline import note_text
 from kbase_ci.parse.parser import parse_note
+from kbase_ci.state.bounded import read_input
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.notetypes import SectionSpec
 from kbase_ci.vault.resolver import Resolver
@@ -112,7 +113,7 @@ class Handovers:
         self._texts: dict[str, str] = {}
         self.untracked: list[str] = []
         for rel in extra:  # a skeleton not yet `git add`ed: read from disk
-            data = (vault.root / rel).read_bytes()
+            data = read_input(vault.root / rel, within=vault.root, follow_links=False)
             notes.append(parse_note(rel, data, max_bytes=vault.config.vault.max_note_bytes))
             self._texts[rel] = note_text(data)
             self.untracked.append(rel)

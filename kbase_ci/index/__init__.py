@@ -9,7 +9,8 @@ swapped in (`swap`), every file named once in `layout`, the manifest declared on
 `manifest` (its blocks in `blocks`) and decoded only there; read back with `reader` (its
 files through `indexfolder`) after its listing, sizes and hashes (`integrity`) and every
 table (`schema`) are checked, published with `publish`. The embedding model is found and
-verified by `modelchoice` (downloads: kbase_ci.state.downloads).
+verified by `modelchoice` (downloads: kbase_ci.state.downloads), its files read as an
+attacker's input by `modelfiles`.
 
 Layout and every field: docs/index-format.md. Entry points: `build.build_index`,
 `merge.merge_slices`, `reader.open_index`, `manifest.read_manifest`,

@@ -21,7 +21,7 @@ from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import swap
 from kbase_ci.index.assemble import assemble, embeddings, header, write_manifest
 from kbase_ci.index.blocks import Shard, Slice, SliceCounts
-from kbase_ci.index.integrity import manifest_digest, remember
+from kbase_ci.index.integrity import manifest_digest, remember, size_cap
 from kbase_ci.index.layout import PARSED_FILE
 from kbase_ci.index.manifest import (
     Header,
@@ -42,6 +42,7 @@ from kbase_ci.index.shards import DomainRule, ShardSpec, plan_shards, slice_shar
 from kbase_ci.index.sizes import note_sizes
 from kbase_ci.index.workers import Task, parse_notes, run_tasks
 from kbase_ci.parsed import ParsedNote
+from kbase_ci.state.bounded import read_input
 from kbase_ci.state.files import replace
 from kbase_ci.vault.config import Config
 from kbase_ci.vault.files import Vault
@@ -264,8 +265,8 @@ def _copy_shard(old_root: Path, new_root: Path, sid: str, previous: IndexManifes
     blobs: dict[str, bytes] = {}
     for rel, digest in files.items():
         try:
-            data = (old_root / rel).read_bytes()
-        except OSError:
+            data = read_input(old_root / rel, size_cap(rel), follow_links=False)
+        except OSError:  # InputRefused included: a link, a FIFO, above its cap
             return False
         if sha256(data) != digest:
             return False

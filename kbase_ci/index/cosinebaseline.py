@@ -17,11 +17,11 @@ shards be built apart, reused, and merged from slices with the same bytes as one
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kbase_ci.index import modelfiles
 from kbase_ci.index.blocks import Background
 from kbase_ci.index.rowfile import write_npy
 
@@ -45,10 +45,11 @@ def vocabulary(model: Path) -> list[str]:
     """Whole lowercase ASCII words of at least 4 letters in the model's tokenizer
     vocabulary, sorted (WordPiece, BPE and Unigram `tokenizer.json` layouts)."""
     try:
-        spec = json.loads((model / "tokenizer.json").read_bytes())
-    except (OSError, ValueError):
+        spec = modelfiles.settings(model / "tokenizer.json", model)
+    except OSError:  # absent, or refused (kbase_ci.index.modelfiles): no words
         return []
-    vocab = (spec.get("model") or {}).get("vocab")
+    part = spec.get("model") if isinstance(spec, dict) else None
+    vocab = part.get("vocab") if isinstance(part, dict) else None
     if isinstance(vocab, dict):
         pieces: list[Any] = list(vocab)
     elif isinstance(vocab, list):  # Unigram: [[piece, score], ...]

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from kbase_ci.errors import IndexFormatError
-from kbase_ci.index.integrity import check_listing, mismatch
+from kbase_ci.errors import IndexFormatError, InputRefused
+from kbase_ci.index.integrity import check_listing, mismatch, size_cap
 from kbase_ci.index.layout import CORE_FILES
 from kbase_ci.index.manifest import (
     MANIFEST_NAME,
@@ -30,6 +30,7 @@ from kbase_ci.index.manifest import (
     sha256,
 )
 from kbase_ci.index.rowfile import all_rows, int_view, npy_layout, offsets_name, row_at
+from kbase_ci.state.bounded import DECODING_FAILURES, read_open, refusal, within_budget
 from kbase_ci.state.generations import Pinned
 
 if TYPE_CHECKING:
@@ -111,8 +112,8 @@ class IndexFolder:
             want = self.manifest.files.get(rel)
             if want is None:
                 raise IndexFormatError(f"{self.root}: the index has no {rel}")
-            with self._opened(rel) as fh:
-                data = fh.read()
+            with self._opened(rel) as fh:  # regular and capped, as the listing found it
+                data = self._decoded(rel, lambda: read_open(fh, rel, size_cap(rel)))
             if self._verify and rel not in self._checked:
                 if sha256(data) != want:
                     raise mismatch(self.root, rel)
@@ -143,23 +144,28 @@ class IndexFolder:
         if self._pin is not None:
             self._pin.close()
 
-    def _decoded(self, rel: str, decode: Callable[[], Any]) -> Any:
-        """`decode()`, with any failure to decode `rel` (bad JSON, nesting, a shifted
-        offset, a truncated array) an IndexFormatError naming it: never a crash."""
+    def _decoded(self, rel: str, decode: Callable[[], Any], raw: bytes | None = None) -> Any:
+        """`decode()` (of JSON `raw`: within the reader's budget, kbase_ci.state.bounded),
+        with any failure to decode `rel` (bad JSON, nesting, a shifted offset, a
+        truncated array, no memory) an IndexFormatError naming it: never a crash."""
         try:
+            if raw is not None:
+                within_budget(raw, rel)
             return decode()
-        except (ValueError, TypeError, IndexError, KeyError, RecursionError,
-                OverflowError, MemoryError) as exc:
-            what = "nested too deeply" if isinstance(exc, RecursionError) else \
-                f"{type(exc).__name__}: {exc}"[:200]
-            raise IndexFormatError(f"{self.root}: {rel} cannot be read ({what}): the index "
-                                   "is damaged or forged") from None
+        except InputRefused as exc:
+            what = exc.detail.removesuffix("; not read")
+        except DECODING_FAILURES as exc:
+            what = refusal(rel, exc).detail.removesuffix("; not read")
+        except (ValueError, TypeError, IndexError, KeyError, OverflowError) as exc:
+            what = f"{type(exc).__name__}: {exc}"[:200]
+        raise IndexFormatError(f"{self.root}: {rel} cannot be read ({what}): the index "
+                               "is damaged or forged")
 
     def json(self, rel: str) -> Any:
         key = f"json:{rel}"
         if key not in self._cache:
             data = self.data(rel)
-            self._cache[key] = self._decoded(rel, lambda: json.loads(data))
+            self._cache[key] = self._decoded(rel, lambda: json.loads(data), data)
         return self._cache[key]
 
     def npy(self, rel: str) -> npt.NDArray[Any]:
@@ -215,6 +221,6 @@ class IndexFolder:
         key = f"rows:{rel}"
         if key not in self._cache:
             data = self.data(rel)
-            self._cache[key] = self._decoded(rel, lambda: all_rows(data))
+            self._cache[key] = self._decoded(rel, lambda: all_rows(data), data)
         out: list[Any] = self._cache[key]
         return out

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 from kbase_ci import __version__
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.layout import SCOPES_DIR
-from kbase_ci.index.manifest import MANIFEST_NAME, Manifest, sha256_file
+from kbase_ci.index.manifest import MANIFEST_NAME, MAX_MANIFEST_BYTES, Manifest, sha256_file
+from kbase_ci.state.bounded import read_input
 from kbase_ci.state.folders import GIT_HIDE
 from kbase_ci.vault.safefs import entries, foreign_in
 
@@ -91,7 +92,8 @@ def verify_files(root: Path, manifest: Manifest, *, allow_extra: bool = False) -
 
 def manifest_digest(root: Path) -> str | None:
     try:
-        return hashlib.sha256((root / MANIFEST_NAME).read_bytes()).hexdigest()
+        raw = read_input(root / MANIFEST_NAME, MAX_MANIFEST_BYTES, follow_links=False)
+        return hashlib.sha256(raw).hexdigest()
     except OSError:
         return None
 

@@ -12,10 +12,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from kbase_ci.errors import IndexFormatError, UsageError
+from kbase_ci.errors import IndexFormatError, InputRefused, UsageError
 from kbase_ci.git.objects import object_id
+from kbase_ci.index.integrity import size_cap
 from kbase_ci.index.manifest import MANIFEST_NAME as MANIFEST
-from kbase_ci.index.manifest import IndexManifest, decode_manifest
+from kbase_ci.index.manifest import MAX_MANIFEST_BYTES, IndexManifest, decode_manifest
+from kbase_ci.state.bounded import read_input
 from kbase_ci.vault.safefs import links_between
 
 TRAILER = "Kbase-Source-Commit"
@@ -87,9 +89,11 @@ def load_index(index_dir: Path, fmt: str = "sha1", *, allow_dirty: bool = False)
     """
     path = index_dir / MANIFEST
     try:  # read once: the bytes decoded are the bytes published
-        raw = path.read_bytes()
+        raw = read_input(path, MAX_MANIFEST_BYTES, follow_links=False)
     except FileNotFoundError:
         raise IndexFormatError(f"{path}: no index here (manifest.json is missing)") from None
+    except InputRefused as exc:
+        raise IndexFormatError(str(exc)) from None
     except OSError as exc:
         raise IndexFormatError(f"{path}: unreadable manifest: {exc}") from None
     manifest = decode_manifest(raw, path)
@@ -111,7 +115,10 @@ def load_index(index_dir: Path, fmt: str = "sha1", *, allow_dirty: bool = False)
         if links_between(index_dir, path) is not None or not path.is_file():
             raise IndexFormatError(f"{path}: listed in the manifest but missing; rebuild with "
                                    "`kbase index`")
-        data = path.read_bytes()
+        try:
+            data = read_input(path, size_cap(rel), follow_links=False)
+        except InputRefused as exc:
+            raise IndexFormatError(str(exc)) from None
         got = hashlib.sha256(data).hexdigest()
         if got != want:
             raise IndexFormatError(f"{path}: sha256 {got[:12]} does not match the manifest "

@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from kbase_ci.errors import IndexFormatError
+from kbase_ci.errors import IndexFormatError, InputRefused
 from kbase_ci.git import indexbranch
 from kbase_ci.index.blocks import (
     Background,
@@ -41,6 +41,7 @@ from kbase_ci.index.blocks import (
     Tokenizer,
     VectorSettings,
 )
+from kbase_ci.state.bounded import decode_json, read_input
 from kbase_ci.typedjson import Check, Record, ShapeError, decode, encode, json_field
 
 FORMAT = "kbase-index"
@@ -142,11 +143,13 @@ def read_manifest(directory: Path, *, shown: Path | None = None) -> Manifest:
     type or range. File hashes are checked by `reader.open_index`. `shown`: the folder
     to name in errors (a reader reads a pinned generation through another path)."""
     path = Path(shown if shown is not None else directory) / MANIFEST_NAME
-    try:
-        with (Path(directory) / MANIFEST_NAME).open("rb") as fh:
-            raw = fh.read(MAX_MANIFEST_BYTES + 1)
+    try:  # a regular file, not through a link, at most MAX_MANIFEST_BYTES
+        raw = read_input(Path(directory) / MANIFEST_NAME, MAX_MANIFEST_BYTES,
+                         follow_links=False)
     except FileNotFoundError:
         raise IndexFormatError(f"{path}: no index here (manifest.json is missing)") from None
+    except InputRefused as exc:
+        raise IndexFormatError(f"{path}: {exc.detail}") from None
     except OSError as exc:
         raise IndexFormatError(f"{path}: unreadable manifest: {exc}") from None
     return decode_manifest(raw, path)
@@ -158,11 +161,9 @@ def decode_manifest(raw: bytes, path: Path | str) -> Manifest:
     if len(raw) > MAX_MANIFEST_BYTES:
         raise IndexFormatError(f"{path}: larger than {MAX_MANIFEST_BYTES} bytes")
     try:
-        data = json.loads(raw)
-    except RecursionError:
-        raise IndexFormatError(f"{path}: unreadable manifest: nested too deeply") from None
-    except ValueError as exc:
-        raise IndexFormatError(f"{path}: unreadable manifest: {exc}") from None
+        data = decode_json(raw, str(path))
+    except InputRefused as exc:  # not JSON, nested too deeply, too large to decode
+        raise IndexFormatError(f"{exc.at}: unreadable manifest: {exc.detail}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise IndexFormatError(f"{path}: not a kbase index (format is not `{FORMAT}`)")
     version = data.get("format_version")
@@ -215,8 +216,8 @@ def _lenient(raw: bytes | None, kind: type[Any]) -> Any:
     if raw is None:
         return None
     try:
-        return decode(kind, json.loads(raw))
-    except (ValueError, RecursionError):  # ShapeError is a ValueError
+        return decode(kind, decode_json(raw, MANIFEST_NAME))
+    except (ValueError, InputRefused):  # ShapeError is a ValueError
         return None
 
 

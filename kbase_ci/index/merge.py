@@ -9,7 +9,6 @@ byte-identical to building everything at once.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -17,18 +16,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.errors import IndexFormatError, UsageError
+from kbase_ci.errors import IndexFormatError, InputRefused, UsageError
 from kbase_ci.index import swap
 from kbase_ci.index.assemble import assemble
 from kbase_ci.index.blocks import Shard
 from kbase_ci.index.build import BuildResult, Progress, parse_warnings, plan_digest
-from kbase_ci.index.integrity import manifest_digest, remember, verify_files
+from kbase_ci.index.integrity import MAX_JSON_BYTES, manifest_digest, remember, verify_files
 from kbase_ci.index.layout import PARSED_FILE
 from kbase_ci.index.manifest import Header, SliceManifest, header_fields, read_manifest
 from kbase_ci.index.provenance import source_of
 from kbase_ci.index.shards import DomainRule, plan_shards
 from kbase_ci.index.sizes import note_sizes
 from kbase_ci.parsed import ParsedNote
+from kbase_ci.state.bounded import load_json_file
 from kbase_ci.vault.files import Vault
 
 
@@ -100,10 +100,11 @@ def merge_slices(vault: Vault, slices: Sequence[Path], out_dir: Path, *,
     metas: dict[str, Shard] = {}
     owner: dict[str, Path] = {}
     for d, m in found:
-        try:
-            rows = json.loads((d / PARSED_FILE).read_bytes())
-        except (ValueError, RecursionError):
-            raise IndexFormatError(f"{d / PARSED_FILE}: not JSON as kbase writes it") from None
+        try:  # a slice may come from another job's artifact: read as any input
+            rows = load_json_file(d / PARSED_FILE, MAX_JSON_BYTES, follow_links=False)
+        except InputRefused as exc:
+            raise IndexFormatError(f"{exc.at}: not JSON as kbase writes it ({exc.detail})"
+                                   ) from None
         for row in rows if isinstance(rows, list) else [None]:
             note = _parsed_note(row, d / PARSED_FILE)
             parsed[note.path] = note

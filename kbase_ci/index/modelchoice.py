@@ -31,7 +31,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbase_ci.errors import ConfigError, UsageError
+from kbase_ci.errors import ConfigError, InputRefused, UsageError
+from kbase_ci.index import modelfiles
 from kbase_ci.index.blocks import Embeddings
 from kbase_ci.index.modelfolder import STATIC, model_files, model_kind
 from kbase_ci.state import hubcache
@@ -76,9 +77,8 @@ def digest(folder: Path) -> str:
         h = hashlib.sha256()
         for name, path in files:
             h.update(name.encode() + b"\0")
-            with path.open("rb") as fh:
-                for block in iter(lambda: fh.read(1 << 20), b""):
-                    h.update(block)
+            for block in modelfiles.blocks(path, folder):  # capped, as model_files checked
+                h.update(block)
         _DIGESTS[key] = h.hexdigest()
     return _DIGESTS[key]
 
@@ -96,9 +96,18 @@ def _held(model_id: str, kind: str | None = None) -> Iterator[Path]:
         hub = base / f"models--{model_id.replace('/', '--')}" / "snapshots"
         for folder in (base, base / model_id, base / model_id.rsplit("/", 1)[-1],
                        *(sorted(hub.iterdir()) if hub.is_dir() else [])):
-            if folder.is_dir() and (got := kind_of(folder)) is not None \
+            if folder.is_dir() and (got := _kind_or_none(folder)) is not None \
                     and kind in (None, got):
                 yield folder
+
+
+def _kind_or_none(folder: Path) -> str | None:
+    """`kind_of`, None for a folder kbase refuses to read: one of `KBASE_MODEL_PATH`'s
+    candidates, passed over (the folders it searches are the user's)."""
+    try:
+        return kind_of(folder)
+    except InputRefused:
+        return None
 
 
 def choose_model(root: Path, configured: str | None, option: Path | None,
@@ -223,14 +232,21 @@ def locate_index_model(root: Path, embeddings: EmbeddingsConfig, option: Path | 
                              f"{str(got.sha256)[:12]}): refused")
         return IndexModel(got, f"--model {option}")
     refused: list[str] = []
-    for folder, named in _candidates(root, configured, model_id, kind):
-        if digest(folder) == want:
+    for folder, named in _candidates(root, configured, model_id, kind, refused):
+        try:
+            same = digest(folder) == want
+        except InputRefused as exc:  # a file of it kbase does not read: named, not used
+            refused.append(f"{folder} ({exc})")
+            continue
+        if same:
             return IndexModel(ModelChoice(model_id, folder, None, want, kind), str(folder))
         if named:
             refused.append(str(folder))
     value = (configured or "").strip()
     chosen = embeddings.named_in is not None or value == model_id
-    fetch = value if chosen and hubcache.is_hub_id(value) \
+    # A folder of the repository named like a hub id (`models/good`) is that folder, as
+    # for a build (`choose_model`): never a download.
+    fetch = value if chosen and hubcache.is_hub_id(value) and not (root / value).is_dir() \
         and hubcache.cached(value, kind) is None else None
     why = f"; other weights refused: {', '.join(refused)}" if refused else ""
     skipped = "" if chosen or not value else ", not the index's model: not downloaded"
@@ -284,14 +300,21 @@ def availability(root: Path, embeddings: EmbeddingsConfig, option: Path | None,
     return False, f"{found.why}; {found.fix}"
 
 
-def _candidates(root: Path, configured: str | None, model_id: str, kind: str
-                ) -> Iterator[tuple[Path, bool]]:
+def _candidates(root: Path, configured: str | None, model_id: str, kind: str,
+                refused: list[str]) -> Iterator[tuple[Path, bool]]:
     """Folders that may hold the index's model, in search order, each once, and whether
-    they are named as it (a folder scanned by hash is not)."""
+    they are named as it (a folder scanned by hash is not); `refused` hears of a folder
+    whose files kbase does not read (kbase_ci.index.modelfiles)."""
     seen: set[Path] = set()
 
     def fresh(folder: Path) -> bool:
-        if not folder.is_dir() or kind_of(folder) != kind:
+        if not folder.is_dir():
+            return False
+        try:
+            if kind_of(folder) != kind:
+                return False
+        except InputRefused as exc:
+            refused.append(f"{folder} ({exc})")
             return False
         key = folder.resolve()
         if key in seen:

@@ -18,12 +18,13 @@ their libraries (numpy, onnxruntime) when a model is loaded, never on `kbase che
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from kbase_ci.errors import ModelRefused, UsageError
+from kbase_ci.index import modelfiles
 from kbase_ci.index.embedder import Embedder
 from kbase_ci.index.fence import fenced
 from kbase_ci.index.transformer import TransformerEmbedder, onnx_file
@@ -55,7 +56,8 @@ class TextEmbedder(Protocol):
 def model_kind(folder: Path) -> str | None:
     """STATIC, TRANSFORMER, or None when the folder holds neither. A Hugging Face
     repository of a transformer often has both its PyTorch `model.safetensors` and
-    `onnx/model*.onnx`: the ONNX model wins unless `config.json` says model2vec."""
+    `onnx/model*.onnx`: the ONNX model wins unless `config.json` says model2vec.
+    InputRefused when `config.json` is no file kbase reads (kbase_ci.index.modelfiles)."""
     if onnx_file(folder) is not None and _config_type(folder) != "model2vec":
         return TRANSFORMER
     if (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file():
@@ -65,8 +67,8 @@ def model_kind(folder: Path) -> str | None:
 
 def _config_type(folder: Path) -> str | None:
     try:
-        data = json.loads((folder / "config.json").read_bytes())
-    except (OSError, ValueError):
+        data = modelfiles.settings(folder / "config.json", folder)
+    except FileNotFoundError:
         return None
     kind = data.get("model_type") if isinstance(data, dict) else None
     return kind if isinstance(kind, str) else None
@@ -74,17 +76,34 @@ def _config_type(folder: Path) -> str | None:
 
 def model_files(folder: Path) -> list[Path]:
     """The files whose bytes decide the vectors (what the manifest's `sha256` covers), in
-    a fixed order; raises UsageError for a folder that holds no model."""
+    a fixed order, each checked as kbase_ci.index.modelfiles says (InputRefused: a
+    FIFO, a device, a link out of the folder, a file above its cap); raises UsageError
+    for a folder that holds no model."""
     kind = model_kind(folder)
     if kind == STATIC:
-        return [folder / n for n in _STATIC_FILES if (folder / n).is_file()]
+        return _checked(folder, [folder / n for n in _STATIC_FILES])
     if kind == TRANSFORMER:
         model = onnx_file(folder)
         assert model is not None
-        return [model, *(folder / n for n in _TRANSFORMER_FILES if (folder / n).is_file())]
+        return _checked(folder, [model, *(folder / n for n in _TRANSFORMER_FILES)])
     raise UsageError(f"{folder} is not an embedding model folder: expected a model2vec "
                      "model (model.safetensors + tokenizer.json) or an ONNX sentence model "
                      "(model*.onnx + tokenizer.json)")
+
+
+def _checked(folder: Path, paths: list[Path]) -> list[Path]:
+    """`paths` that exist (a link counts: one to a device or out of the folder is
+    refused, not skipped), each checked."""
+    out = []
+    for path in paths:
+        if not os.path.lexists(path):
+            continue
+        try:
+            modelfiles.check(path, folder)
+        except FileNotFoundError:  # a link to nothing: absent, as before
+            continue
+        out.append(path)
+    return out
 
 
 def library(kind: str | None) -> str | None:
@@ -110,12 +129,12 @@ def open_embedder(folder: Path, dim: int | None = None, *, threads: int = 1) -> 
     failure of the libraries that load or run it is a ModelRefused (kbase_ci.index.fence),
     and so is an answer of the wrong shape or with a NaN."""
     kind = model_kind(folder)
+    model_files(folder)  # every file a library opens by path checked first
     if kind == STATIC:
         return Fenced(folder, lambda: Embedder(folder, dim))
     if kind == TRANSFORMER:
         return Fenced(folder, lambda: TransformerEmbedder(folder, dim, threads=threads))
-    model_files(folder)  # raises the error that says what a model folder holds
-    raise AssertionError("unreachable")
+    raise AssertionError("unreachable: model_files raised what a model folder holds")
 
 
 def load_index_model(folder: Path, dim: int | None) -> tuple[TextEmbedder | None, str | None]:

@@ -8,12 +8,12 @@ modified, or built with another model or `similar` setting means "recompute it a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.errors import IndexFormatError
+from kbase_ci.errors import IndexFormatError, InputRefused
+from kbase_ci.index.integrity import size_cap
 from kbase_ci.index.layout import (
     BLOBS_FILE,
     CHUNKS_FILE,
@@ -33,6 +33,7 @@ from kbase_ci.index.notetable import (
 from kbase_ci.index.rowfile import all_rows, int_view
 from kbase_ci.index.vectors import FILE as VECTORS_FILE
 from kbase_ci.index.vectors import Vectors
+from kbase_ci.state.bounded import decode_json, read_input
 
 Row = list[list[float]]
 
@@ -180,9 +181,9 @@ class PreviousIndex:
     def data(self, rel: str) -> bytes | None:
         """A file's bytes when they match the previous manifest, else None."""
         want = self.manifest.files.get(rel)
-        try:
-            data = (self.root / rel).read_bytes()
-        except OSError:
+        try:  # no link, no FIFO, capped as an index file (kbase_ci.state.bounded)
+            data = read_input(self.root / rel, size_cap(rel), follow_links=False)
+        except OSError:  # InputRefused included
             return None
         return data if want is not None and sha256(data) == want else None
 
@@ -192,7 +193,10 @@ class PreviousIndex:
         concepts stages), so callers must not modify what they get."""
         if rel not in self._decoded:
             data = self.data(rel)
-            self._decoded[rel] = None if data is None else json.loads(data)
+            try:
+                self._decoded[rel] = None if data is None else decode_json(data, rel)
+            except InputRefused:  # matches its manifest, yet no JSON: recompute it all
+                self._decoded[rel] = None
         return self._decoded[rel]
 
     def changed_notes(self, paths: Sequence[str], blobs: Mapping[str, str]) -> set[int] | None:

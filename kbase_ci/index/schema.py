@@ -14,11 +14,13 @@ and readers check each file against it, so a remembered index needs no second pa
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeGuard
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import ann, cosinebaseline
+from kbase_ci.index.bm25files import LENGTHS_FILE, STATS_FILE
 from kbase_ci.index.graphcheck import check_graph
 from kbase_ci.index.layout import (
     BACKLINK_IDS_FILE,
@@ -249,10 +251,27 @@ def _shards(reader: IndexReader, core: dict[str, Any]) -> None:
         postings = reader.bm25(sid)
         if postings is not None:
             postings.validate()
+            _bm25_lengths(reader, postings.base, postings.num_docs)
         vectors = reader.vectors(sid)
         if vectors is not None and (vectors.packed.ndim != 2 or
                                     len(vectors.packed) != meta.chunks):
             raise _fail(reader, base + "vectors.npy", "does not hold one row per chunk")
+
+
+def _bm25_lengths(reader: IndexReader, base: str, docs: int) -> None:
+    """A shard's BM25 chunk lengths (one count of tokens per chunk) and their mean in
+    its stats, which every hybrid query divides by (issue 38: a float, NaN or short
+    lengths file passed validation and then failed every search; a subnormal `avgdl`
+    made numpy print a warning)."""
+    lengths = _ints(reader, base + LENGTHS_FILE, docs)
+    stats = reader.json(base + STATS_FILE)
+    got = stats.get("avgdl") if isinstance(stats, dict) else None
+    mean = sum(lengths) / docs if docs else 0.0
+    # kbase writes `float(np.mean(...))`: a float, within rounding of the exact mean
+    if type(got) is not float or not math.isclose(got, mean, rel_tol=1e-9) or \
+            stats.get("docs") != docs:
+        raise _fail(reader, base + STATS_FILE, "does not give the chunks' count and mean "
+                    "length")
 
 
 def _shard_vectors(reader: IndexReader, base: str, chunks: int) -> None:

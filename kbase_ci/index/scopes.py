@@ -16,10 +16,17 @@ from pathlib import Path
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index.blocks import MainIndex, Scope, Selectors
 from kbase_ci.index.layout import NoteRow
-from kbase_ci.index.manifest import MANIFEST_NAME, IndexManifest, read_manifest, sha256
+from kbase_ci.index.manifest import (
+    MANIFEST_NAME,
+    MAX_MANIFEST_BYTES,
+    IndexManifest,
+    read_manifest,
+    sha256,
+)
 from kbase_ci.index.modelchoice import ModelChoice
 from kbase_ci.index.provenance import Provenance
 from kbase_ci.parsed import BlockId, Heading, ParsedNote
+from kbase_ci.state.bounded import read_input
 from kbase_ci.typedjson import Record, decode
 from kbase_ci.vault.scopeconfig import ScopeSpec, check_name
 
@@ -32,8 +39,9 @@ def scope_dir(main_dir: Path, name: str) -> Path:
 
 def main_digest(main_dir: Path) -> str:
     try:
-        return sha256((main_dir / MANIFEST_NAME).read_bytes())
-    except OSError:
+        return sha256(read_input(main_dir / MANIFEST_NAME, MAX_MANIFEST_BYTES,
+                                 follow_links=False))
+    except OSError:  # InputRefused included
         raise IndexFormatError(f"{main_dir}: no index here (manifest.json is missing)"
                                ) from None
 

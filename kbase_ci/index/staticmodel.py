@@ -17,7 +17,6 @@ forged header can neither allocate more than the file holds nor read outside it.
 
 from __future__ import annotations
 
-import json
 import struct
 from dataclasses import dataclass
 from itertools import pairwise
@@ -25,7 +24,9 @@ from math import prod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kbase_ci.errors import UsageError
+from kbase_ci.errors import InputRefused, UsageError
+from kbase_ci.index import modelfiles
+from kbase_ci.state.bounded import decode_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,9 +35,6 @@ if TYPE_CHECKING:
 DEFAULT_MAX_LENGTH = 512  # model2vec's default when config.json names none
 _HEADER_MAX = 16 << 20
 """A real header is a few hundred bytes (three tensors); safetensors itself caps 100 MB."""
-_CONFIG_MAX = 1 << 20
-_TOKENIZER_MAX = 128 << 20
-"""tokenizer.json of a 250k-token multilingual vocabulary is ~17 MB."""
 _DIM_MAX = 8192
 _DTYPES = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "I8": "i1", "U8": "u1",
            "I16": "<i2", "I32": "<i4", "I64": "<i8"}
@@ -56,9 +54,9 @@ def _json_object(raw: bytes, what: str) -> dict[str, Any]:
     """`raw` as a JSON object; a UsageError starting with `what` (`PATH: header is`)
     when it is not JSON or not an object."""
     try:
-        got = json.loads(raw)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"{what} not JSON: {exc}") from None
+        got = decode_json(raw, what)
+    except InputRefused as exc:  # not JSON, nested too deeply, too large to decode
+        raise UsageError(f"{what} {exc.detail}") from None
     if not isinstance(got, dict):
         raise UsageError(f"{what} not a JSON object")
     return got
@@ -196,14 +194,13 @@ def load_tables(folder: Path, vocab_size: int) -> StaticTables:
 def read_config(path: Path) -> tuple[int | None, bool]:
     """(`max_length`, `normalize`) of a model2vec `config.json` (absent: 512, False)."""
     try:
-        with path.open("rb") as f:
-            raw = f.read(_CONFIG_MAX + 1)
+        raw = modelfiles.read(path, path.parent)
     except FileNotFoundError:
         return DEFAULT_MAX_LENGTH, False
+    except InputRefused:
+        raise  # a FIFO, a device, a link out of the folder, above 1 MiB: it says which
     except OSError as exc:
         raise UsageError(f"{path}: unreadable: {exc}") from None
-    if len(raw) > _CONFIG_MAX:
-        raise UsageError(f"{path}: larger than {_CONFIG_MAX} bytes")
     config = _json_object(raw, f"{path}:")
     max_length = config.get("max_length", DEFAULT_MAX_LENGTH)
     if max_length is not None and not (type(max_length) is int and max_length > 0):
@@ -216,13 +213,14 @@ def read_config(path: Path) -> tuple[int | None, bool]:
 
 
 def check_tokenizer_size(path: Path) -> None:
-    """Refuse a `tokenizer.json` too large to be a real one before parsing it."""
+    """Refuse a `tokenizer.json` too large to be a real one, or no regular file of the
+    folder, before the tokenizer library opens it (kbase_ci.index.modelfiles)."""
     try:
-        size = path.stat().st_size
+        modelfiles.check(path, path.parent)
+    except InputRefused:
+        raise
     except OSError as exc:
         raise UsageError(f"{path}: unreadable: {exc}") from None
-    if size > _TOKENIZER_MAX:
-        raise UsageError(f"{path}: {size} bytes, more than a tokenizer's {_TOKENIZER_MAX}")
 
 
 def row_vectors(tables: StaticTables, ids: npt.NDArray[np.int64], dim: int

@@ -23,9 +23,10 @@ import os
 import shutil
 from pathlib import Path
 
-from kbase_ci.errors import UnsafePathError
+from kbase_ci.errors import InputRefused, UnsafePathError
 from kbase_ci.index.layout import SCOPES_DIR
 from kbase_ci.index.manifest import MANIFEST_NAME, listed_files
+from kbase_ci.state.bounded import read_input
 from kbase_ci.state.files import exchange, replace
 from kbase_ci.state.folders import (
     GIT_HIDE,
@@ -58,11 +59,11 @@ def index_foreign(folder: Path) -> str | None:
         first = foreign_entry(folder, lambda rel: False) or sorted(entries)[0]
         return f"{first} and no {MANIFEST_NAME}"
     try:
-        if manifest.is_symlink() or manifest.stat().st_size > _MAX_MANIFEST:
-            return f"{MANIFEST_NAME} (a link, or too large)"
-        files = listed_files(manifest.read_bytes())
-    except OSError:
-        files = None
+        files = listed_files(read_input(manifest, _MAX_MANIFEST, follow_links=False))
+    except InputRefused:
+        return f"{MANIFEST_NAME} (a link, a FIFO or device, or too large)"
+    except OSError:  # O_NOFOLLOW refusing a link
+        return f"{MANIFEST_NAME} (a link, or unreadable)"
     if files is None:
         return f"a {MANIFEST_NAME} that is not a kbase index's"
     return foreign_entry(folder, lambda rel: rel in (MANIFEST_NAME, GIT_HIDE) or rel in files

@@ -14,14 +14,14 @@ nothing: short texts waste no padding. Vectors did not depend on the thread coun
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kbase_ci.errors import UsageError
+from kbase_ci.errors import InputRefused, UsageError
 from kbase_ci.extras import require
+from kbase_ci.index import modelfiles
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,23 +50,29 @@ def onnx_file(folder: Path) -> Path | None:
                                      p.name))
 
 
-def _json(path: Path) -> dict[str, Any]:
+def _json(folder: Path, name: str) -> dict[str, Any]:
+    """A settings file of the model (absent: {}), read as an attacker's input
+    (kbase_ci.index.modelfiles: a FIFO, a device or a file above 1 MiB is refused)."""
+    path = folder / name
     try:
-        data = json.loads(path.read_bytes())
+        data = modelfiles.settings(path, folder)
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path}: unreadable model configuration: {exc}") from None
+    except InputRefused:
+        raise  # its message names the file; a UsageError
+    except OSError as exc:
+        raise UsageError(f"{path}: unreadable model configuration: "
+                         f"{exc.strerror or exc}") from None
     return data if isinstance(data, dict) else {}
 
 
 def max_tokens(folder: Path) -> int:
     """Where texts are cut: the sentence-transformers setting (`max_seq_length`), else
     `_MAX_TOKENS`; never past the tokenizer's and the model's own limits."""
-    seq = _json(folder / "sentence_bert_config.json").get("max_seq_length")
+    seq = _json(folder, "sentence_bert_config.json").get("max_seq_length")
     limits = [seq if isinstance(seq, int) and seq > 0 else _MAX_TOKENS]
-    for value in (_json(folder / "tokenizer_config.json").get("model_max_length"),
-                  _json(folder / "config.json").get("max_position_embeddings")):
+    for value in (_json(folder, "tokenizer_config.json").get("model_max_length"),
+                  _json(folder, "config.json").get("max_position_embeddings")):
         if isinstance(value, int) and value > 0:
             limits.append(value)
     return min(limits)
@@ -74,7 +80,7 @@ def max_tokens(folder: Path) -> int:
 
 def pooling(folder: Path) -> str:
     """`mean` or `cls`, from the sentence-transformers pooling settings (mean without)."""
-    cfg = _json(folder / _POOLING)
+    cfg = _json(folder, _POOLING)
     if cfg.get("pooling_mode_cls_token"):
         return "cls"
     modes = [k for k, v in cfg.items() if k.startswith("pooling_mode_") and v]
@@ -86,7 +92,7 @@ def pooling(folder: Path) -> str:
 
 def query_prefix(folder: Path) -> str:
     """What the model wants before a search query (sentence-transformers `prompts`)."""
-    prompts = _json(folder / "config_sentence_transformers.json").get("prompts")
+    prompts = _json(folder, "config_sentence_transformers.json").get("prompts")
     got = prompts.get("query") if isinstance(prompts, dict) else None
     return got if isinstance(got, str) else ""
 

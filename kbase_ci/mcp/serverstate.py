@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from kbase_ci.git.indexbranch import ref_stamp
 from kbase_ci.git.listing import modified_in_worktree, untracked_files
 from kbase_ci.git.repo import git_dir, toplevel
+from kbase_ci.index.manifest import MAX_MANIFEST_BYTES
 from kbase_ci.index.modelchoice import find_index_model
 from kbase_ci.index.modelfolder import load_index_model
 from kbase_ci.index.scopes import scope_dir
@@ -31,6 +32,7 @@ from kbase_ci.mcp.watch import Watch
 from kbase_ci.query.freshness import refresh_stat
 from kbase_ci.query.view import QueryView
 from kbase_ci.scope.source import open_index_source
+from kbase_ci.state.bounded import read_input
 from kbase_ci.vault.files import Vault
 
 if TYPE_CHECKING:
@@ -54,7 +56,8 @@ def _stat(path: Path) -> StatKey:
 
 def _digest(path: Path) -> str | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_input(path, MAX_MANIFEST_BYTES, follow_links=False)
+                              ).hexdigest()
     except OSError:
         return None
 

@@ -183,7 +183,8 @@ def write_overview(root: Path, rel: str, text: str, *, force: bool = False,
     not a `.md` path inside the vault, or names a note this did not generate (unless
     `force`). Returns `rel` as written."""
     # Lazy: only a write pays for the writers
-    from kbase_ci.state.files import NotRegular, read_regular, write_atomic
+    from kbase_ci.state.bounded import NotRegular, read_input
+    from kbase_ci.state.files import write_atomic
     from kbase_ci.vault.safefs import confine
 
     rel = PurePosixPath(rel.replace(os.sep, "/")).as_posix()
@@ -192,7 +193,7 @@ def write_overview(root: Path, rel: str, text: str, *, force: bool = False,
     full = confine(root, rel, gitlinks=gitlinks, what="--write")
     if os.path.lexists(full) and not force:
         try:  # never blocks on a FIFO standing at that path
-            head = read_regular(full)[:4096].decode("utf-8", "replace")
+            head = read_input(full)[:4096].decode("utf-8", "replace")
         except NotRegular:
             raise UsageError(f"--write {rel}: not a regular file (a FIFO, socket or "
                              "device); not replaced") from None

@@ -14,6 +14,7 @@ from kbase_ci.parse.outline import split_lines
 from kbase_ci.parsed import Finding, Severity
 from kbase_ci.report.escape import command_data, command_property, terminal_text
 from kbase_ci.report.terminal import paint, severity_style
+from kbase_ci.state.bounded import read_input
 
 JSON_VERSION = 1
 
@@ -47,11 +48,10 @@ def write_text(report: CheckReport, root: Path, out: TextIO, *, color: bool = Fa
 
 def _source_line(root: Path, f: Finding, cache: dict[str, list[str]]) -> str | None:
     if f.path not in cache:
-        try:  # never through a link: a tracked `x.md -> /etc/shadow` is not shown
-            fd = os.open(root / f.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with os.fdopen(fd, "rb") as fh:
-                text = fh.read().decode("utf-8", "replace")
-        except OSError:
+        try:  # never through a link (a tracked `x.md -> /etc/shadow`), nor a FIFO
+            text = read_input(root / f.path, within=root, follow_links=False
+                              ).decode("utf-8", "replace")
+        except OSError:  # InputRefused included
             text = ""
         cache[f.path] = split_lines(text)
     lines = cache[f.path]

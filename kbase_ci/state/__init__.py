@@ -5,5 +5,7 @@ locks (filelock), `generations` lets a reader keep the folder generation it open
 `database` opens SQLite files, `memos` keeps the state store (one table per memo),
 `hubcache` finds models in the Hugging Face cache, `downloads` fetches them
 (huggingface_hub, capped and timed out through `hubclient`), `threads` tunes BLAS
-threads (threadpoolctl). Nothing else in kbase renames, locks, makes temp files or
-downloads (import-linter and tests/unit/test_architecture.py check that)."""
+threads (threadpoolctl), and `bounded` reads and decodes every file kbase did not write
+(a regular file, no link out of its tree, a size cap, a decoding budget). Nothing else
+in kbase renames, locks, makes temp files or downloads (import-linter and
+tests/unit/test_architecture.py check that)."""

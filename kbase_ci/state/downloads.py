@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from kbase_ci.errors import UsageError
+from kbase_ci.state.bounded import load_json_file
 from kbase_ci.state.files import write_atomic
 from kbase_ci.state.hubcache import KIND_FILES, cache_root, endpoint, hub_offline, repo_dir
 from kbase_ci.state.locks import exclusive
@@ -164,11 +165,9 @@ def _config_kind(config: Path | None) -> str:
     """`onnx` when the repository has no `config.json` or it names a transformer
     architecture (`model_type` other than model2vec: every transformers config has
     one), else `model2vec` (whose older configs name none)."""
-    import json
-
-    try:
-        data = json.loads(config.read_bytes()) if config is not None else None
-    except (OSError, ValueError):
+    try:  # a hub repository's file: read as any input (regular, 1 MiB at most)
+        data = load_json_file(config, 1 << 20) if config is not None else None
+    except OSError:  # InputRefused included
         data = None
     if not isinstance(data, dict):
         return "onnx"

@@ -103,30 +103,6 @@ def _swap_if_unchanged(path: Path, tmp: Path, expect: bytes) -> None:
                        f"that version is kept as {conflict.name}")
 
 
-class NotRegular(OSError):
-    """A path that is a FIFO, socket or device, not a file (read_regular)."""
-
-
-def read_regular(path: Path | str, *, follow_links: bool = True) -> bytes:
-    """The bytes of regular file `path`; NotRegular for a FIFO, socket or device, found
-    without blocking (opening a FIFO to read waits for a writer for ever: issue 28, a
-    FIFO where a note was hung `kbase fix --staged`). `follow_links=False`: a symbolic
-    link as the last part of `path` is an OSError, not followed."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags if follow_links else flags | getattr(os, "O_NOFOLLOW", 0))
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegular(f"{path}: not a regular file (a FIFO, socket or device)")
-        # The size first: a 1 MiB read buffer for a 2 KB note costs an mmap each time.
-        chunks: list[bytes] = []
-        while chunk := os.read(fd, st.st_size + 1 if not chunks else 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
 def create_new(path: Path, data: bytes) -> None:
     """Write a file that must not exist yet (not even as a dangling link): a race or a
     planted link cannot make this overwrite anything."""

@@ -19,6 +19,7 @@ import stat
 from pathlib import Path
 from typing import IO
 
+from kbase_ci.state.bounded import read_input
 from kbase_ci.state.files import create_new
 
 TEMP_MARK = ".kbase-temp"
@@ -83,8 +84,10 @@ def is_our_temp(path: Path) -> bool:
         st, mark = os.lstat(path), os.lstat(path / TEMP_MARK)
         if not (stat.S_ISDIR(st.st_mode) and stat.S_ISREG(mark.st_mode)):
             return False
-        return (path / TEMP_MARK).read_bytes().strip() == str(st.st_ino).encode()
-    except OSError:
+        # A committed look-alike's mark may be anything: a number is at most 64 bytes.
+        mark_bytes = read_input(path / TEMP_MARK, 64, follow_links=False)
+        return mark_bytes.strip() == str(st.st_ino).encode()
+    except OSError:  # InputRefused included
         return False
 
 

@@ -22,6 +22,8 @@ import os
 import re
 from pathlib import Path
 
+from kbase_ci.state.bounded import read_input
+
 KIND_FILES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "model2vec": (("config.json", "model.safetensors", "tokenizer.json"), ("modules.json",)),
     # An ONNX sentence model as sentence-transformers and BAAI publish theirs: the
@@ -92,8 +94,8 @@ def cached(model_id: str, kind: str | None = "model2vec") -> Path | None:
         return None
     found = [p for p in snapshots.iterdir() if complete(p, kind)]
     try:
-        main = (repo / "refs" / "main").read_text(encoding="utf-8").strip()
-    except OSError:
+        main = read_input(repo / "refs" / "main", 1024).decode("utf-8", "replace").strip()
+    except OSError:  # InputRefused included: a revision is 40 characters
         main = ""
     found.sort(key=lambda p: (p.name == main, p.stat().st_mtime, p.name))
     return found[-1] if found else None

@@ -17,12 +17,20 @@ import typing
 from pathlib import Path
 from typing import Any, ClassVar
 
-from kbase_ci.errors import ConfigError
+from kbase_ci.errors import ConfigError, InputRefused
+from kbase_ci.state.bounded import read_input
 from kbase_ci.typedjson.record import json_field
 from kbase_ci.vault.checkconfig import ChecksConfig, FrontmatterConfig, Level, TagsConfig
 from kbase_ci.vault.globs import match
 from kbase_ci.vault.notetypes import BUILTIN, NoteTypes
-from kbase_ci.vault.yamlconfig import Pos, Section, SectionParser, build_section
+from kbase_ci.vault.yamlconfig import (
+    MAX_CONFIG_BYTES,
+    Pos,
+    Section,
+    SectionParser,
+    build_section,
+    check_shape,
+)
 
 if typing.TYPE_CHECKING:
     from kbase_ci.vault.scopeconfig import ScopeSpec
@@ -197,7 +205,8 @@ def load_config(root: Path, path: Path | None = None) -> Config:
         if path is not None:
             raise ConfigError(f"config file not found: {display}", display)
         return _with_digest(Config())
-    return parse_config(config_text(cfg_path.read_bytes(), display), display)
+    data = read_config_file(root, cfg_path, explicit=path is not None, display=display)
+    return parse_config(config_text(data, display), display)
 
 
 def config_text(data: bytes, display: str = CONFIG_NAME) -> str:
@@ -214,7 +223,23 @@ def config_text(data: bytes, display: str = CONFIG_NAME) -> str:
                           "save it as UTF-8", display, line, col) from None
 
 
+def read_config_file(root: Path, cfg_path: Path, *, explicit: bool,
+                     display: str | None = None) -> bytes:
+    """The bytes of a `.kbase.yml` (kbase_ci.state.bounded): a regular file of at most
+    `MAX_CONFIG_BYTES`, and the repository's own unless `explicit` (`--config PATH`):
+    no link out of `root`. A located config error otherwise."""
+    try:
+        return read_input(cfg_path, MAX_CONFIG_BYTES, within=None if explicit else root)
+    except InputRefused as exc:
+        raise ConfigError(f"not read: {exc.detail.removesuffix('; not read')}",
+                          display or _display(cfg_path, root)) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read it: {exc.strerror or exc}",
+                          display or _display(cfg_path, root)) from None
+
+
 def parse_config(text: str, display: str = CONFIG_NAME) -> Config:
+    check_shape(text, display)  # size, depth and values before ruamel sees it
     try:
         return _parse_config(text, display)
     except RecursionError:  # `[[[[...` 50k deep: a PR's config is refused, not a crash

@@ -18,6 +18,7 @@ from kbase_ci.vault.config import (
     config_text,
     load_config,
     parse_config,
+    read_config_file,
 )
 from kbase_ci.vault.yamlconfig import build_section
 
@@ -38,7 +39,7 @@ def load_vault_config(root: Path, path: Path | None, git_dir: Path | None) -> Co
         return load_config(root, path)
     from kbase_ci.state.memos import state_store  # lazy: SQLite, for a `.kbase.yml` only
 
-    raw = cfg_path.read_bytes()
+    raw = read_config_file(root, cfg_path, explicit=path is not None)
     # The path is in the key too: the config records where it came from (`source`).
     digest = hashlib.sha256(b"\0".join([raw, __version__.encode(),
                                         str(cfg_path).encode("utf-8", "surrogateescape")])

@@ -25,6 +25,7 @@ from kbase_ci.git.listing import (
 )
 from kbase_ci.git.objects import blob_sha
 from kbase_ci.git.repo import repo_dirs
+from kbase_ci.state.bounded import read_input
 from kbase_ci.vault.config import Config
 from kbase_ci.vault.configsource import config_at, load_vault_config
 from kbase_ci.vault.globs import any_match
@@ -175,10 +176,19 @@ class Vault:
             return NoteFile(rel, "")
         if not self.is_note_path(rel):
             return NoteFile(rel, "")
-        data = full.read_bytes()
+        try:
+            data = self._read(full)
+        except OSError:  # replaced since it was listed (a link, a FIFO): by name only
+            self._symlinks.add(rel)
+            return NoteFile(rel, "")
         sha = blob_sha(data)
         self._content[sha] = data
         return NoteFile(rel, sha)
+
+    def _read(self, full: Path) -> bytes:
+        """A note's bytes from the work tree: a regular file of the vault, never read
+        through a link (kbase_ci.state.bounded); an OSError otherwise."""
+        return read_input(full, within=self.root, follow_links=False)
 
     def _read_modified(self, entries: list[NoteFile], modified: frozenset[str]
                        ) -> list[NoteFile]:
@@ -187,10 +197,10 @@ class Vault:
             if e.path not in modified or e.path in self._symlinks:
                 out.append(e)
                 continue
-            full = self.root / e.path
-            if not full.is_file():  # deleted in the work tree: not a note any more
+            try:
+                data = self._read(self.root / e.path)
+            except OSError:  # deleted in the work tree, or no file there: not a note
                 continue
-            data = full.read_bytes()
             sha = blob_sha(data)
             self._content[sha] = data
             out.append(NoteFile(e.path, sha))

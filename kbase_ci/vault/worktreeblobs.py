@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kbase_ci.git.objects import object_id, read_blobs
-from kbase_ci.state.files import read_regular
+from kbase_ci.state.bounded import read_input
 
 _FORMATS = {40: "sha1", 64: "sha256"}
 """The object format by the length of a hex id."""
@@ -45,7 +45,7 @@ def read_clean(root: Path, wanted: Sequence[tuple[str, str]]) -> dict[str, bytes
         if fmt is None or not _real_folder(root, path.rpartition("/")[0], real):
             continue
         try:
-            data = read_regular(base + path, follow_links=False)
+            data = read_input(base + path, follow_links=False)
         except OSError:  # gone, a link, a FIFO (NotRegular): git's copy it is
             continue
         if object_id(data, "blob", fmt) == sha:

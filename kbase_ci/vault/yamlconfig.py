@@ -10,6 +10,7 @@ themselves (`typeconfig`, `scopeconfig`).
 from __future__ import annotations
 
 import dataclasses
+import re
 import types
 import typing
 from collections.abc import Callable, Sequence
@@ -34,6 +35,168 @@ class Section(Record):
     """field -> the parser that builds it from its YAML value (see `SectionParser`)."""
     code_only: ClassVar[frozenset[str]] = frozenset()
     """Fields filled in by code, never from YAML (unknown keys there)."""
+
+
+MAX_CONFIG_BYTES = 1 << 20
+"""Largest `.kbase.yml` read: a real one is a few KB."""
+MAX_DEPTH = 64
+"""Deepest nesting of a `.kbase.yml` (flow `[`/`{`, indented blocks, `- - -` items); the
+deepest real setting is 4 levels. ruamel's scanner is quadratic in flow depth: 3,000
+levels took 11 s to refuse (issue 38)."""
+MAX_VALUES = 10_000
+"""Most values (lines, flow items) in a `.kbase.yml`: ruamel's round-trip loader takes
+~50 us a value, and 200k `vault.exclude` globs ran for over a minute (issue 38)."""
+MAX_ITEMS = 1_000
+"""Most items of one list or mapping setting (globs, tags, paths, types)."""
+
+
+def check_shape(text: str, display: str) -> None:
+    """ConfigError at the first place where `text` is larger, deeper or holds more values
+    than a kbase config may (`MAX_CONFIG_BYTES`, `MAX_DEPTH`, `MAX_VALUES`): one linear
+    pass, before the YAML parser sees it (`_Shape`)."""
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"larger than {MAX_CONFIG_BYTES} characters: not a kbase config",
+                          display)
+    shape = _Shape(display)
+    for row, line in enumerate(text.split("\n"), 1):
+        shape.line(row, line)
+
+
+# Patterns as text, compiled on first use (re caches them): every hook run imports this
+# module, and only a config being parsed needs them.
+_SPECIAL = r"""[][{},:'"#!&*?-]"""
+_DOUBLE_END = r'["\\]'
+_PROPERTY_END = r"[ \t,\[\]{}]|$"
+# `key: |`, `- >-`, `- key: |2`, `? |`, with a tag or anchor: the lines below it that are
+# indented more are its text. (Matched from each `:`, `?` or `-`: one with nested
+# repeats, `(?:-[ \t]+)*...`, backtracked quadratically on a line of `- - - -`.)
+_BLOCK_SCALAR = (r"(?:^|[:?-][ \t]+)(?:[!&][^ \t]*[ \t]+)*[|>][0-9+-]*[ \t]*"
+                 r"(?:#.*)?$")
+
+
+def _quote_end(line: str, i: int, quote: str) -> int:
+    """Where a quoted scalar open at `line[i]` ends (after its closing quote), or -1
+    when it goes on past the line: `''` is a quote inside single quotes, a backslash
+    escapes the next character inside double ones."""
+    if quote == "'":
+        while (j := line.find("'", i)) >= 0:
+            if line[j + 1:j + 2] != "'":
+                return j + 1
+            i = j + 2
+        return -1
+    double_end = re.compile(_DOUBLE_END)
+    while (m := double_end.search(line, i)) is not None:
+        if m.group() == '"':
+            return m.end()
+        i = m.end() + 1  # the escaped character
+    return -1
+
+
+class _Shape:
+    """YAML's nesting, read as its scanner reads it but without building anything
+    (state: the flow depth, the block indentation stack, an open quoted scalar).
+
+    A bracket counts where YAML opens a collection (anywhere in a flow; in a block only
+    where a node starts, not inside `key: plain [text`), a quote opens only where a node
+    starts (after `[`, `{`, `,`, `: `, a line's `- `, a tag or an anchor), comments and
+    block scalars' text count as values only. What it cannot tell makes it count more,
+    never less: no bracket YAML nests on hides inside what the pass takes for a string."""
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self.depth = self.values = 0
+        self.indents: list[int] = []
+        self.quote = ""
+        self.start = True
+        """Whether a node may start here (a quote or bracket opens one)."""
+        self.closed = False
+        """Whether the last token closed a quoted scalar or a flow (`"k":v` is a key)."""
+        self.literal: int | None = None
+        """Indentation of the line of an open block scalar (`key: |`)."""
+        self._special, self._property_end, self._block_scalar = (
+            re.compile(_SPECIAL), re.compile(_PROPERTY_END), re.compile(_BLOCK_SCALAR))
+
+    def line(self, row: int, line: str) -> None:
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        if self.literal is not None:
+            if not body.strip() or indent > self.literal:
+                self.values += bool(body.strip())
+                self._limit(0, row, indent + 1)
+                return
+            self.literal = None
+        if not self.quote and self.depth == 0:
+            if not body.strip() or body.startswith("#"):
+                return
+            while self.indents and self.indents[-1] > indent:
+                self.indents.pop()
+            if not self.indents or self.indents[-1] < indent:
+                self.indents.append(indent)
+            self.start = True
+            if self._block_scalar.search(body):
+                self.literal = indent
+        self._scan(row, line)
+        self.values += 1
+        self._limit(0, row, 1)
+        if self.depth == 0:
+            self.quote = ""  # block context: a quote is not followed past its line
+
+    def _scan(self, row: int, line: str) -> None:
+        i, n, levels = 0, len(line), 0
+        while i < n:
+            if self.quote:
+                i = _quote_end(line, i, self.quote)
+                if i < 0:
+                    return
+                self.quote, self.start, self.closed = "", False, True
+                continue
+            m = self._special.search(line, i)
+            at = m.start() if m is not None else n
+            if line[i:at].strip():  # plain text: no node starts inside it
+                self.start = self.closed = False
+            if m is None:
+                return
+            c, i = m.group(), at + 1
+            spaced = line[i:i + 1] in ("", " ", "\t")
+            if c == "#" and (at == 0 or line[at - 1] in " \t"):
+                return
+            if c in "'\"" and self.start:
+                self.quote = c
+            elif c in "[{" and (self.start or self.depth):
+                self.depth += 1
+                self.values += 1
+                self.start, self.closed = True, False
+                self._limit(levels, row, at + 1)
+            elif c in "]}" and self.depth:
+                self.depth -= 1
+                self.start, self.closed = False, True
+            elif c == "," and self.depth:
+                self.values += 1
+                self.start, self.closed = True, False
+                self._limit(levels, row, at + 1)
+            elif c == ":" and (spaced or self.closed):
+                self.start, self.closed = True, False
+                if not self.depth:  # `a: b: c`, `: :`: a mapping in the value
+                    levels += 1
+                    self._limit(levels, row, at + 1)
+            elif c in "-?" and spaced and not self.depth and self.start:
+                levels += 1  # `- - - x`, `? ? x`: each item a level of its own
+                self._limit(levels, row, at + 1)
+            elif c in "!&*" and self.start:  # a tag, an anchor, an alias: one word
+                end = self._property_end.search(line, i)
+                i = end.start() if end is not None else n
+                self.start = c != "*"
+            elif not (c == "?" and spaced and self.start):  # `? ` in a flow: a key
+                self.start = self.closed = False
+
+    def _limit(self, levels: int, line: int, col: int) -> None:
+        """`levels`: those the line opened in block context (`- - x`, `a: b: c`)."""
+        if self.depth + len(self.indents) + levels > MAX_DEPTH:
+            raise ConfigError(f"nested more than {MAX_DEPTH} levels deep: not a kbase "
+                              "config", self.display, line, col)
+        if self.values > MAX_VALUES:
+            raise ConfigError(f"more than {MAX_VALUES} values: not a kbase config",
+                              self.display, line, col)
 
 
 def section_keys(cls: type[Any]) -> dict[str, SectionParser | None]:
@@ -112,6 +275,7 @@ def convert(tp: Any, value: Any, display: str, where: str, pos: Pos) -> Any:
             value = [value]
         if not isinstance(value, list):
             raise ConfigError(f"`{where}` must be a list", display, *pos)
+        too_many(value, display, where, pos)
         return tuple(
             convert(args[0], v, display, f"{where}[{i}]", item_pos(value, i, pos))
             for i, v in enumerate(value)
@@ -119,6 +283,7 @@ def convert(tp: Any, value: Any, display: str, where: str, pos: Pos) -> Any:
     if origin is dict:
         if not isinstance(value, dict):
             raise ConfigError(f"`{where}` must be a mapping", display, *pos)
+        too_many(value, display, where, pos)
         return {
             str(k): convert(args[1], v, display, f"{where}.{k}", value_pos(value, k, pos))
             for k, v in value.items()
@@ -140,6 +305,16 @@ def convert(tp: Any, value: Any, display: str, where: str, pos: Pos) -> Any:
             raise ConfigError(f"`{where}` must be a string, not {value!r}", display, *pos)
         return str(value)
     raise TypeError(f"unsupported config annotation {tp!r}")  # a bug in a section class
+
+
+def too_many(value: list[Any] | dict[Any, Any], display: str, where: str, pos: Pos) -> None:
+    """ConfigError at the first item past `MAX_ITEMS` of a list or mapping setting."""
+    if len(value) <= MAX_ITEMS:
+        return
+    at = item_pos(value, MAX_ITEMS, pos) if isinstance(value, list) else \
+        key_pos(value, list(value)[MAX_ITEMS])
+    raise ConfigError(f"`{where}` has {len(value)} items, more than the {MAX_ITEMS} a "
+                      "setting may have", display, *at)
 
 
 def plain(value: Any) -> Any:

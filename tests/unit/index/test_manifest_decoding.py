@@ -269,7 +269,7 @@ def test_a_minimal_manifest_round_trips() -> None:
 # -- exit codes ---------------------------------------------------------------------------
 WANT = {errors.UsageError: 2, errors.ConfigError: 2, errors.UnsafePathError: 2,
         errors.ChangedError: 2, errors.GitError: 2, errors.IndexFormatError: 2,
-        errors.ModelRefused: 2, errors.StorageError: 2,
+        errors.ModelRefused: 2, errors.StorageError: 2, errors.InputRefused: 2,
         errors.GitHubError: 3, errors.PublishGaveUp: 1, errors.KbaseError: 3}
 
 
@@ -278,7 +278,8 @@ def test_every_error_class_has_its_documented_exit_code() -> None:
                if isinstance(c, type) and issubclass(c, errors.KbaseError)}
     assert classes == set(WANT)
     for kind, code in WANT.items():
-        made = kind("x") if kind is not errors.ConfigError else kind("x", "a.yml")
+        made = kind("x", "a.yml") if kind in (errors.ConfigError, errors.InputRefused) \
+            else kind("x")
         assert exit_code_for(made) == code, kind
     assert exit_code_for(KeyboardInterrupt()) == 130 and exit_code_for(ValueError()) == 3
     # Not usage errors by accident: each has its own line in the table.

@@ -153,7 +153,7 @@ def test_forged_config_and_tokenizer_are_refused(tmp_path: Path) -> None:
     (folder / "config.json").write_text(json.dumps(config))
     with (folder / "tokenizer.json").open("r+b") as f:  # sparse: no disk used
         f.truncate(200 << 20)
-    with pytest.raises(UsageError, match="more than a tokenizer's"):
+    with pytest.raises(UsageError, match="more than the 134217728 bytes"):
         _embedder(folder)
 
 
