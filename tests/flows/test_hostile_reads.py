@@ -84,7 +84,9 @@ def test_a_model_file_that_is_no_file_of_the_folder_is_refused(indexed: Path, tm
     assert search.returncode == 0, search.stderr
     ans = json.loads(search.stdout)
     assert ans["results"][0]["path"] == "Soil.md"
-    assert any(named in n and "ranked by BM25 only" in n for n in ans["notices"]), ans
+    # The one model notice (issue 37: "BM25 only: no model (why; fix)") names the file.
+    assert any(named in n and n.startswith("BM25 only: no model") for n in ans["notices"]), \
+        ans["notices"]
 
     semantic = kbase(indexed, "search", "compost soil", "--mode", "semantic")
     assert semantic.returncode == 2 and named in semantic.stderr, semantic.stderr
