@@ -180,13 +180,18 @@ _SKIP_FIELDS = {"source", "digest"}
 def load_config(root: Path, path: Path | None = None) -> Config:
     """Read `root/.kbase.yml` (or `path`); a missing default file means defaults."""
     cfg_path = path if path is not None else root / CONFIG_NAME
-    display = _display(cfg_path, root)
+    display = display_path(cfg_path, root)
     if not cfg_path.is_file():
         if path is not None:
             raise ConfigError(f"config file not found: {display}", display)
-        return _with_digest(Config())
+        return default_config()
     text = cfg_path.read_bytes().decode("utf-8", "replace")
     return parse_config(text, display)
+
+
+def default_config() -> Config:
+    """The settings without a `.kbase.yml`."""
+    return _with_digest(Config())
 
 
 def parse_config(text: str, display: str = CONFIG_NAME) -> Config:
@@ -217,7 +222,7 @@ def _parse_config(text: str, display: str) -> Config:
     return _with_digest(cfg._replace(source=display))
 
 
-def _display(path: Path, root: Path) -> str:
+def display_path(path: Path, root: Path) -> str:
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
