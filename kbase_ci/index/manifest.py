@@ -44,7 +44,7 @@ from kbase_ci.index.blocks import (
 from kbase_ci.typedjson import Check, Record, ShapeError, decode, encode, json_field
 
 FORMAT = "kbase-index"
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 MANIFEST_NAME = "manifest.json"
 MAX_MANIFEST_BYTES = 64 << 20
 

@@ -1,17 +1,19 @@
-"""Note summaries read from the published `kbase-index` branch, so a fresh clone's first
-hook run need not parse every note to learn names, aliases, tags and who links where.
+"""Note summaries and link positions read from the published `kbase-index` branch, so a
+fresh clone's hook need not parse every note to learn names, aliases, tags and who
+links where.
 
-The branch is an attacker's input (anyone with push access writes it). So: only a few
-files are read (the manifest, `notes.json`, `blobs.npy`, `notes.jsonl`, `links.jsonl`),
-each bounded in size before it is read and checked against the manifest's sha256; every
-row is checked for shape, type and count; on any doubt the answer is None and the hook
-parses as it would without an index. The index stores each link's raw text, not a
-target key the hook can trust to be computed as it computes it, so a summary carries
-the raw texts folded (`notestore.fold`): `NoteStore.linking_to` matches a name inside
-them, which may pick a note that does not link (it is then parsed and checked exactly)
-but never misses one. A summary is used only for a note whose path and blob id equal
-the ones the index was built from (`scanner.open_store`), so a stale index is safe note
-by note.
+The branch is an attacker's input (anyone with push access writes it), and a hook runs
+on laptops, so what is read is bounded by the vault the hook sees, not by the branch:
+each file's size (from its object header, before it is read) and the containers a JSON
+file may decode to are capped in proportion to the notes listed and their bytes; each
+file must match the manifest's sha256, every row its shape; running out of memory
+anyway means "parse instead". Nothing read is believed without the note's own bytes
+(issue 38): a summary is used only for a note at the path and blob id it names, and only
+if every alias, tag and type it claims is written in that note; which notes may link to
+a moved note is found in the notes' text, never in the index, so a forged index cannot
+hide a link; and a note's links are taken from `hooklinks.jsonl` only when each one is
+written at the place it claims and the moved note's name appears nowhere else in the
+note (`HintedNotes.links`). Otherwise the note is parsed, as without an index.
 
 Reading uses git plumbing only (kbase_ci.git), never kbase_ci.index: the hook path
 imports no index, query or numeric code (pyproject's import-linter contracts).
@@ -19,31 +21,35 @@ imports no index, query or numeric code (pyproject's import-linter contracts).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from kbase_ci import __version__
-from kbase_ci.errors import GitError
+from kbase_ci.errors import GitError, UsageError
 from kbase_ci.git import indexbranch
 from kbase_ci.git.objects import read_blobs, tree_blobs
-from kbase_ci.parse.linksyntax import decode_escapes, unescape
+from kbase_ci.parse.linksyntax import decode_escapes, link_from_raw, unescape
+from kbase_ci.parsed import Link
 from kbase_ci.typedjson import Record, ShapeError, between, decode, matching
 from kbase_ci.vault.notestore import NoteSummary, fold
 
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 """The index format whose rows this module reads (tests/unit/vault/test_indexhints.py
 checks it equals kbase_ci.index's)."""
-NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, LINK_ROWS_FILE = (
-    "notes.json", "blobs.npy", "notes.jsonl", "links.jsonl")
+NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, HOOK_LINKS_FILE = (
+    "notes.json", "blobs.npy", "notes.jsonl", "hooklinks.jsonl")
 MAX_FILE_BYTES = 256 * 1024 * 1024
-"""Largest file read (a 38k-note vault's links.jsonl is ~20 MB)."""
+"""Largest file read whatever the vault (a 38k-note vault's notes.jsonl is ~15 MB)."""
 MAX_NOTES = 1_000_000
 MAX_RAW = 8192
-"""Longest link text kept; a longer one makes the whole index refused."""
+"""Longest link text kept; a longer one makes the note parsed."""
+_SLACK = 64 * 1024
+"""Bytes and containers any index may hold beyond its notes' share (headers, keys)."""
 _HEX = re.compile(r"[0-9a-f]+")
 _NPY = re.compile(rb"\{'descr': '\|u1', 'fortran_order': False, 'shape': \((\d+),\), \}\s*")
 _Sha256 = Annotated[str, matching(r"[0-9a-f]{64}", "a sha256")]
@@ -69,35 +75,150 @@ class _Refused(Exception):
     """Anything that makes the index unusable here (the caller parses instead)."""
 
 
-def _loose(raws: list[str]) -> str:
-    """A note's link texts, one a line, in every form the parser's target may take: as
-    written, CommonMark escapes removed, URI escapes decoded, both in either order."""
-    forms: list[str] = []
-    for raw in raws:
-        if "%" in raw or "\\" in raw:
-            plain = unescape(raw)
-            forms.extend(dict.fromkeys((raw, plain, decode_escapes(plain),
-                                        decode_escapes(raw), unescape(decode_escapes(raw)))))
-        else:
-            forms.append(raw)
-    # Folding works character by character, and a line break is no combining mark:
-    # folding the lines at once folds each.
-    return fold("\n".join(forms))
+class Budget(NamedTuple):
+    """What a genuine index of the notes the hook sees can hold, file by file: a JSON
+    row of a note holds its headings, aliases, tags, block ids, frontmatter and links,
+    all written in the note, so its size and its number of containers follow from the
+    note's bytes; `notes.json` holds a path and a few numbers per note. Rules, not
+    fitted numbers: a heading, a block id, a YAML list or map and a link each take at
+    least 2 bytes of a note, a byte becomes at most 6 of JSON (`\\u0001`), and the
+    listing's paths are what `notes.json` spells."""
+
+    notes: int
+    note_bytes: int
+    path_bytes: int
+
+    def file_bytes(self, name: str) -> int:
+        if name == NOTES_FILE:
+            cap = 2 * self.path_bytes + 64 * self.notes
+        elif name == BLOBS_FILE:
+            cap = 32 * self.notes
+        else:  # a row per note: its bytes, escaped, and its numbers
+            cap = 16 * self.note_bytes + 64 * self.notes
+        return min(MAX_FILE_BYTES, cap + _SLACK)
+
+    def containers(self, name: str) -> int:
+        """Most `[` and `{` a file's rows may open (each a Python object decoded)."""
+        per_note = 4 if name == NOTES_FILE else 8
+        return per_note * self.notes + self.note_bytes // 2 + _SLACK
 
 
-def index_summaries(repo: Path, git_dir: Path, config_digest: str
-                    ) -> dict[str, tuple[str, NoteSummary]] | None:
-    """Path -> (blob id, summary) of every note of the first index found (the local
-    index branch, a remote's, else an index commit in FETCH_HEAD: what `git fetch origin
-    kbase-index` fills in a single-branch clone), or None when there is none, it was
-    built by another kbase or under another configuration (`config_digest`: what a
-    note's parse may depend on), or it is in any doubt. Which index is read matters for
-    speed only: a summary is used only for a note at the blob id it was made from."""
+class HintedNotes:
+    """Notes summarized from the index (path -> summary), their texts and their rows of
+    `hooklinks.jsonl`, each checked against the text before it is used."""
+
+    def __init__(self, summaries: Mapping[str, NoteSummary], texts: Mapping[str, bytes],
+                 links: Mapping[str, bytes]) -> None:
+        self.summaries = dict(summaries)
+        self._texts = texts
+        self._links = links
+        self._loose: dict[str, str] = {}
+
+    def _text(self, path: str) -> str | None:
+        try:
+            return self._texts[path].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+    def linking_to(self, keys: Collection[str]) -> set[str]:
+        """Notes whose text may hold a link to one of `keys` (folded target keys): any
+        note that does is among them (`loose_text`), whatever the index says."""
+        out = set()
+        for path in self.summaries:
+            loose = self._loose.get(path)
+            if loose is None:
+                text = self._text(path)
+                loose = self._loose[path] = "" if text is None else loose_text(text)
+            if any(k in loose for k in keys):
+                out.add(path)
+        return out
+
+    def links(self, path: str, keys: Collection[str]) -> tuple[Link, ...] | None:
+        """The links of note `path` from its `hooklinks.jsonl` row, or None (parse it)
+        unless every link is written where the row says and no key of `keys` (folded)
+        appears in the note outside them (so no link to it was left out)."""
+        text, row = self._text(path), self._links.get(path)
+        if text is None or row is None:
+            return None
+        try:
+            return verified_links(text, json.loads(row), keys)
+        except (ValueError, RecursionError, MemoryError):
+            return None
+
+
+def loose_text(text: str) -> str:
+    """A note's text in every form a link's target may take in it: as written, CommonMark
+    escapes removed, URI escapes decoded, both in either order, folded (`fold`): the
+    parser's target key of any link of the note (or its last segment) is a substring."""
+    forms = [text]
+    if "%" in text or "\\" in text:
+        plain = unescape(text)
+        forms.extend(dict.fromkeys((plain, decode_escapes(plain), decode_escapes(text),
+                                    unescape(decode_escapes(text)))))
+    # Folding works character by character: NUL, between forms, joins no name.
+    return fold("\0".join(forms))
+
+
+def verified_links(text: str, row: Any, keys: Collection[str]) -> tuple[Link, ...] | None:
+    """The links `row` claims for `text` when each is written at its place and none of
+    `keys` appears in the text outside them; else None."""
+    if not isinstance(row, list):
+        return None
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer("\n", text))
+    spans: list[tuple[int, int]] = []
+    links: list[Link] = []
+    for item in row:
+        if not isinstance(item, list) or len(item) not in (3, 4):
+            return None
+        line, col, raw = item[0], item[1], item[2]
+        key = item[3] if len(item) == 4 else None
+        if type(line) is not int or type(col) is not int or not isinstance(raw, str) or \
+                not 1 <= line <= len(starts) or col < 1 or not raw or len(raw) > MAX_RAW or \
+                (key is not None and not isinstance(key, str)):
+            return None
+        at = starts[line - 1] + col - 1
+        end = starts[line] if line < len(starts) else len(text) + 1
+        if at >= end or not text.startswith(raw, at):
+            return None
+        try:
+            link = link_from_raw(raw, line, col)
+        except UsageError:
+            return None
+        if key is not None:
+            if link.style != "wiki":
+                return None
+            link = dataclasses.replace(link, frontmatter_key=key)
+        spans.append((at, at + len(raw)))
+        links.append(link)
+    rest, pos = [], 0
+    for a, b in sorted(spans):
+        rest.append(text[pos:a])
+        pos = max(pos, b)
+    rest.append(text[pos:])
+    folded = loose_text("\0".join(rest))
+    if any(k in folded for k in keys):
+        return None
+    return tuple(links)
+
+
+def index_hints(repo: Path, git_dir: Path, config_digest: str,
+                notes: Mapping[str, tuple[str, bytes]]) -> HintedNotes | None:
+    """The notes of `notes` (path -> (blob id, bytes): the notes the hook has not parsed)
+    that the first index found (the local index branch, a remote's, else an index commit
+    in FETCH_HEAD: what `git fetch origin kbase-index` fills in a single-branch clone)
+    holds at the same blob id with a summary their text bears out; None when there is
+    no index, it was built by another kbase or under another configuration
+    (`config_digest`: what a note's parse may depend on), or it is in any doubt."""
     try:
         found = _first_index(repo, git_dir)
-        return None if found is None else _read(repo, found, config_digest)
+        if found is None:
+            return None
+        budget = Budget(len(notes), sum(len(b) for _s, b in notes.values()),
+                        sum(len(p.encode("utf-8", "surrogateescape")) for p in notes))
+        return _read(repo, found, config_digest, notes, budget)
     except (_Refused, GitError, ValueError, TypeError, KeyError, IndexError,
-            UnicodeDecodeError, RecursionError):
+            UnicodeDecodeError, RecursionError, MemoryError):
         return None
 
 
@@ -111,13 +232,15 @@ def _first_index(repo: Path, git_dir: Path) -> str | None:
     return indexes[0] if indexes else None
 
 
-def _read(repo: Path, tree: str, config_digest: str) -> dict[str, tuple[str, NoteSummary]]:
+def _read(repo: Path, tree: str, config_digest: str, notes: Mapping[str, tuple[str, bytes]],
+          budget: Budget) -> HintedNotes:
     if not _HEX.fullmatch(tree):
         raise _Refused("tree id")
-    names = ["manifest.json", NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, LINK_ROWS_FILE]
+    names = ["manifest.json", NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, HOOK_LINKS_FILE]
     found = tree_blobs(repo, tree, names)
-    if any(size > MAX_FILE_BYTES for _sha, size in found.values()):
-        raise _Refused("a file is too large")
+    if any(size > (budget.file_bytes(n) if n != "manifest.json" else MAX_FILE_BYTES)
+           for n, (_sha, size) in found.items()):
+        raise _Refused("a file is larger than an index of these notes can be")
     data = read_blobs(repo, [found[n][0] for n in names if n in found])
     text = {n: data[found[n][0]] for n in names if n in found}
     try:
@@ -130,37 +253,53 @@ def _read(repo: Path, tree: str, config_digest: str) -> dict[str, tuple[str, Not
     for name, body in text.items():
         if name != "manifest.json" and head.files.get(name) != hashlib.sha256(body).hexdigest():
             raise _Refused(f"{name} does not match the manifest")
-    core = decode(_Core, json.loads(text[NOTES_FILE]))
+    core = decode(_Core, _loads(text[NOTES_FILE], budget.containers(NOTES_FILE)))
     paths = core.paths
     if len(paths) > MAX_NOTES or len(set(paths)) != len(paths):
         raise _Refused("note paths")
     blobs = _blobs(core, text.get(BLOBS_FILE), len(paths))
-    notes = _rows(text[NOTE_ROWS_FILE])
-    if len(notes) != len(paths):
+    rows = _lines(text[NOTE_ROWS_FILE], len(paths))
+    link_rows = _lines(text[HOOK_LINKS_FILE], len(paths))
+    # Only the rows of notes the hook sees at the indexed blob are decoded.
+    wanted = [(i, p) for i, p in enumerate(paths) if notes.get(p, ("",))[0] == blobs[i]]
+    body = b"[" + b",".join(rows[i] for i, _p in wanted) + b"]"
+    decoded = _loads(body, budget.containers(NOTE_ROWS_FILE))
+    if not isinstance(decoded, list) or len(decoded) != len(wanted):
         raise _Refused("notes.jsonl rows")
-    links: list[list[str]] = [[] for _ in paths]
-    for row in _rows(text[LINK_ROWS_FILE]):
-        if not isinstance(row, list) or len(row) < 4:
-            raise _Refused("a link row")
-        source, raw = row[0], row[3]
-        if type(source) is not int or not 0 <= source < len(paths) \
-                or not isinstance(raw, str) or len(raw) > MAX_RAW:
-            raise _Refused("a link row")
-        links[source].append(raw)
-    return {path: (blob, _summary(row, raws))
-            for path, blob, row, raws in zip(paths, blobs, notes, links, strict=True)}
+    summaries: dict[str, NoteSummary] = {}
+    links: dict[str, bytes] = {}
+    for (i, path), row in zip(wanted, decoded, strict=True):
+        summary = _summary(row)
+        note = notes[path][1]
+        if _written(summary, note):
+            summaries[path] = summary
+            links[path] = link_rows[i]
+    return HintedNotes(summaries, {p: notes[p][1] for p in summaries}, links)
 
 
-def _rows(body: bytes) -> list[Any]:
-    """The values of a JSON-lines file, decoded in one call (one per line costs ~3x);
-    each is then checked by its reader."""
+def _written(summary: NoteSummary, note: bytes) -> bool:
+    """Whether every alias, tag and type the index claims is written in the note (else
+    the note is parsed: a forged alias must not make a broken link resolve)."""
+    words = [*summary.aliases, *summary.tags, *([summary.type] if summary.type else [])]
+    return all(w.encode("utf-8", "surrogateescape") in note for w in words)
+
+
+def _loads(body: bytes, containers: int) -> Any:
+    """JSON of at most `containers` arrays and objects (counted before decoding: 80M
+    empty lists are refused, not built)."""
+    if body.count(b"[") + body.count(b"{") > containers:
+        raise _Refused("more rows than these notes can have")
+    return json.loads(body)
+
+
+def _lines(body: bytes, n: int) -> list[bytes]:
+    """The `n` lines of a JSON-lines file, undecoded."""
     lines = body.split(b"\n")
     if lines[-1:] == [b""]:
         lines.pop()
-    got = json.loads(b"[" + b",".join(lines) + b"]") if lines else []
-    if not isinstance(got, list) or len(got) != len(lines):
-        raise _Refused("a JSON-lines file")
-    return got
+    if len(lines) != n:
+        raise _Refused("a JSON-lines file has another row count than notes")
+    return lines
 
 
 def _blobs(core: _Core, npy: bytes | None, n: int) -> tuple[str, ...]:
@@ -186,7 +325,7 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _summary(row: Any, raws: list[str]) -> NoteSummary:
+def _summary(row: Any) -> NoteSummary:
     # A `notes.jsonl` line: size, headings, aliases, tags, block ids, frontmatter
     # (trailing empty ones left out).
     if not isinstance(row, list) or not 1 <= len(row) <= 6 or type(row[0]) is not int:
@@ -197,5 +336,5 @@ def _summary(row: Any, raws: list[str]) -> NoteSummary:
     if not isinstance(front, Mapping):
         raise _Refused("frontmatter")
     kind = front.get("type", "")
-    return NoteSummary(aliases, tags, (), kind if isinstance(kind, str) else "",
-                       loose=_loose(raws) if raws else "")
+    return NoteSummary(aliases, tags, (), kind if isinstance(kind, str) else "")
+
