@@ -33,6 +33,8 @@ from kbase_ci import __version__
 from kbase_ci.errors import GitError, UsageError
 from kbase_ci.git import indexbranch
 from kbase_ci.git.objects import read_blobs, tree_blobs
+from kbase_ci.parse.frontmatter import split
+from kbase_ci.parse.suppressions import MARKER as SUPPRESSION_MARKER
 from kbase_ci.parse.linksyntax import decode_escapes, link_from_raw, unescape
 from kbase_ci.parsed import Link
 from kbase_ci.typedjson import Record, ShapeError, between, decode, matching
@@ -112,7 +114,7 @@ class HintedNotes:
         self.summaries = dict(summaries)
         self._texts = texts
         self._links = links
-        self._loose: dict[str, str] = {}
+        self._loose: dict[str, str | None] = {}
 
     def _text(self, path: str) -> str | None:
         try:
@@ -120,16 +122,22 @@ class HintedNotes:
         except UnicodeDecodeError:
             return None
 
+    def _loose_of(self, path: str) -> str | None:
+        """`loose_text` of a note, or None when its text cannot be searched (not UTF-8,
+        or YAML that may spell a link otherwise: `yaml_rewrites`)."""
+        if path not in self._loose:
+            text = self._text(path)
+            self._loose[path] = None if text is None or yaml_rewrites(text) else \
+                loose_text(text)
+        return self._loose[path]
+
     def linking_to(self, keys: Collection[str]) -> set[str]:
         """Notes whose text may hold a link to one of `keys` (folded target keys): any
         note that does is among them (`loose_text`), whatever the index says."""
         out = set()
         for path in self.summaries:
-            loose = self._loose.get(path)
-            if loose is None:
-                text = self._text(path)
-                loose = self._loose[path] = "" if text is None else loose_text(text)
-            if any(k in loose for k in keys):
+            loose = self._loose_of(path)
+            if loose is None or any(k in loose for k in keys):
                 out.add(path)
         return out
 
@@ -138,7 +146,9 @@ class HintedNotes:
         unless every link is written where the row says and no key of `keys` (folded)
         appears in the note outside them (so no link to it was left out)."""
         text, row = self._text(path), self._links.get(path)
-        if text is None or row is None:
+        # A suppression comment could silence what is found: such a note is parsed.
+        if text is None or row is None or self._loose_of(path) is None or \
+                SUPPRESSION_MARKER in text:
             return None
         try:
             return verified_links(text, json.loads(row), keys)
@@ -157,6 +167,18 @@ def loose_text(text: str) -> str:
                                     unescape(decode_escapes(text)))))
     # Folding works character by character: NUL, between forms, joins no name.
     return fold("\0".join(forms))
+
+
+def yaml_rewrites(text: str) -> bool:
+    """Whether the note's frontmatter may hold a link whose text is not written as such:
+    YAML's escapes (`"[[\\x41]]"`), `''` in single quotes, a link folded over lines, a
+    `!!binary` value. Such a note is a candidate for every name and always parsed."""
+    yaml = split(text[1:] if text.startswith("\ufeff") else text)[0]
+    if yaml is None:
+        return False
+    if "\\" in yaml or "''" in yaml or "!binary" in yaml:
+        return True
+    return any(line.rfind("[[") > line.rfind("]]") for line in yaml.splitlines())
 
 
 def verified_links(text: str, row: Any, keys: Collection[str]) -> tuple[Link, ...] | None:

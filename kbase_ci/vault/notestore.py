@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass
 from typing import Protocol, overload
 
+from kbase_ci.parse.outline import note_title
 from kbase_ci.parsed import Link, ParsedNote
 
 
@@ -41,7 +42,8 @@ class LinkHints(Protocol):
         """Those that may link to one of `keys` (folded target keys); never fewer."""
 
     def links(self, path: str, keys: Collection[str]) -> tuple[Link, ...] | None:
-        """A note's links without parsing it, or None (parse it)."""
+        """A note's links without parsing it, or None (parse it); never for a note with
+        a suppression comment."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,7 @@ class NoteStore(Sequence[ParsedNote]):
         self._tag_variants = tag_variants
         self._loader = loader
         self._hinted = hinted
+        self._linked: dict[str, LinkedNote] = {}
         self._loaded: dict[str, ParsedNote] = dict(loaded or {})
         self._all: list[ParsedNote] | None = None
 
@@ -175,9 +178,18 @@ class NoteStore(Sequence[ParsedNote]):
                 if p in hinted.summaries and p not in self._loaded:
                     links = hinted.links(p, folded)
                     if links is not None:
-                        got[p] = LinkedNote(p, links)
+                        got[p] = self._linked[p] = LinkedNote(p, links)
         got.update({n.path: n for n in self.load(p for p in paths if p not in got)})
         return [got[p] for p in paths if p in got]
+
+    def suppressions_source(self, path: str) -> ParsedNote | None:
+        """A record whose `suppressions` are note `path`'s, for weighing its findings: a
+        note whose links came from an index (`link_sources`) has none (its text holds no
+        `kbase-ignore`: `LinkHints.links`), so it is not parsed for them."""
+        linked = self._linked.get(path)
+        if linked is not None and path not in self._loaded:
+            return ParsedNote(path, note_title(path), links=linked.links)
+        return self.get(path)
 
     # -- full records -------------------------------------------------------------
     def get(self, path: str) -> ParsedNote | None:

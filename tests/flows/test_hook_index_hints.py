@@ -57,6 +57,13 @@ def _cached(repo: Path) -> int:
         return int(con.execute("SELECT count(*) FROM notes").fetchone()[0])
 
 
+def _parsed(repo: Path) -> set[str]:
+    """The paths of the notes in the parse cache (parsed by the runs so far)."""
+    db = repo / ".git" / "kbase" / "parse-cache.sqlite"
+    with sqlite3.connect(db) as con:
+        return {str(k).split("\0", 2)[1] for (k,) in con.execute("SELECT key FROM notes")}
+
+
 def _pair(origin: Path, tmp_path: Path, change: Callable[[Path], None]
           ) -> tuple[Path, Path]:
     """Two fresh clones with `change` staged: one with the index branch, one without."""
@@ -95,6 +102,11 @@ def test_fresh_index_gives_the_findings_of_a_full_parse(origin: Path, tmp_path: 
         assert "New.md" in sources
     # Only the notes the hook looked at were parsed; the full parse cached every note.
     assert _cached(with_index) < FILLER // 2 < _cached(without)
+    # Issue 40: the notes linking to the moved one took their links from the index
+    # (checked against their bytes), so none of them was parsed.
+    assert _parsed(with_index).isdisjoint({"Wiki.md", "Md.md", "Escaped.md", "Alias.md",
+                                           "Front.md", "Deep/Path.md"}), _parsed(with_index)
+    assert _hook(with_index) == want  # the second run in the clone, likewise
 
 
 def test_stale_index_is_used_only_where_blobs_match(origin: Path, tmp_path: Path) -> None:

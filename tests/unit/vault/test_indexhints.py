@@ -165,15 +165,16 @@ def test_a_file_over_the_cap_is_not_read(published: Path,
 
 _PIECES = ["a", "B", "é", "É", "Σ", "ς", " ", "%20", "%3A", "%C3%A9", "%ZZ", "%E2%82", "%",
            "\\", "\\_", "\\%", "\\%20", "_", "#", "|", "\\|", "/", ".md", "(", ")", "<", ">", '"t"',
-           "ǅ", "ﬃ", "İ", "e\u0301"]
+           "ǅ", "ﬃ", "İ", "e\u0301", "''", "\\x41", "\n  "]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(["[[{}]]", "![[{}]]", "[x]({})", "[x%]({})",
                                            "[x](<{}>)", '[x]({} "50%")', "`{}`", "{}",
-                                           "up: \"[[{}]]\""]),
+                                           "up: \"[[{}]]\"", "up: '[[{}]]'",
+                                           "up: [[{}]]"]),
                           st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8),
-                          st.sampled_from(["\n\n", " ", "\n", "é ", " \\"])),
+                          st.sampled_from(["\n\n", " ", "\n", "é ", " \\", "\n  "])),
                 min_size=1, max_size=4),
        st.booleans())
 # Found by this property in CI: the parser ends the link at `\\>`, which is no escape there.
@@ -186,13 +187,14 @@ def test_the_index_never_hides_a_link_the_parser_finds(
     body = "".join(form.format("".join(parts)) + sep for form, parts, sep in links)
     text = ("---\n" + body + "\n---\n" if front else "# N\n\n") + body
     note = parse_note("N.md", text.encode())
+    rewrites = indexhints.yaml_rewrites(text)  # then always a candidate, always parsed
     loose = indexhints.loose_text(text)
     targets = summarize(note).targets
     for key in targets:
-        assert fold(key) in loose, (text, key)
+        assert rewrites or fold(key) in loose, (text, key)
     row = json.loads(json.dumps(hook_row(note.links)))
     for keys in [[fold(k)] for k in targets] + [[fold("Qz Absent")]]:
         got = indexhints.verified_links(text, row, keys)
         assert got is None or got == note.links, (text, keys)
-    if row is not None:  # a genuine row of a note without the key is used
+    if row is not None and not rewrites:  # a genuine row of a note without the key is used
         assert indexhints.verified_links(text, row, [fold("Qz Absent")]) == note.links, text
