@@ -34,8 +34,8 @@ from kbase_ci.errors import GitError, UsageError
 from kbase_ci.git import indexbranch
 from kbase_ci.git.objects import read_blobs, tree_blobs
 from kbase_ci.parse.frontmatter import split
-from kbase_ci.parse.suppressions import MARKER as SUPPRESSION_MARKER
 from kbase_ci.parse.linksyntax import decode_escapes, link_from_raw, unescape
+from kbase_ci.parse.suppressions import MARKER as SUPPRESSION_MARKER
 from kbase_ci.parsed import Link
 from kbase_ci.typedjson import Record, ShapeError, between, decode, matching
 from kbase_ci.vault.notestore import NoteSummary, fold
