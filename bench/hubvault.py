@@ -16,7 +16,12 @@ import random
 from pathlib import Path
 
 HUB = "Hub Topic"
-WORDS = ["system", "data", "model", "query", "index", "note", "graph", "vector", "search", "link", "table", "schema", "cache", "commit", "branch", "review", "field", "value", "parser", "token", "shard", "build", "report", "check", "stream", "batch", "window", "event", "metric", "trace", "alert", "policy"]
+WORDS = (
+    "system", "data", "model", "query", "index", "note", "graph", "vector", "search",
+    "link", "table", "schema", "cache", "commit", "branch", "review", "field", "value",
+    "parser", "token", "shard", "build", "report", "check", "stream", "batch", "window",
+    "event", "metric", "trace", "alert", "policy",
+)
 SPELLINGS = ("[[Hub Topic]]", "[[Hub Topic#Overview]]", "[[Hub Topic|the hub]]",
              "![[Hub Topic#Overview]]", "[hub](../Hub%20Topic.md)", "[[hub topic]]")
 

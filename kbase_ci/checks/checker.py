@@ -11,6 +11,7 @@ from kbase_ci.checks.configchange import (
     config_changed,
     head_config,
     judging_changes,
+    policy_key,
 )
 from kbase_ci.checks.fixmemo import sort_out
 from kbase_ci.checks.hookbatch import staged_share
@@ -138,8 +139,8 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
             was = check_vault(Vault(vault.root, before, staged=True), files, select=select,
                               ignore=ignore, jobs=jobs, use_cache=use_cache,
                               changes=changes, new_only=new_only, probe=False)
-            now = {_seen(f) for f in (*found, *pre)}
-            unseen = tuple(f for f in was.findings if _seen(f) not in now)
+            now = {policy_key(f) for f in (*found, *pre)}
+            unseen = tuple(f for f in was.findings if policy_key(f) not in now)
     return CheckReport(
         findings=tuple(found), notes=len(notes), checked=len(ctx.checked), mode=vault.mode,
         ignored_args=tuple(ignored), scan=stats, fixed=fixed, pre_existing=pre,
@@ -147,6 +148,3 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
         policy_sections=tuple(sections), policy_unseen=unseen,
     )
 
-
-def _seen(f: Finding) -> tuple[str, int, int, str, Severity]:
-    return (f.path, f.line, f.col, f.code, f.severity)

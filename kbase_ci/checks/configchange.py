@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from kbase_ci.errors import KbaseError
 from kbase_ci.git.diff import FileChange
+from kbase_ci.parsed import Finding, Severity
 from kbase_ci.vault.config import CONFIG_NAME, Config
 from kbase_ci.vault.configsource import config_at
 from kbase_ci.vault.files import Vault
@@ -34,6 +35,12 @@ def judging_changes(before: Config | None, after: Config) -> list[str]:
     unknown, so all) and `after`, in the file's order."""
     return [name for name in section_keys(Config) if name not in _NO_NOTES and (
         before is None or getattr(before, name) != getattr(after, name))]
+
+
+def policy_key(f: Finding) -> tuple[str, int, int, str, Severity]:
+    """What tells a finding under one policy from one under another: where, which code,
+    how much it weighs (a check turned from error to warning counts as changed)."""
+    return (f.path, f.line, f.col, f.code, f.severity)
 
 
 def head_config(vault: Vault) -> Config | None:
