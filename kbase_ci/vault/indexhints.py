@@ -43,8 +43,8 @@ from kbase_ci.vault.notestore import NoteSummary, fold
 FORMAT_VERSION = 7
 """The index format whose rows this module reads (tests/unit/vault/test_indexhints.py
 checks it equals kbase_ci.index's)."""
-NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, HOOK_LINKS_FILE = (
-    "notes.json", "blobs.npy", "notes.jsonl", "hooklinks.jsonl")
+MANIFEST_FILE, NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, HOOK_LINKS_FILE = (
+    "manifest.json", "notes.json", "blobs.npy", "notes.jsonl", "hooklinks.jsonl")
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """Largest file read whatever the vault (a 38k-note vault's notes.jsonl is ~15 MB)."""
 MAX_NOTES = 1_000_000
@@ -91,7 +91,9 @@ class Budget(NamedTuple):
     path_bytes: int
 
     def file_bytes(self, name: str) -> int:
-        if name == NOTES_FILE:
+        if name == MANIFEST_FILE:  # a few hashes and counts per shard: at most one a note
+            cap = 2048 * self.notes
+        elif name == NOTES_FILE:
             cap = 2 * self.path_bytes + 64 * self.notes
         elif name == BLOBS_FILE:
             cap = 32 * self.notes
@@ -101,7 +103,7 @@ class Budget(NamedTuple):
 
     def containers(self, name: str) -> int:
         """Most `[` and `{` a file's rows may open (each a Python object decoded)."""
-        per_note = 4 if name == NOTES_FILE else 8
+        per_note = 4 if name in (NOTES_FILE, MANIFEST_FILE) else 8
         return per_note * self.notes + self.note_bytes // 2 + _SLACK
 
 
@@ -258,22 +260,21 @@ def _read(repo: Path, tree: str, config_digest: str, notes: Mapping[str, tuple[s
           budget: Budget) -> HintedNotes:
     if not _HEX.fullmatch(tree):
         raise _Refused("tree id")
-    names = ["manifest.json", NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, HOOK_LINKS_FILE]
+    names = [MANIFEST_FILE, NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, HOOK_LINKS_FILE]
     found = tree_blobs(repo, tree, names)
-    if any(size > (budget.file_bytes(n) if n != "manifest.json" else MAX_FILE_BYTES)
-           for n, (_sha, size) in found.items()):
+    if any(size > budget.file_bytes(n) for n, (_sha, size) in found.items()):
         raise _Refused("a file is larger than an index of these notes can be")
     data = read_blobs(repo, [found[n][0] for n in names if n in found])
     text = {n: data[found[n][0]] for n in names if n in found}
     try:
-        head = decode(_Head, json.loads(text["manifest.json"]))
+        head = decode(_Head, _loads(text[MANIFEST_FILE], budget.containers(MANIFEST_FILE)))
     except ShapeError as exc:
         raise _Refused(str(exc)) from exc
     if head.format_version != FORMAT_VERSION or head.kbase_version != __version__ \
             or head.config_digest != config_digest:
         raise _Refused("another kbase or configuration built it")  # other links, maybe
     for name, body in text.items():
-        if name != "manifest.json" and head.files.get(name) != hashlib.sha256(body).hexdigest():
+        if name != MANIFEST_FILE and head.files.get(name) != hashlib.sha256(body).hexdigest():
             raise _Refused(f"{name} does not match the manifest")
     core = decode(_Core, _loads(text[NOTES_FILE], budget.containers(NOTES_FILE)))
     paths = core.paths
