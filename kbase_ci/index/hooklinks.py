@@ -8,7 +8,8 @@ one indexed, after checking them against the note's own bytes
 `[line, col, raw]` (`[line, col, raw, key]` for a frontmatter property's link), the
 whole link readable again from `raw` alone (`linksyntax.link_from_raw`). A note with a
 link that `raw` alone does not give back exactly (a reference-style link `[t][ref]`,
-whose destination is elsewhere) has the row `null`: the hook parses that note.
+whose destination is elsewhere) has the row `null`: the hook parses that note. Like
+every row file it has its offsets beside it (`hooklinks.offsets.npy`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import UsageError
 from kbase_ci.index.layout import HOOK_LINKS_FILE
-from kbase_ci.index.manifest import dump_table
+from kbase_ci.index.rowfile import write_rows
 from kbase_ci.parse.linksyntax import link_from_raw
 
 if TYPE_CHECKING:
@@ -47,5 +48,4 @@ def hook_row(links: Sequence[Link]) -> list[list[Any]] | None:
 
 def write_hook_links(root: Path, notes: Sequence[ParsedNote]) -> None:
     """`hooklinks.jsonl` of `notes` (in note order: sorted by path)."""
-    (root / HOOK_LINKS_FILE).write_bytes(b"".join(dump_table(hook_row(n.links))
-                                                  for n in notes))
+    write_rows(root / HOOK_LINKS_FILE, [hook_row(n.links) for n in notes])

@@ -31,14 +31,14 @@ def write_text(report: CheckReport, root: Path, out: TextIO, *, color: bool = Fa
                source_lines: bool = False) -> None:
     cache: dict[str, list[str]] = {}
     for f in report.findings:
-        where = terminal_text(f"{display_path(root, f.path)}:{f.line}:{f.col}:")
-        sev = "" if f.severity == "error" else " (warning)"
-        msg = terminal_text(f.message)
         if not color:
             out.write(_plain_line(f, root) + "\n")
         else:  # warnings yellow: they must not look like errors
+            where = terminal_text(f"{display_path(root, f.path)}:{f.line}:{f.col}:")
+            sev = "" if f.severity == "error" else " (warning)"
             out.write(f"{paint(where, 'bold', True)} "
-                      f"{paint(f.code + sev, severity_style(f.severity), True)} {msg}\n")
+                      f"{paint(f.code + sev, severity_style(f.severity), True)} "
+                      f"{terminal_text(f.message)}\n")
         if source_lines:
             line = _source_line(root, f, cache)
             if line is not None:
