@@ -164,9 +164,11 @@ def loose_text(text: str) -> str:
     parser's target key of any link of the note (or its last segment) is a substring."""
     forms = [text]
     if "%" in text or "\\" in text:
-        plain = unescape(text)
-        forms.extend(dict.fromkeys((plain, decode_escapes(plain), decode_escapes(text),
-                                    unescape(decode_escapes(text)))))
+        # Only lines with an escape change: a link's target never spans lines.
+        odd = "\n".join(line for line in text.split("\n") if "%" in line or "\\" in line)
+        plain = unescape(odd)
+        forms.extend(dict.fromkeys((plain, decode_escapes(plain), decode_escapes(odd),
+                                    unescape(decode_escapes(odd)))))
     # Folding works character by character: NUL, between forms, joins no name.
     return fold("\0".join(forms))
 
