@@ -25,6 +25,7 @@ import dataclasses
 import hashlib
 import json
 import re
+import unicodedata
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
@@ -149,8 +150,7 @@ class HintedNotes:
         appears in the note outside them (so no link to it was left out)."""
         text, row = self._text(path), self._links.get(path)
         # A suppression comment could silence what is found: such a note is parsed.
-        if text is None or row is None or self._loose_of(path) is None or \
-                SUPPRESSION_MARKER in text:
+        if text is None or row is None or SUPPRESSION_MARKER in text:
             return None
         try:
             return verified_links(text, json.loads(row), keys)
@@ -180,15 +180,23 @@ def yaml_rewrites(text: str) -> bool:
     yaml = split(text[1:] if text.startswith("\ufeff") else text)[0]
     if yaml is None:
         return False
-    if "\\" in yaml or "''" in yaml or "!binary" in yaml:
+    # Escapes are read in double quotes only (and can make a `[[` or join two lines);
+    # `''` can change a link's text only inside it; YAML folds lines with a space, so a
+    # link is changed by folding only where it is left open at a line's end.
+    if ("\\" in yaml and '"' in yaml) or "!binary" in yaml:
         return True
-    return any(line.rfind("[[") > line.rfind("]]") for line in yaml.splitlines())
+    for line in yaml.splitlines():
+        at = line.find("[[")
+        if at >= 0 and (line.rfind("[[") > line.rfind("]]") or "''" in line[at:]):
+            return True
+    return False
 
 
 def verified_links(text: str, row: Any, keys: Collection[str]) -> tuple[Link, ...] | None:
     """The links `row` claims for `text` when each is written at its place and none of
-    `keys` appears in the text outside them; else None."""
-    if not isinstance(row, list):
+    `keys` appears in the text outside them where a link could be; else None (also when
+    the frontmatter may write a link otherwise: `yaml_rewrites`)."""
+    if not isinstance(row, list) or yaml_rewrites(text):
         return None
     starts = [0]
     starts.extend(m.end() for m in re.finditer("\n", text))
@@ -215,17 +223,38 @@ def verified_links(text: str, row: Any, keys: Collection[str]) -> tuple[Link, ..
             if link.style != "wiki":
                 return None
             link = dataclasses.replace(link, frontmatter_key=key)
+        # A name inside a claimed link must be that link's target: a claim that swallows
+        # a link to it into a longer text (`[[A]] [[Old]]`) would hide it.
+        if keys and any(k in loose_text(raw) for k in keys) and _name(link.target) not in keys:
+            return None
         spans.append((at, at + len(raw)))
         links.append(link)
+    # The text outside the claimed links (each replaced by NUL, its line breaks kept);
+    # a name there is a link the row left out, unless its line can hold no link target:
+    # no bracket on it, and the line before does not end a destination's opening
+    # (`[t](` or `[ref]:`, whose target may follow on the next line).
     rest, pos = [], 0
     for a, b in sorted(spans):
-        rest.append(text[pos:a])
+        rest.append(text[pos:a] if a > pos else "")
+        rest.append("\0" + "\n" * text.count("\n", max(a, pos), b) if b > pos else "")
         pos = max(pos, b)
     rest.append(text[pos:])
-    folded = loose_text("\0".join(rest))
+    lines = "".join(rest).split("\n")
+    open_ends = ("(", "]:")
+    capable = [line for i, line in enumerate(lines) if "[" in line or "]" in line
+               or (i and lines[i - 1].rstrip().endswith(open_ends))]
+    folded = loose_text("\n".join(capable))
     if any(k in folded for k in keys):
         return None
     return tuple(links)
+
+
+def _name(target: str) -> str:
+    """A link target's name key (`checks.breakage.name_key`: the last segment, lower-case,
+    without `.md`), folded as `keys` are."""
+    seg = target[target.rfind("/") + 1:]
+    seg = seg.lower() if seg.isascii() else unicodedata.normalize("NFC", seg).lower()
+    return fold(seg[:-3] if seg.endswith(".md") else seg)
 
 
 def index_hints(repo: Path, git_dir: Path, config_digest: str,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -72,9 +73,35 @@ def test_summaries_and_links_are_what_a_parse_gives(published: Path) -> None:
         # Links from the index are the parse's, or None (then the note is parsed).
         links = got.links(path, [fold("Nowhere")])
         assert links == note.links, path
-    # A name written outside the links (here: in prose) makes the note parsed.
-    assert got.links("Links.md", [fold("bad escape")]) is None
-    assert got.links("Links.md", [fold("Target Note")]) is not None
+    # Prose on a line whose brackets are all claimed links can hold no other link.
+    links = parse_note("Links.md", (published / "Links.md").read_bytes()).links
+    assert got.links("Links.md", [fold("bad escape")]) == links
+    assert got.links("Links.md", [fold("Target Note")]) == links
+
+
+@pytest.mark.parametrize(("text", "used"), [
+    ("# N\n\nSee [[Old]] here.\nold news, no bracket\n", True),
+    ("# N\n\nSee [[Old]] here.\nA [bracket] and old\n", False),  # may be a link
+    ("# N\n\nSee [[Old]] here.\n[t](\nold.md)\n", False),  # a destination on the next line
+    ("# N\n\nSee [[Old]] here.\n[t][r]\n\n[r]:\n  old.md\n", False),  # a definition's
+    ("# N\n\nSee [[Old]] [[Old]] here.\n", False),  # the second left out of the row
+])
+def test_a_name_where_a_link_could_be_makes_the_note_parsed(text: str, used: bool) -> None:
+    row = [[3, 5, "[[Old]]"]]
+    got = indexhints.verified_links(text, row, [fold("old")])
+    assert (got is not None) == used, got
+    if used:
+        assert got == parse_note("N.md", text.encode()).links
+
+
+def test_a_claim_swallowing_a_link_into_a_longer_text_is_refused() -> None:
+    text = "# N\n\n[[A]] and [[Old]]\n"
+    # `link_from_raw` reads this claimed text as one link to `A]] and [[Old`: the name
+    # inside it is not its target, so the claim cannot hide `[[Old]]`.
+    assert indexhints.verified_links(text, [[3, 1, "[[A]] and [[Old]]"]],
+                                     [fold("old")]) is None
+    assert indexhints.verified_links(text, [[3, 1, "[[A]]"], [3, 11, "[[Old]]"]],
+                                     [fold("old")]) is not None
 
 
 def test_linking_to_matches_names_in_the_notes_text(published: Path) -> None:
@@ -172,7 +199,8 @@ _PIECES = ["a", "B", "é", "É", "Σ", "ς", " ", "%20", "%3A", "%C3%A9", "%ZZ",
 @given(st.lists(st.tuples(st.sampled_from(["[[{}]]", "![[{}]]", "[x]({})", "[x%]({})",
                                            "[x](<{}>)", '[x]({} "50%")', "`{}`", "{}",
                                            "up: \"[[{}]]\"", "up: '[[{}]]'",
-                                           "up: [[{}]]"]),
+                                           "up: [[{}]]", "[x](\n{})", "[x][r]\n\n[r]:\n  {}",
+                                           "see {} here"]),
                           st.lists(st.sampled_from(_PIECES), min_size=1, max_size=8),
                           st.sampled_from(["\n\n", " ", "\n", "é ", " \\", "\n  "])),
                 min_size=1, max_size=4),
@@ -198,3 +226,14 @@ def test_the_index_never_hides_a_link_the_parser_finds(
         assert got is None or got == note.links, (text, keys)
     if row is not None and not rewrites:  # a genuine row of a note without the key is used
         assert indexhints.verified_links(text, row, [fold("Qz Absent")]) == note.links, text
+    if row is None:
+        return
+    # A forged row that leaves a link out never hides it: asked for that link's name, the
+    # hook parses the note.
+    for i, link in enumerate(note.links):
+        if link.external or not link.target:
+            continue
+        seg = link.target.rsplit("/", 1)[-1]
+        name = unicodedata.normalize("NFC", seg).lower().removesuffix(".md")
+        forged = row[:i] + row[i + 1:]
+        assert indexhints.verified_links(text, forged, [fold(name)]) is None, (text, link)
