@@ -147,4 +147,3 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
         new_only=new_only and changes is not None, untracked=tuple(untracked),
         policy_sections=tuple(sections), policy_unseen=unseen,
     )
-

@@ -179,7 +179,6 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
     )
 
 
-
 def match_findings(base: Iterable[Finding], head: Iterable[Finding],
                    renames: Mapping[str, str],
                    added: AddedLines | None = None) -> tuple[MarkedFinding, ...]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kbase_ci.ci.render import MARKER
-from tests.ci_support import event_file, run_ci, runner_env
+from tests.ci_support import pr_env, run_ci
 from tests.conftest import git, run_kbase
 from tests.fake_github import BOT, FakeGitHub, Token
 
@@ -52,11 +52,7 @@ def test_the_pr_report_names_the_policy_change_and_what_the_base_would_find(
         tmp_path: Path, fake: FakeGitHub, make_repo: MakeRepo, policy: str) -> None:
     root = make_repo(BASE)
     base, head = _pr(root, POLICIES[policy])
-    where = tmp_path / "run"
-    where.mkdir()
-    env = runner_env(where, "pull_request",
-                     event_file(where, "pull_request", head=head, base=base), sha=head,
-                     ref="refs/pull/7/merge", api_url=fake.api_url, token=TOKEN)
+    env = pr_env(tmp_path / "run", base, head, fake.api_url, TOKEN)
     proc = run_ci(root, env)
     assert proc.returncode == 0, proc.stderr  # not failed: said
     out = Path(env["RUNNER_TEMP"]) / "kbase-report"
@@ -85,11 +81,7 @@ def test_a_pr_whose_policy_change_hides_nothing_says_so(tmp_path: Path, fake: Fa
     git(root, "add", ".kbase.yml")
     git(root, "commit", "-q", "-m", "links off, nothing broken")
     head = git(root, "rev-parse", "HEAD").strip()
-    where = tmp_path / "run"
-    where.mkdir()
-    env = runner_env(where, "pull_request",
-                     event_file(where, "pull_request", head=head, base=base), sha=head,
-                     ref="refs/pull/7/merge", api_url=fake.api_url, token=TOKEN)
+    env = pr_env(tmp_path / "run", base, head, fake.api_url, TOKEN)
     assert run_ci(root, env).returncode == 0
     report = json.loads((Path(env["RUNNER_TEMP"]) / "kbase-report" / "report.json")
                         .read_text(encoding="utf-8"))
