@@ -69,6 +69,8 @@ def fold(text: str) -> str:
     parser cut the link (`[x](<a\\%20\\>>)` targets `a \\`: the `\\>` is no escape there,
     though it is one in the text around it); dropping them from both sides can only
     find more notes, never fewer."""
+    if text.isascii():  # the same, for a note's whole text: casefold is lower, NFD is none
+        return text.lower().replace("\\", "")
     folded = unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
     return folded.replace("\\", "")
 
