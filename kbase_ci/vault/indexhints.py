@@ -152,6 +152,10 @@ class HintedNotes:
         # A suppression comment could silence what is found: such a note is parsed.
         if text is None or row is None or SUPPRESSION_MARKER in text:
             return None
+        # No more than a row of this note can hold (`Budget`'s rules, for one note).
+        size = len(self._texts[path])
+        if len(row) > 16 * size + 64 or row.count(b"[") + row.count(b"{") > 2 + size // 2:
+            return None
         try:
             return verified_links(text, json.loads(row), keys)
         except (ValueError, RecursionError, MemoryError):

@@ -20,7 +20,7 @@ from kbase_ci.index.manifest import FORMAT_VERSION
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.vault import indexhints
 from kbase_ci.vault.files import Vault
-from kbase_ci.vault.notestore import NoteStore, fold, summarize
+from kbase_ci.vault.notestore import NoteStore, NoteSummary, fold, summarize
 from tests.conftest import git, run_kbase
 
 NOTES: dict[str, str | bytes] = {
@@ -237,3 +237,15 @@ def test_the_index_never_hides_a_link_the_parser_finds(
         name = unicodedata.normalize("NFC", seg).lower().removesuffix(".md")
         forged = row[:i] + row[i + 1:]
         assert indexhints.verified_links(text, forged, [fold(name)]) is None, (text, link)
+
+
+@pytest.mark.parametrize("row", [b"[" + b"[]," * 10_000 + b"[]]", b"[" * 100_000,
+                                 b'[[3, 5, "[[Old]]"]' + b" " * 10_000 + b"]"])
+def test_a_row_larger_than_its_note_is_not_decoded(row: bytes) -> None:
+    """Issue 38: a row is decoded only within what a row of its note can hold."""
+    text = b"# N\n\nSee [[Old]].\n"
+    hinted = indexhints.HintedNotes({"N.md": NoteSummary()}, {"N.md": text}, {"N.md": row})
+    assert hinted.links("N.md", [fold("old")]) is None
+    genuine = indexhints.HintedNotes({"N.md": NoteSummary()}, {"N.md": text},
+                                     {"N.md": b'[[3, 5, "[[Old]]"]]'})
+    assert genuine.links("N.md", [fold("old")]) == parse_note("N.md", text).links
