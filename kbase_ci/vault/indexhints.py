@@ -26,7 +26,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Annotated, Any, NamedTuple
 
@@ -138,9 +138,10 @@ class HintedNotes:
         """Notes whose text may hold a link to one of `keys` (folded target keys): any
         note that does is among them (`loose_text`), whatever the index says."""
         out = set()
+        named = names_in(keys)
         for path in self.summaries:
             loose = self._loose_of(path)
-            if loose is None or any(k in loose for k in keys):
+            if loose is None or named(loose):
                 out.add(path)
         return out
 
@@ -177,6 +178,38 @@ def loose_text(text: str) -> str:
     return fold("\0".join(forms))
 
 
+_BEFORE = frozenset("[/(<>:\0") | frozenset(" \t\n\r\f\v")
+"""What a link target's last segment follows: `[[`, `/`, `(`, `<`, `:` of a reference
+definition, white space (a destination after spaces or on the next line), `>` (the
+next line of a destination in a block quote), a NUL; or the start of the text."""
+_AFTER = frozenset("]#|.)>\0") | frozenset(" \t\n\r\f\v")
+"""What it is followed by: `]]`, `#`, `|`, `.md`, `)`, `>`, white space (a title); or
+the end of the text."""
+
+
+def names_in(keys: Collection[str]) -> Callable[[str], bool]:
+    """Whether a folded text names one of `keys` (folded target keys) where a link
+    target's last segment could end: `[[Old#h]]` and `[x](dir/Old.md)` do, `Older` and
+    `pg_dump` do not name `old` and `pg`. (A literal search, then the two characters
+    around each hit: a regular expression with a look-behind tries every position.)"""
+    wanted = list(keys)
+    if "" in wanted:  # a name of backslashes only, folded away: anything may name it
+        return lambda text: True
+
+    def named(text: str) -> bool:
+        for k in wanted:
+            i = text.find(k)
+            while i >= 0:
+                end = i + len(k)
+                if (i == 0 or text[i - 1] in _BEFORE) and \
+                        (end == len(text) or text[end] in _AFTER):
+                    return True
+                i = text.find(k, i + 1)
+        return False
+
+    return named
+
+
 def yaml_rewrites(text: str) -> bool:
     """Whether the note's frontmatter may hold a link whose text is not written as such:
     YAML's escapes (`"[[\\x41]]"`), `''` in single quotes, a link folded over lines, a
@@ -202,6 +235,7 @@ def verified_links(text: str, row: Any, keys: Collection[str]) -> tuple[Link, ..
     the frontmatter may write a link otherwise: `yaml_rewrites`)."""
     if not isinstance(row, list) or yaml_rewrites(text):
         return None
+    named = names_in(keys)
     starts = [0]
     starts.extend(m.end() for m in re.finditer("\n", text))
     spans: list[tuple[int, int]] = []
@@ -229,7 +263,7 @@ def verified_links(text: str, row: Any, keys: Collection[str]) -> tuple[Link, ..
             link = dataclasses.replace(link, frontmatter_key=key)
         # A name inside a claimed link must be that link's target: a claim that swallows
         # a link to it into a longer text (`[[A]] [[Old]]`) would hide it.
-        if keys and any(k in loose_text(raw) for k in keys) and _name(link.target) not in keys:
+        if keys and named(loose_text(raw)) and _name(link.target) not in keys:
             return None
         spans.append((at, at + len(raw)))
         links.append(link)
@@ -248,7 +282,7 @@ def verified_links(text: str, row: Any, keys: Collection[str]) -> tuple[Link, ..
     capable = [line for i, line in enumerate(lines) if "[" in line or "]" in line
                or (i and lines[i - 1].rstrip().endswith(open_ends))]
     folded = loose_text("\n".join(capable))
-    if any(k in folded for k in keys):
+    if named(folded):
         return None
     return tuple(links)
 
@@ -326,10 +360,12 @@ def _read(repo: Path, tree: str, config_digest: str, notes: Mapping[str, tuple[s
         raise _Refused("notes.jsonl rows")
     summaries: dict[str, NoteSummary] = {}
     links: dict[str, bytes] = {}
+    empty = NoteSummary()
     for (i, path), row in zip(wanted, decoded, strict=True):
-        summary = _summary(row)
-        note = notes[path][1]
-        if _written(summary, note):
+        # Most rows are `[size]` or `[size, headings]`: nothing to check in the note.
+        summary = empty if isinstance(row, list) and 1 <= len(row) <= 2 and \
+            type(row[0]) is int else _summary(row)
+        if summary is empty or _written(summary, notes[path][1]):
             summaries[path] = summary
             links[path] = link_rows[i]
     return HintedNotes(summaries, {p: notes[p][1] for p in summaries}, links)

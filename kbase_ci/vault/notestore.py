@@ -234,7 +234,9 @@ class NoteStore(Sequence[ParsedNote]):
 
 
 def _folded(keys: Iterable[str]) -> list[str]:
-    return [k for k in dict.fromkeys(fold(w) for w in keys) if k]
+    """Target keys folded (`fold`); one of backslashes only folds to "", which names
+    anything (`indexhints.names_in`)."""
+    return list(dict.fromkeys(fold(w) for w in keys if w))
 
 
 class LazySummaries(Mapping[str, NoteSummary]):
