@@ -18,7 +18,7 @@ from kbase_ci.index import layout
 from kbase_ci.index.hooklinks import hook_row
 from kbase_ci.index.manifest import FORMAT_VERSION
 from kbase_ci.parse.parser import parse_note
-from kbase_ci.vault import indexhints
+from kbase_ci.vault import hintcheck, indexhints
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.notestore import NoteStore, NoteSummary, fold, summarize
 from tests.conftest import git, run_kbase
@@ -88,7 +88,7 @@ def test_summaries_and_links_are_what_a_parse_gives(published: Path) -> None:
 ])
 def test_a_name_where_a_link_could_be_makes_the_note_parsed(text: str, used: bool) -> None:
     row = [[3, 5, "[[Old]]"]]
-    got = indexhints.verified_links(text, row, [fold("old")])
+    got = hintcheck.verified_links(text, row, [fold("old")])
     assert (got is not None) == used, got
     if used:
         assert got == parse_note("N.md", text.encode()).links
@@ -98,9 +98,9 @@ def test_a_claim_swallowing_a_link_into_a_longer_text_is_refused() -> None:
     text = "# N\n\n[[A]] and [[Old]]\n"
     # `link_from_raw` reads this claimed text as one link to `A]] and [[Old`: the name
     # inside it is not its target, so the claim cannot hide `[[Old]]`.
-    assert indexhints.verified_links(text, [[3, 1, "[[A]] and [[Old]]"]],
+    assert hintcheck.verified_links(text, [[3, 1, "[[A]] and [[Old]]"]],
                                      [fold("old")]) is None
-    assert indexhints.verified_links(text, [[3, 1, "[[A]]"], [3, 11, "[[Old]]"]],
+    assert hintcheck.verified_links(text, [[3, 1, "[[A]]"], [3, 11, "[[Old]]"]],
                                      [fold("old")]) is not None
 
 
@@ -216,19 +216,19 @@ def test_the_index_never_hides_a_link_the_parser_finds(
     body = "".join(form.format("".join(parts)) + sep for form, parts, sep in links)
     text = ("---\n" + body + "\n---\n" if front else "# N\n\n") + body
     note = parse_note("N.md", text.encode())
-    rewrites = indexhints.yaml_rewrites(text)  # then always a candidate, always parsed
-    loose = indexhints.loose_text(text)
+    rewrites = hintcheck.yaml_rewrites(text)  # then always a candidate, always parsed
+    loose = hintcheck.loose_text(text)
     targets = summarize(note).targets
     for key in targets:
         # The last segment is what a rename's name key is matched with.
         name = key.rsplit("/", 1)[-1]
-        assert rewrites or indexhints.names_in([fold(name)])(loose), (text, key)
+        assert rewrites or hintcheck.names_in([fold(name)])(loose), (text, key)
     row = json.loads(json.dumps(hook_row(note.links)))
     for keys in [[fold(k)] for k in targets] + [[fold("Qz Absent")]]:
-        got = indexhints.verified_links(text, row, keys)
+        got = hintcheck.verified_links(text, row, keys)
         assert got is None or got == note.links, (text, keys)
     if row is not None and not rewrites:  # a genuine row of a note without the key is used
-        assert indexhints.verified_links(text, row, [fold("Qz Absent")]) == note.links, text
+        assert hintcheck.verified_links(text, row, [fold("Qz Absent")]) == note.links, text
     if row is None:
         return
     # A forged row that leaves a link out never hides it: asked for that link's name, the
@@ -239,7 +239,7 @@ def test_the_index_never_hides_a_link_the_parser_finds(
         seg = link.target.rsplit("/", 1)[-1]
         name = unicodedata.normalize("NFC", seg).lower().removesuffix(".md")
         forged = row[:i] + row[i + 1:]
-        assert indexhints.verified_links(text, forged, [fold(name)]) is None, (text, link)
+        assert hintcheck.verified_links(text, forged, [fold(name)]) is None, (text, link)
 
 
 @pytest.mark.parametrize("row", [b"[" + b"[]," * 10_000 + b"[]]", b"[" * 100_000,
