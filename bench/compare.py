@@ -15,6 +15,8 @@ same without the parse cache but with the side's index published on its `kbase-i
 branch, as a fresh clone has it: issue 32's first commit in a fresh clone), `cold-check` (`check
 --all` without a parse cache), `parse` (the parser alone over every note:
 bench/parse_digest.py), `search` (`--mode bm25`), `backlinks` (of the most linked note).
+`--vault hub` generates issue 40's shape (bench/hubvault.py: 6,000 notes, one linked from
+2,200, frontmatter on most), which no shared vault has.
 `python -m bench --only compare --against REF` runs it as a group of the suite.
 """
 
@@ -148,16 +150,24 @@ def workload(name: str, note: str, title: str) -> Callable[[Side], float]:
 def measure(against: str, vault_name: str, runs: int, only: tuple[str, ...] = WORKLOADS,
             report: Callable[[str], None] = print) -> tuple[list[dict[str, Any]], list[str]]:
     """Figures (CPU medians of both sides and the median ratio per workload) and notes."""
-    vault = corpus_vault(vault_name)
-    if vault is None:
-        raise FileNotFoundError(f"../shared/corpora/{vault_name}/vault is absent")
+    work = Path(tempfile.mkdtemp(prefix="kbase-compare-"))
+    if vault_name == "hub":  # issue 40's shape, generated (bench/hubvault.py)
+        from bench.hubvault import write_hub_vault
+
+        vault = work / "hub-source"
+        write_hub_vault(vault)
+    else:
+        found = corpus_vault(vault_name)
+        if found is None:
+            shutil.rmtree(work, ignore_errors=True)
+            raise FileNotFoundError(f"../shared/corpora/{vault_name}/vault is absent")
+        vault = found
     note, title = most_linked(vault)
     mb = sum(p.stat().st_size for p in vault.rglob("*.md")) / 1e6
     notes = [f"vault {vault_name} ({mb:.2f} MB of Markdown); hook edits and renames "
              f"`{note}`, search and backlinks ask for `{title}`",
              f"load average at start {load()}"]
     report(notes[0])
-    work = Path(tempfile.mkdtemp(prefix="kbase-compare-"))
     figs: list[dict[str, Any]] = []
     try:
         with Worktree(against) as old_tree:
@@ -211,7 +221,8 @@ def measure(against: str, vault_name: str, runs: int, only: tuple[str, ...] = WO
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--against", default="main", help="the earlier commit (default main)")
-    parser.add_argument("--vault", default="dnd-5e-srd", help="a corpus of ../shared")
+    parser.add_argument("--vault", default="dnd-5e-srd", help="a corpus of ../shared, or "
+                        "`hub`: a generated 6,000-note vault whose hub note 2,200 link to")
     parser.add_argument("--runs", type=int, default=3, help="pairs per workload (default 3)")
     parser.add_argument("--only", default=",".join(WORKLOADS),
                         help="workloads: " + ", ".join(WORKLOADS))

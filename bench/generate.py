@@ -89,8 +89,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--no-git", dest="git", action="store_false",
                         help="skip git init and the commit")
+    parser.add_argument("--hub", action="store_true",
+                        help="issue 40's shape instead: one note linked from 2,200 of "
+                             "--notes (default then 6,000), frontmatter on most "
+                             "(bench/hubvault.py)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
+    if args.hub:
+        from .hubvault import write_hub_vault
+
+        args.out.mkdir(parents=True, exist_ok=True)
+        n, size = write_hub_vault(args.out, 6000 if args.notes == 10_000 else args.notes)
+        if args.git:
+            _commit_all(args.out, f"Hub benchmark vault: {n} notes")
+        print(f"notes={n} bytes={size} ({size / 1e6:.1f} MB) hub=Hub Topic.md "
+              f"seconds={time.perf_counter() - start:.2f}")
+        return 0
     try:
         stats = generate_vault(args.out, args.notes, args.seed, git=args.git)
     except KbaseError as exc:

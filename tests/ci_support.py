@@ -76,6 +76,15 @@ def runner_env(tmp: Path, event_name: str, event_path: Path, *, sha: str,
     return env
 
 
+def pr_env(tmp: Path, base: str, head: str, api_url: str, token: str,
+           name: str = "pull_request") -> dict[str, str]:
+    """The environment of a `pull_request` run for PR #7 of `head` against `base`, its
+    files in a new folder `tmp`."""
+    tmp.mkdir()
+    return runner_env(tmp, "pull_request", event_file(tmp, name, head=head, base=base),
+                      sha=head, ref="refs/pull/7/merge", api_url=api_url, token=token)
+
+
 def run_ci(cwd: Path, env: dict[str, str], *args: str,
            timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "kbase_ci", "ci", *args], cwd=cwd, env=env,

@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kbase_ci.checks import registry as checks
-from kbase_ci.checks.configchange import affected_notes, config_changed
+from kbase_ci.checks.configchange import (
+    affected_notes,
+    config_changed,
+    head_config,
+    judging_changes,
+    policy_key,
+)
 from kbase_ci.checks.fixmemo import sort_out
 from kbase_ci.checks.hookbatch import staged_share
 from kbase_ci.checks.notechanges import NoteChanges
@@ -40,6 +46,11 @@ class CheckReport:
     """`findings` are what this commit introduces (the rest are `pre_existing`)."""
     untracked: tuple[str, ...] = ()
     """File arguments checked although git does not track them (work-tree mode)."""
+    policy_sections: tuple[str, ...] = ()
+    """Hook mode: the `.kbase.yml` sections this commit changes that judge notes."""
+    policy_unseen: tuple[Finding, ...] = ()
+    """Hook mode: what HEAD's settings would report as new in this commit and the
+    staged settings do not (a commit can switch a check off: it is then said)."""
 
     @property
     def errors(self) -> int:
@@ -58,13 +69,15 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
                 select: Sequence[str] = (), ignore: Sequence[str] = (),
                 jobs: int | None = None, use_cache: bool = True,
                 changes: Sequence[FileChange] | None = None,
-                new_only: bool = False) -> CheckReport:
+                new_only: bool = False, probe: bool = True) -> CheckReport:
     """Check `files` (paths as given on a command line), or every note when None.
 
     With `changes` (the staged change set: hook mode) links this commit breaks in other
     notes are reported too, `files=[]` means the staged notes (see `hookbatch`), a
     staged `.kbase.yml` adds the notes its changes can affect (`configchange`), and
-    `new_only` keeps only the findings HEAD did not have (`newonly`).
+    `new_only` keeps only the findings HEAD did not have (`newonly`). When the staged
+    `.kbase.yml` judges notes otherwise than HEAD's, the commit is checked again under
+    HEAD's settings (`probe`) and what only they find is returned beside the findings.
     """
     cfg = vault.config.checks
     policy = checks.make_policy(vault.config, vault.root)  # a located KB900 before `select`
@@ -116,8 +129,21 @@ def check_vault(vault: Vault, files: Sequence[str] | None = None, *,
             split = split_new(vault, ctx, found, select=select, ignore=ignore,
                               same_config=not new_config)
             found, pre = list(split.new), split.pre_existing
+    sections: list[str] = []
+    unseen: tuple[Finding, ...] = ()
+    if new_config and probe and changes is not None:
+        before = head_config(vault)
+        sections = judging_changes(before, vault.config) if before is not None else []
+        if sections and before is not None:
+            # The same commit under HEAD's settings: what the new ones stopped reporting.
+            was = check_vault(Vault(vault.root, before, staged=True), files, select=select,
+                              ignore=ignore, jobs=jobs, use_cache=use_cache,
+                              changes=changes, new_only=new_only, probe=False)
+            now = {policy_key(f) for f in (*found, *pre)}
+            unseen = tuple(f for f in was.findings if policy_key(f) not in now)
     return CheckReport(
         findings=tuple(found), notes=len(notes), checked=len(ctx.checked), mode=vault.mode,
         ignored_args=tuple(ignored), scan=stats, fixed=fixed, pre_existing=pre,
         new_only=new_only and changes is not None, untracked=tuple(untracked),
+        policy_sections=tuple(sections), policy_unseen=unseen,
     )

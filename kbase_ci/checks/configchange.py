@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from kbase_ci.errors import KbaseError
 from kbase_ci.git.diff import FileChange
+from kbase_ci.parsed import Finding, Severity
 from kbase_ci.vault.config import CONFIG_NAME, Config
 from kbase_ci.vault.configsource import config_at
 from kbase_ci.vault.files import Vault
@@ -29,16 +30,32 @@ def config_changed(changes: Sequence[FileChange]) -> bool:
     return any(CONFIG_NAME in (c.path, c.old_path) for c in changes)
 
 
+def judging_changes(before: Config | None, after: Config) -> list[str]:
+    """The `.kbase.yml` sections that judge notes and differ between `before` (None:
+    unknown, so all) and `after`, in the file's order."""
+    return [name for name in section_keys(Config) if name not in _NO_NOTES and (
+        before is None or getattr(before, name) != getattr(after, name))]
+
+
+def policy_key(f: Finding) -> tuple[str, int, int, str, Severity]:
+    """What tells a finding under one policy from one under another: where, which code,
+    how much it weighs (a check turned from error to warning counts as changed)."""
+    return (f.path, f.line, f.col, f.code, f.severity)
+
+
+def head_config(vault: Vault) -> Config | None:
+    """HEAD's settings, or None (no HEAD, or its `.kbase.yml` was broken)."""
+    try:
+        return config_at(vault.root, "HEAD")
+    except KbaseError:
+        return None
+
+
 def affected_notes(vault: Vault, store: NoteStore) -> list[str]:
     """The notes whose findings the staged `.kbase.yml` may change from HEAD's."""
-    try:
-        before: Config | None = config_at(vault.root, "HEAD")
-    except KbaseError:  # no HEAD, or HEAD's config was broken: anything may differ
-        before = None
+    before = head_config(vault)  # None: anything may differ
     after = vault.config
-    changed = {name for name in section_keys(Config)
-               if before is None or getattr(before, name) != getattr(after, name)}
-    changed -= _NO_NOTES
+    changed = set(judging_changes(before, after))
     if not changed:
         return []
     if changed == {"tags"} and before is not None and \

@@ -18,7 +18,7 @@ from kbase_ci.checks.breakage import Breakage, LinkKey, Reason, name_key
 from kbase_ci.checks.overlay import overlay
 from kbase_ci.parsed import Link, ParsedNote
 from kbase_ci.vault.files import Vault
-from kbase_ci.vault.notestore import NoteStore
+from kbase_ci.vault.notestore import LinkedNote, NoteStore
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
 
 
@@ -78,13 +78,15 @@ class NoteChanges:
             if self.inbound and (lost or anchor_notes or moved):
                 maybe = {*notes.linking_to(lost | anchor_keys), *anchor_notes, *moved}
                 wanted.update(p for p in maybe if p in known and p not in self.elsewhere)
-            sources = notes.load(sorted(wanted))
+            # A note a published index summarized comes with the index's links, checked
+            # against its text, instead of being parsed (kbase_ci.vault.indexhints).
+            sources = notes.link_sources(sorted(wanted), lost | anchor_keys)
             self.scanned = frozenset(wanted)
             self._found = {b.key: b for b in self.find(notes, files, resolver, sources)}
         return self._found
 
     def find(self, notes: NoteStore, files: Sequence[str], resolver: Resolver,
-             sources: Iterable[ParsedNote]) -> list[Breakage]:
+             sources: Iterable[ParsedNote | LinkedNote]) -> list[Breakage]:
         """Broken links among `sources`' links (every candidate is looked at)."""
         lost, anchor_notes, anchor_keys = self._keys(notes)
         moved = set(self.renames.values())
@@ -173,7 +175,7 @@ class NoteChanges:
                                           include_dot=self.include_dot)
         return self._old_resolver
 
-    def _judge(self, note: ParsedNote, link: Link, hit: bool, notes: NoteStore,
+    def _judge(self, note: ParsedNote | LinkedNote, link: Link, hit: bool, notes: NoteStore,
                files: Sequence[str], resolver: Resolver) -> Breakage | None:
         now = resolver.resolve(note.path, link)
         fine = now.status == "ok" and now.anchor_found is not False
@@ -261,7 +263,7 @@ class NoteChanges:
             return "moved", f"this note was moved from `{old_source}` {self.when}"
         return "moved", f"`{was}` is no longer found from here after a change {self.when}"
 
-    def _anchor(self, note: ParsedNote, link: Link, was: str, target: str,
+    def _anchor(self, note: ParsedNote | LinkedNote, link: Link, was: str, target: str,
                 resolver: Resolver) -> Breakage | None:
         # Lazy: only a link whose anchor a commit removed needs these (hook start-up).
         from kbase_ci.checks.anchorfate import anchor_fate

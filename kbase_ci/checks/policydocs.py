@@ -140,6 +140,20 @@ Notes.md:5:9: KB101 [[Brand New Gap]]: no note named `Brand New Gap`
   re-checks the notes it can affect against HEAD's policy: a new `tags.allowed` checks
   the notes with tags, a change to `vault`, `links`, `checks`, `frontmatter` or `types`
   every note; `index`, `embeddings`, `scopes` and `handover` re-check nothing.
+- **Which `.kbase.yml`**: `kbase check --staged` and `kbase fix --staged` judge the
+  commit with the `.kbase.yml` staged in git's index (none staged: the defaults), never
+  the work tree's: an unstaged edit of it neither loosens the hook nor hides a staged
+  file's KB900, whatever runs the hook (pre-commit, lefthook, husky, a plain
+  `.git/hooks/pre-commit`, an agent). `--config FILE` still names a file explicitly; a
+  staged symbolic link is read as the work tree's file. Without `--staged` the work
+  tree's file is used, as before.
+- **A policy change is said, not hidden**: when the staged `.kbase.yml` judges notes
+  otherwise than HEAD's (`checks`, `vault`, `links`, `tags`, `frontmatter`, `types`), the
+  commit is checked again under HEAD's settings and the hook prints (stderr; JSON:
+  `policy_change`) the sections changed and what HEAD's settings would report that the
+  new ones do not, e.g. `B.md:3:5: KB101 [[Old]]: `Old.md` was deleted in this commit`
+  after `checks.severity: {{links: off}}`. It does not fail the commit: a team may change
+  its policy. The PR report does the same against the base (docs/action.md).
 - `kbase check NEW.md` on a note not yet `git add`ed checks it as it is in the work tree
   (untracked notes resolve as Obsidian sees them) and says it is untracked; files git
   ignores are still left out, with the usual notice.

@@ -161,7 +161,7 @@ def run_checks(ctx: CheckContext, selected: Sequence[tuple[Check, set[str]]]) ->
                 findings.add(f if f.check else _with_check(f, check.name))
     cfg = ctx.config.checks
     configured = {c for _check, codes in select(cfg.select, cfg.ignore) for c in codes}
-    kept = rules.apply(sorted(findings, key=Finding.sort_key), ctx.store.get,
+    kept = rules.apply(sorted(findings, key=Finding.sort_key), ctx.store.suppressions_source,
                        ctx.focus_notes if "KB901" in enabled else (), enabled,
                        configured - rules.off)
     return sorted(kept, key=Finding.sort_key)

@@ -93,6 +93,11 @@ class CiReport:
     """Concepts that were gaps at the base and a note of the head now documents."""
     fail_level: Severity = "error"
     """Warnings fail the run too only at `warning` (`--fail-on new,warning`)."""
+    policy_sections: tuple[str, ...] = ()
+    """The `.kbase.yml` sections this PR changes that judge notes (issue 38)."""
+    policy_unseen: tuple[Finding, ...] = ()
+    """What the base's settings would report as new in this PR and its own do not: a PR
+    cannot switch a check off unremarked."""
 
     def with_status(self, *statuses: FindingStatus) -> list[Finding]:
         return [m.finding for m in self.findings if m.status in statuses]
@@ -132,6 +137,10 @@ class CiReport:
                       "edges": [list(e) for e in self.graph.edges]},
             "concepts": {"new": [c.to_json() for c in self.new_concepts],
                          "closed": list(self.closed_concepts)},
+            "policy": {"sections": list(self.policy_sections),
+                       "unseen": [{"status": "new", **f.to_json()}
+                                  for f in self.policy_unseen]}
+            if self.policy_sections else None,
         }
 
 

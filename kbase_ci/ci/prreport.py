@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kbase_ci.checks import registry as checks
+from kbase_ci.checks.configchange import config_changed, judging_changes, policy_key
 from kbase_ci.checks.findingmatch import AddedLines, mark
 from kbase_ci.checks.findingmatch import match_key as match_key  # tests and callers
 from kbase_ci.checks.stagedchanges import load_change
@@ -37,6 +38,7 @@ from kbase_ci.errors import KbaseError
 from kbase_ci.git.diff import FileChange, added_lines, changes_between
 from kbase_ci.handover.handovers import pr_report
 from kbase_ci.parsed import Finding, Severity
+from kbase_ci.vault.config import Config
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.linkgraph import Gap, LinkGraph, Orphan, graph_of
 from kbase_ci.vault.scanner import open_store
@@ -73,12 +75,14 @@ class Context:
 
 def read_side(root: Path, rev: str, *, use_cache: bool = True,
               jobs: int | None = None, base: str | None = None,
-              changes: Sequence[FileChange] = ()) -> tuple[Side, LinkGraph]:
+              changes: Sequence[FileChange] = (), config: Config | None = None
+              ) -> tuple[Side, LinkGraph]:
     """`check_vault(vault)` of the whole vault at `rev`, run here on a context we keep:
     the graph then reuses the links the checks resolved instead of resolving 60k again.
     With `base` and `changes` (base to `rev`), links the PR's renames and deletions broke
-    are reported with their cause, as the hook reports them."""
-    vault = Vault(root, rev=rev)
+    are reported with their cause, as the hook reports them. `config`: judge with these
+    settings instead of the commit's own."""
+    vault = Vault(root, config, rev=rev)
     cfg = vault.config
     store, _ = open_store(vault, jobs=jobs, use_cache=use_cache)
     change = load_change(vault, changes, base=base, when="in this PR") \
@@ -143,6 +147,19 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
     head_gaps = {g.key for g in head_side.gaps}
     changed = changed_notes(changes, head_vault)
     nodes, edges = graph.neighbourhood(changed, MAX_GRAPH_NODES)
+    sections = judging_changes(base_vault.config, head_vault.config) \
+        if config_changed(changes) else []
+    unseen: tuple[Finding, ...] = ()
+    if sections:
+        # The head judged by the base's settings: what the PR's own settings stopped
+        # reporting is listed beside the verdict (a PR can switch a check off).
+        was, _ = read_side(root, head, use_cache=use_cache, jobs=1, base=base,
+                           changes=changes, config=base_vault.config)
+        now = {policy_key(m.finding) for m in marked if m.status != "fixed"}
+        unseen = tuple(m.finding for m in match_findings(
+            base_side.findings, was.findings, renames,
+            lambda path: added_lines(root, base, head, path))
+            if m.status == "new" and policy_key(m.finding) not in now)
     return CiReport(
         ctx.event, ctx.repository, ctx.server_url, head, base, ctx.pr_number,
         head_vault.prefix(), ctx.fail_on, head_side.notes, tuple(changes), marked,
@@ -158,7 +175,7 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
         graph=GraphView(tuple(nodes), tuple(p for p in nodes if p in changed),
                         tuple(edges)),
         new_concepts=concepts.new, closed_concepts=tuple(c.name for c in concepts.closed),
-        fail_level=ctx.fail_level,
+        fail_level=ctx.fail_level, policy_sections=tuple(sections), policy_unseen=unseen,
     )
 
 

@@ -65,6 +65,11 @@ def verdict(r: CiReport) -> str:
         return f"❌ **kbase: {what}**{tail}"
     if r.base is None:
         return f"✅ **kbase: checked {r.notes} notes**{tail}"
+    if r.policy_unseen:
+        n = len(r.policy_unseen)
+        return (f"⚠️ **kbase: {new} new problem{'s' * (new != 1)} under this PR's "
+                f"`.kbase.yml`, {n} under the base's** (this PR changes how notes are "
+                f"judged){tail}")
     if new:
         return f"ℹ️ **kbase: {new} new problem{'s' * (new != 1)}** (fail-on: none){tail}"
     return f"✅ **kbase: no new problems**{tail}"
@@ -138,6 +143,7 @@ def render(r: CiReport, caps: Caps = Caps(None), *, more: str | None = None,
         d.add("| | found |", "|---|---:|")
         d.add(*(f"| {label} | {c} |" for label, _, _, c in count_rows(r)))
     d.add("", *(f"_{md_text(n)}_" for n in r.notices), "")
+    _policy(d)
     _findings(d, "new", "New in this PR", r.head)
     _graph_sections(d)
     _handover(d)
@@ -151,6 +157,24 @@ def render(r: CiReport, caps: Caps = Caps(None), *, more: str | None = None,
     if caps.graph:
         _mermaid(d)
     return "\n".join(d.lines).rstrip() + "\n"
+
+
+def _policy(d: _Doc) -> None:
+    """A PR that changes how `.kbase.yml` judges notes says so, with what the base's
+    settings would have found (issue 38: checks switched off unremarked)."""
+    r = d.r
+    if not r.policy_sections:
+        return
+    which = ", ".join(f"`{md_text(s)}`" for s in r.policy_sections)
+    found = (f"Under the base's settings it would have {len(r.policy_unseen)} new "
+             "problem(s) that its own settings do not report:" if r.policy_unseen
+             else "The base's settings find nothing more in it.")
+    d.add("### `.kbase.yml` changes how notes are judged", "",
+          f"This PR changes {which}. {found}", "")
+    if r.policy_unseen:
+        d.listing(r.policy_unseen, lambda f: d.finding(f, r.head),
+                  "problems under the base's settings")
+        d.add("")
 
 
 def _findings(d: _Doc, status: FindingStatus, title: str, sha: str | None) -> None:

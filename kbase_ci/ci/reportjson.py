@@ -145,6 +145,11 @@ class ConceptsJson(Record):
     closed: Annotated[tuple[Text, ...], _MANY]
 
 
+class PolicyJson(Record):
+    sections: Annotated[tuple[Text, ...], _MANY]
+    unseen: Annotated[tuple[FindingJson, ...], _MANY]
+
+
 class ReportJson(Record):
     """`report.json` as `CiReport.to_json` writes it, every value checked on reading
     (`from_json`); a key with a default may be absent."""
@@ -169,6 +174,7 @@ class ReportJson(Record):
     handover: HandoverJson | None = None
     concepts: ConceptsJson | None = None
     fail_level: Severity = "error"
+    policy: PolicyJson | None = None
 
 
 def from_json(data: Any) -> CiReport:
@@ -186,9 +192,7 @@ def from_json(data: Any) -> CiReport:
         base=r.base, pr_number=r.pr_number, vault_prefix=r.vault_prefix, fail_on=r.fail_on,
         fail_level=r.fail_level,
         notes=r.notes, changes=tuple(FileChange(c.kind, c.path, c.old_path) for c in r.changes),
-        findings=tuple(MarkedFinding(f.status, Finding(
-            f.path, f.line, f.col, f.code, f.message, f.severity, f.check, f.suggestion))
-            for f in r.findings),
+        findings=tuple(MarkedFinding(f.status, _finding(f)) for f in r.findings),
         orphans=r.orphans.total,
         new_orphans=tuple(Orphan(o.path, o.isolated, o.outgoing) for o in r.orphans.new),
         fixed_orphans=r.orphans.fixed, gaps=r.gaps.total,
@@ -204,7 +208,13 @@ def from_json(data: Any) -> CiReport:
             ConceptChange(c.name, c.key, c.notes, tuple((p.path, p.line) for p in c.places))
             for c in concepts.new),
         closed_concepts=() if concepts is None else concepts.closed,
+        policy_sections=() if r.policy is None else r.policy.sections,
+        policy_unseen=() if r.policy is None else tuple(_finding(f) for f in r.policy.unseen),
     )
+
+
+def _finding(f: FindingJson) -> Finding:
+    return Finding(f.path, f.line, f.col, f.code, f.message, f.severity, f.check, f.suggestion)
 
 
 def _items(items: tuple[ItemJson, ...]) -> tuple[HandoverItem, ...]:

@@ -26,6 +26,7 @@ from kbase_ci.index.blocks import (
     Tokenizer,
     VectorSettings,
 )
+from kbase_ci.index.hooklinks import write_hook_links
 from kbase_ci.index.linkdelta import patched_links
 from kbase_ci.index.manifest import (
     FORMAT_VERSION,
@@ -215,6 +216,7 @@ def assemble(root: Path, vault: Vault, notes: Sequence[ParsedNote], plan: Sequen
                 _row_reuse(previous, notes, blobs) if previous is not None else None)
     seconds["links"] += time.perf_counter() - t0
     report("notes", 2, 2)
+    write_hook_links(root, notes)
     write_concepts(root, vault, notes, previous,
                    progress=lambda done, total: report("concepts", done, total))
     t0 = time.perf_counter()

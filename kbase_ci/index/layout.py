@@ -25,6 +25,9 @@ BACKLINKS_FILE = "backlinks.npy"
 BACKLINK_IDS_FILE = "backlinks.ids.npy"
 UNRESOLVED_FILE = "unresolved.json"
 CONCEPTS_FILE = "concepts.json"
+HOOK_LINKS_FILE = "hooklinks.jsonl"
+"""Per note, where its links are and what they say, for a fresh clone's hook
+(kbase_ci.index.hooklinks; read by kbase_ci.vault.indexhints)."""
 MENTIONS_FILE = "mentions.jsonl"
 """Per note, the notes naming it (kbase_ci.index.unlinked): a row file, one row per note,
 so a query reads one row."""

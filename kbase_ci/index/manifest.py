@@ -45,7 +45,7 @@ from kbase_ci.state.bounded import decode_json, read_input
 from kbase_ci.typedjson import Check, Record, ShapeError, decode, encode, json_field
 
 FORMAT = "kbase-index"
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 MANIFEST_NAME = "manifest.json"
 MAX_MANIFEST_BYTES = 64 << 20
 

@@ -32,18 +32,24 @@ def write_text(report: CheckReport, root: Path, out: TextIO, *, color: bool = Fa
                source_lines: bool = False) -> None:
     cache: dict[str, list[str]] = {}
     for f in report.findings:
-        where = terminal_text(f"{display_path(root, f.path)}:{f.line}:{f.col}:")
-        sev = "" if f.severity == "error" else " (warning)"
-        msg = terminal_text(f.message)
-        if color:  # warnings yellow: they must not look like errors
+        if not color:
+            out.write(_plain_line(f, root) + "\n")
+        else:  # warnings yellow: they must not look like errors
+            where = terminal_text(f"{display_path(root, f.path)}:{f.line}:{f.col}:")
+            sev = "" if f.severity == "error" else " (warning)"
             out.write(f"{paint(where, 'bold', True)} "
-                      f"{paint(f.code + sev, severity_style(f.severity), True)} {msg}\n")
-        else:
-            out.write(f"{where} {f.code}{sev} {msg}\n")
+                      f"{paint(f.code + sev, severity_style(f.severity), True)} "
+                      f"{terminal_text(f.message)}\n")
         if source_lines:
             line = _source_line(root, f, cache)
             if line is not None:
                 out.write(f"    {terminal_text(line)}\n    {' ' * (f.col - 1)}^\n")
+
+
+def _plain_line(f: Finding, root: Path) -> str:
+    where = terminal_text(f"{display_path(root, f.path)}:{f.line}:{f.col}:")
+    sev = "" if f.severity == "error" else " (warning)"
+    return f"{where} {f.code}{sev} {terminal_text(f.message)}"
 
 
 def _source_line(root: Path, f: Finding, cache: dict[str, list[str]]) -> str | None:
@@ -97,6 +103,23 @@ def untracked_notice(report: CheckReport) -> str | None:
             f"work tree (`git add` to commit them; other untracked notes resolve too): {shown}")
 
 
+def policy_notice(report: CheckReport, root: Path) -> str | None:
+    """What a commit that changes `.kbase.yml` stopped reporting (issue 38): its
+    sections, and the findings HEAD's settings would give the commit."""
+    if not report.policy_sections:
+        return None
+    which = ", ".join(f"`{s}`" for s in report.policy_sections)
+    if not report.policy_unseen:
+        return (f"kbase: this commit changes how `.kbase.yml` judges notes ({which}); "
+                "HEAD's settings find nothing more in it")
+    shown = [f"  {_plain_line(f, root)}" for f in report.policy_unseen[:20]]
+    more = len(report.policy_unseen) - len(shown)
+    return "\n".join([
+        f"kbase: this commit changes how `.kbase.yml` judges notes ({which}); under HEAD's "
+        f"settings it would add {len(report.policy_unseen)} problem(s) not reported now:",
+        *shown, *([f"  ... and {more} more"] if more > 0 else [])])
+
+
 def to_json(report: CheckReport, fail_on: Severity = "error") -> dict[str, Any]:
     by_code = Counter(f.code for f in report.findings)
     return {
@@ -117,6 +140,9 @@ def to_json(report: CheckReport, fail_on: Severity = "error") -> dict[str, Any]:
         "findings": [f.to_json() for f in report.findings],
         "fixed": [f.to_json() for f in report.fixed],
         "pre_existing": [f.to_json() for f in report.pre_existing],
+        "policy_change": {"sections": list(report.policy_sections),
+                          "unseen": [f.to_json() for f in report.policy_unseen]}
+        if report.policy_sections else None,
     }
 
 

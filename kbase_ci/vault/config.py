@@ -200,11 +200,11 @@ _SKIP_FIELDS = {"source", "digest"}
 def load_config(root: Path, path: Path | None = None) -> Config:
     """Read `root/.kbase.yml` (or `path`); a missing default file means defaults."""
     cfg_path = path if path is not None else root / CONFIG_NAME
-    display = _display(cfg_path, root)
+    display = display_path(cfg_path, root)
     if not cfg_path.is_file():
         if path is not None:
             raise ConfigError(f"config file not found: {display}", display)
-        return _with_digest(Config())
+        return default_config()
     data = read_config_file(root, cfg_path, explicit=path is not None, display=display)
     return parse_config(config_text(data, display), display)
 
@@ -232,10 +232,15 @@ def read_config_file(root: Path, cfg_path: Path, *, explicit: bool,
         return read_input(cfg_path, MAX_CONFIG_BYTES, within=None if explicit else root)
     except InputRefused as exc:
         raise ConfigError(f"not read: {exc.detail.removesuffix('; not read')}",
-                          display or _display(cfg_path, root)) from None
+                          display or display_path(cfg_path, root)) from None
     except OSError as exc:
         raise ConfigError(f"cannot read it: {exc.strerror or exc}",
-                          display or _display(cfg_path, root)) from None
+                          display or display_path(cfg_path, root)) from None
+
+
+def default_config() -> Config:
+    """The settings without a `.kbase.yml`."""
+    return _with_digest(Config())
 
 
 def parse_config(text: str, display: str = CONFIG_NAME) -> Config:
@@ -267,7 +272,7 @@ def _parse_config(text: str, display: str) -> Config:
     return _with_digest(cfg._replace(source=display))
 
 
-def _display(path: Path, root: Path) -> str:
+def display_path(path: Path, root: Path) -> str:
     try:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:

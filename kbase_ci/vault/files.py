@@ -26,8 +26,8 @@ from kbase_ci.git.listing import (
 from kbase_ci.git.objects import blob_sha
 from kbase_ci.git.repo import repo_dirs
 from kbase_ci.state.bounded import read_input
-from kbase_ci.vault.config import Config
-from kbase_ci.vault.configsource import config_at, load_vault_config
+from kbase_ci.vault.config import CONFIG_NAME, Config
+from kbase_ci.vault.configsource import config_at, load_vault_config, staged_config
 from kbase_ci.vault.globs import any_match
 from kbase_ci.vault.notefile import ListingStatus, NoteFile, VaultMode, is_hidden, walk
 from kbase_ci.vault.worktreeblobs import read_contents
@@ -59,6 +59,12 @@ class Vault:
             raise UsageError(f"cannot read revision {rev}: {root} is not in a git repository")
         if config is None and rev is not None and config_path is None:
             config = config_at(root, rev)
+        # A hook judges the index with the index's `.kbase.yml` (issue 38): listed first.
+        staged_rows = ls_files_rows(root) if staged and rev is None and \
+            self.repo_root is not None else None
+        if config is None and config_path is None and staged_rows is not None:
+            config = staged_config(root, next((r for r in staged_rows if r[0] == CONFIG_NAME),
+                                              None), self.git_dir)
         self.config = config if config is not None else load_vault_config(
             root, config_path, self.git_dir)
         self._content: dict[str, bytes] = {}
@@ -85,7 +91,8 @@ class Vault:
             self._set(walk(self.root, self._file_entry))
         elif staged:
             self.mode = "git-index"
-            self._set(self._list_index())
+            self._set(self._entries(staged_rows if staged_rows is not None
+                                    else ls_files_rows(self.root)))
         else:
             self.mode = "git-worktree"
             self._untracked = untracked and self.config.vault.untracked
@@ -126,9 +133,6 @@ class Vault:
         return self._gitlinks
 
     # -- listing -------------------------------------------------------------------
-    def _list_index(self) -> list[NoteFile]:
-        return self._entries(ls_files_rows(self.root))
-
     def _entries(self, rows: list[tuple[str, str, str]]) -> list[NoteFile]:
         self._symlinks = {path for path, _sha, mode in rows if mode == SYMLINK}
         # tuple.__new__ directly: NoteFile(...) goes through a Python-level __new__,

@@ -1,17 +1,19 @@
-"""Note summaries read from the published `kbase-index` branch, so a fresh clone's first
-hook run need not parse every note to learn names, aliases, tags and who links where.
+"""Note summaries and link positions read from the published `kbase-index` branch, so a
+fresh clone's hook need not parse every note to learn names, aliases, tags and who
+links where.
 
-The branch is an attacker's input (anyone with push access writes it). So: only a few
-files are read (the manifest, `notes.json`, `blobs.npy`, `notes.jsonl`, `links.jsonl`),
-each bounded in size before it is read and checked against the manifest's sha256; every
-row is checked for shape, type and count; on any doubt the answer is None and the hook
-parses as it would without an index. The index stores each link's raw text, not a
-target key the hook can trust to be computed as it computes it, so a summary carries
-the raw texts folded (`notestore.fold`): `NoteStore.linking_to` matches a name inside
-them, which may pick a note that does not link (it is then parsed and checked exactly)
-but never misses one. A summary is used only for a note whose path and blob id equal
-the ones the index was built from (`scanner.open_store`), so a stale index is safe note
-by note.
+The branch is an attacker's input (anyone with push access writes it), and a hook runs
+on laptops, so what is read is bounded by the vault the hook sees, not by the branch:
+each file's size (from its object header, before it is read) and the containers a JSON
+file may decode to are capped in proportion to the notes listed and their bytes; each
+file must match the manifest's sha256, every row its shape; running out of memory
+anyway means "parse instead". Nothing read is believed without the note's own bytes
+(issue 38): a summary is used only for a note at the path and blob id it names, and only
+if every alias, tag and type it claims is written in that note; which notes may link to
+a moved note is found in the notes' text, never in the index, so a forged index cannot
+hide a link; and a note's links are taken from `hooklinks.jsonl` only when each one is
+written at the place it claims and the moved note's name appears nowhere else in the
+note (`HintedNotes.links`). Otherwise the note is parsed, as without an index.
 
 Reading uses git plumbing only (kbase_ci.git), never kbase_ci.index: the hook path
 imports no index, query or numeric code (pyproject's import-linter contracts).
@@ -22,28 +24,30 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from kbase_ci import __version__
 from kbase_ci.errors import GitError
 from kbase_ci.git import indexbranch
 from kbase_ci.git.objects import read_blobs, tree_blobs
-from kbase_ci.parse.linksyntax import decode_escapes, unescape
+from kbase_ci.parse.suppressions import MARKER as SUPPRESSION_MARKER
+from kbase_ci.parsed import Link
 from kbase_ci.typedjson import Record, ShapeError, between, decode, matching
-from kbase_ci.vault.notestore import NoteSummary, fold
+from kbase_ci.vault.hintcheck import loose_text, names_in, verified_links, yaml_rewrites
+from kbase_ci.vault.notestore import NoteSummary
 
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 """The index format whose rows this module reads (tests/unit/vault/test_indexhints.py
 checks it equals kbase_ci.index's)."""
-NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, LINK_ROWS_FILE = (
-    "notes.json", "blobs.npy", "notes.jsonl", "links.jsonl")
+MANIFEST_FILE, NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, HOOK_LINKS_FILE = (
+    "manifest.json", "notes.json", "blobs.npy", "notes.jsonl", "hooklinks.jsonl")
 MAX_FILE_BYTES = 256 * 1024 * 1024
-"""Largest file read (a 38k-note vault's links.jsonl is ~20 MB)."""
+"""Largest file read whatever the vault (a 38k-note vault's notes.jsonl is ~15 MB)."""
 MAX_NOTES = 1_000_000
-MAX_RAW = 8192
-"""Longest link text kept; a longer one makes the whole index refused."""
+_SLACK = 64 * 1024
+"""Bytes and containers any index may hold beyond its notes' share (headers, keys)."""
 _HEX = re.compile(r"[0-9a-f]+")
 _NPY = re.compile(rb"\{'descr': '\|u1', 'fortran_order': False, 'shape': \((\d+),\), \}\s*")
 _Sha256 = Annotated[str, matching(r"[0-9a-f]{64}", "a sha256")]
@@ -69,35 +73,108 @@ class _Refused(Exception):
     """Anything that makes the index unusable here (the caller parses instead)."""
 
 
-def _loose(raws: list[str]) -> str:
-    """A note's link texts, one a line, in every form the parser's target may take: as
-    written, CommonMark escapes removed, URI escapes decoded, both in either order."""
-    forms: list[str] = []
-    for raw in raws:
-        if "%" in raw or "\\" in raw:
-            plain = unescape(raw)
-            forms.extend(dict.fromkeys((raw, plain, decode_escapes(plain),
-                                        decode_escapes(raw), unescape(decode_escapes(raw)))))
-        else:
-            forms.append(raw)
-    # Folding works character by character, and a line break is no combining mark:
-    # folding the lines at once folds each.
-    return fold("\n".join(forms))
+class Budget(NamedTuple):
+    """What a genuine index of the notes the hook sees can hold, file by file: a JSON
+    row of a note holds its headings, aliases, tags, block ids, frontmatter and links,
+    all written in the note, so its size and its number of containers follow from the
+    note's bytes; `notes.json` holds a path and a few numbers per note. Rules, not
+    fitted numbers: a heading, a block id, a YAML list or map and a link each take at
+    least 2 bytes of a note, a byte becomes at most 6 of JSON (`\\u0001`), and the
+    listing's paths are what `notes.json` spells."""
+
+    notes: int
+    note_bytes: int
+    path_bytes: int
+
+    def file_bytes(self, name: str) -> int:
+        if name == MANIFEST_FILE:  # a few hashes and counts per shard: at most one a note
+            cap = 2048 * self.notes
+        elif name == NOTES_FILE:
+            cap = 2 * self.path_bytes + 64 * self.notes
+        elif name == BLOBS_FILE:
+            cap = 32 * self.notes
+        else:  # a row per note: its bytes, escaped, and its numbers
+            cap = 16 * self.note_bytes + 64 * self.notes
+        return min(MAX_FILE_BYTES, cap + _SLACK)
+
+    def containers(self, name: str) -> int:
+        """Most `[` and `{` a file's rows may open (each a Python object decoded)."""
+        per_note = 4 if name in (NOTES_FILE, MANIFEST_FILE) else 8
+        return per_note * self.notes + self.note_bytes // 2 + _SLACK
 
 
-def index_summaries(repo: Path, git_dir: Path, config_digest: str
-                    ) -> dict[str, tuple[str, NoteSummary]] | None:
-    """Path -> (blob id, summary) of every note of the first index found (the local
-    index branch, a remote's, else an index commit in FETCH_HEAD: what `git fetch origin
-    kbase-index` fills in a single-branch clone), or None when there is none, it was
-    built by another kbase or under another configuration (`config_digest`: what a
-    note's parse may depend on), or it is in any doubt. Which index is read matters for
-    speed only: a summary is used only for a note at the blob id it was made from."""
+class HintedNotes:
+    """Notes summarized from the index (path -> summary), their texts and their rows of
+    `hooklinks.jsonl`, each checked against the text before it is used."""
+
+    def __init__(self, summaries: Mapping[str, NoteSummary], texts: Mapping[str, bytes],
+                 links: Mapping[str, bytes]) -> None:
+        self.summaries = dict(summaries)
+        self._texts = texts
+        self._links = links
+        self._loose: dict[str, str | None] = {}
+
+    def _text(self, path: str) -> str | None:
+        try:
+            return self._texts[path].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+
+    def _loose_of(self, path: str) -> str | None:
+        """`loose_text` of a note, or None when its text cannot be searched (not UTF-8,
+        or YAML that may spell a link otherwise: `yaml_rewrites`)."""
+        if path not in self._loose:
+            text = self._text(path)
+            self._loose[path] = None if text is None or yaml_rewrites(text) else \
+                loose_text(text)
+        return self._loose[path]
+
+    def linking_to(self, keys: Collection[str]) -> set[str]:
+        """Notes whose text may hold a link to one of `keys` (folded target keys): any
+        note that does is among them (`loose_text`), whatever the index says."""
+        out = set()
+        named = names_in(keys)
+        for path in self.summaries:
+            loose = self._loose_of(path)
+            if loose is None or named(loose):
+                out.add(path)
+        return out
+
+    def links(self, path: str, keys: Collection[str]) -> tuple[Link, ...] | None:
+        """The links of note `path` from its `hooklinks.jsonl` row, or None (parse it)
+        unless every link is written where the row says and no key of `keys` (folded)
+        appears in the note outside them (so no link to it was left out)."""
+        text, row = self._text(path), self._links.get(path)
+        # A suppression comment could silence what is found: such a note is parsed.
+        if text is None or row is None or SUPPRESSION_MARKER in text:
+            return None
+        # No more than a row of this note can hold (`Budget`'s rules, for one note).
+        size = len(self._texts[path])
+        if len(row) > 16 * size + 64 or row.count(b"[") + row.count(b"{") > 2 + size // 2:
+            return None
+        try:
+            return verified_links(text, json.loads(row), keys)
+        except (ValueError, RecursionError, MemoryError):
+            return None
+
+
+def index_hints(repo: Path, git_dir: Path, config_digest: str,
+                notes: Mapping[str, tuple[str, bytes]]) -> HintedNotes | None:
+    """The notes of `notes` (path -> (blob id, bytes): the notes the hook has not parsed)
+    that the first index found (the local index branch, a remote's, else an index commit
+    in FETCH_HEAD: what `git fetch origin kbase-index` fills in a single-branch clone)
+    holds at the same blob id with a summary their text bears out; None when there is
+    no index, it was built by another kbase or under another configuration
+    (`config_digest`: what a note's parse may depend on), or it is in any doubt."""
     try:
         found = _first_index(repo, git_dir)
-        return None if found is None else _read(repo, found, config_digest)
+        if found is None:
+            return None
+        budget = Budget(len(notes), sum(len(b) for _s, b in notes.values()),
+                        sum(len(p.encode("utf-8", "surrogateescape")) for p in notes))
+        return _read(repo, found, config_digest, notes, budget)
     except (_Refused, GitError, ValueError, TypeError, KeyError, IndexError,
-            UnicodeDecodeError, RecursionError):
+            UnicodeDecodeError, RecursionError, MemoryError):
         return None
 
 
@@ -111,56 +188,75 @@ def _first_index(repo: Path, git_dir: Path) -> str | None:
     return indexes[0] if indexes else None
 
 
-def _read(repo: Path, tree: str, config_digest: str) -> dict[str, tuple[str, NoteSummary]]:
+def _read(repo: Path, tree: str, config_digest: str, notes: Mapping[str, tuple[str, bytes]],
+          budget: Budget) -> HintedNotes:
     if not _HEX.fullmatch(tree):
         raise _Refused("tree id")
-    names = ["manifest.json", NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, LINK_ROWS_FILE]
+    names = [MANIFEST_FILE, NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, HOOK_LINKS_FILE]
     found = tree_blobs(repo, tree, names)
-    if any(size > MAX_FILE_BYTES for _sha, size in found.values()):
-        raise _Refused("a file is too large")
+    if any(size > budget.file_bytes(n) for n, (_sha, size) in found.items()):
+        raise _Refused("a file is larger than an index of these notes can be")
     data = read_blobs(repo, [found[n][0] for n in names if n in found])
     text = {n: data[found[n][0]] for n in names if n in found}
     try:
-        head = decode(_Head, json.loads(text["manifest.json"]))
+        head = decode(_Head, _loads(text[MANIFEST_FILE], budget.containers(MANIFEST_FILE)))
     except ShapeError as exc:
         raise _Refused(str(exc)) from exc
     if head.format_version != FORMAT_VERSION or head.kbase_version != __version__ \
             or head.config_digest != config_digest:
         raise _Refused("another kbase or configuration built it")  # other links, maybe
     for name, body in text.items():
-        if name != "manifest.json" and head.files.get(name) != hashlib.sha256(body).hexdigest():
+        if name != MANIFEST_FILE and head.files.get(name) != hashlib.sha256(body).hexdigest():
             raise _Refused(f"{name} does not match the manifest")
-    core = decode(_Core, json.loads(text[NOTES_FILE]))
+    core = decode(_Core, _loads(text[NOTES_FILE], budget.containers(NOTES_FILE)))
     paths = core.paths
     if len(paths) > MAX_NOTES or len(set(paths)) != len(paths):
         raise _Refused("note paths")
     blobs = _blobs(core, text.get(BLOBS_FILE), len(paths))
-    notes = _rows(text[NOTE_ROWS_FILE])
-    if len(notes) != len(paths):
+    rows = _lines(text[NOTE_ROWS_FILE], len(paths))
+    link_rows = _lines(text[HOOK_LINKS_FILE], len(paths))
+    # Only the rows of notes the hook sees at the indexed blob are decoded.
+    wanted = [(i, p) for i, p in enumerate(paths) if notes.get(p, ("",))[0] == blobs[i]]
+    body = b"[" + b",".join(rows[i] for i, _p in wanted) + b"]"
+    decoded = _loads(body, budget.containers(NOTE_ROWS_FILE))
+    if not isinstance(decoded, list) or len(decoded) != len(wanted):
         raise _Refused("notes.jsonl rows")
-    links: list[list[str]] = [[] for _ in paths]
-    for row in _rows(text[LINK_ROWS_FILE]):
-        if not isinstance(row, list) or len(row) < 4:
-            raise _Refused("a link row")
-        source, raw = row[0], row[3]
-        if type(source) is not int or not 0 <= source < len(paths) \
-                or not isinstance(raw, str) or len(raw) > MAX_RAW:
-            raise _Refused("a link row")
-        links[source].append(raw)
-    return {path: (blob, _summary(row, raws))
-            for path, blob, row, raws in zip(paths, blobs, notes, links, strict=True)}
+    summaries: dict[str, NoteSummary] = {}
+    links: dict[str, bytes] = {}
+    empty = NoteSummary()
+    for (i, path), row in zip(wanted, decoded, strict=True):
+        # Most rows are `[size]` or `[size, headings]`: nothing to check in the note.
+        summary = empty if isinstance(row, list) and 1 <= len(row) <= 2 and \
+            type(row[0]) is int else _summary(row)
+        if summary is empty or _written(summary, notes[path][1]):
+            summaries[path] = summary
+            links[path] = link_rows[i]
+    return HintedNotes(summaries, {p: notes[p][1] for p in summaries}, links)
 
 
-def _rows(body: bytes) -> list[Any]:
-    """The values of a JSON-lines file, decoded in one call (one per line costs ~3x);
-    each is then checked by its reader."""
+def _written(summary: NoteSummary, note: bytes) -> bool:
+    """Whether every alias, tag and type the index claims is written in the note (else
+    the note is parsed: a forged alias must not make a broken link resolve)."""
+    words = [*summary.aliases, *summary.tags, *([summary.type] if summary.type else [])]
+    return all(w.encode("utf-8", "surrogateescape") in note for w in words)
+
+
+def _loads(body: bytes, containers: int) -> Any:
+    """JSON of at most `containers` arrays and objects (counted before decoding: 80M
+    empty lists are refused, not built)."""
+    if body.count(b"[") + body.count(b"{") > containers:
+        raise _Refused("more rows than these notes can have")
+    return json.loads(body)
+
+
+def _lines(body: bytes, n: int) -> list[bytes]:
+    """The `n` lines of a JSON-lines file, undecoded."""
     lines = body.split(b"\n")
     if lines[-1:] == [b""]:
         lines.pop()
-    got = json.loads(b"[" + b",".join(lines) + b"]") if lines else []
-    if not isinstance(got, list) or len(got) != len(lines):
-        raise _Refused("a JSON-lines file")
-    return got
+    if len(lines) != n:
+        raise _Refused("a JSON-lines file has another row count than notes")
+    return lines
 
 
 def _blobs(core: _Core, npy: bytes | None, n: int) -> tuple[str, ...]:
@@ -186,7 +282,7 @@ def _strings(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _summary(row: Any, raws: list[str]) -> NoteSummary:
+def _summary(row: Any) -> NoteSummary:
     # A `notes.jsonl` line: size, headings, aliases, tags, block ids, frontmatter
     # (trailing empty ones left out).
     if not isinstance(row, list) or not 1 <= len(row) <= 6 or type(row[0]) is not int:
@@ -197,5 +293,5 @@ def _summary(row: Any, raws: list[str]) -> NoteSummary:
     if not isinstance(front, Mapping):
         raise _Refused("frontmatter")
     kind = front.get("type", "")
-    return NoteSummary(aliases, tags, (), kind if isinstance(kind, str) else "",
-                       loose=_loose(raws) if raws else "")
+    return NoteSummary(aliases, tags, (), kind if isinstance(kind, str) else "")
+

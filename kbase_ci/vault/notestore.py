@@ -13,9 +13,10 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import overload
+from typing import Protocol, overload
 
-from kbase_ci.parsed import ParsedNote
+from kbase_ci.parse.outline import note_title
+from kbase_ci.parsed import Link, ParsedNote
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +30,28 @@ class NoteSummary:
     """Lower-cased link targets without `.md`, each also as its last path segment."""
     type: str = ""
     """Frontmatter `type:` when it is a string (note-type checks pick notes by it)."""
-    loose: str = ""
-    """A summary from a published index (kbase_ci.vault.indexhints) has no `targets`
-    but its links' raw texts, folded (`indexhints.fold`): `linking_to` looks for names
-    inside them, which may pick a note that does not link but never misses one."""
+
+
+class LinkHints(Protocol):
+    """Notes summarized from a published index, left unparsed
+    (kbase_ci.vault.indexhints.HintedNotes): their summaries have no `targets`."""
+
+    summaries: dict[str, NoteSummary]
+
+    def linking_to(self, keys: Collection[str]) -> set[str]:
+        """Those that may link to one of `keys` (folded target keys); never fewer."""
+
+    def links(self, path: str, keys: Collection[str]) -> tuple[Link, ...] | None:
+        """A note's links without parsing it, or None (parse it); never for a note with
+        a suppression comment."""
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedNote:
+    """What the breakage search needs of a note it did not parse: its path and links."""
+
+    path: str
+    links: tuple[Link, ...]
 
 
 def target_key(target: str) -> str:
@@ -50,6 +69,8 @@ def fold(text: str) -> str:
     parser cut the link (`[x](<a\\%20\\>>)` targets `a \\`: the `\\>` is no escape there,
     though it is one in the text around it); dropping them from both sides can only
     find more notes, never fewer."""
+    if text.isascii():  # the same, for a note's whole text: casefold is lower, NFD is none
+        return text.lower().replace("\\", "")
     folded = unicodedata.normalize("NFD", unicodedata.normalize("NFD", text).casefold())
     return folded.replace("\\", "")
 
@@ -86,7 +107,8 @@ class NoteStore(Sequence[ParsedNote]):
     def __init__(self, paths: Sequence[str], summaries: Mapping[str, NoteSummary],
                  loader: Loader, loaded: dict[str, ParsedNote] | None = None, *,
                  aliases: Callable[[], dict[str, tuple[str, ...]]] | None = None,
-                 tag_variants: TagVariants | None = None) -> None:
+                 tag_variants: TagVariants | None = None,
+                 hinted: LinkHints | None = None) -> None:
         """`summaries` may be lazy (a Mapping that queries the cache on first use);
         `aliases`, when given, answers `aliases()` without touching `summaries`, and
         `tag_variants` answers `tag_variants()` likewise."""
@@ -95,6 +117,8 @@ class NoteStore(Sequence[ParsedNote]):
         self._aliases = aliases
         self._tag_variants = tag_variants
         self._loader = loader
+        self._hinted = hinted
+        self._linked: dict[str, LinkedNote] = {}
         self._loaded: dict[str, ParsedNote] = dict(loaded or {})
         self._all: list[ParsedNote] | None = None
 
@@ -132,20 +156,42 @@ class NoteStore(Sequence[ParsedNote]):
         return {t: c for t, c in out.items() if len(c) > 1}
 
     def linking_to(self, keys: Iterable[str]) -> list[str]:
-        """Paths of notes with a link whose target (or its last segment) is in `keys`."""
+        """Paths of notes with a link whose target (or its last segment) is in `keys`
+        (for notes summarized from an index: that may have one)."""
         wanted = {target_key(k) for k in keys}
-        folded: list[str] | None = None
-        out = []
-        for p in self.paths:
-            s = self.summary(p)
-            if not wanted.isdisjoint(s.targets):
-                out.append(p)
-            elif s.loose:
-                if folded is None:
-                    folded = [fold(w) for w in wanted if w]
-                if any(w in s.loose for w in folded):
-                    out.append(p)
-        return out
+        hinted = self._hinted
+        maybe = hinted.linking_to(_folded(wanted)) if hinted is not None else set()
+        skip = hinted.summaries if hinted is not None else {}
+        return [p for p in self.paths
+                if p in maybe or (p not in skip and not wanted.isdisjoint(
+                    self.summary(p).targets))]
+
+    def link_sources(self, paths: Iterable[str], keys: Iterable[str]
+                     ) -> list[ParsedNote | LinkedNote]:
+        """The notes of `paths` with their links, for a search of links whose target key
+        is in `keys`: a note summarized from an index comes with the index's links
+        when its text bears them out (`LinkHints.links`), every other note parsed."""
+        paths = list(paths)
+        hinted = self._hinted
+        got: dict[str, ParsedNote | LinkedNote] = {}
+        if hinted is not None:
+            folded = _folded({target_key(k) for k in keys})
+            for p in paths:
+                if p in hinted.summaries and p not in self._loaded:
+                    links = hinted.links(p, folded)
+                    if links is not None:
+                        got[p] = self._linked[p] = LinkedNote(p, links)
+        got.update({n.path: n for n in self.load(p for p in paths if p not in got)})
+        return [got[p] for p in paths if p in got]
+
+    def suppressions_source(self, path: str) -> ParsedNote | None:
+        """A record whose `suppressions` are note `path`'s, for weighing its findings: a
+        note whose links came from an index (`link_sources`) has none (its text holds no
+        `kbase-ignore`: `LinkHints.links`), so it is not parsed for them."""
+        linked = self._linked.get(path)
+        if linked is not None and path not in self._loaded:
+            return ParsedNote(path, note_title(path), links=linked.links)
+        return self.get(path)
 
     # -- full records -------------------------------------------------------------
     def get(self, path: str) -> ParsedNote | None:
@@ -185,6 +231,12 @@ class NoteStore(Sequence[ParsedNote]):
         if isinstance(item, str):
             return item in self._summaries
         return isinstance(item, ParsedNote) and item.path in self._summaries
+
+
+def _folded(keys: Iterable[str]) -> list[str]:
+    """Target keys folded (`fold`); one of backslashes only folds to "", which names
+    anything (`indexhints.names_in`)."""
+    return list(dict.fromkeys(fold(w) for w in keys if w))
 
 
 class LazySummaries(Mapping[str, NoteSummary]):

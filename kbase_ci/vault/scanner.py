@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.cache import ParseCache, cache_key, key_path
@@ -26,6 +27,9 @@ from kbase_ci.vault.parsejobs import (
     remember_yaml,
     yaml_memo,
 )
+
+if TYPE_CHECKING:
+    from kbase_ci.vault.indexhints import HintedNotes
 
 # Below this many misses, parsing them costs less than reading a published index.
 _HINTS_MIN = 50
@@ -62,11 +66,11 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
     cache = ParseCache(vault.git_dir / "kbase" if use_cache and vault.git_dir else None)
     hit_keys = cache.hits(list(key_of.values()))
     misses = [n for n in notes if key_of[n.path] not in hit_keys]
-    hinted = _hinted(vault, misses) if hints and use_cache else {}
-    if hinted:
-        misses = [n for n in misses if n.path not in hinted]
     contents = vault.read(misses)
-    bytes_parsed = sum(len(b) for b in contents.values())
+    hinted = _hinted(vault, misses, contents) if hints and use_cache else None
+    if hinted is not None:
+        misses = [n for n in misses if n.path not in hinted.summaries]
+    bytes_parsed = sum(len(contents[n.path]) for n in misses)
     n_jobs = parse_jobs(jobs, bytes_parsed)
     items = [(n.path, contents[n.path]) for n in misses]
     live = list(key_of.values()) if subset is None else []
@@ -89,7 +93,7 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
     hit_paths = [p for p, k in key_of.items() if k in hit_keys]
     path_for = key_path
     # Summaries held in memory: the notes parsed now, and those summarized from the index.
-    known = {**hinted, **fresh_summaries}
+    known = {**(hinted.summaries if hinted is not None else {}), **fresh_summaries}
 
     def fetch_summaries(paths: Sequence[str] | None = None) -> dict[str, NoteSummary]:
         rows = cache.summaries(hit_keys if paths is None else [key_of[p] for p in paths])
@@ -142,28 +146,24 @@ def open_store(vault: Vault, subset: Sequence[NoteFile] | None = None, *,
 
     summaries = LazySummaries(hit_paths, fetch_summaries, known, fetch_summaries)
     store = NoteStore(list(key_of), summaries, load, fresh, aliases=all_aliases,
-                      tag_variants=tag_variants)
+                      tag_variants=tag_variants, hinted=hinted)
     stats = ScanStats(notes=len(notes), cached=len(hit_keys), parsed=len(misses),
                       bytes_parsed=bytes_parsed, seconds=time.perf_counter() - t0, jobs=n_jobs,
-                      indexed=len(hinted))
+                      indexed=len(hinted.summaries) if hinted is not None else 0)
     return store, stats
 
 
-def _hinted(vault: Vault, misses: Sequence[NoteFile]) -> dict[str, NoteSummary]:
-    """Summaries from a published index of the misses it holds at the same blob id."""
+def _hinted(vault: Vault, misses: Sequence[NoteFile], contents: Mapping[str, bytes]
+            ) -> HintedNotes | None:
+    """The misses a published index holds at the same blob id, summarized from it and
+    checked against their text (kbase_ci.vault.indexhints)."""
     if len(misses) < _HINTS_MIN or vault.repo_root is None or vault.git_dir is None:
-        return {}
-    from kbase_ci.vault.indexhints import index_summaries  # only a cold hook reads it
+        return None
+    from kbase_ci.vault.indexhints import index_hints  # only a cold hook reads it
 
-    rows = index_summaries(vault.repo_root, vault.git_dir, vault.config.digest)
-    if not rows:
-        return {}
-    out = {}
-    for n in misses:
-        got = rows.get(n.path)
-        if got is not None and got[0] == n.sha:
-            out[n.path] = got[1]
-    return out
+    got = index_hints(vault.repo_root, vault.git_dir, vault.config.digest,
+                      {n.path: (n.sha, contents[n.path]) for n in misses})
+    return got if got is not None and got.summaries else None
 
 
 def scan(vault: Vault, subset: Sequence[NoteFile] | None = None, *, jobs: int | None = None,

@@ -5,6 +5,7 @@ and a run with the fresh index parses only the notes it looks at."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Callable
@@ -56,6 +57,13 @@ def _cached(repo: Path) -> int:
         return int(con.execute("SELECT count(*) FROM notes").fetchone()[0])
 
 
+def _parsed(repo: Path) -> set[str]:
+    """The paths of the notes in the parse cache (parsed by the runs so far)."""
+    db = repo / ".git" / "kbase" / "parse-cache.sqlite"
+    with sqlite3.connect(db) as con:
+        return {str(k).split("\0", 2)[1] for (k,) in con.execute("SELECT key FROM notes")}
+
+
 def _pair(origin: Path, tmp_path: Path, change: Callable[[Path], None]
           ) -> tuple[Path, Path]:
     """Two fresh clones with `change` staged: one with the index branch, one without."""
@@ -94,6 +102,11 @@ def test_fresh_index_gives_the_findings_of_a_full_parse(origin: Path, tmp_path: 
         assert "New.md" in sources
     # Only the notes the hook looked at were parsed; the full parse cached every note.
     assert _cached(with_index) < FILLER // 2 < _cached(without)
+    # Issue 40: the notes linking to the moved one took their links from the index
+    # (checked against their bytes), so none of them was parsed.
+    assert _parsed(with_index).isdisjoint({"Wiki.md", "Md.md", "Escaped.md", "Alias.md",
+                                           "Front.md", "Deep/Path.md"}), _parsed(with_index)
+    assert _hook(with_index) == want  # the second run in the clone, likewise
 
 
 def test_stale_index_is_used_only_where_blobs_match(origin: Path, tmp_path: Path) -> None:
@@ -123,17 +136,28 @@ def _forge(repo: Path, edit: Callable[[Path], None]) -> None:
 
 
 def _drop_links(tree: Path) -> None:  # every link gone: the manifest's hash no longer fits
-    (tree / "links.jsonl").write_text("")
+    (tree / "hooklinks.jsonl").write_text("")
+
+
+def _rehash(tree: Path, *names: str) -> None:
+    """A consistent forgery: the manifest's hashes made to fit the edited files."""
+    manifest = json.loads((tree / "manifest.json").read_text())
+    for name in names:
+        manifest["files"][name] = hashlib.sha256((tree / name).read_bytes()).hexdigest()
+    (tree / "manifest.json").write_text(json.dumps(manifest))
 
 
 def _wrong_types(tree: Path) -> None:  # rows of the wrong type, hashes made to fit
-    import hashlib
-
     (tree / "notes.jsonl").write_text('"x"\n' * (FILLER + 10))
-    manifest = json.loads((tree / "manifest.json").read_text())
-    manifest["files"]["notes.jsonl"] = hashlib.sha256((tree / "notes.jsonl").read_bytes()
-                                                      ).hexdigest()
-    (tree / "manifest.json").write_text(json.dumps(manifest))
+    _rehash(tree, "notes.jsonl")
+
+
+def _rows(tree: Path, name: str) -> list[object]:
+    return [json.loads(line) for line in (tree / name).read_text().splitlines()]
+
+
+def _put_rows(tree: Path, name: str, rows: list[object]) -> None:
+    (tree / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
 
 @pytest.mark.parametrize("edit", [_drop_links, _wrong_types], ids=["hash", "types"])
@@ -187,3 +211,90 @@ def test_fix_in_a_fresh_clone_rewrites_what_a_full_parse_does(origin: Path, tmp_
     assert got == _fix(without)
     assert "[[Moved]]" in got[2] and "Moved.md#Sec" in got[2]  # the links were rewritten
     assert _cached(with_index) < FILLER // 2 < _cached(without)
+
+
+def _paths(tree: Path) -> list[str]:
+    return list(json.loads((tree / "notes.json").read_text())["paths"])
+
+
+def _hide_links(tree: Path) -> None:
+    """Issue 38: an index whose rows leave out the links to the target (links.jsonl,
+    what kbase before format 7 read, and hooklinks.jsonl), hashes made to fit."""
+    paths = _paths(tree)
+    links = [r for r in _rows(tree, "links.jsonl")
+             if "Target" not in r[3] and "TN" not in r[3]]  # type: ignore[index]
+    _put_rows(tree, "links.jsonl", links)
+    hook = _rows(tree, "hooklinks.jsonl") if (tree / "hooklinks.jsonl").exists() else []
+    hook = [[x for x in row if "Target" not in x[2] and "TN" not in x[2]]  # type: ignore[attr-defined,index]
+            if row is not None else None for row in hook]
+    _put_rows(tree, "hooklinks.jsonl", hook)
+    assert len(hook) in (0, len(paths))
+    _rehash(tree, *[n for n in ("links.jsonl", "hooklinks.jsonl") if (tree / n).exists()])
+
+
+def _forge_alias(tree: Path) -> None:
+    """Issue 38: `Other.md` given the alias `Ghost` it does not have, so a new
+    `[[Ghost]]` would resolve through it."""
+    paths = _paths(tree)
+    rows = _rows(tree, "notes.jsonl")
+    row = rows[paths.index("Other.md")]
+    assert isinstance(row, list)
+    row.extend([[]] * (3 - len(row)))
+    row[2] = ["Ghost"]
+    _put_rows(tree, "notes.jsonl", rows)
+    _rehash(tree, "notes.jsonl")
+
+
+def _ghost(repo: Path) -> None:
+    _rename(repo)
+    write(repo, {"Haunted.md": "# Haunted\n\nSee [[Ghost]].\n"})
+    git(repo, "add", "Haunted.md")
+
+
+@pytest.mark.parametrize(("edit", "change"), [(_hide_links, _rename), (_hide_links, _delete),
+                                              (_forge_alias, _ghost)],
+                         ids=["hidden-links-rename", "hidden-links-delete", "alias"])
+def test_a_consistent_forgery_misses_nothing_on_any_run(
+        origin: Path, tmp_path: Path, edit: Callable[[Path], None],
+        change: Callable[[Path], None]) -> None:
+    """Issue 38, item 6: what the index claims is checked against the notes' own bytes,
+    so a forgery with hashes that fit hides no broken link, on the first hook run of
+    the clone or any later one."""
+    with_index, without = _pair(origin, tmp_path, change)
+    _forge(with_index, edit)
+    want = _hook(without)
+    assert want[0] == 1
+    assert _hook(with_index) == want
+    assert _hook(with_index) == want  # the second run: the cache holds only what was parsed
+
+
+def _pad_core(tree: Path) -> None:
+    """Issue 38, item 2: `notes.json` padded with empty lists (80M of them: 17 s, exit 3)."""
+    core = json.loads((tree / "notes.json").read_text())
+    core["pad"] = [[] for _ in range(500_000)]
+    (tree / "notes.json").write_text(json.dumps(core))
+    _rehash(tree, "notes.json")
+
+
+def _wide_links(tree: Path) -> None:
+    """Issue 38, item 2: 8 KiB link texts of U+01FB and one non-BMP character (250 MiB of
+    them grew to 10.5 GB), in the link tables of either format."""
+    raw = "[[" + "\u01fb" * 4000 + "\U0001F600]]"
+    rows = [[0, 1, 1, raw, "wiki", False, None, "", "none", "unresolved", None, None]] * 200
+    _put_rows(tree, "links.jsonl", rows)
+    paths = _paths(tree)
+    _put_rows(tree, "hooklinks.jsonl", [[[1, 1, raw]] * 3 for _ in paths])
+    _rehash(tree, "links.jsonl", "hooklinks.jsonl")
+
+
+@pytest.mark.parametrize("edit", [_pad_core, _wide_links], ids=["padded", "wide"])
+def test_an_index_larger_than_the_notes_is_refused_unread(origin: Path, tmp_path: Path,
+                                                         edit: Callable[[Path], None]
+                                                         ) -> None:
+    """Files a few megabytes larger than any index of these notes: refused by their
+    sizes and container counts, before decoding; the hook parses as without an index."""
+    with_index, without = _pair(origin, tmp_path, _rename)
+    _forge(with_index, edit)
+    got, want = _hook(with_index), _hook(without)
+    assert got == want and got[0] == 1
+    assert _cached(with_index) == _cached(without)

@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from kbase_ci.checks.checker import check_vault
     from kbase_ci.checks.hookbatch import touches_notes
     from kbase_ci.report.findings import (
+        policy_notice,
         summary_line,
         untracked_notice,
         write_github,
@@ -79,9 +80,9 @@ def run(args: argparse.Namespace) -> int:
                          ignore=split_words(args.ignore), jobs=args.jobs,
                          use_cache=not args.no_cache, changes=changes,
                          new_only=not args.all_findings)
-    notice = untracked_notice(report)
-    if notice:
-        print(notice, file=sys.stderr)
+    for notice in (untracked_notice(report), policy_notice(report, vault.root)):
+        if notice:
+            print(notice, file=sys.stderr)
     if report.ignored_args and not args.staged:
         # By hand, a mistyped name must not pass silently; under pre-commit, files
         # outside the vault folders are expected and ignored quietly.

@@ -182,3 +182,23 @@ def test_refuses_tiny_vaults_and_non_empty_directories(tmp_path: Path) -> None:
     (tmp_path / "full" / "keep.md").write_text("x", encoding="utf-8")
     with pytest.raises(UsageError):
         generate_vault(tmp_path / "full", 60, git=False)
+
+
+def test_the_hub_vault_is_deterministic_and_its_hub_the_most_linked(tmp_path: Path) -> None:
+    """Issue 40's shape (bench/hubvault.py): the same files every time, one note linked
+    from the share asked for, frontmatter on most notes, and `bench.compare` renames the
+    hub (its most linked note)."""
+    from bench.compare import most_linked
+    from bench.hubvault import HUB, hub_files
+
+    files = hub_files(300, 120, seed=7)
+    assert files == hub_files(300, 120, seed=7) and len(files) == 300
+    texts = {path: data.decode() for path, data in files}
+    linking = [p for p, t in texts.items() if p != f"{HUB}.md" and
+               re.search(r"\[\[hub topic|Hub%20Topic", t, re.IGNORECASE)]
+    assert len(linking) == 120
+    assert sum(t.startswith("---\n") for t in texts.values()) > 0.8 * len(texts)
+    for path, data in files:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_bytes(data)
+    assert most_linked(tmp_path)[0] == f"{HUB}.md"

@@ -20,7 +20,12 @@ from kbase_ci import errors
 from kbase_ci.cli.main import EXIT_CODES, exit_code_for
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.blocks import Fusion
-from kbase_ci.index.manifest import IndexManifest, SliceManifest, decode_manifest
+from kbase_ci.index.manifest import (
+    FORMAT_VERSION,
+    IndexManifest,
+    SliceManifest,
+    decode_manifest,
+)
 from kbase_ci.typedjson import ShapeError, decode, encode
 from tests.conftest import REPO, run_kbase
 
@@ -240,7 +245,7 @@ def _minimal() -> dict[str, Any]:
     """A manifest with every key, as small as it can be."""
     sha = "0" * 64
     return {
-        "format": "kbase-index", "format_version": 6, "kbase_version": "0",
+        "format": "kbase-index", "format_version": FORMAT_VERSION, "kbase_version": "0",
         "source": {"commit": None, "tree": None, "dirty": False, "dirty_paths": [],
                    "path": ""},
         "built_at": "1970-01-01T00:00:00+00:00", "config_digest": sha, "domain": "folder",
