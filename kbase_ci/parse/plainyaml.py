@@ -59,8 +59,9 @@ _HEX = {"x": 2, "u": 4, "U": 8}
 _STOPS = {"'": re.compile("'"), '"': re.compile(r'["\\]')}
 _FLOW_PLAIN = re.compile(r"[^\s,\[\]{}#:?'\"&*!|>%@`-][^,\[\]{}#:]*")
 _BLOCK_HEADER = re.compile(r"([|>])([+-]?) *(?:(?<= )#.*)?")
-_MAX_DEPTH = 64
-"""Deeper frontmatter is ruamel's (and load_yaml's depth bound's) to judge."""
+_MAX_DEPTH = 32
+"""Deeper frontmatter is ruamel's to read, after load_yaml's depth bound (`too_deep`),
+which nothing this shallow reaches: reading it here first changes no answer."""
 
 
 class _Unread(Exception):

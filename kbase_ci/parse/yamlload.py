@@ -186,18 +186,31 @@ def too_deep(raw: str) -> int | None:
 
 
 def load_yaml(raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
+    plain = _plain(raw)
+    if plain is not None:
+        return plain, None
+    return _load_other(raw)
+
+
+def _plain(raw: str) -> dict[str, Any] | None:
+    """`raw`'s data when kbase_ci.parse.plainyaml reads it (nearly all real frontmatter),
+    else None. Imported here, as ruamel is: a hook whose frontmatter the YamlMemo holds
+    never loads either. Its shapes nest at most 32 levels, which `too_deep` never
+    refuses, so reading it first gives what reading it after the bound would."""
+    if len(raw) > MAX_FRONTMATTER_CHARS:
+        return None
+    from kbase_ci.parse.plainyaml import load_plain
+
+    return load_plain(raw)
+
+
+def _load_other(raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
+    """What ruamel makes of YAML the plain reader leaves, bounded and located."""
     if len(raw) > MAX_FRONTMATTER_CHARS:
         return {}, Diagnostic("KB304", "frontmatter larger than 1 MB; ignored", 2, 1, "error")
     deep = too_deep(raw)
     if deep is not None:
         return {}, _too_deep(deep)
-    # `key: word` lines need no ruamel (see plainyaml); imported here, as ruamel is: a
-    # hook whose frontmatter the YamlMemo holds never loads either.
-    from kbase_ci.parse.plainyaml import load_plain
-
-    plain = load_plain(raw)
-    if plain is not None:
-        return plain, None
     try:
         loaded = _loader().load(raw)
     except Exception:
@@ -238,6 +251,9 @@ class YamlMemo:
         self.fresh: dict[str, str] = {}
 
     def load(self, raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
+        plain = _plain(raw)
+        if plain is not None:  # as cheap as a lookup: neither looked up nor remembered
+            return plain, None
         import hashlib
         import json
 
@@ -250,7 +266,7 @@ class YamlMemo:
                     return data, Diagnostic(*diag) if diag is not None else None
             except (ValueError, TypeError):
                 pass  # a damaged row: load again and overwrite it
-        data, problem = load_yaml(raw)
+        data, problem = _load_other(raw)
         diag = None if problem is None else [problem.code, problem.message, problem.line,
                                             problem.col, problem.severity]
         # The data is JSON-safe already (to_json_safe), so it reads back equal.

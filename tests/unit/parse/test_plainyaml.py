@@ -128,3 +128,17 @@ def test_generated_frontmatter_reads_as_ruamel_does(raw: str) -> None:
     got: Any = load_plain(raw)
     if got is not None:
         assert got == ruamel_data(raw), raw
+
+
+def test_plain_frontmatter_is_neither_looked_up_nor_remembered() -> None:
+    # Reading it costs less than hashing it, asking SQLite and decoding the JSON row, and
+    # a cold scan stored every load (issue 40); only what ruamel reads is worth keeping.
+    from kbase_ci.parse.yamlload import YamlMemo
+
+    asked: list[list[str]] = []
+    memo = YamlMemo(lambda digests: asked.append(digests) or {})
+    assert memo.load("title: x\ntags:\n  - a\n") == ({"title": "x", "tags": ["a"]}, None)
+    assert asked == [] and memo.fresh == {}
+    data, problem = memo.load("a: &x 1\nb: *x\n")
+    assert (data, problem) == ({"a": 1, "b": 1}, None)
+    assert len(asked) == 1 and len(memo.fresh) == 1
