@@ -1,9 +1,10 @@
 """Loading frontmatter YAML safely: size, depth and alias-expansion limits, a JSON-safe
 copy of what ruamel loads, located diagnostics, and a memo of loads by content.
 
-ruamel.yaml is imported on the first YAML load, not with this module: a hook re-parsing
-a note whose frontmatter did not change takes the loaded data from a `YamlMemo` and
-never needs it (~10 ms of a commit).
+Frontmatter in the shapes kbase_ci.parse.plainyaml reads (nearly all of it) never
+reaches ruamel. ruamel.yaml is imported on the first load of anything else, not with this
+module: a hook re-parsing a note whose frontmatter did not change takes that load from a
+`YamlMemo` and never needs it (~10 ms of a commit).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from kbase_ci.parse.plainyaml import load_plain
 from kbase_ci.parsed import Diagnostic
 
 if TYPE_CHECKING:
@@ -194,13 +196,10 @@ def load_yaml(raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
 
 def _plain(raw: str) -> dict[str, Any] | None:
     """`raw`'s data when kbase_ci.parse.plainyaml reads it (nearly all real frontmatter),
-    else None. Imported here, as ruamel is: a hook whose frontmatter the YamlMemo holds
-    never loads either. Its shapes nest at most 32 levels, which `too_deep` never
-    refuses, so reading it first gives what reading it after the bound would."""
+    else None. Its shapes nest at most 32 levels, which `too_deep` never refuses, so
+    reading it first gives what reading it after the bound would."""
     if len(raw) > MAX_FRONTMATTER_CHARS:
         return None
-    from kbase_ci.parse.plainyaml import load_plain
-
     return load_plain(raw)
 
 
