@@ -191,6 +191,11 @@ def _flow_list(text: str) -> tuple[list[Any], int]:
         i += 1
 
 
+def _dash(content: str) -> bool:
+    """Whether a line's content is a block sequence entry (`- x`, or `-` alone)."""
+    return content[:2] == "- " or content == "-"
+
+
 def _ends_clean(tail: str) -> bool:
     """Nothing, or a comment, after a value."""
     rest = tail.lstrip(" ")
@@ -229,25 +234,32 @@ class _Reader:
             raise _Unread  # a line less indented than the nesting it follows
         return data
 
-    def _mapping(self, col: int, first: str | None) -> dict[str, Any]:
-        """Entries at column `col`; `first` is a compact entry's text after its `- `."""
+    def _entry(self, col: int) -> str | None:
+        """The next line's content when it is at column `col`, None where the block at
+        `col` ends (a shallower line, the end); a deeper line is no YAML this reads."""
+        at = self._next()
+        if at is None or at[0] < col:
+            return None
+        if at[0] > col:
+            raise _Unread
+        return at[1]
+
+    def _enter(self) -> None:
         self.depth += 1
         if self.depth > _MAX_DEPTH:
             raise _Unread
+
+    def _mapping(self, col: int, first: str | None) -> dict[str, Any]:
+        """Entries at column `col`; `first` is a compact entry's text after its `- `."""
+        self._enter()
         data: dict[str, Any] = {}
         while True:
-            if first is None:
-                at = self._next()
-                if at is None or at[0] < col:
-                    break
-                if at[0] > col:
-                    raise _Unread
-                content = at[1]
-            else:
-                content, first = first, None
+            content, first = first or self._entry(col), None
+            if content is None:
+                break
             m = _KEY.match(content)
             if m is None:
-                if content[:2] == "- " or content == "-":
+                if _dash(content):
                     break  # a sequence at its key's column goes on
                 raise _Unread
             key = _key(m.group(1))
@@ -259,22 +271,15 @@ class _Reader:
         return data
 
     def _sequence(self, col: int) -> list[Any]:
-        self.depth += 1
-        if self.depth > _MAX_DEPTH:
-            raise _Unread
+        self._enter()
         items: list[Any] = []
         while True:
-            at = self._next()
-            if at is None or at[0] < col:
-                break
-            if at[0] > col:
-                raise _Unread
-            content = at[1]
-            if content[:2] != "- " and content != "-":
-                break  # the key after a sequence at its key's column
+            content = self._entry(col)
+            if content is None or not _dash(content):
+                break  # a shallower line, or the key after a sequence at its key's column
             after = content[1:]
             text = after.lstrip(" ")
-            if text[:2] == "- " or text == "-" or text[:2] == "? " or text == "?":
+            if _dash(text) or text[:2] == "? " or text == "?":
                 raise _Unread  # compact nesting
             if text and text[0] not in "'\"[{|>&*!" and _KEY.match(text) is not None:
                 items.append(self._mapping(col + 1 + len(after) - len(text), text))
@@ -314,7 +319,7 @@ class _Reader:
         at = self._next()
         if at is None:
             return None
-        dash = at[1][:2] == "- " or at[1] == "-"
+        dash = _dash(at[1])
         if at[0] > col:
             return self._sequence(at[0]) if dash else self._mapping(at[0], None)
         if at[0] == col and dash and keyed:
