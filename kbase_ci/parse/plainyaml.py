@@ -8,8 +8,9 @@ ruamel reads it as before:
 
 - a mapping at column 0; nested mappings and block sequences by indentation (a sequence
   may sit at its key's column), `- key: value` items; blank and `# comment` lines;
-- keys: a word (letters, digits, `_`) then any of those and `-./` with single spaces,
-  no key twice (ruamel reports a repeat: KB302);
+- keys: a word character, then anything but spaces, `:`, `#`, brackets, braces, commas
+  and quotes, words joined by single spaces; no key twice (ruamel reports a repeat:
+  KB302);
 - values on one line: plain scalars (`null`/`~`, `true`/`false` in their three
   spellings, decimal integers and floats, dates and `YYYY-MM-DD HH:MM:SS` times,
   anything else is a string), `'single'` and `"double"` quoted strings (the common
@@ -60,8 +61,8 @@ _STOPS = {"'": re.compile("'"), '"': re.compile(r'["\\]')}
 _FLOW_PLAIN = re.compile(r"[^\s,\[\]{}#:?'\"&*!|>%@`-][^,\[\]{}#:]*")
 _BLOCK_HEADER = re.compile(r"([|>])([+-]?) *(?:(?<= )#.*)?")
 _MAX_DEPTH = 32
-"""Deeper frontmatter is ruamel's to read, after load_yaml's depth bound (`too_deep`),
-which nothing this shallow reaches: reading it here first changes no answer."""
+"""Deeper frontmatter (real frontmatter nests a few levels) is ruamel's to read, after
+load_yaml's depth bound; this reader's recursion stays this shallow."""
 
 
 class _Unread(Exception):

@@ -196,8 +196,9 @@ def load_yaml(raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
 
 def _plain(raw: str) -> dict[str, Any] | None:
     """`raw`'s data when kbase_ci.parse.plainyaml reads it (nearly all real frontmatter),
-    else None. Its shapes nest at most 32 levels, which `too_deep` never refuses, so
-    reading it first gives what reading it after the bound would."""
+    else None. Its shapes nest at most 32 levels and it recurses no deeper, so it needs
+    no depth bound first (`too_deep` counts brackets in quoted text too: it would refuse
+    a plain block holding 200 `[` in a string, which this reads as ruamel would)."""
     if len(raw) > MAX_FRONTMATTER_CHARS:
         return None
     return load_plain(raw)
