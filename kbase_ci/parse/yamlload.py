@@ -1,9 +1,10 @@
 """Loading frontmatter YAML safely: size, depth and alias-expansion limits, a JSON-safe
 copy of what ruamel loads, located diagnostics, and a memo of loads by content.
 
-ruamel.yaml is imported on the first YAML load, not with this module: a hook re-parsing
-a note whose frontmatter did not change takes the loaded data from a `YamlMemo` and
-never needs it (~10 ms of a commit).
+Frontmatter in the shapes kbase_ci.parse.plainyaml reads (nearly all of it) never
+reaches ruamel. ruamel.yaml is imported on the first load of anything else, not with this
+module: a hook re-parsing a note whose frontmatter did not change takes that load from a
+`YamlMemo` and never needs it (~10 ms of a commit).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from kbase_ci.parse.plainyaml import load_plain
 from kbase_ci.parsed import Diagnostic
 
 if TYPE_CHECKING:
@@ -21,8 +23,12 @@ if TYPE_CHECKING:
 
 MAX_FRONTMATTER_CHARS = 1_000_000
 MAX_NODES = 100_000
-# ruamel's composer is superlinear in nesting depth (20k levels: 2 s), so refuse early.
-MAX_FLOW_DEPTH = 200
+MAX_DEPTH = 200
+"""The deepest frontmatter kbase reads, in every form of YAML nesting (indented blocks,
+compact `- - x` and `? x` on one line, flow brackets, alias chains). Deeper data breaks
+its readers: ruamel's C composer recurses in C (100k levels of `- - -` in 200 KB: a
+segfault) and is superlinear in depth (20k levels: 2 s), and `json.dumps` of the parse
+cache's records recurses in Python (1,000 levels: RecursionError)."""
 _BRACKETS = re.compile(r"[\[\]{}]")
 
 _yaml: YAML | None = None
@@ -54,6 +60,10 @@ def has_clib() -> bool:
 
 
 class _TooLarge(Exception):
+    pass
+
+
+class _TooDeep(Exception):
     pass
 
 
@@ -92,13 +102,17 @@ def to_json_safe(root: Any, budget: int = MAX_NODES) -> Any:
     """JSON-safe copy of loaded YAML, visiting at most `budget` values.
 
     Iterative, and a shared (aliased) object is copied each time it is reached,
-    so the budget is what stops a "billion laughs" document.
+    so the budget is what stops a "billion laughs" document. Deeper than MAX_DEPTH
+    raises _TooDeep: an alias chain (`b: &b [*a]`, `c: &c [*b]`, ...) nests one level a
+    line, which no bound on the text sees.
     """
     out: list[Any] = [None]
-    stack: list[tuple[Any, Any, Any]] = [(root, out, 0)]
+    stack: list[tuple[Any, Any, Any, int]] = [(root, out, 0, 0)]
     seen = 1
     while stack:
-        value, parent, slot = stack.pop()
+        value, parent, slot, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise _TooDeep
         if isinstance(value, dict):
             d: dict[str, Any] = {}
             parent[slot] = d
@@ -108,7 +122,7 @@ def to_json_safe(root: Any, budget: int = MAX_NODES) -> Any:
             for k, v in value.items():
                 key = _json_key(k)
                 d[key] = None
-                stack.append((v, d, key))
+                stack.append((v, d, key, depth + 1))
         elif isinstance(value, (list, tuple, set, frozenset)):
             items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
             seen += len(items)
@@ -116,7 +130,7 @@ def to_json_safe(root: Any, budget: int = MAX_NODES) -> Any:
                 raise _TooLarge
             lst: list[Any] = [None] * len(items)
             parent[slot] = lst
-            stack.extend((v, lst, i) for i, v in enumerate(items))
+            stack.extend((v, lst, i, depth + 1) for i, v in enumerate(items))
         else:
             parent[slot] = _json_scalar(value)
     return out[0]
@@ -137,26 +151,66 @@ def _yaml_diagnostic(exc: Exception) -> Diagnostic:
     return Diagnostic("KB301", f"invalid YAML in frontmatter: {exc}", 1, 1, "error")
 
 
-def _flow_depth(raw: str) -> int:
-    depth = best = 0
-    for m in _BRACKETS.finditer(raw):
-        depth = depth + 1 if m.group() in "[{" else max(depth - 1, 0)
-        best = max(best, depth)
-    return best
+def too_deep(raw: str) -> int | None:
+    """The 0-based line of `raw` from which its nodes may nest deeper than MAX_DEPTH, or
+    None: a bound read off the text before any YAML reader sees it, for every form of
+    nesting a line can hold.
+
+    Block nodes nest by indentation and by indicators at the start of a line (`- `,
+    `? `, `: `: `- - - x` is three sequences deep on one line). The columns where a node
+    may start form a stack (a deeper line pushes, a shallower one pops); each column
+    holds at most two levels (a mapping and a sequence written at its key's column),
+    and a line adds at most two more (`key: value`). Flow brackets are counted
+    wherever they are, quoted text and comments included: the sum of the deepest
+    bracket nesting and the deepest block nesting bounds every node, a flow collection
+    that runs over lines of any indentation included."""
+    stack: list[int] = []
+    block = flow = deepest = 0
+    for row, line in enumerate(raw.split("\n")):
+        for m in _BRACKETS.finditer(line):
+            flow = flow + 1 if m.group() in "[{" else max(flow - 1, 0)
+            deepest = max(deepest, flow)
+        col = len(line) - len(line.lstrip(" "))
+        if col < len(line) and line[col] != "#":
+            while stack and stack[-1] > col:
+                stack.pop()
+            if not stack or stack[-1] < col:
+                stack.append(col)
+            while line[col:col + 1] in ("-", "?", ":") and line[col + 1:col + 2] in ("", " "):
+                col += 1
+                while line[col:col + 1] == " ":
+                    col += 1
+                stack.append(col)
+            block = max(block, 2 * len(stack) + 2)
+        if block + deepest > MAX_DEPTH:
+            return row
+    return None
 
 
 def load_yaml(raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
-    if len(raw) > MAX_FRONTMATTER_CHARS:
-        return {}, Diagnostic("KB304", "frontmatter larger than 1 MB; ignored", 2, 1, "error")
-    if _flow_depth(raw) > MAX_FLOW_DEPTH:
-        return {}, Diagnostic("KB304", "frontmatter nested too deeply; ignored", 2, 1, "error")
-    # `key: word` lines need no ruamel (see plainyaml); imported here, as ruamel is: a
-    # hook whose frontmatter the YamlMemo holds never loads either.
-    from kbase_ci.parse.plainyaml import load_plain
-
-    plain = load_plain(raw)
+    plain = _plain(raw)
     if plain is not None:
         return plain, None
+    return _load_other(raw)
+
+
+def _plain(raw: str) -> dict[str, Any] | None:
+    """`raw`'s data when kbase_ci.parse.plainyaml reads it (nearly all real frontmatter),
+    else None. Its shapes nest at most 32 levels and it recurses no deeper, so it needs
+    no depth bound first (`too_deep` counts brackets in quoted text too: it would refuse
+    a plain block holding 200 `[` in a string, which this reads as ruamel would)."""
+    if len(raw) > MAX_FRONTMATTER_CHARS:
+        return None
+    return load_plain(raw)
+
+
+def _load_other(raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
+    """What ruamel makes of YAML the plain reader leaves, bounded and located."""
+    if len(raw) > MAX_FRONTMATTER_CHARS:
+        return {}, Diagnostic("KB304", "frontmatter larger than 1 MB; ignored", 2, 1, "error")
+    deep = too_deep(raw)
+    if deep is not None:
+        return {}, _too_deep(deep)
     try:
         loaded = _loader().load(raw)
     except Exception:
@@ -176,7 +230,14 @@ def load_yaml(raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
     except _TooLarge:
         return {}, Diagnostic("KB304", f"frontmatter expands to more than {MAX_NODES} values "
                               "(YAML alias bomb?); ignored", 2, 1, "error")
+    except _TooDeep:  # aliases nesting one another: no line of the text is that deep
+        return {}, _too_deep(0)
     return data, None
+
+
+def _too_deep(row: int) -> Diagnostic:
+    return Diagnostic("KB304", f"frontmatter nested too deeply (limit: {MAX_DEPTH} levels); "
+                      "ignored", row + 2, 1, "error")
 
 
 class YamlMemo:
@@ -190,6 +251,9 @@ class YamlMemo:
         self.fresh: dict[str, str] = {}
 
     def load(self, raw: str) -> tuple[dict[str, Any], Diagnostic | None]:
+        plain = _plain(raw)
+        if plain is not None:  # as cheap as a lookup: neither looked up nor remembered
+            return plain, None
         import hashlib
         import json
 
@@ -202,7 +266,7 @@ class YamlMemo:
                     return data, Diagnostic(*diag) if diag is not None else None
             except (ValueError, TypeError):
                 pass  # a damaged row: load again and overwrite it
-        data, problem = load_yaml(raw)
+        data, problem = _load_other(raw)
         diag = None if problem is None else [problem.code, problem.message, problem.line,
                                             problem.col, problem.severity]
         # The data is JSON-safe already (to_json_safe), so it reads back equal.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections import Counter
@@ -21,11 +22,22 @@ JSON_VERSION = 1
 
 def display_path(root: Path, path: str, base: Path | None = None) -> str:
     """`path` (vault-relative) as seen from `base` (default: the current directory)."""
-    full = root / path
+    here = os.getcwd()  # a relative root or base is taken from it
+    top, start = _absolute(os.fspath(root), here if base is None else os.fspath(base), here)
+    full = os.path.normpath(os.path.join(top, path))
+    # os.path.relpath's answer, without its two abspath calls per finding when the note
+    # is under `start` (the usual case: ~0.1 ms each, 0.3 s of a 3,000-finding report).
+    if full.startswith(start) and full[len(start):len(start) + 1] == os.sep:
+        return full[len(start) + 1:]
     try:
-        return os.path.relpath(full, base or Path.cwd())
+        return os.path.relpath(full, start)
     except ValueError:  # another drive on Windows
-        return full.as_posix()
+        return (root / path).as_posix()
+
+
+@functools.lru_cache(maxsize=8)
+def _absolute(root: str, base: str, here: str) -> tuple[str, str]:
+    return os.path.abspath(root), os.path.abspath(base)
 
 
 def write_text(report: CheckReport, root: Path, out: TextIO, *, color: bool = False,

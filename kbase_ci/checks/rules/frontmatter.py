@@ -23,7 +23,7 @@ CODES = {
     "KB301": "frontmatter is not valid YAML",
     "KB302": "frontmatter repeats a key",
     "KB303": "frontmatter is not terminated by a `---` line",
-    "KB304": "frontmatter is too large or expands too far (YAML alias bomb)",
+    "KB304": "frontmatter is too large, nests too deeply or expands too far (YAML alias bomb)",
     "KB305": "frontmatter is not a mapping of properties",
     "KB310": "a key that `frontmatter.required` asks for at this path is missing or empty",
     "KB311": "a value does not have the type `frontmatter.types` gives its key",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -115,3 +116,14 @@ def test_a_long_command_off_a_terminal_prints_a_line_per_stage() -> None:
         assert out.getvalue().count("\n") == 1  # ... which the next one starting does
     assert re.fullmatch(r"kbase: parse 3/3 in \d+\.\d s\nkbase: embed 1/2 in \d+\.\d s\n",
                         out.getvalue())
+
+
+@pytest.mark.parametrize(("root", "path", "base"), [
+    ("v", "n/a.md", "."), ("v", "a.md", "v"), ("v", "a.md", "v/n"), ("v", "a.md", "w/x"),
+    ("v/", "./n//a.md", "v"), ("v", "../a.md", "v/n"), ("vv", "a.md", "v"), ("v", "a.md", "/")])
+def test_display_path_is_what_relpath_gives(tmp_path: Path, root: str, path: str,
+                                            base: str) -> None:
+    # Issue 40: relpath per finding cost 0.3 s of a 3,000-finding report; the shortcut
+    # must answer exactly as it did.
+    top, start = tmp_path / root, tmp_path / base if base != "/" else Path("/")
+    assert display_path(top, path, start) == os.path.relpath(top / path, start)
