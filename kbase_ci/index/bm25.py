@@ -9,7 +9,7 @@ import heapq
 import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from kbase_ci.errors import IndexFormatError
@@ -81,6 +81,35 @@ class Postings:
         got = self._scan(data, blocks, lo - 1, key) if lo else None
         self._found[key] = got
         return got
+
+    def starting(self, prefix: str) -> Iterator[tuple[str, int]]:
+        """(term, document frequency) of the shard's terms that begin with `prefix`, in
+        term order: the blocks from the last one whose first term is <= `prefix`, read
+        until a term past them (a query's near words: kbase_ci.query.misspell)."""
+        key = prefix.encode()
+        blocks = self.reader.ints(self.base + FILES[0])
+        data = self.reader.ints(self.base + FILES[3])
+        n = len(blocks) // 3 - 1
+        lo, hi = 0, n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            size, at = _read_leb128(data, int(blocks[3 * mid]) + 1)
+            if bytes(data[at:at + size]) <= key:
+                lo = mid + 1
+            else:
+                hi = mid
+        for b in range(max(lo - 1, 0), n):
+            at, end = int(blocks[3 * b]), int(blocks[3 * b + 3])
+            term = b""
+            while at < end:
+                shared = data[at]
+                size, at = _read_leb128(data, at + 1)
+                term = term[:shared] + bytes(data[at:at + size])
+                df, at = _read_leb128(data, at + size)
+                if term.startswith(key):
+                    yield term.decode(errors="replace"), df
+                elif term > key:
+                    return
 
     @staticmethod
     def _scan(data: Sequence[int], blocks: Sequence[int], b: int,

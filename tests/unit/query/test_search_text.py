@@ -69,7 +69,9 @@ def test_identifiers_inside_code_are_matched_words(make_repo: Callable[..., Path
     cl = clone(src, tmp_path / "clone")
     for asked, words in (("registerEvent", ["registerEvent", "register", "Event"]),
                          ("MetadataCache", ["MetadataCache", "Metadata", "Cache"]),
-                         ("getFileCache", ["getFileCache", "get", "File", "Cache"])):
+                         # "get" is a frame word (kbase_ci.query.framewords): neither
+                         # matched nor missing
+                         ("getFileCache", ["getFileCache", "File", "Cache"])):
         code, ans, err = query(cl, "search", asked, "--mode", "bm25")
         assert code == 0, err
         top = ans["results"][0]
