@@ -15,8 +15,9 @@ each length lie within the rule's reach of the word meant (`misspell.reach`, the
 letter kept), and, for the words of every shared vault's index (--work: the clones of
 bench.search_targets), how many misspellings of a word the vault holds `misspell.near`
 reads as that word, as another, or as none, and how many English words the vault does
-not hold (codespell's corrections) have a near word in it: the words that only the
-context rule (`misspell.read`) keeps from being read as something else.
+not hold (codespell's corrections) have a near word in it, and how many of those the
+English list (`misspell.english`) does not hold: the words that only the context rule
+(`misspell.read`) keeps from being read as something else.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ def reach_table(slips: dict[str, list[str]], work: Path) -> None:
               f"{c['within reach'] / c['all']:.3f} |")
     print()
     print("| vault | index terms | misspellings of its words: read as it / as another / "
-          "none | English words it lacks with a near word |")
+          "none | English words it lacks with a near word: all / not in the English list |")
     print("| --- | --- | --- | --- |")
     for vault in NATURAL:
         vocab = _vocabulary(work, vault)
@@ -129,10 +130,12 @@ def _outcomes(pairs: list[tuple[str, str]], vocab: dict[str, int]) -> str:
         near = misspell.near(typo, stem(typo), buckets[typo[:1]], stem)
         best = min(near, key=lambda u: (near[u][0], -vocab[u], u)) if near else None
         got["right" if best == stem(fix) else "none" if best is None else "wrong"] += 1
-    lacking = sum(bool(misspell.near(w, stem(w), buckets[w[:1]], stem)) for w in lacked)
+    near = [w for w in lacked if misspell.near(w, stem(w), buckets[w[:1]], stem)]
+    foreign = [w for w in near if not misspell.english(w)]
     n = len(held)
     return (f"{got['right'] / n:.3f} / {got['wrong'] / n:.3f} / {got['none'] / n:.3f} "
-            f"({n}) | {lacking / len(lacked):.3f} ({len(lacked)})")
+            f"({n}) | {len(near) / len(lacked):.3f} / {len(foreign) / len(lacked):.3f} "
+            f"({len(lacked)})")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -109,7 +109,10 @@ class QueryTerms(Record):
         the query's start in a question written in English (`Todoist` in "import my
         to-dos from Todoist"; not `Seitenleiste` in "Backlinks Seitenleiste anzeigen",
         where German writes every noun so): at least half of its words in lower case,
-        and one at least, are frame words or words a note holds (stopwords included)."""
+        and one at least, are frame words or words a note holds (stopwords included). In
+        a question in another language (lower-case words, fewer than half of them so),
+        the words no note holds that are not names are neither missing nor matched, as
+        frame words, while some word a note holds is left to judge by."""
         kept = tuple((w, t) for w, t in self.written if w.lower() not in frame
                      and not (t in self.unknown and _compound(w)))
         if not kept:
@@ -119,6 +122,10 @@ class QueryTerms(Record):
         strange = {w.lower() for w, t in self.written if t in self.unknown}
         prose = _english(query, frame, strange)
         names = frozenset(t for w, t in kept if t in self.unknown and _named(w, first, prose))
+        if prose is False and any(t not in self.unknown for _, t in kept):
+            # Another language's words are neither missing nor matched, as frame words:
+            # the vault is judged on the words it has ("Backlinks Seitenleiste anzeigen").
+            kept = tuple((w, t) for w, t in kept if t not in self.unknown or t in names)
         terms = {t for _, t in kept}
         return self._replace(written=kept, unknown=self.unknown & terms, names=names)
 
@@ -147,17 +154,19 @@ def _compound(word: str) -> bool:
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def _english(query: str, frame: frozenset[str], strange: set[str]) -> bool:
-    """Whether `query` reads as English prose: at least half of its lower-case words, and
-    one at least, are frame words or not `strange` (words no note holds, as written)."""
+def _english(query: str, frame: frozenset[str], strange: set[str]) -> bool | None:
+    """Whether `query` reads as English prose: at least half of its lower-case words are
+    frame words or not `strange` (words no note holds, as written); None when it has no
+    lower-case word to tell by."""
     lower = [w for w in _WORD.findall(query) if w[:1].islower()]
-    plain = sum(1 for w in lower if w in frame or w not in strange)
-    return plain > 0 and 2 * plain >= len(lower)
+    if not lower:
+        return None
+    return 2 * sum(1 for w in lower if w in frame or w not in strange) >= len(lower)
 
 
-def _named(word: str, query: str, english: bool) -> bool:
+def _named(word: str, query: str, english: bool | None) -> bool:
     return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or \
-        (english and word[:1].isupper() and not query.startswith(word))
+        (english is True and word[:1].isupper() and not query.startswith(word))
 
 
 class EvidenceRecord(Record):
