@@ -109,10 +109,7 @@ class QueryTerms(Record):
         the query's start in a question written in English (`Todoist` in "import my
         to-dos from Todoist"; not `Seitenleiste` in "Backlinks Seitenleiste anzeigen",
         where German writes every noun so): at least half of its words in lower case,
-        and one at least, are frame words or words a note holds (stopwords included). In
-        a question in another language (lower-case words, fewer than half of them so),
-        the words no note holds that are not names are neither missing nor matched, as
-        frame words, while some word a note holds is left to judge by."""
+        and one at least, are frame words or words a note holds (stopwords included)."""
         kept = tuple((w, t) for w, t in self.written if w.lower() not in frame
                      and not (t in self.unknown and _compound(w)))
         if not kept:
@@ -122,12 +119,22 @@ class QueryTerms(Record):
         strange = {w.lower() for w, t in self.written if t in self.unknown}
         prose = _english(query, frame, strange)
         names = frozenset(t for w, t in kept if t in self.unknown and _named(w, first, prose))
-        if prose is False and any(t not in self.unknown for _, t in kept):
-            # Another language's words are neither missing nor matched, as frame words:
-            # the vault is judged on the words it has ("Backlinks Seitenleiste anzeigen").
-            kept = tuple((w, t) for w, t in kept if t not in self.unknown or t in names)
         terms = {t for _, t in kept}
         return self._replace(written=kept, unknown=self.unknown & terms, names=names)
+
+    def foreign(self, query: str, frame: frozenset[str]) -> QueryTerms:
+        """These terms, in a question in another language (lower-case words, fewer than
+        half of them frame words or words a note holds, `read` ones included) without
+        its words no note holds that are not names: another language's words are
+        neither missing nor matched, as frame words, and the vault is judged on the words
+        it has ("Backlinks Seitenleiste anzeigen"), while one is left to judge by."""
+        strange = {w.lower() for w, t in self.written if t in self.unknown}
+        if _english(query, frame, strange) is not False or \
+                all(t in self.unknown for _, t in self.written):
+            return self
+        kept = tuple((w, t) for w, t in self.written
+                     if t not in self.unknown or t in self.names)
+        return self._replace(written=kept, unknown=self.unknown & {t for _, t in kept})
 
     def reading(self, read: Sequence[tuple[str, str, str]], idf: dict[str, float]
                 ) -> QueryTerms:

@@ -122,11 +122,14 @@ class Searcher:
         """The terms evidence is judged on: without the frame of the question
         (kbase_ci.query.framewords), each word no note holds that is a slip of a word the
         vault writes beside the query's other words read as that word
-        (kbase_ci.query.misspell)."""
+        (kbase_ci.query.misspell), and in a question in another language without its
+        words no note holds (`QueryTerms.foreign`)."""
         if query not in self._question:
-            q = self.terms(query).content(query, frame_words(self.stemmer))
+            frame = frame_words(self.stemmer)
+            q = self.terms(query).content(query, frame)
             read = misspell.read(q, self)
-            self._question[query] = q.reading(read, self.idf([t for *_, t in read])[1])
+            q = q.reading(read, self.idf([t for *_, t in read])[1])
+            self._question[query] = q.foreign(query, frame)
         return self._question[query]
 
     def expansion(self, query: str, terms: list[str]) -> dict[str, float]:
