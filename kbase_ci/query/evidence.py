@@ -80,6 +80,8 @@ class QueryTerms(Record):
     read: tuple[tuple[str, str, str], ...] = ()
     """(as written, the word it was read as, its term) for each word no note holds that
     was read as a slip of an index word (kbase_ci.query.misspell; `reading`)."""
+    aside: tuple[tuple[str, str], ...] = ()
+    """(as written, term) of another language's words no note holds (`foreign`)."""
 
     @property
     def terms(self) -> list[str]:
@@ -134,7 +136,8 @@ class QueryTerms(Record):
             return self
         kept = tuple((w, t) for w, t in self.written
                      if t not in self.unknown or t in self.names)
-        return self._replace(written=kept, unknown=self.unknown & {t for _, t in kept})
+        return self._replace(written=kept, unknown=self.unknown & {t for _, t in kept},
+                             aside=tuple(p for p in self.written if p not in kept))
 
     def reading(self, read: Sequence[tuple[str, str, str]], idf: dict[str, float]
                 ) -> QueryTerms:

@@ -104,6 +104,7 @@ def test_a_capitalised_word_is_a_name_only_in_an_english_question() -> None:
     assert got.names == frozenset() and got.unknown == frozenset({"seitenleist", "anzeigen"})
     got = got.foreign(asked, frame)
     assert got.unknown == frozenset() and got.terms == ["backlink"]
+    assert got.aside == (("Seitenleiste", "seitenleist"), ("anzeigen", "anzeigen"))
     english = QueryTerms((("Sharpshooter", "sharpshoot"), ("feat", "feat")), {},
                          frozenset({"sharpshoot"}))
     asked = "how does the Sharpshooter feat work"
@@ -121,3 +122,19 @@ def test_a_capitalised_word_is_a_name_only_in_an_english_question() -> None:
                        frozenset({"farbraum", "cielab", "weißpunkt", "d65"}))
     assert mixed.content("Farbraum CIELAB Weißpunkt D65", frame).names == \
         frozenset({"cielab", "d65"})
+
+
+def test_a_question_in_another_language_is_judged_on_the_words_the_vault_has(
+        vault: Path) -> None:
+    # before, "Seitenleiste" was a name no note holds (a capital mid-query) and both
+    # German words raised the bars: exit 1 with Backlinks.md first
+    code, ans, err = query(vault, "search", "Backlinks Seitenleiste anzeigen", "--mode",
+                           "bm25")
+    assert code == 0 and ans["verdict"]["answered"], err
+    assert ans["results"][0]["path"] == "Backlinks.md"
+    assert ans["results"][0]["evidence"]["matched"] == ["Backlinks"]
+    assert ans["results"][0]["evidence"]["missing"] == []  # neither missing nor matched
+    assert ans["verdict"]["unknown_terms"] == ["Seitenleiste", "anzeigen"]
+    # mostly the vault's words: English, and the word no note holds is missing
+    _, ans, _ = query(vault, "search", "backlinks sidebar anzeigen", "--mode", "bm25")
+    assert ans["results"][0]["evidence"]["missing"] == ["anzeigen"]
