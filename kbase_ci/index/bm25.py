@@ -48,6 +48,20 @@ def _read_leb128(data: Sequence[int], at: int) -> tuple[int, int]:
             raise ValueError("LEB128 number longer than 10 bytes")
 
 
+def _upto(blocks: Sequence[int], data: Sequence[int], key: bytes) -> int:
+    """How many blocks of a shard's terms begin with a term <= `key` (a binary search
+    over the blocks' first terms; the last triple of `blocks` marks the end)."""
+    lo, hi = 0, len(blocks) // 3 - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        size, at = _read_leb128(data, int(blocks[3 * mid]) + 1)
+        if bytes(data[at:at + size]) <= key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 class Postings:
     """One shard's BM25 matrix (state: the reader; its files are read when a query's
     terms need them, so a shard without any of them costs two small reads)."""
@@ -68,16 +82,7 @@ class Postings:
             return self._found[key]
         blocks = self.reader.ints(self.base + FILES[0])
         data = self.reader.ints(self.base + FILES[3])
-        n = len(blocks) // 3 - 1  # the last triple marks the end
-        lo, hi = 0, n
-        while lo < hi:  # the last block whose first term is <= key
-            mid = (lo + hi) // 2
-            at = int(blocks[3 * mid]) + 1
-            size, at = _read_leb128(data, at)
-            if bytes(data[at:at + size]) <= key:
-                lo = mid + 1
-            else:
-                hi = mid
+        lo = _upto(blocks, data, key)
         got = self._scan(data, blocks, lo - 1, key) if lo else None
         self._found[key] = got
         return got
@@ -89,16 +94,7 @@ class Postings:
         key = prefix.encode()
         blocks = self.reader.ints(self.base + FILES[0])
         data = self.reader.ints(self.base + FILES[3])
-        n = len(blocks) // 3 - 1
-        lo, hi = 0, n
-        while lo < hi:
-            mid = (lo + hi) // 2
-            size, at = _read_leb128(data, int(blocks[3 * mid]) + 1)
-            if bytes(data[at:at + size]) <= key:
-                lo = mid + 1
-            else:
-                hi = mid
-        for b in range(max(lo - 1, 0), n):
+        for b in range(max(_upto(blocks, data, key) - 1, 0), len(blocks) // 3 - 1):
             at, end = int(blocks[3 * b]), int(blocks[3 * b + 3])
             term = b""
             while at < end:
