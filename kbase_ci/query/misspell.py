@@ -34,6 +34,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from kbase_ci.index.tokens import stemmer
+
 if TYPE_CHECKING:
     from kbase_ci.query.evidence import QueryTerms
 
@@ -139,8 +141,6 @@ def read(q: QueryTerms, index: Index, chance: float = 1.0) -> list[tuple[str, st
     with the query's other known words beyond chance: their IDF and its own add up to
     more than `chance` words found in one chunk (`q.rare`). Of several, the fewest edits
     away, then the one in the most chunks, then the rarest together."""
-    from kbase_ci.index.tokens import stemmer
-
     stem = stemmer(index.stemmer)
     known = tuple(t for t in q.terms if t not in q.unknown)
     out: list[tuple[str, str, str]] = []
