@@ -62,6 +62,19 @@ def _upto(blocks: Sequence[int], data: Sequence[int], key: bytes) -> int:
     return lo
 
 
+def _block_terms(data: Sequence[int], blocks: Sequence[int], b: int
+                 ) -> Iterator[tuple[bytes, int]]:
+    """(term, document frequency) of block `b` of a shard's front-coded terms, in order."""
+    at, end = int(blocks[3 * b]), int(blocks[3 * b + 3])
+    term = b""
+    while at < end:
+        shared = data[at]
+        size, at = _read_leb128(data, at + 1)
+        term = term[:shared] + bytes(data[at:at + size])
+        df, at = _read_leb128(data, at + size)
+        yield term, df
+
+
 class Postings:
     """One shard's BM25 matrix (state: the reader; its files are read when a query's
     terms need them, so a shard without any of them costs two small reads)."""
@@ -95,13 +108,7 @@ class Postings:
         blocks = self.reader.ints(self.base + FILES[0])
         data = self.reader.ints(self.base + FILES[3])
         for b in range(max(_upto(blocks, data, key) - 1, 0), len(blocks) // 3 - 1):
-            at, end = int(blocks[3 * b]), int(blocks[3 * b + 3])
-            term = b""
-            while at < end:
-                shared = data[at]
-                size, at = _read_leb128(data, at + 1)
-                term = term[:shared] + bytes(data[at:at + size])
-                df, at = _read_leb128(data, at + size)
+            for term, df in _block_terms(data, blocks, b):
                 if term.startswith(key):
                     yield term.decode(errors="replace"), df
                 elif term > key:
@@ -110,14 +117,8 @@ class Postings:
     @staticmethod
     def _scan(data: Sequence[int], blocks: Sequence[int], b: int,
               key: bytes) -> tuple[int, int] | None:
-        at, end = int(blocks[3 * b]), int(blocks[3 * b + 3])
         posting = int(blocks[3 * b + 1])
-        term = b""
-        while at < end:
-            shared = data[at]
-            size, at = _read_leb128(data, at + 1)
-            term = term[:shared] + bytes(data[at:at + size])
-            df, at = _read_leb128(data, at + size)
+        for term, df in _block_terms(data, blocks, b):
             if term == key:
                 return posting, posting + df
             if term > key:
