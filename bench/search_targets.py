@@ -73,9 +73,12 @@ def _load(path: Path) -> list[dict[str, Any]]:
             if ln.strip()]
 
 
-def questions(vault: str) -> list[dict[str, Any]]:
+def questions(vault: str, typos: bool = False) -> list[dict[str, Any]]:
     """The vault's questions (see the module docstring); absent ones have kind
-    `absent-<kind>` and no answers."""
+    `absent-<kind>` and no answers. `typos`: the natural set with a misspelt word in each
+    question instead (bench/data/typos-<vault>.jsonl, bench/search_typos.py)."""
+    if typos:
+        return _load(DATA / f"typos-{vault}.jsonl")
     if vault == "tldr-pages":
         hard = [r for r in _load(QA / "tldr-en.jsonl") if r["kind"] == "example"
                 and r.get("unique") and not r.get("mentions_command")
@@ -198,11 +201,11 @@ def above(labels: list[str]) -> int:
     return out
 
 
-def ask_all(work: Path, vault: str, tier: str) -> list[Asked]:
+def ask_all(work: Path, vault: str, tier: str, typos: bool = False) -> list[Asked]:
     runner = Runner(open_view(clone_of(work, vault, tier)), tier)
     modes = ("hybrid",) if tier == "bm25" else MODES
     out = []
-    for row in questions(vault):
+    for row in questions(vault, typos):
         asked = Asked(row["kind"], list(row["answers"]))
         for mode in modes:
             if not asked.answers and mode != "hybrid":
@@ -287,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tiers", default=",".join(TIERS))
     ap.add_argument("--vaults", default=",".join(VAULTS))
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument("--typos", action="store_true",
+                    help="ask the natural sets with a misspelt word (bench/search_typos.py)")
     ap.add_argument("--from-json", type=Path, action="append", default=[],
                     help="print the table of figures written before (--json), asking nothing")
     args = ap.parse_args(argv)
@@ -297,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     figures = []
     for tier in args.tiers.split(","):
         for vault in args.vaults.split(","):
-            figures.append(summarise(vault, tier, ask_all(args.work, vault, tier)))
+            figures.append(summarise(vault, tier, ask_all(args.work, vault, tier,
+                                                          args.typos)))
             print(f"{vault} {tier}: done", file=sys.stderr, flush=True)
     print_table(figures)
     if args.json is not None:

@@ -9,7 +9,7 @@ import heapq
 import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from kbase_ci.errors import IndexFormatError
@@ -48,6 +48,33 @@ def _read_leb128(data: Sequence[int], at: int) -> tuple[int, int]:
             raise ValueError("LEB128 number longer than 10 bytes")
 
 
+def _upto(blocks: Sequence[int], data: Sequence[int], key: bytes) -> int:
+    """How many blocks of a shard's terms begin with a term <= `key` (a binary search
+    over the blocks' first terms; the last triple of `blocks` marks the end)."""
+    lo, hi = 0, len(blocks) // 3 - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        size, at = _read_leb128(data, int(blocks[3 * mid]) + 1)
+        if bytes(data[at:at + size]) <= key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _block_terms(data: Sequence[int], blocks: Sequence[int], b: int
+                 ) -> Iterator[tuple[bytes, int]]:
+    """(term, document frequency) of block `b` of a shard's front-coded terms, in order."""
+    at, end = int(blocks[3 * b]), int(blocks[3 * b + 3])
+    term = b""
+    while at < end:
+        shared = data[at]
+        size, at = _read_leb128(data, at + 1)
+        term = term[:shared] + bytes(data[at:at + size])
+        df, at = _read_leb128(data, at + size)
+        yield term, df
+
+
 class Postings:
     """One shard's BM25 matrix (state: the reader; its files are read when a query's
     terms need them, so a shard without any of them costs two small reads)."""
@@ -68,31 +95,30 @@ class Postings:
             return self._found[key]
         blocks = self.reader.ints(self.base + FILES[0])
         data = self.reader.ints(self.base + FILES[3])
-        n = len(blocks) // 3 - 1  # the last triple marks the end
-        lo, hi = 0, n
-        while lo < hi:  # the last block whose first term is <= key
-            mid = (lo + hi) // 2
-            at = int(blocks[3 * mid]) + 1
-            size, at = _read_leb128(data, at)
-            if bytes(data[at:at + size]) <= key:
-                lo = mid + 1
-            else:
-                hi = mid
+        lo = _upto(blocks, data, key)
         got = self._scan(data, blocks, lo - 1, key) if lo else None
         self._found[key] = got
         return got
 
+    def starting(self, prefix: str) -> Iterator[tuple[str, int]]:
+        """(term, document frequency) of the shard's terms that begin with `prefix`, in
+        term order: the blocks from the last one whose first term is <= `prefix`, read
+        until a term past them (a query's near words: kbase_ci.query.misspell)."""
+        key = prefix.encode()
+        blocks = self.reader.ints(self.base + FILES[0])
+        data = self.reader.ints(self.base + FILES[3])
+        for b in range(max(_upto(blocks, data, key) - 1, 0), len(blocks) // 3 - 1):
+            for term, df in _block_terms(data, blocks, b):
+                if term.startswith(key):
+                    yield term.decode(errors="replace"), df
+                elif term > key:
+                    return
+
     @staticmethod
     def _scan(data: Sequence[int], blocks: Sequence[int], b: int,
               key: bytes) -> tuple[int, int] | None:
-        at, end = int(blocks[3 * b]), int(blocks[3 * b + 3])
         posting = int(blocks[3 * b + 1])
-        term = b""
-        while at < end:
-            shared = data[at]
-            size, at = _read_leb128(data, at + 1)
-            term = term[:shared] + bytes(data[at:at + size])
-            df, at = _read_leb128(data, at + size)
+        for term, df in _block_terms(data, blocks, b):
             if term == key:
                 return posting, posting + df
             if term > key:

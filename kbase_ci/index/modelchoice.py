@@ -16,7 +16,9 @@ cache), and uses the manifest's hash only to check it is the same model
 (`locate_index_model`). The one download a query may start is of the hub id a
 `.kbase.yml` names (intent `configured`), or, when none names a model, of kbase's default
 for an index built with that default (intent `manifest`: the index can only ask for the
-default), never while offline (`find_index_model`). A folder whose hash differs is
+default), never while offline (`find_index_model`), and not again for `MISS_RETRY`
+seconds after it failed (the queries meanwhile rank by BM25 at once, saying so). A
+folder whose hash differs is
 refused; without the model the query ranks by BM25 and gives one notice, `BM25 only: no
 model (...)`, saying where the model names came from and the command or setting that
 fixes it; `kbase status` says the same (`availability`). Loading a model is
@@ -26,18 +28,25 @@ kbase_ci.index.modelfolder's business, not this module's.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kbase_ci.errors import ConfigError, InputRefused, UsageError
+from kbase_ci.errors import ConfigError, GitError, InputRefused, UsageError
+from kbase_ci.git.repo import git_dir
 from kbase_ci.index import modelfiles
 from kbase_ci.index.blocks import Embeddings
 from kbase_ci.index.modelfolder import STATIC, model_files, model_kind
 from kbase_ci.state import hubcache
-from kbase_ci.state.downloads import Intent, Progress, download_model
+from kbase_ci.state.downloads import REVISION, Intent, Progress, download_model
 from kbase_ci.vault.config import CONFIG_NAME, EmbeddingsConfig
+
+if TYPE_CHECKING:
+    from kbase_ci.state.memos import StateStore
 
 DEFAULT_MODEL = "minishlab/potion-base-8M"
 PATH_ENV = "KBASE_MODEL_PATH"
@@ -271,14 +280,57 @@ def find_index_model(root: Path, embeddings: EmbeddingsConfig, option: Path | No
     if found.choice is not None or found.download is None or hubcache.hub_offline():
         return found.choice, found.notice()
     kind = emb.kind or STATIC
+    store, key = _miss_store(root), _miss_key(found.download)
+    missed = _missed(store, key)
+    if missed is not None:
+        return None, no_model(f"{found.why}; {missed}; {found.fix}")
     try:
         folder = download_model(found.download, kind, intent=found.intent)
     except UsageError as exc:
+        store.put("model_miss", key, json.dumps({"at": time.time(), "why": str(exc)}))
         return None, no_model(f"{found.why}; download failed: {exc}; {found.fix}")
     if digest(folder) == emb.sha256:
         return ModelChoice(emb.model, folder, None, emb.sha256, kind), None
     return None, no_model(f"{found.why}; other weights refused: {folder} (downloaded "
                           f"{found.download} from the hub); {found.fix}")
+
+
+MISS_RETRY = 600.0
+"""Seconds a failed download of a model is remembered (the `model_miss` memo of the state
+store): the queries meanwhile rank by BM25 at once, where each tried the download again
+(5.8 s each without a network: issue 37)."""
+
+
+def _miss_store(root: Path) -> StateStore:
+    """The state store of the repository holding `root` (one that keeps nothing outside
+    a repository)."""
+    from kbase_ci.state.memos import state_store  # lazy: SQLite, for a download only
+
+    try:
+        return state_store(git_dir(root) / "kbase")
+    except GitError:
+        return state_store(None)
+
+
+def _miss_key(model_id: str) -> str:
+    """The memo's key: the hub asked, the model and the revision downloaded."""
+    return f"{hubcache.endpoint()} {model_id}@{REVISION}"
+
+
+def _missed(store: StateStore, key: str) -> str | None:
+    """What a notice says of a download of `key` that failed less than `MISS_RETRY`
+    seconds ago (None: it did not, or long enough ago to try again)."""
+    try:
+        row = json.loads(store.get("model_miss", key) or "null")
+        at, why = float(row["at"]), str(row["why"])
+    except (ValueError, TypeError, KeyError):
+        return None  # nothing remembered, or not a row this code wrote
+    now = time.time()
+    if not now - MISS_RETRY < at <= now:
+        return None
+    retry = time.strftime("%H:%M:%S UTC", time.gmtime(at + MISS_RETRY))
+    return (f"its download failed {round(now - at)} s ago ({why}): not tried again "
+            f"before {retry}")
 
 
 def availability(root: Path, embeddings: EmbeddingsConfig, option: Path | None,
@@ -295,6 +347,9 @@ def availability(root: Path, embeddings: EmbeddingsConfig, option: Path | None,
     if found.choice is not None:
         return True, f"{emb.model} (sha256 {str(emb.sha256)[:12]}) found at {found.why}"
     if found.download is not None and not hubcache.hub_offline():
+        missed = _missed(_miss_store(root), _miss_key(found.download))
+        if missed is not None:
+            return False, f"{found.why}; {found.download}: {missed}; {found.fix}"
         return False, (f"{found.why}; the next search downloads embeddings.model "
                        f"{found.download} and uses it if its weights are the index's")
     return False, f"{found.why}; {found.fix}"

@@ -32,7 +32,7 @@ from __future__ import annotations
 import sys
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate
 from typing import Any
 
@@ -154,13 +154,15 @@ class _PlainShard:
 
 
 def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: set[str],
-              fresh: Iterable[Any], pool: int, plain: bool | None = None
-              ) -> list[tuple[str, float]]:
+              fresh: Iterable[Any], pool: int, plain: bool | None = None,
+              scale: Mapping[str, float] | None = None) -> list[tuple[str, float]]:
     """(note, note-level BM25 score) of the best `pool` notes holding a query term, best
     first (ties by path). `terms`: the query's terms (a repeated one counts again, as in
     the paragraph ranker); `fresh`: the overlay's chunks of notes changed since the
     index (`skip` their stored ones). `plain`: without numpy (None: unless it is loaded
-    already)."""
+    already). `scale`: a weight for some terms (words read as slips: kbase_ci.query.
+    misspell)."""
+    scale = scale or {}
     fresh_tf: dict[str, Counter[str]] = defaultdict(Counter)
     fresh_len: dict[str, float] = defaultdict(float)
     for f in fresh:
@@ -168,7 +170,7 @@ def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: s
         fresh_len[f.chunk.note] += f.length
     if plain if plain is not None else "numpy" not in sys.modules:
         plain_shards = [_PlainShard(reader, name, model, skip) for name, model in models.items()]
-        return _plain_list(plain_shards, terms, fresh_tf, fresh_len, pool)
+        return _plain_list(plain_shards, terms, fresh_tf, fresh_len, pool, scale)
     import numpy as np
 
     shards = [_Shard(reader, name, model, skip) for name, model in models.items()]
@@ -180,7 +182,8 @@ def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: s
     unique = sorted(set(terms))
     df = {t: sum(int(np.count_nonzero(s.term(t))) for s in shards)
           + sum(1 for c in fresh_tf.values() if c[t]) for t in unique}
-    weight = {t: idf(notes, df[t]) * n for t, n in Counter(terms).items() if df[t]}
+    weight = {t: idf(notes, df[t]) * n * scale.get(t, 1.0)
+              for t, n in Counter(terms).items() if df[t]}
     out: list[tuple[str, float]] = []
     for s in shards:
         norm = length_factor(s.length, avg)
@@ -196,7 +199,7 @@ def note_list(reader: Any, models: dict[str, Any], terms: Sequence[str], skip: s
 
 def _plain_list(shards: list[_PlainShard], terms: Sequence[str],
                 fresh_tf: dict[str, Counter[str]], fresh_len: dict[str, float],
-                pool: int) -> list[tuple[str, float]]:
+                pool: int, scale: Mapping[str, float]) -> list[tuple[str, float]]:
     """`note_list` in plain Python: the same sums in the same order."""
     sizes = [s.kept_length() for s in shards]
     notes = sum(n for n, _ in sizes) + len(fresh_len)
@@ -206,7 +209,8 @@ def _plain_list(shards: list[_PlainShard], terms: Sequence[str],
     unique = sorted(set(terms))
     df = {t: sum(len(s.term(t)) for s in shards)
           + sum(1 for c in fresh_tf.values() if c[t]) for t in unique}
-    weight = {t: idf(notes, df[t]) * n for t, n in Counter(terms).items() if df[t]}
+    weight = {t: idf(notes, df[t]) * n * scale.get(t, 1.0)
+              for t, n in Counter(terms).items() if df[t]}
     out: list[tuple[str, float]] = []
     for s in shards:
         total: dict[int, float] = {}
@@ -241,5 +245,6 @@ def ranked_notes(searcher: Any, query: str, pool: int, plain: bool | None = None
     it, over the index and the notes changed since."""
     terms = tokens.query_terms(query, stop=searcher.query_stop(query),
                                stem_with=searcher.stemmer)
-    return note_list(searcher.view.source.reader, searcher.models, terms, searcher.skip,
-                     searcher.fresh(), pool, plain)
+    more = searcher.expansion(query, terms) if terms else {}
+    return note_list(searcher.view.source.reader, searcher.models, terms + sorted(more),
+                     searcher.skip, searcher.fresh(), pool, plain, more)

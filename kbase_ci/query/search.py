@@ -20,10 +20,9 @@ from typing import Any
 from kbase_ci.errors import ModelRefused, UsageError
 from kbase_ci.index.ranking import lexical, rankers_of
 from kbase_ci.query import evidence as ev
-from kbase_ci.query import verdict
+from kbase_ci.query import misspell, verdict
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.filters import check_limit, check_tags, domain_key, tag_key
-from kbase_ci.query.framewords import frame_words
 from kbase_ci.query.fusion import fuse
 from kbase_ci.query.hits import ChunkHit, NoteHit
 from kbase_ci.query.notebm25 import ranked_notes
@@ -127,9 +126,9 @@ def _no_vectors(view: QueryView) -> str:
 
 
 def question(searcher: Searcher, query: str) -> ev.QueryTerms:
-    """The query's terms that evidence is judged on: without the frame of its question
-    (kbase_ci.query.framewords)."""
-    return searcher.terms(query).content(query, frame_words(searcher.stemmer))
+    """The query's terms that evidence is judged on (`Searcher.question`: without the
+    frame of its question, slips read as the words meant)."""
+    return searcher.question(query)
 
 
 class SearchAnswer(Record):
@@ -172,5 +171,6 @@ def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: i
     results = [verdict.record(view, n, e, q, query, concise, snippets, explain)
                for n, e in judged.hits]
     said = verdict.decide(r.searcher, q, judged, tag_list, domain)
+    notices = [*r.notices, misspell.notice(q.read)] if q.read else r.notices
     return SearchAnswer(query, mode, results, said,  # type: ignore[arg-type]
-                        judged.hidden or None, r.notices, view.index_info())
+                        judged.hidden or None, notices, view.index_info())

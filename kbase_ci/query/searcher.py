@@ -15,6 +15,8 @@ from kbase_ci.index import idf as idfmod
 from kbase_ci.index import tokens
 from kbase_ci.index.bm25 import indexed_text
 from kbase_ci.query import evidence as ev
+from kbase_ci.query import misspell
+from kbase_ci.query.framewords import frame_words
 from kbase_ci.query.hits import ChunkHit, rollup
 from kbase_ci.query.overlay import FreshChunk, Overlay, shard_for, tokenize
 from kbase_ci.query.view import QueryView
@@ -39,6 +41,9 @@ class Searcher:
         self._overlay: Overlay | None = None
         self._fresh_chunks: list[Any] | None = None
         self._terms: dict[str, ev.QueryTerms] = {}
+        self._question: dict[str, ev.QueryTerms] = {}
+        self._near: dict[str, dict[str, int]] = {}
+        self._others: dict[tuple[str, ...], dict[str, dict[int, float]]] = {}
         self.pool: dict[str, list[ChunkHit]] = {}
         """Note -> its chunk hits from every ranker (evidence is judged from them)."""
         self._query_vector: Any = None
@@ -101,13 +106,76 @@ class Searcher:
             written = tokens.written_terms(query, stop=self.query_stop(query),
                                            stem_with=self.stemmer)
             terms = [t for _, t in written]
-            extra = self._extra(terms)
-            total, idf = idfmod.global_idf(list(self.models.values()), terms,
-                                            extra_docs=extra[0], extra_df=extra[1])
+            total, idf = self.idf(terms)
             self._terms[query] = ev.QueryTerms(tuple(written), idf,
                                                frozenset(self.unknown(terms)),
                                                idfmod.idf(total, 1))
         return self._terms[query]
+
+    def idf(self, terms: list[str]) -> tuple[int, dict[str, float]]:
+        """(chunks, each term's IDF over them), as a rebuild would have them."""
+        extra = self._extra(terms)
+        return idfmod.global_idf(list(self.models.values()), terms, extra_docs=extra[0],
+                                 extra_df=extra[1])
+
+    def question(self, query: str) -> ev.QueryTerms:
+        """The terms evidence is judged on: without the frame of the question
+        (kbase_ci.query.framewords), each word no note holds that is a slip of a word the
+        vault writes beside the query's other words read as that word
+        (kbase_ci.query.misspell), and in a question in another language without its
+        words no note holds (`QueryTerms.foreign`)."""
+        if query not in self._question:
+            frame = frame_words(self.stemmer)
+            q = self.terms(query).content(query, frame)
+            read = misspell.read(q, self)
+            q = q.reading(read, self.idf([t for *_, t in read])[1])
+            self._question[query] = q.foreign(query, frame)
+        return self._question[query]
+
+    def expansion(self, query: str, terms: list[str]) -> dict[str, float]:
+        """The terms BM25 adds to the query's `terms` for its words read as slips
+        (`question`), each with its weight (`misspell.WEIGHT`)."""
+        if not misspell.WEIGHT:
+            return {}
+        return {t: misspell.WEIGHT for *_, t in self.question(query).read if t not in terms}
+
+    def near_terms(self, first: str) -> dict[str, int]:
+        """The index's terms beginning with `first` (a letter), with the chunks holding
+        each: the words a query word beginning so may be a slip of."""
+        if first not in self._near:
+            got: dict[str, int] = {}
+            for model in self.models.values():
+                for term, df in model.starting(first):
+                    got[term] = got.get(term, 0) + df
+            for f in self.fresh():
+                for term in f.counts:
+                    if term.startswith(first):
+                        got[term] = got.get(term, 0) + 1
+            self._near[first] = got
+        return self._near[first]
+
+    def together(self, term: str, others: tuple[str, ...], idf: dict[str, float]) -> float:
+        """The most IDF (`idf`) that one chunk holding `term` holds of `term` and
+        `others`: how rarely the vault writes them together (kbase_ci.query.misspell)."""
+        if others not in self._others:
+            # Per shard, each chunk holding one of `others`: their IDF there (once per
+            # query: every near word of the query's unknown ones is read against it).
+            self._others = {others: {
+                shard: _masses(model, others, idf) for shard, model in self.models.items()}}
+        masses = self._others[others]
+        reader = self.view.source.reader
+        best = 0.0
+        for shard, model in self.models.items():
+            docs = model.entries(term)[0]
+            if not len(docs):
+                continue
+            owners, held = reader.chunk_notes(shard), masses[shard]
+            best = max(best, max((idf[term] + held.get(int(d), 0.0) for d in docs
+                                  if owners[int(d)] not in self.skip), default=0.0))
+        for f in self.fresh():
+            if term in f.counts:
+                best = max(best, idf[term] + sum(idf[o] for o in others if o in f.counts))
+        return best
 
     def _extra(self, terms: list[str]) -> tuple[int, dict[str, int]]:
         if not self.skip and not self.view.fresh.added:
@@ -154,16 +222,24 @@ class Searcher:
                                    stem_with=self.stemmer)
         if not terms:
             return []
+        # Words read as slips of index words count as those, with a reduced weight.
+        more = self.expansion(query, terms)
+        terms = terms + sorted(more)
         hits: list[ChunkHit] = []
         reader = self.view.source.reader
         models = list(self.models.items())
         extra_docs, extra_df = self._extra(terms)
         weights = idfmod.idf_weights([m for _, m in models], terms, extra_docs=extra_docs,
                                       extra_df=extra_df)
+        for weight in weights:
+            weight.update({t: w * more[t] for t, w in weight.items() if t in more})
+        idf = {**self.question(query).idf, **self.terms(query).idf} if more else \
+            self.terms(query).idf
+        idf = {t: v * more.get(t, 1.0) for t, v in idf.items()}
         changed = self.skip or self.view.fresh.added
         moved = self.overlay().moved() if changed else set()
         for (shard, model), weight in zip(models, weights, strict=True):
-            best = (self.overlay().top(shard, terms, self.terms(query).idf, POOL)
+            best = (self.overlay().top(shard, terms, idf, POOL)
                     if shard in moved else model.top(terms, weight, POOL))
             if not best:
                 continue
@@ -175,7 +251,6 @@ class Searcher:
                                          (reader, shard, i)))
         if changed:
             ov = self.overlay()
-            idf = self.terms(query).idf
             for i, score in ov.scores(terms, idf):
                 c = ov.fresh[i]
                 hits.append(ChunkHit(c.chunk.note, c.chunk.heading_path, c.chunk.start_line,
@@ -255,3 +330,12 @@ class Searcher:
         qv = np.asarray(q, dtype=np.float32)
         norm = float(np.linalg.norm(qv))
         return float((rows @ (qv / norm)).max()) if norm else None
+
+
+def _masses(model: Any, terms: tuple[str, ...], idf: dict[str, float]) -> dict[int, float]:
+    """Each chunk of the shard (`model`) holding some of `terms`: their IDF added up."""
+    out: dict[int, float] = {}
+    for t in terms:
+        for d in model.entries(t)[0]:
+            out[int(d)] = out.get(int(d), 0.0) + idf[t]
+    return out

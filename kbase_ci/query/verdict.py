@@ -231,7 +231,7 @@ def decide(searcher: Searcher, q: ev.QueryTerms, judged: Judged, tags: list[str]
            domain: str | None) -> Verdict:
     """The verdict on a judged ranking: answered when the first hit (the best evidence of
     the first `DEPTH`) has `ANSWER` confidence or better and a hit is shown."""
-    unknown = q.words(searcher.unknown(q.terms))
+    unknown = q.words(searcher.unknown(q.terms)) + [w for w, _ in q.aside]
     first = judged.top[0][1] if judged.top else None
     confidence = first.confidence if first is not None else "none"
     sure = ev.LEVELS.index(confidence) <= ev.LEVELS.index(ANSWER)

@@ -51,6 +51,9 @@ WHY: dict[str, str] = {"build": "for the index build", "configured": "configured
 Progress = Callable[[str, int, int], None]
 """`progress(stage, done, total)`, as an index build reports its stages (bytes here)."""
 MAX_BYTES_ENV = "KBASE_MODEL_MAX_BYTES"
+REVISION = "main"
+"""The revision of a model that is downloaded (its listing, then its files at the commit
+the listing names)."""
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 _REPORTER: Callable[[], AbstractContextManager[Progress]] | None = None
 
@@ -109,7 +112,7 @@ def _fetch(model_id: str, kind: str | None, intent: Intent, progress: Progress |
     repo, cache, hub = repo_dir(model_id), cache_root(), endpoint()
     _drop_stale_parts(repo)
     with guarded(limits) as budget:
-        info = HfApi(endpoint=hub).model_info(model_id, revision="main", files_metadata=True)
+        info = HfApi(endpoint=hub).model_info(model_id, revision=REVISION, files_metadata=True)
         commit = str(info.sha or "")
         if not _COMMIT.fullmatch(commit):
             raise HubRefused(f"the hub named no commit of {model_id} (got {commit[:60]!r})")

@@ -13,7 +13,9 @@ parse cache (`<git dir>/kbase/state.sqlite`), one table per memo.
 - `fix` (kbase_ci.checks.fixmemo): what `kbase fix --staged` rewrote, as JSON, by the
   vault's root, for the check that runs next;
 - `yaml` (kbase_ci.parse.frontmatter.YamlMemo): frontmatter loads as JSON, by the
-  sha256 of their YAML text.
+  sha256 of their YAML text;
+- `model_miss` (kbase_ci.index.modelchoice): when a query's download of a model last
+  failed and why, by the hub, the model id and its revision.
 
 Every memo has one lifetime rule: at most `KEEP[memo]` rows, the least recently written
 dropped first; a memo is a shortcut, so a dropped row only costs the work again. The
@@ -37,10 +39,10 @@ from typing import Literal
 
 from kbase_ci.state.database import close_quietly, open_database
 
-Memo = Literal["config", "remote_miss", "validated", "refused", "fix", "yaml"]
+Memo = Literal["config", "remote_miss", "validated", "refused", "fix", "yaml", "model_miss"]
 KEEP: dict[Memo, int] = {"config": 32, "remote_miss": 64, "validated": 512, "refused": 64,
                          "fix": 16,
-                         "yaml": 200_000}
+                         "yaml": 200_000, "model_miss": 16}
 """Rows each memo keeps (the least recently written beyond that are dropped)."""
 STORE_FILE = "state.sqlite"
 _LAYOUT = "1"

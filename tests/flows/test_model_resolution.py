@@ -181,6 +181,50 @@ def test_the_default_model_is_downloaded_for_an_index_built_with_it(
     assert ans["results"][0]["evidence"]["cosine"] is not None
 
 
+def test_a_failed_download_is_remembered_so_later_queries_rank_at_once(
+        hub: Hub, tiny: Path, make_repo: Callable[..., Path], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index built with the default model, in a clone whose hub cannot give it: the
+    first query tries the download and ranks by BM25, and the queries after it go
+    straight to BM25 with the notice (each one tried again, 5.8 s each without a network:
+    issue 37) until `MISS_RETRY` has passed."""
+    from kbase_ci.git.repo import git_dir
+    from kbase_ci.index.modelchoice import MISS_RETRY
+    from kbase_ci.state.memos import state_store
+
+    hub.serve(tiny, DEFAULT)
+    src = make_repo(PLAIN)
+    publish_index(src)
+    cl = clone(src, tmp_path / "clone")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "other-cache"))
+    hub.models.clear()  # the hub has no such model now: every request is a 404
+    before = len(hub.asked)
+    code, ans, _ = query(cl, "search", "compost soil")
+    assert code == 0 and "download failed" in ans["notices"][0]
+    tried = len(hub.asked)
+    assert tried > before
+    for command in (("search", "compost soil"), ("search", "sql postgres", "--mode",
+                                                  "hybrid")):
+        code, ans, _ = query(cl, *command)
+        (notice,) = ans["notices"]
+        assert code == 0 and notice.startswith("BM25 only: no model (")
+        assert "its download failed" in notice and "not tried again before" in notice
+        assert "fix: run once with network access" in notice
+    proc = run_kbase("status", cwd=cl)
+    assert "its download failed" in json.loads(proc.stdout)["model"]["why"]
+    assert len(hub.asked) == tried  # not one request more
+    # once MISS_RETRY has passed (the memo's row made that old), a query asks again
+    store = state_store(git_dir(cl) / "kbase")
+    ((key, value),) = store.all("model_miss").items()
+    row = json.loads(value)
+    store.put("model_miss", key, json.dumps({**row, "at": row["at"] - MISS_RETRY - 1}))
+    store.close()
+    hub.serve(tiny, DEFAULT)
+    code, ans, err = query(cl, "search", "compost soil")
+    assert code == 0 and ans["notices"] == [] and "downloading" in err
+    assert len(hub.asked) > tried
+
+
 ONNX = Path(__file__).resolve().parents[3] / "shared" / "models" / "minilm-l6-onnx"
 
 

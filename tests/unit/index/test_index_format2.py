@@ -213,6 +213,11 @@ def test_term_dictionary_finds_every_term_and_no_other(tmp_path: Path) -> None:
                    "\uffff"):
         assert absent.encode() not in terms
         assert postings.postings(absent) is None and postings.doc_freq(absent) == 0
+    # every term beginning with a prefix, in order, across blocks (a query's near words)
+    for prefix in ("", "a", "ab", "x", "x" * 300, "\u00e9", "\u00e9t", "0", "\uffff"):
+        want = [(t.decode(), df) for t, df in zip(terms, dfs, strict=True)
+                if t.startswith(prefix.encode())]
+        assert list(postings.starting(prefix)) == want, prefix
 
 
 @pytest.mark.parametrize("dim", [12, 11])
