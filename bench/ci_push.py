@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.machine import load
 from bench.workloads import GIT, ROOT
 
 
@@ -161,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         _run(arm, "first", args.model)
         arm.cpu = []
     notes = sorted(p for p in _git(arms[0].clone, "ls-files", "*.md").splitlines())
-    print(f"load before: {open('/proc/loadavg').read().split()[:3]}")
+    print(f"load before: {load()}")
     for r in range(args.runs):
         path = notes[(r + 1) * len(notes) // (args.runs + 2)]
         for arm in arms:
@@ -173,12 +174,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"round {r} {arm.name}: {cpu:.2f} s CPU, {wall:.1f} s wall | "
                   + " | ".join(ln for ln in text.splitlines()
                                if ln.startswith("kbase ci: index")))
-    print(f"load after: {open('/proc/loadavg').read().split()[:3]}")
+    print(f"load after: {load()}")
     base = arms[0].cpu or []
     for arm in arms:
         cpu = arm.cpu or []
-        line = (f"{arm.name} ({'cache' if arm.cache else 'none'}): median {statistics.median(cpu):.2f}"
-                f" s CPU ({min(cpu):.2f}-{max(cpu):.2f}, n={len(cpu)})")
+        how = "cache" if arm.cache else "none"
+        line = (f"{arm.name} ({how}): median {statistics.median(cpu):.2f} s CPU "
+                f"({min(cpu):.2f}-{max(cpu):.2f}, n={len(cpu)})")
         if arm is not arms[0]:
             ratios = [a / b for a, b in zip(base, cpu, strict=True)]
             line += (f"; this/{arm.name} pair ratio median {statistics.median(ratios):.2f} "

@@ -17,7 +17,15 @@ its embedding loop alone, and the parent prints the median per side, the pair ra
 kbase/raw (median, range), the load average before and after, and the largest difference
 between the two sides' unit vectors (both must embed the same texts the same way).
 Also, with `--threads`, raw onnxruntime's own cost of 2 intra-op threads with spinning on
-and off against 1 thread (the setting a build uses). Prints numbers; asserts nothing.
+and off against 1 thread (the setting a build uses).
+
+With `--build [--vs TREE]`, the whole build instead: `kbase index --model MODEL` from
+nothing (parse cache warm, 2 worker processes: what a push builds) of this tree (and of
+TREE, e.g. a checkout of e1fd72d), the same build without a model (`KBASE_OFFLINE=1`, no
+`.kbase.yml`: BM25 only), and raw onnxruntime on the vault's distinct texts (model load
+included), in turn, whole-process CPU (`os.wait4`). The embedding share of a build is its
+CPU minus the build without a model; printed over raw onnxruntime's, per round (median,
+range). Prints numbers; asserts nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.machine import load
 from bench.workloads import ROOT, SHARED
 
 MODEL = SHARED / "models" / "minilm-l6-onnx"
@@ -129,6 +138,74 @@ def _pair(sides: list[str], args: argparse.Namespace, vault: str) -> dict[str, l
     return got
 
 
+def _cpu(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{' '.join(cmd)}: exit {os.waitstatus_to_exitcode(status)}\n"
+                 f"{err.decode(errors='replace')[-2000:]}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def _raw_whole(model: Path, vault: str) -> None:
+    """Child: load the model, embed the vault's distinct texts (whole-process CPU)."""
+    texts = texts_of(vault, None)
+    _raw(model, [texts[i:i + PIECE] for i in range(0, len(texts), PIECE)])
+
+
+def build_rounds(args: argparse.Namespace, vault: str) -> None:
+    import shutil
+
+    from bench.workloads import git_copy
+
+    work = Path(f"/tmp/kbase-bench/embed-build/{vault}")
+    shutil.rmtree(work, ignore_errors=True)
+    repo = git_copy(SHARED / "corpora" / vault / "vault", work / "vault")
+    trees = [("this", ROOT)] + [(f"vs:{Path(t).name}", Path(t).resolve()) for t in args.vs]
+    base_env = {**os.environ, "KBASE_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+    raw_cmd = [sys.executable, "-m", "bench.embed_overhead", "--raw-whole", "--model",
+               str(args.model), "--vaults", vault]
+    got: dict[str, list[float]] = {name: [] for name, _ in trees}
+    got.update(none=[], raw=[])
+    before = load()
+    for r in range(args.rounds + 1):  # the first round warms the parse cache: not counted
+        for name, tree in trees:
+            env = {**base_env, "PYTHONPATH": str(tree)}
+            shutil.rmtree(work / "out", ignore_errors=True)
+            cpu = _cpu([sys.executable, "-m", "kbase_ci", "index", "--model", str(args.model),
+                        "--out", str(work / "out")], repo, env)
+            if r:
+                got[name].append(cpu)
+            shutil.rmtree(work / f"out-{tree.name}", ignore_errors=True)
+            (work / "out").rename(work / f"out-{tree.name}")
+        shutil.rmtree(work / "out", ignore_errors=True)
+        cpu = _cpu([sys.executable, "-m", "kbase_ci", "index", "--out", str(work / "out")],
+                   repo, {**base_env, "PYTHONPATH": str(ROOT)})
+        raw = _cpu(raw_cmd, ROOT, {**os.environ, "PYTHONPATH": str(ROOT)})
+        if r:
+            got["none"].append(cpu)
+            got["raw"].append(raw)
+    print(f"{vault} (load {' '.join(map(str, before))} -> "
+          f"{' '.join(map(str, load()))}, {args.rounds} rounds):")
+    for name, _ in trees:
+        share = [(a - b) / c for a, b, c in zip(got[name], got["none"], got["raw"], strict=True)]
+        print(f"  {name}: build {statistics.median(got[name]):.1f} s CPU, without a model "
+              f"{statistics.median(got['none']):.1f} s, raw onnxruntime on the distinct "
+              f"texts {statistics.median(got['raw']):.1f} s; embedding share / raw: median "
+              f"{statistics.median(share):.3f} ({min(share):.3f}-{max(share):.3f})")
+    files = [{p.relative_to(work / f"out-{t.name}").as_posix(): p.read_bytes()
+              for p in sorted((work / f"out-{t.name}").rglob("*")) if p.is_file()}
+             for _, t in trees]
+    print("  the trees' indexes: " + ("identical" if all(f == files[0] for f in files)
+                                      else "DIFFER"))
+    if len(trees) > 1:
+        print("  " + _line("this / " + trees[1][0] + " whole build", got["this"],
+                           got[trees[1][0]]))
+
+
 def _line(name: str, a: list[float], b: list[float]) -> str:
     ratios = [x / y for x, y in zip(a, b, strict=True)]
     return (f"{name}: {statistics.median(a):.2f} s vs {statistics.median(b):.2f} s CPU, pair "
@@ -144,10 +221,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="first N distinct texts only")
     ap.add_argument("--threads", action="store_true",
                     help="also raw onnxruntime with 2 threads, spinning on and off")
+    ap.add_argument("--build", action="store_true", help="whole builds instead (above)")
+    ap.add_argument("--vs", action="append", default=[], metavar="TREE")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--raw-whole", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         child(args.child, args.model, args.vaults, args.limit)
+        return 0
+    if args.raw_whole:
+        _raw_whole(args.model, args.vaults)
         return 0
     if not args.model.is_dir():
         print(f"{args.model}: not here (../shared is needed)")
@@ -155,12 +238,15 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     for vault in filter(None, args.vaults.split(",")):
-        load = open("/proc/loadavg").read().split()[:3]
+        if args.build:
+            build_rounds(args, vault)
+            continue
+        before = load()
         got = _pair(["kbase", "raw"], args, vault)
         a = np.load("/tmp/kbase-embed-overhead-kbase.npy")
         b = np.load("/tmp/kbase-embed-overhead-raw.npy")
-        print(f"{vault} ({len(a)} distinct texts, load {' '.join(load)} -> "
-              f"{' '.join(open('/proc/loadavg').read().split()[:3])}):")
+        print(f"{vault} ({len(a)} distinct texts, load {' '.join(map(str, before))} -> "
+              f"{' '.join(map(str, load()))}):")
         print("  " + _line("kbase / raw onnxruntime", got["kbase"], got["raw"])
               + f"; largest component difference {float(np.abs(a - b).max()):.2e}")
         if args.threads:

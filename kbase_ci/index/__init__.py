@@ -2,7 +2,7 @@
 (`shards`, `sizes`), built per shard (`shardbuild`: paragraph `chunks`, `tokens`,
 `bm25files` read by `bm25` (made comparable across shards by `idf`), vectors from the model
 a `modelfolder` holds, static `embedder` (its files read by `staticmodel`) or `transformer`,
-stored by `vectors`, with an `ann` graph for large shards, and the semantic baseline
+each distinct text once across shards (`embedplan`), stored by `vectors`, with an `ann` graph for large shards, and the semantic baseline
 `cosinebaseline`), assembled (`assemble`: `tables`, `notetable`, `similar`, concept
 `mentions`, the notes naming each note in `unlinked`, the fusion weights of `ranking`) and
 swapped in (`swap`), every file named once in `layout`, the manifest declared once in

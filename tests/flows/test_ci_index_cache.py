@@ -15,7 +15,7 @@ from pathlib import Path
 from tests.ci_support import commit_files, step_outputs
 from tests.conftest import git
 from tests.flows.test_ci_hostile_branch import _branch_files, _forged, _push_tree
-from tests.flows.test_ci_index import _clone, _finish, _origin, _push_env, _start
+from tests.flows.test_ci_index import _clone, _finish, _origin, _push_env
 
 MORE = {"People/Ada.md": "# Ada\n\nAda wrote [[Alpha]].\n",
         "People/Bob.md": "# Bob\n\nBob reads [[Beta#Usage]] and [[Home]].\n"}
