@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.figure import process_cpu
 from bench.machine import load
 from bench.workloads import GIT, ROOT
 
@@ -85,14 +86,8 @@ def _run(arm: Arm, run: str, model: Path | None) -> tuple[float, float, str]:
     log = arm.work / f"{run}.log"
     t0 = time.perf_counter()
     with log.open("wb") as out:
-        proc = subprocess.Popen(args, cwd=arm.clone, env=_env(arm, sha, run), stdout=out,
-                                stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    text = log.read_text(encoding="utf-8", errors="replace")
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        sys.exit(f"{arm.name} {run}: exit {os.waitstatus_to_exitcode(status)}\n{text[-3000:]}")
-    return usage.ru_utime + usage.ru_stime, wall, text
+        cpu = process_cpu(args, arm.clone, _env(arm, sha, run), out=out)
+    return cpu, time.perf_counter() - t0, log.read_text(encoding="utf-8", errors="replace")
 
 
 def _setup(arm: Arm, vault: Path) -> None:

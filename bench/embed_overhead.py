@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.figure import process_cpu
 from bench.machine import load
 from bench.workloads import ROOT, SHARED
 
@@ -138,18 +139,6 @@ def _pair(sides: list[str], args: argparse.Namespace, vault: str) -> dict[str, l
     return got
 
 
-def _cpu(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{' '.join(cmd)}: exit {os.waitstatus_to_exitcode(status)}\n"
-                 f"{err.decode(errors='replace')[-2000:]}")
-    return usage.ru_utime + usage.ru_stime
-
-
 def _raw_whole(model: Path, vault: str) -> None:
     """Child: load the model, embed the vault's distinct texts (whole-process CPU)."""
     texts = texts_of(vault, None)
@@ -165,7 +154,9 @@ def build_rounds(args: argparse.Namespace, vault: str) -> None:
     shutil.rmtree(work, ignore_errors=True)
     repo = git_copy(SHARED / "corpora" / vault / "vault", work / "vault")
     trees = [("this", ROOT)] + [(f"vs:{Path(t).name}", Path(t).resolve()) for t in args.vs]
-    base_env = {**os.environ, "KBASE_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+    base_env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+                "KBASE_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+    index = [sys.executable, "-m", "kbase_ci", "index"]
     raw_cmd = [sys.executable, "-m", "bench.embed_overhead", "--raw-whole", "--model",
                str(args.model), "--vaults", vault]
     got: dict[str, list[float]] = {name: [] for name, _ in trees}
@@ -175,16 +166,16 @@ def build_rounds(args: argparse.Namespace, vault: str) -> None:
         for name, tree in trees:
             env = {**base_env, "PYTHONPATH": str(tree)}
             shutil.rmtree(work / "out", ignore_errors=True)
-            cpu = _cpu([sys.executable, "-m", "kbase_ci", "index", "--model", str(args.model),
-                        "--out", str(work / "out")], repo, env)
+            cpu = process_cpu([*index, "--model", str(args.model), "--out", str(work / "out")],
+                              repo, env)
             if r:
                 got[name].append(cpu)
             shutil.rmtree(work / f"out-{tree.name}", ignore_errors=True)
             (work / "out").rename(work / f"out-{tree.name}")
         shutil.rmtree(work / "out", ignore_errors=True)
-        cpu = _cpu([sys.executable, "-m", "kbase_ci", "index", "--out", str(work / "out")],
-                   repo, {**base_env, "PYTHONPATH": str(ROOT)})
-        raw = _cpu(raw_cmd, ROOT, {**os.environ, "PYTHONPATH": str(ROOT)})
+        cpu = process_cpu([*index, "--out", str(work / "out")], repo,
+                          {**base_env, "PYTHONPATH": str(ROOT)})
+        raw = process_cpu(raw_cmd, ROOT, {**os.environ, "PYTHONPATH": str(ROOT)})
         if r:
             got["none"].append(cpu)
             got["raw"].append(raw)

@@ -27,6 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.figure import process_cpu
 from bench.machine import load
 from bench.workloads import CORPORA, GIT, MODEL, ROOT, git_copy
 
@@ -38,15 +39,6 @@ QUERY = {"dnd-5e-srd": "dragon breath weapon",
          "data-engineering-wiki": "slowly changing dimension in a data warehouse",
          "obsidian-tasks-docs": "how do I filter tasks by due date",
          "tldr-pages": "extract a tar archive"}
-
-
-def _cpu(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        sys.exit(f"{' '.join(cmd)}: exit {os.waitstatus_to_exitcode(status)}")
-    return usage.ru_utime + usage.ru_stime
 
 
 def _most_linked(index: Path) -> str:
@@ -105,8 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         got: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         for _ in range(args.runs):
             for name, cmd in commands.items():
-                b = _cpu(numpy, clone, env)
-                got[name].append((_cpu(cmd, clone, env), b))
+                b = process_cpu(numpy, clone, env)
+                got[name].append((process_cpu(cmd, clone, env), b))
         after = load()
         print(f"{vault} (load {before} -> {after}, {args.runs} pairs, "
               f"{'no bytecode' if args.no_bytecode else 'bytecode'}, tree {args.tree}):")
