@@ -1,10 +1,13 @@
 """Run shard builds in this process, or in forked worker processes (one per core).
 
-Each task parses its own notes (parse cache first) and then builds its shard, so parsing
-and indexing overlap instead of waiting for the whole vault to be parsed: cold parsing
-is as expensive as indexing. Workers are forked so that they inherit the vault listing
-and the loaded embedding model; the parsed notes come back to the parent, which needs
-them for the vault-wide tables.
+Each task parses its own notes (parse cache first) and then chunks its shard and writes
+its BM25 files, so parsing and indexing overlap instead of waiting for the whole vault to
+be parsed: cold parsing is as expensive as indexing. The texts the shards need vectors
+for come back to the parent, which hands each distinct text to the model once, in pieces
+spread over the same workers (kbase_ci.index.embedplan), and has a shard's vector files
+written once all its rows are there. Workers are forked so that they inherit the vault
+listing and the loaded embedding model; the parsed notes come back to the parent, which
+needs them for the vault-wide tables.
 """
 
 from __future__ import annotations

@@ -106,3 +106,19 @@ def test_forged_model_files_are_still_refused(tmp_path: Path) -> None:
     write_safetensors(nan / "model.safetensors", {"embeddings": table})
     with pytest.raises(KbaseError, match="NaN or infinite"):
         open_embedder(nan)
+
+
+def test_an_index_of_the_work_tree_spares_listing_it(indexed: tuple[Path, Path],
+                                                     tmp_path: Path) -> None:
+    """An index built from HEAD with nothing changed since: the query reads git's status
+    and never lists the work tree (`git ls-files`; a trace's eager count of the notes
+    made every query list it, 38k files on tldr-pages)."""
+    root, model = indexed  # built from HEAD, nothing changed since
+    trace = tmp_path / "git-trace.txt"
+    for command in (["backlinks", "garden.md"], ["search", "--mode", "bm25", "python"],
+                    ["search", "python garden", "--model", str(model)]):
+        trace.unlink(missing_ok=True)
+        got = _query(root, *command, env={"GIT_TRACE": str(trace)})
+        assert got["code"] in (0, 1)  # backlinks: none (exit 1), the answer all the same
+        ran = trace.read_text(encoding="utf-8")
+        assert "status" in ran and "ls-files" not in ran, (command, ran)
