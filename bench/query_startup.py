@@ -1,6 +1,7 @@
 """What a query costs in a fresh clone against `python -c "import numpy"`:
 
     python -m bench.query_startup [--vaults A,B] [--runs 9] [--tree DIR] [--no-bytecode]
+                                  [--reuse]
 
 Per shared vault: a scratch git copy, `kbase index --model ../shared/models/
 minilm-static-256`, `kbase publish`, then a `git clone` that has the index only on
@@ -49,7 +50,9 @@ def _most_linked(index: Path) -> str:
     return str(paths[int(np.diff(ptr).argmax())])
 
 
-def _setup(vault: str, work: Path, env: dict[str, str]) -> tuple[Path, str]:
+def _setup(vault: str, work: Path, env: dict[str, str], reuse: bool) -> tuple[Path, str]:
+    if reuse and (work / "clone" / ".git").is_dir():
+        return work / "clone", _most_linked(work / "origin" / ".kbase")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     repo = git_copy(CORPORA / vault / "vault", work / "origin")
@@ -70,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", type=Path, default=ROOT)
     ap.add_argument("--no-bytecode", action="store_true")
     ap.add_argument("--work", type=Path, default=Path("/tmp/kbase-bench/query-startup"))
+    ap.add_argument("--reuse", action="store_true",
+                    help="keep a vault's clone and index from an earlier run of this bench")
     args = ap.parse_args(argv)
     if not MODEL.is_dir():
         print(f"{MODEL}: not here (../shared is needed)")
@@ -88,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (CORPORA / vault / "vault").is_dir():
             print(f"{vault}: not here")
             continue
-        clone, hub = _setup(vault, args.work / vault, env)
+        clone, hub = _setup(vault, args.work / vault, env, args.reuse)
         kbase = [sys.executable, "-m", "kbase_ci"]
         commands = {"hybrid search": [*kbase, "search", QUERY[vault]],
                     "BM25 search": [*kbase, "search", "--mode", "bm25", QUERY[vault]],
