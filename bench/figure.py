@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import resource
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 
 def _cpu() -> float:
@@ -32,6 +34,19 @@ def run_cmd(cmd: Sequence[str], cwd: Path, env: dict[str, str] | None = None,
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: "
                            f"{(proc.stderr or proc.stdout)[-400:]}")
     return proc
+
+
+def process_cpu(cmd: Sequence[str], cwd: Path, env: dict[str, str] | None = None, *,
+                out: IO[bytes] | None = None, ok: Sequence[int] = (0, 1)) -> float:
+    """CPU seconds (user + system, `os.wait4`) of `cmd` and the children it waited for;
+    its output goes to `out` (stdout and stderr) or nowhere. Exits on another code."""
+    proc = subprocess.Popen(list(cmd), cwd=cwd, env=env,
+                            stdout=out if out is not None else subprocess.DEVNULL,
+                            stderr=subprocess.STDOUT if out is not None else subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) not in ok:
+        sys.exit(f"{' '.join(cmd)}: exit {os.waitstatus_to_exitcode(status)}")
+    return usage.ru_utime + usage.ru_stime
 
 
 def summary(name: str, workload: str, walls: Sequence[float], cpus: Sequence[float],

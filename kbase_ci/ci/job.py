@@ -31,7 +31,7 @@ from kbase_ci.git.indexbranch import BRANCH
 from kbase_ci.git.repo import git_dir, toplevel
 from kbase_ci.index.publish import describe
 from kbase_ci.parsed import Severity
-from kbase_ci.report.escape import log_text, stop_commands
+from kbase_ci.report.escape import command_data, log_text, stop_commands
 
 _LOGGED_FINDINGS = 50
 
@@ -56,6 +56,10 @@ class JobOptions:
     head: str | None = None
     annotations: int = 10
     no_cache: bool = False
+    index_cache: Path | None = None
+    """Index mode: the folder the action restored this workflow's previous build into
+    (from the default branch's Actions cache); the build starts from it and leaves the new
+    index there for the action to save."""
 
 
 def _mode(requested: str, event: CiEvent | None, local: bool) -> str:
@@ -176,20 +180,34 @@ def _post(args: JobOptions, event: CiEvent, env: Mapping[str, str], number: int,
 
 def _index(args: JobOptions, root: Path) -> dict[str, str]:
     # Built inside the git directory: never in the work tree, so never committed by a
-    # later step, and outside `.git/kbase` (the parse cache the action caches).
+    # later step, and outside `.git/kbase` (the parse cache the action caches); or in the
+    # cache folder the action restored and saves.
     out = build_and_publish(root, git_dir(root) / "kbase-ci" / "index",
                             branch=args.index_branch,
-                            remote=args.remote, model=args.model)
+                            remote=args.remote, model=args.model, cache=args.index_cache)
     b, p = out.build, out.publish
-    print(f"kbase ci: index built from source ({len(b.shards_built)} shard(s) built)")
+    if out.cache_note is not None:
+        print(f"::warning title=kbase::{command_data(out.cache_note)}: not used; the index "
+              "is built from nothing and not left for the cache")
+    if out.seeded_from is not None:
+        print(f"kbase ci: index built from source, starting from this workflow's cached "
+              f"build of {out.seeded_from[:12]}: {len(b.shards_built)} shard(s) built, "
+              f"{len(b.shards_reused)} unchanged")
+    else:
+        print(f"kbase ci: index built from source ({len(b.shards_built)} shard(s) built)")
+    if b.previous:
+        print(f"kbase ci: note: {log_text(b.previous)}")
     if b.embeddings_reason:
         print(f"kbase ci: note: {log_text(b.embeddings_reason)}")
     for line in out.scopes:
         print(f"kbase ci: {log_text(line)}")
     print(describe(p))
+    outputs = {"index-status": p.status, "index-commit": p.commit or ""}
+    if args.index_cache is not None and out.cache_note is None:
+        outputs["index-cache"] = str(out.out_dir)
     if not p.ok:
         raise PublishGaveUp(describe(p))
-    return {"index-status": p.status, "index-commit": p.commit or ""}
+    return outputs
 
 
 def _companion(args: JobOptions, event: CiEvent | None, env: Mapping[str, str]) -> int:

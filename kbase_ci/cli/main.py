@@ -69,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     word = command_word(args_list)
     if not answers_and_exits(word):
         return _main(args_list, word)
+    if word not in ("check", "fix"):  # a query: one BLAS thread, said before numpy loads
+        from kbase_ci.state.threads import one_blas_thread_from_start  # not on a hook run
+
+        one_blas_thread_from_start()
     ahead = word == "check" and "--staged" in args_list and not \
         VALUE_OPTIONS.intersection(args_list)
     if ahead:  # a hook run: git works on the other core while the check code imports

@@ -87,7 +87,8 @@ def open_view(args: argparse.Namespace, *, stale_ok: bool = False) -> QueryView:
 
     trace = Trace("view")
     vault = open_vault(args, untracked=True)  # its `git status` refreshes git's stat data too
-    trace("vault", root=vault.root, mode=vault.mode, notes=len(vault.notes))
+    if trace.on:  # counting the notes lists the work tree: an up-to-date index spares that
+        trace("vault", root=vault.root, mode=vault.mode, notes=len(vault.notes))
     source = open_index_source(vault, args.index, getattr(args, "scope", None),
                                stale_ok=stale_ok)
     trace("index", origin=source.origin, location=source.location)

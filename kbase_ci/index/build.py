@@ -74,9 +74,12 @@ class BuildResult:
     embedded: int = 0
     """Chunks embedded by this build; rebuilt shards copy the vectors of unchanged notes."""
     embed_seconds: float = 0.0
-    """Wall seconds the embedding took: the shard tasks' embedding seconds, at most the
-    wall time of the shard builds (workers embed side by side; that time also holds
-    their parsing, so the rate it gives is a lower bound)."""
+    """Wall seconds the embedding took: the model calls' seconds, at most the wall time
+    of the shard builds (workers embed side by side; that time also holds their parsing,
+    so the rate it gives is a lower bound)."""
+    texts_embedded: int = 0
+    """Distinct texts the model embedded for those chunks: each once, whichever shards
+    hold it (kbase_ci.index.embedplan)."""
 
     @property
     def chunks_per_second(self) -> float | None:
@@ -179,15 +182,17 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
                 kept = prev_index.vector_rows(spec.notes, blobs, vectors_key) \
                     if prev_index is not None else {}
                 tasks.append(Task(spec, known, choice.path, tmp / "shards" / spec.id,
-                                  use_cache, cfg.embeddings.dim, cfg.index.stemmer, kept))
+                                  use_cache, cfg.embeddings.dim, cfg.index.stemmer, kept, dim))
         report("prepare", 3 + len(selected), 3 + len(selected))
 
         t_tasks = time.perf_counter()
-        results, fresh = run_tasks(
-            vault, tasks, jobs, report,
-            [p for s in reused for p in s.notes if p not in parsed], use_cache)
+        ran = run_tasks(vault, tasks, jobs, report,
+                        [p for s in reused for p in s.notes if p not in parsed], use_cache)
         t_tasks = time.perf_counter() - t_tasks
-        parsed.update(fresh)
+        results = ran.results
+        parsed.update(ran.parsed)
+        if ran.texts:
+            seconds["embeddings"] = ran.embed_seconds
         for task in tasks:
             r = results[task.spec.id]
             metas[r.id] = Shard(task.spec.domain, len(task.spec.notes), r.chunks,
@@ -218,7 +223,7 @@ def _build(vault: Vault, out_dir: Path, *, model: Path | None,
     return BuildResult(out_dir, manifest, tuple(t.spec.id for t in tasks),
                        tuple(s.id for s in reused), seconds, tuple(warnings), why,
                        similar_rows, sum(results[t.spec.id].embedded for t in tasks),
-                       min(t_tasks, seconds.get("embeddings", 0.0)))
+                       min(t_tasks, seconds.get("embeddings", 0.0)), ran.texts)
 
 
 def _dim_of(choice: ModelChoice, cfg: Config, previous: IndexManifest | None

@@ -44,6 +44,8 @@ class ShardJob:
     vectors: dict[str, bytes] = field(default_factory=dict)
     """Stored vector rows (`vectorfile.pack`ed) of notes unchanged since the previous build,
     by path: copied, not embedded again."""
+    vector_dim: int | None = None
+    """The vectors' dimension (the model's, or `embeddings.dim`); None: no vectors."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +55,9 @@ class ShardResult:
     vectors: int
     seconds: dict[str, float] = field(default_factory=dict)
     embedded: int = 0
-    """Chunks embedded now (the others' rows were copied from the previous build)."""
+    """Chunks whose rows were computed now (the others' were copied from the previous
+    build); identical texts among them, in this shard or others, ran through the model
+    once."""
 
 
 def inputs_digest(shard_id: str, notes: Sequence[tuple[str, str]], model_sha: str | None,
@@ -104,9 +108,35 @@ def use_embedder(model: Path, dim: int | None, embedder: Any | None) -> None:
         _embedders[(model, dim)] = embedder
 
 
-def build_shard(job: ShardJob, progress: Callable[[int], None] | None = None) -> ShardResult:
-    """Build one shard's files; `progress(n)` is told when a step (chunking, BM25,
-    embedding) is done for the shard's n notes, so a long build keeps reporting."""
+@dataclass(frozen=True, slots=True)
+class Chunked:
+    """A shard whose chunk and BM25 files are written: what its vectors still need."""
+
+    id: str
+    out: Path
+    model: Path | None
+    dim: int | None
+    """`embeddings.dim` (what `embedder_for` is asked with)."""
+    vector_dim: int | None
+    """The vectors' dimension (None: no vectors)."""
+    owners: tuple[str, ...]
+    """The note of each chunk, in chunk order."""
+    kept: dict[str, bytes]
+    """The stored rows of the notes whose vectors are copied (`ShardJob.vectors`)."""
+    texts: tuple[str, ...]
+    """The embedding text of every other chunk, in chunk order: what the model must give
+    rows for (a build embeds each distinct text once, whichever shards hold it)."""
+    notes: int
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def needs_model(self) -> bool:
+        return self.model is not None and bool(self.owners)
+
+
+def chunk_shard(job: ShardJob, progress: Callable[[int], None] | None = None) -> Chunked:
+    """Write a shard's chunk and BM25 files; `progress(n)` is told when a step (chunking,
+    BM25) is done for the shard's n notes, so a long build keeps reporting."""
     tick = progress or (lambda n: None)
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -125,70 +155,59 @@ def build_shard(job: ShardJob, progress: Callable[[int], None] | None = None) ->
     write_chunks(job.out, all_chunks, counts)
     seconds["chunk"] = time.perf_counter() - t0
     tick(len(job.notes))
-    if not all_chunks:
-        tick(len(job.notes) * (2 if job.model is not None else 1))
-        return ShardResult(job.id, 0, 0, seconds)
-
-    t0 = time.perf_counter()
-    texts = [bm25.indexed_text(*meta[c.note], c.heading_path, c.text) for c in all_chunks]
-    bm25.build_bm25(texts, job.out / "bm25", job.stemmer)
-    seconds["bm25"] = time.perf_counter() - t0
+    vector_dim = job.vector_dim if job.model is not None else None
+    width = (vector_dim + 1) // 2 if vector_dim else 0
+    if all_chunks:
+        t0 = time.perf_counter()
+        texts = [bm25.indexed_text(*meta[c.note], c.heading_path, c.text) for c in all_chunks]
+        bm25.build_bm25(texts, job.out / "bm25", job.stemmer)
+        seconds["bm25"] = time.perf_counter() - t0
     tick(len(job.notes))
-
-    n_vectors = embedded = 0
-    if job.model is not None:
-        t0 = time.perf_counter()
-        model = embedder_for(job.model, job.dim)
-        width = (model.dim + 1) // 2
-        kept = _kept_rows(job.vectors, all_chunks, width)
-        todo = [c for c in all_chunks if c.note not in kept]
-        embedded = len(todo)
-        matrix = _encode(model, [embed_text(meta[c.note][0], c) for c in todo],
-                         len(job.notes), tick)
-        seconds["embeddings"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        packed = vectorfile.merge_rows([c.note for c in all_chunks], kept,
-                                       vectorfile.pack(vectorfile.quantize(matrix)), width)
-        n_vectors = vectorfile.write_packed(packed, job.out / vectors.FILE)
-        if n_vectors >= ann.MIN_ROWS:
-            graph, same = vectors.Vectors(packed, model.dim).graph_files()
-            (job.out / ann.FILE).write_bytes(graph)
-            (job.out / ann.SAME_FILE).write_bytes(same)
-        nulls = cosinebaseline.null_vectors(job.model, model.dim, model)
-        if nulls is not None:
-            cosinebaseline.write_shard(job.out / cosinebaseline.FILE, cosinebaseline.shard_top1(
-                vectorfile.unpack(packed, model.dim), nulls))
-        seconds["vectors"] = time.perf_counter() - t0
-    return ShardResult(job.id, len(all_chunks), n_vectors, seconds, embedded)
+    kept = _kept_rows(job.vectors, all_chunks, width) if width else {}
+    return Chunked(job.id, job.out, job.model, job.dim, vector_dim,
+                   tuple(c.note for c in all_chunks), kept,
+                   tuple(embed_text(meta[c.note][0], c) for c in all_chunks
+                         if width and c.note not in kept), len(job.notes), seconds)
 
 
-_ENCODE_STEP = 256
-"""Texts embedded between two progress reports (rows are embedded independently, so
-the pieces give the same matrix as one call)."""
-
-
-def _encode(model: TextEmbedder, texts: list[str], notes: int,
-            tick: Callable[[int], None]) -> Any:
-    """`model.encode(texts)`, each distinct text once (a vector depends on its text
-    only, and repeated boilerplate is common: 23% of dnd-5e-srd's chunk texts repeat
-    another's), in pieces, telling `tick` the notes' share of each piece."""
+def finish_shard(shard: Chunked, rows: Any, nulls: Any) -> ShardResult:
+    """Write a shard's vector files from `rows` (float16, one per text of `shard.texts`,
+    which the caller may have dropped since; None: no text) and the rows it keeps;
+    `nulls`: the model's null questions (`cosinebaseline.null_vectors`, or None). A
+    shard without vectors only reports its counts."""
     import numpy as np
 
-    first: dict[str, int] = {}
-    where = np.fromiter((first.setdefault(t, len(first)) for t in texts), dtype=np.intp,
-                        count=len(texts))
-    if len(first) < len(texts):
-        return _encode(model, list(first), notes, tick)[where]
-    if len(texts) <= _ENCODE_STEP:
-        tick(notes)
-        return model.encode(texts)
-    parts, told = [], 0
-    for start in range(0, len(texts), _ENCODE_STEP):
-        parts.append(model.encode(texts[start:start + _ENCODE_STEP]))
-        share = notes * min(len(texts), start + _ENCODE_STEP) // len(texts)
-        tick(share - told)
-        told = share
-    return np.concatenate(parts)
+    if not shard.needs_model or not shard.vector_dim:
+        return ShardResult(shard.id, len(shard.owners), 0, shard.seconds)
+    t0 = time.perf_counter()
+    width = (shard.vector_dim + 1) // 2
+    new = vectorfile.pack(vectorfile.quantize(rows)) if rows is not None else \
+        np.zeros((0, width), dtype=np.uint8)
+    packed = vectorfile.merge_rows(list(shard.owners), shard.kept, new, width)
+    n_vectors = vectorfile.write_packed(packed, shard.out / vectors.FILE)
+    if n_vectors >= ann.MIN_ROWS:
+        graph, same = vectors.Vectors(packed, shard.vector_dim).graph_files()
+        (shard.out / ann.FILE).write_bytes(graph)
+        (shard.out / ann.SAME_FILE).write_bytes(same)
+    if nulls is not None:
+        cosinebaseline.write_shard(shard.out / cosinebaseline.FILE, cosinebaseline.shard_top1(
+            vectorfile.unpack(packed, shard.vector_dim), nulls))
+    seconds = {**shard.seconds, "vectors": time.perf_counter() - t0}
+    return ShardResult(shard.id, len(shard.owners), n_vectors, seconds,
+                       0 if rows is None else len(rows))
+
+
+def embed(model: Path, dim: int | None, texts: Sequence[str]) -> Any:
+    """Rows (float16, unit length) of `texts` by the model: one call, whose rows do not
+    depend on each other (a transformer runs one text at a time, the static model sums
+    each text's own tokens)."""
+    return embedder_for(model, dim).encode(texts)
+
+
+def null_rows(model: Path, dim: int | None) -> Any:
+    """The model's null questions as unit rows (`cosinebaseline.null_vectors`), or None."""
+    embedder = embedder_for(model, dim)
+    return cosinebaseline.null_vectors(model, embedder.dim, embedder)
 
 
 def _kept_rows(stored: dict[str, bytes], all_chunks: Sequence[chunks.Chunk],

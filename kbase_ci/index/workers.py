@@ -1,10 +1,13 @@
 """Run shard builds in this process, or in forked worker processes (one per core).
 
-Each task parses its own notes (parse cache first) and then builds its shard, so parsing
-and indexing overlap instead of waiting for the whole vault to be parsed: cold parsing
-is as expensive as indexing. Workers are forked so that they inherit the vault listing
-and the loaded embedding model; the parsed notes come back to the parent, which needs
-them for the vault-wide tables.
+Each task parses its own notes (parse cache first) and then chunks its shard and writes
+its BM25 files, so parsing and indexing overlap instead of waiting for the whole vault to
+be parsed: cold parsing is as expensive as indexing. The texts the shards need vectors
+for come back to the parent, which hands each distinct text to the model once, in pieces
+spread over the same workers (kbase_ci.index.embedplan), and has a shard's vector files
+written once all its rows are there. Workers are forked so that they inherit the vault
+listing and the loaded embedding model; the parsed notes come back to the parent, which
+needs them for the vault-wide tables.
 """
 
 from __future__ import annotations
@@ -13,14 +16,23 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from kbase_ci.index import tokens
+from kbase_ci.index.embedplan import EmbedPlan
 from kbase_ci.index.modelfolder import TRANSFORMER, model_kind
-from kbase_ci.index.shardbuild import ShardJob, ShardResult, build_shard
+from kbase_ci.index.shardbuild import (
+    Chunked,
+    ShardJob,
+    ShardResult,
+    chunk_shard,
+    embed,
+    finish_shard,
+    null_rows,
+)
 from kbase_ci.index.shards import ShardSpec
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.threads import blas_single_threaded, one_blas_thread
@@ -58,6 +70,8 @@ class Task:
     """`index.stemmer`."""
     vectors: dict[str, bytes] = field(default_factory=dict)
     """`ShardJob.vectors`: the previous build's rows of unchanged notes."""
+    vector_dim: int | None = None
+    """`ShardJob.vector_dim`."""
 
 
 def _parallel_min_bytes(tasks: Sequence[Task]) -> int:
@@ -90,7 +104,8 @@ def steps_per_note(task: Task) -> int:
     return 4 if task.model is not None else 3
 
 
-def _run(task: Task) -> tuple[ShardResult, tuple[ParsedNote, ...]]:
+def _chunk(task: Task) -> tuple[Chunked, tuple[ParsedNote, ...]]:
+    """Parse (unless parsed) and chunk one task's shard, with its BM25 files."""
     vault = _vault
     assert vault is not None  # set by run_tasks before any task runs
     t0 = time.perf_counter()
@@ -106,21 +121,52 @@ def _run(task: Task) -> tuple[ShardResult, tuple[ParsedNote, ...]]:
         _step(len(task.spec.notes) - told[0])
     parse_s = time.perf_counter() - t0
     contents = vault.read([nf for p in task.spec.notes if (nf := vault.note(p)) is not None])
-    result = build_shard(ShardJob(task.spec.id, notes, contents, task.model, task.out,
-                                  task.dim, task.stemmer, task.vectors), _step)
-    return replace(result, seconds={"parse": parse_s, **result.seconds}), notes
+    got = chunk_shard(ShardJob(task.spec.id, notes, contents, task.model, task.out,
+                               task.dim, task.stemmer, task.vectors, task.vector_dim), _step)
+    return replace(got, seconds={"parse": parse_s, **got.seconds}), notes
+
+
+def _embed(model: Path, dim: int | None, texts: list[str]) -> tuple[list[str], Any, float]:
+    t0 = time.perf_counter()
+    rows = embed(model, dim, texts)
+    return texts, rows, time.perf_counter() - t0
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What `run_tasks` built."""
+
+    results: dict[str, ShardResult]
+    parsed: dict[str, ParsedNote]
+    """The notes of the tasks and of `also_parse`."""
+    texts: int = 0
+    """Distinct texts the model embedded (each once, whichever shards hold it)."""
+    embed_seconds: float = 0.0
+    """Seconds of the model's calls, summed over the processes that made them."""
+
+
+class _Inline(Executor):
+    """Runs each call at once, in this process (one worker: no pool)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        fut: Future[Any] = Future()
+        try:
+            fut.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            fut.set_exception(exc)
+        return fut
 
 
 def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
               report: Callable[[str, int, int], None], also_parse: Sequence[str],
-              use_cache: bool) -> tuple[dict[str, ShardResult], dict[str, ParsedNote]]:
-    """Build every task's shard; returns the results and the parsed notes of the tasks
-    and of `also_parse` (the notes of reused shards, parsed here meanwhile)."""
+              use_cache: bool) -> Outcome:
+    """Build every task's shard: chunk each (parsing its notes unless given), embed the
+    distinct texts of them all, then write each shard's vectors as soon as its rows are
+    there. Returns the results and the parsed notes of the tasks and of `also_parse` (the
+    notes of reused shards, parsed here meanwhile)."""
     global _vault, _steps, _echo
     _vault = vault
     order = sorted(tasks, key=lambda t: (-t.spec.bytes, t.spec.id))  # largest first
-    results: dict[str, ShardResult] = {}
-    parsed: dict[str, ParsedNote] = {}
     workers = max(1, min(jobs if jobs is not None else (os.cpu_count() or 1), len(order)))
     if jobs is None and sum(t.spec.bytes for t in order) < _parallel_min_bytes(order):
         workers = 1
@@ -138,12 +184,6 @@ def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
 
     _step(sum(len(t.spec.notes) for t in order if t.parsed is not None))  # parsed before
     show()
-
-    def collect(r: ShardResult, got: tuple[ParsedNote, ...]) -> None:
-        results[r.id] = r
-        parsed.update((n.path, n) for n in got)
-        show()
-
     try:
         if workers == 1 and not overlap:
             # One scan for everything: each scan call reads the whole parse cache.
@@ -157,34 +197,91 @@ def run_tasks(vault: Vault, tasks: Sequence[Task], jobs: int | None,
                 _step(n)
 
             _echo = show
-            parsed.update((n.path, n) for n in parse_notes(vault, [*todo, *also_parse],
-                                                            use_cache, scanned))
+            parsed = {n.path: n for n in parse_notes(vault, [*todo, *also_parse], use_cache,
+                                                     scanned)}
             _step(len(todo) - told[0])
             share = (time.perf_counter() - t0) / max(1, len(order))
+            order = [replace(t, parsed=tuple(parsed[p] for p in t.spec.notes))
+                     if t.parsed is None else t for t in order]
             with blas_single_threaded():
-                for task in order:  # parsed above, and counted: `_run` does not count again
-                    if task.parsed is None:
-                        task = replace(task, parsed=tuple(parsed[p] for p in task.spec.notes))
-                    r, got = _run(task)
-                    collect(replace(r, seconds={**r.seconds, "parse": share}), got)
-            return results, parsed
+                out = _drive(_Inline(), order, show, lambda: None)
+            return replace(out, parsed={**parsed, **out.parsed}, results={
+                sid: replace(r, seconds={**r.seconds, "parse": share})
+                for sid, r in out.results.items()})
         with ProcessPoolExecutor(max_workers=workers, initializer=one_blas_thread,
                                  mp_context=ctx) as pool:
-            pending = {pool.submit(_run, task) for task in order}
-            t0 = time.perf_counter()
-            parsed.update((n.path, n) for n in parse_notes(vault, also_parse, use_cache))
-            here = time.perf_counter() - t0
-            while pending:  # wake up often: the shared counter moves within shards
-                done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    collect(*fut.result())
-                show()
+            here: dict[str, ParsedNote] = {}
+            spent = [0.0]
+
+            def meanwhile() -> None:  # once, after the first tasks went to the workers
+                t0 = time.perf_counter()
+                here.update((n.path, n) for n in parse_notes(vault, also_parse, use_cache))
+                spent[0] = time.perf_counter() - t0
+
+            out = _drive(pool, order, show, meanwhile)
         if order:
             first = order[0].spec.id
-            results[first] = replace(results[first], seconds={
-                **results[first].seconds, "parse": results[first].seconds["parse"] + here})
-        return results, parsed
+            out.results[first] = replace(out.results[first], seconds={
+                **out.results[first].seconds,
+                "parse": out.results[first].seconds["parse"] + spent[0]})
+        return replace(out, parsed={**here, **out.parsed})
     finally:
         _vault = None
         _steps = None
         _echo = None
+
+
+def _drive(pool: Executor, order: Sequence[Task], show: Callable[[], None],
+           meanwhile: Callable[[], None]) -> Outcome:
+    """Chunk every task, embed the new distinct texts in pieces as shards come back, and
+    write each shard's vectors once its rows are there (`pool`: worker processes, or
+    `_Inline`)."""
+    plan = EmbedPlan()
+    results: dict[str, ShardResult] = {}
+    parsed: dict[str, ParsedNote] = {}
+    waiting: dict[str, Chunked] = {}
+    pending: dict[Future[Any], str] = {pool.submit(_chunk, t): "chunk" for t in order}
+    model = next(((t.model, t.dim) for t in order if t.model is not None), None)
+    nulls: list[Any] = []
+    if model is not None:  # the null questions: once per build, beside the shards
+        pending[pool.submit(null_rows, *model)] = "nulls"
+    meanwhile()
+    seconds = 0.0
+
+    def finish(sid: str) -> None:
+        shard = waiting.pop(sid)
+        pending[pool.submit(finish_shard, replace(shard, texts=()), plan.rows(shard),
+                            nulls[0] if nulls else None)] = "finish"
+
+    while pending:  # wake up often: the shared counter moves within shards
+        done, _ = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+        for fut in [f for f in pending if f in done]:  # in the order they were asked for
+            kind = pending.pop(fut)
+            if kind == "chunk":
+                shard, got = fut.result()
+                parsed.update((n.path, n) for n in got)
+                waiting[shard.id] = shard
+                pieces, ready = plan.add(shard) if shard.needs_model else ([], True)
+                for piece in pieces:
+                    assert shard.model is not None
+                    pending[pool.submit(_embed, shard.model, shard.dim, piece)] = "embed"
+                if not shard.needs_model:
+                    _step(shard.notes * (shard.model is not None))  # nothing to embed
+                if ready and (nulls or not shard.needs_model):
+                    finish(shard.id)
+            elif kind == "embed":
+                texts, rows, secs = fut.result()
+                seconds += secs
+                for sid in plan.took(texts, rows):
+                    if nulls:
+                        finish(sid)
+            elif kind == "nulls":
+                nulls.append(fut.result())
+                for sid in [s for s, c in waiting.items() if plan.ready(c)]:
+                    finish(sid)
+            else:
+                r = fut.result()
+                results[r.id] = r
+            _step(plan.progress())
+        show()
+    return Outcome(results, parsed, plan.embedded, seconds)

@@ -102,12 +102,12 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
     """Compare the index's notes (paths and blob ids) with the vault's work tree; the
     link table is read only when note names changed."""
     paths: list[str] = reader.core()["paths"]
-    blobs = reader.blobs()
     if member is None and _built_from(vault, reader.manifest):
         # The index is of exactly this vault: same commit, nothing changed since, same
         # settings. Its notes are the vault's notes, so nothing is listed or compared.
         new = tuple.__new__
-        vault.adopt_notes([new(NoteFile, pair) for pair in zip(paths, blobs, strict=True)])
+        vault.adopt_notes(lambda: [new(NoteFile, pair)
+                                   for pair in zip(paths, reader.blobs(), strict=True)])
         # Same commit, no tracked change: only untracked attachments can be new.
         moved = {p for p in vault.worktree_moves()[0] if _attachment(vault, p)}
         relinks = _attachment_relinks(reader, moved, None, set()) if moved else []
@@ -116,6 +116,7 @@ def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> F
         by_path = {n.path: n for n in vault.notes}
         parsed_list, _ = scan(vault, [by_path[p] for p in relinks])
         return Freshness((), (), (), tuple(relinks), {n.path: n for n in parsed_list})
+    blobs = reader.blobs()
     number = reader.note_numbers()
     current = {n.path: n.sha for n in vault.notes}
     gone_away: list[str] = []  # main-index notes outside the scope, deleted since

@@ -58,14 +58,16 @@ class Searcher:
 
     def fresh_chunks(self) -> list[Any]:
         if self._fresh_chunks is None:
-            # Lazy: the chunker and the parsed records (~15 ms of imports) are for notes
-            # changed since the index.
-            from kbase_ci.index.chunks import chunk_note
-
             out = []
-            for path in (*self.view.fresh.changed, *self.view.fresh.added):
-                out.extend(chunk_note(self.view.fresh.parsed[path],
-                                      self.view.text(path).encode()))
+            paths = (*self.view.fresh.changed, *self.view.fresh.added)
+            if paths:
+                # Lazy: the chunker and the parsed records (~15 ms of imports) are for
+                # notes changed since the index.
+                from kbase_ci.index.chunks import chunk_note
+
+                for path in paths:
+                    out.extend(chunk_note(self.view.fresh.parsed[path],
+                                          self.view.text(path).encode()))
             self._fresh_chunks = out
         return self._fresh_chunks
 

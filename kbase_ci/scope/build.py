@@ -128,7 +128,8 @@ def restrict(vault: Vault, paths: set[str]) -> Vault:
     notes = vault.notes  # listed before copying, so the copy shares the listing
     files = vault.files
     sub = copy.copy(vault)
-    sub.adopt_notes([n for n in notes if n.path in paths])
+    chosen = [n for n in notes if n.path in paths]
+    sub.adopt_notes(lambda: chosen)
     assert sub.files is files
     return sub
 

@@ -95,10 +95,11 @@ def test_real_models_on_the_demo_vault(tmp_path: Path, folder: Path, kind: str,
     proc = kbase("index", "--model", str(folder), cwd=root, hub=tmp_path / "hub")
     assert proc.returncode == 0, proc.stderr
     reader = open_index(root / ".kbase")
-    rate = re.search(r"kbase index: embedded (\d+) chunks in [\d.]+ s \((\d+) chunks/s\)",
-                     proc.stderr)
+    rate = re.search(r"kbase index: embedded (\d+) chunks \((\d+) distinct texts\) in "
+                     r"[\d.]+ s \((\d+) chunks/s\)", proc.stderr)
     assert rate is not None and int(rate.group(1)) == reader.manifest.counts.chunks
-    assert int(rate.group(2)) > 0 and "chunks/s" not in proc.stdout
+    assert 0 < int(rate.group(2)) <= int(rate.group(1))
+    assert int(rate.group(3)) > 0 and "chunks/s" not in proc.stdout
     emb, fusion = reader.manifest.embeddings, reader.manifest.fusion
     assert (emb.model, emb.dim, emb.kind, emb.library) == (folder.name, dim, kind, library)
     assert fusion is not None and fusion.rankers["semantic"].weight > 0

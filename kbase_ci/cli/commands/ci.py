@@ -46,6 +46,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--annotations", type=int, default=10, metavar="N",
                    help="annotations per level (GitHub shows 10 per step)")
     p.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
+    p.add_argument("--index-cache", type=Path, default=None, metavar="DIR",
+                   help="index mode: build the index in DIR, starting from the index this "
+                        "job left there on an earlier push (the action restores DIR from "
+                        "the default branch's Actions cache and saves it afterwards); only "
+                        "shards whose notes changed are built again")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         comment=args.comment,
         comment_author=args.comment_author, out=args.out, artifact=args.artifact,
         model=args.model, base=args.base, head=args.head, annotations=args.annotations,
-        no_cache=args.no_cache), os.environ)
+        no_cache=args.no_cache, index_cache=args.index_cache), os.environ)
 
 
 _SCOPES = ("new", "all", "none")

@@ -92,8 +92,9 @@ def run(args: argparse.Namespace) -> int:
                   len(result.shards_reused), result.seconds.get("total", 0.0)))
     rate = result.chunks_per_second
     if rate is not None:
-        print(f"kbase index: embedded {result.embedded} chunks in "
-              f"{result.embed_seconds:.1f} s ({rate:.0f} chunks/s)", file=sys.stderr)
+        print(f"kbase index: embedded {result.embedded} chunks ({result.texts_embedded} "
+              f"distinct texts) in {result.embed_seconds:.1f} s ({rate:.0f} chunks/s)",
+              file=sys.stderr)
     if shard is None:
         with StageProgress(sys.stderr, tty=sys.stderr.isatty(), color=color,
                            prefix="kbase index") as report:

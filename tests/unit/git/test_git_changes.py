@@ -124,7 +124,7 @@ def test_what_the_work_tree_changed(make_repo: Repo) -> None:
     assert added_or_deleted_since(root, "0" * 40) is None
 
 
-def test_status_and_listing_started_together(make_repo: Repo) -> None:
+def test_status_started_at_once_and_listing_when_asked(make_repo: Repo) -> None:
     root = make_repo({"v/a.md": "# A\n", "v/b.md": "# B\n", "other.md": "# O\n"})
     head = git(root, "rev-parse", "HEAD").strip()
     write(root, {"v/a.md": "# A edited\n", "other.md": "# O edited\n", "v/u.md": "u\n"})
@@ -136,7 +136,6 @@ def test_status_and_listing_started_together(make_repo: Repo) -> None:
     with pytest.raises(RuntimeError, match="already collected"):
         listing.status("v/")
     again = WorktreeListing(root)
-    again.drop_files()  # not wanted after all: stopped, and listed anew when asked
     assert [r[0] for r in again.rows()] == ["other.md", "v/a.md", "v/b.md"]
     assert not again.status("").untracked  # not asked for
     again.stop()

@@ -169,26 +169,3 @@ def test_dim_and_zero_rows(tmp_path: Path) -> None:
     write_safetensors(folder / "model.safetensors",
                       {"embeddings": read_static_table(folder).astype(np.float64)})
     assert np.array_equal(_embedder(folder, 6).encode(["python garden"]), got[:1])
-
-
-def test_a_shard_embeds_each_distinct_text_once(tmp_path: Path) -> None:
-    """Repeated chunk texts (boilerplate) are embedded once and get the same rows, in
-    order, as embedding every text would, also across the progress pieces."""
-    from kbase_ci.index.shardbuild import _encode
-
-    model = _embedder(make_tiny_model(tmp_path / "m"))
-    seen: list[str] = []
-
-    class Counting:
-        dim = model.dim
-
-        def encode(self, texts: Any, *, query: bool = False) -> Any:
-            seen.extend(texts)
-            return model.encode(texts)
-
-    words = ["python", "garden tomato", "database query", "the notes"]
-    texts = [f"{words[i % 4]} {i % 300}" for i in range(900)]
-    ticks: list[int] = []
-    got = _encode(Counting(), texts, 10, ticks.append)
-    assert sorted(seen) == sorted(set(texts)) and len(seen) == 300
-    assert np.array_equal(got, model.encode(texts)) and sum(ticks) == 10
