@@ -205,9 +205,19 @@ TIERS = ("unit", "flows", "slow")
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Each test is marked with its tier, the folder it lives in (docs/development.md), so
-    `-m "not slow"` or `-m unit` selects across folders as a path cannot."""
+    `-m "not slow"` or `-m unit` selects across folders as a path cannot. The tiers run
+    slow first, then flows, then unit: pytest-xdist hands out modules in this order
+    (`--no-loadscope-reorder` in pyproject.toml), so the long modules (a pre-commit
+    install, a fuzz campaign) start first and the many short ones fill the workers up
+    at the end, instead of one long module running alone on one worker last."""
     here = Path(__file__).parent
-    for item in items:
+    rank = {tier: i for i, tier in enumerate(("slow", "flows", "unit"))}
+
+    def tier(item: pytest.Item) -> str:
         parts = item.path.relative_to(here).parts if item.path.is_relative_to(here) else ()
-        if parts and parts[0] in TIERS:
-            item.add_marker(parts[0])
+        return parts[0] if parts and parts[0] in TIERS else ""
+
+    for item in items:
+        if tier(item):
+            item.add_marker(tier(item))
+    items.sort(key=lambda item: rank.get(tier(item), len(rank)))
