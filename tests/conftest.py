@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -109,6 +110,21 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return _make
+
+
+def staged_check(root: Path, capsys: pytest.CaptureFixture[str], *args: str
+                 ) -> tuple[int, str]:
+    """`kbase --root ROOT check --staged ARGS` in this process: exit code and stdout."""
+    from kbase_ci.cli.main import main
+
+    rc = main(["--root", str(root), "check", "--staged", *args])
+    return rc, capsys.readouterr().out
+
+
+def repo_lines(out: str) -> list[str]:
+    """The lines of `out`, each path cut to the part inside its `make_repo` repository
+    (paths are printed relative to the current directory)."""
+    return [re.sub(r"^.*?/repo\d+/", "", ln) for ln in out.splitlines()]
 
 
 def corpus_repo(name: str, dest: Path) -> Path:

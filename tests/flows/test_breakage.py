@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,20 +9,12 @@ import pytest
 
 from kbase_ci.cli.main import main
 from tests.conftest import git, write
+from tests.conftest import repo_lines as _lines
+from tests.conftest import staged_check as _check
 
 OLD = "---\naliases: [Vieux]\n---\n# Old\n\n## Setup\n\nwords ^blk\n\n## Usage\n"
 
 Repo = Callable[..., Path]
-
-
-def _check(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    rc = main(["--root", str(root), "check", "--staged", *args])
-    return rc, capsys.readouterr().out
-
-
-def _lines(out: str) -> list[str]:
-    # Paths are printed relative to the current directory; keep `notes/...` onwards.
-    return [re.sub(r"^.*?/repo\d+/", "", ln) for ln in out.splitlines()]
 
 
 def test_rename_breaks_links_in_untouched_notes(make_repo: Repo,

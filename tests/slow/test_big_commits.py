@@ -5,26 +5,15 @@ the figures)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from kbase_ci.cli.main import main
-from tests.conftest import git
+from tests.conftest import git, repo_lines, staged_check
 
 Repo = Callable[..., Path]
-
-
-def _check(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    rc = main(["--root", str(root), "check", "--staged", *args])
-    return rc, capsys.readouterr().out
-
-
-def _lines(out: str) -> list[str]:
-    # Paths are printed relative to the current directory; keep `notes/...` onwards.
-    return [re.sub(r"^.*?/repo\d+/", "", ln) for ln in out.splitlines()]
 
 
 def test_ten_thousand_files_in_one_commit(make_repo: Repo,
@@ -35,13 +24,13 @@ def test_ten_thousand_files_in_one_commit(make_repo: Repo,
         for i in range(n)}
     files["Index.md"] = "[[notes/n00000]] [[missing-one]]\n"
     root = make_repo(files, commit=False)
-    rc, out = _check(root, capsys)  # first commit: 10,001 added notes
-    assert rc == 1 and _lines(out) == ["Index.md:1:18: KB101 [[missing-one]]: no note named "
+    rc, out = staged_check(root, capsys)  # first commit: 10,001 added notes
+    assert rc == 1 and repo_lines(out) == ["Index.md:1:18: KB101 [[missing-one]]: no note named "
                                        "`missing-one`"]
     git(root, "commit", "-q", "-m", "init")
     git(root, "mv", "notes", "moved")  # 10,000 renames in one commit
-    rc, out = _check(root, capsys)
-    lines = _lines(out)
+    rc, out = staged_check(root, capsys)
+    lines = repo_lines(out)
     assert rc == 1 and len(lines) == n + 1
     assert lines[0] == ("Index.md:1:1: KB101 [[notes/n00000]]: `notes/n00000.md` was renamed "
                         "to `moved/n00000.md` in this commit; did you mean [[moved/n00000]]?")
@@ -52,8 +41,8 @@ def test_ten_thousand_files_in_one_commit(make_repo: Repo,
     git(root, "add", "-A")
     capsys.readouterr()
     # The fixer touched Index.md; its old broken link is pre-existing, not blocking.
-    rc, out = _check(root, capsys)
-    assert rc == 0 and _lines(out) == []
-    rc, out = _check(root, capsys, "--all-findings")
-    assert rc == 1 and _lines(out) == ["Index.md:1:18: KB101 [[missing-one]]: no note named "
+    rc, out = staged_check(root, capsys)
+    assert rc == 0 and repo_lines(out) == []
+    rc, out = staged_check(root, capsys, "--all-findings")
+    assert rc == 1 and repo_lines(out) == ["Index.md:1:18: KB101 [[missing-one]]: no note named "
                                        "`missing-one`"]
