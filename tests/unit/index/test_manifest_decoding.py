@@ -179,7 +179,9 @@ FORGERIES: list[tuple[tuple[str | int, ...], Any, str]] = [
 
 
 @pytest.mark.parametrize(("where", "value", "key"), FORGERIES,
-                         ids=[f"{'.'.join(map(str, w))}={v!r}"[:60] for w, v, _ in FORGERIES])
+                         ids=[f"{'.'.join(map(str, w))}="
+                              f"{'(deleted)' if v is DELETE else repr(v)}"[:60]
+                              for w, v, _ in FORGERIES])
 def test_a_forged_manifest_is_refused_naming_the_key(built: Path, tmp_path: Path,
                                                      where: tuple[str | int, ...], value: Any,
                                                      key: str) -> None:
