@@ -151,12 +151,18 @@ def choose_model(root: Path, configured: str | None, option: Path | None,
     return _local(value, found)
 
 
-def fix_hint(model_id: str, sha: str | None = None, configured: str | None = None) -> str:
+def fix_hint(model_id: str, sha: str | None = None, configured: str | None = None,
+             folder_here: bool = False) -> str:
     """The command or setting that makes `model_id` available here (`configured`: the
     query's `embeddings.model`; a query downloads only that one, never the model an
-    index names)."""
+    index names; `folder_here`: `model_id` is a folder of the repository, which is
+    never downloaded, so its files are what to mend)."""
     name = model_id.rsplit("/", 1)[-1]
     which = f" (sha256 {sha[:12]})" if sha else ""
+    if folder_here:
+        return (f"fix: the repository's folder {model_id}/ is not the index's model{which}: "
+                f"restore its files, or rebuild the index from it (`kbase index`), or pass "
+                f"`--model PATH/TO/{name}`")
     if configured is not None and configured != model_id:
         setting = (f", or set `embeddings.model: {model_id}` in .kbase.yml if you trust "
                    "it (a search then downloads it once)") if hubcache.is_hub_id(model_id) \
@@ -263,7 +269,9 @@ def locate_index_model(root: Path, embeddings: EmbeddingsConfig, option: Path | 
                       f"({kind}, named by the index) is not available here (looked for in "
                       f"{PATH_ENV}, embeddings.model and the Hugging Face cache){why}; "
                       f"{_origin(embeddings)}{skipped}",
-                      fix_hint(model_id, str(want), configured=value), fetch,
+                      fix_hint(model_id, str(want), configured=value,
+                               folder_here=value == model_id and bool(value)
+                               and (root / value).is_dir()), fetch,
                       "configured" if embeddings.named_in is not None else "manifest")
 
 

@@ -87,6 +87,10 @@ def test_a_model_file_that_is_no_file_of_the_folder_is_refused(indexed: Path, tm
     # The one model notice (issue 37: "BM25 only: no model (why; fix)") names the file.
     assert any(named in n and n.startswith("BM25 only: no model") for n in ans["notices"]), \
         ans["notices"]
+    # The model is the repository's own folder, never downloaded: the fix names that
+    # folder, not a network the query would not use.
+    assert "folder models/tiny/ is not the index's model" in ans["notices"][0], ans
+    assert "network" not in ans["notices"][0], ans
 
     semantic = kbase(indexed, "search", "compost soil", "--mode", "semantic")
     assert semantic.returncode == 2 and named in semantic.stderr, semantic.stderr
