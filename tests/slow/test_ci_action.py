@@ -76,7 +76,15 @@ class Runner:
         return _EXPR.sub(lambda m: self.value(m.group(1)), text)
 
     def condition(self, expr: str) -> bool:
-        m = re.fullmatch(r"(\S+) != ''", expr.strip())
+        expr = expr.strip()
+        if m := _EXPR.fullmatch(expr):
+            expr = m.group(1)
+        return all(self.term(part.strip()) for part in expr.split("&&"))
+
+    def term(self, expr: str) -> bool:
+        if expr == "!cancelled()":  # the simulated run is never cancelled
+            return True
+        m = re.fullmatch(r"(\S+) != ''", expr)
         assert m, f"condition the simulation does not know: {expr}"
         return self.value(m.group(1)) != ""
 
@@ -134,13 +142,16 @@ def test_composite_action_runs_a_pr_report(tmp_path: Path, venv_bin: Path,
                 "GITHUB_WORKSPACE": str(workspace), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
     env.pop("PYTHONPATH")  # the installed package must be what runs
     context = {"github.action_path": str(action_path), "github.token": "ghs_actions",
-               "github.sha": head, "runner.os": "Linux"}
+               "github.sha": head, "runner.os": "Linux",
+               "github.event.repository.default_branch": "main"}
     runner = Runner(action, {"fail-on": "none"}, context, env, workspace, runner_tmp)
     proc = runner.run_all()
     if "install" in runner.ran[-1].lower() and proc.returncode != 0:
         pytest.skip(f"pip could not install the action's package: {proc.stderr[-300:]}")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert runner.ran == ["locate", "Install kbase-ci", "model-name", "run"]
+    assert runner.ran == ["locate", "Install kbase-ci", "model-name", "index-cache", "run"]
+    # A pull request's run neither restores nor saves the index cache (no folder named).
+    assert runner.steps["index-cache"].get("dir", "") == "", runner.steps["index-cache"]
     # A PR report embeds nothing: no model cache is restored for it.
     assert runner.steps["model-name"]["model"] == ""
     # The `ci` extra alone ran it: no MCP server, no ONNX runtime in the venv.
