@@ -36,7 +36,7 @@ from kbase_ci.git.repo import git_dir, has_commit, is_ancestor, remotes
 from kbase_ci.index.manifest import manifest_at
 from kbase_ci.index.reader import IndexReader, open_index
 from kbase_ci.query.freshness import Member
-from kbase_ci.query.materialised import materialise
+from kbase_ci.query.materialised import REFUSED_BEFORE, materialise
 from kbase_ci.state.folders import Scratch
 from kbase_ci.state.hubcache import offline
 from kbase_ci.vault.files import Vault
@@ -254,7 +254,12 @@ def _build(vault: Vault, problems: list[str]) -> IndexSource:
     except BaseException:
         keep.cleanup()
         raise
-    why = "; ".join(problems) + ": refused" if problems else "no committed index found"
+    # One index met twice (its remote-tracking branch, then FETCH_HEAD) is one problem:
+    # the second meeting only recalls the first's verdict.
+    said: dict[str, str] = {}
+    for problem in problems:
+        said.setdefault(problem.removesuffix(REFUSED_BEFORE), problem)
+    why = "; ".join(said.values()) + ": refused" if said else "no committed index found"
     notice = (f"kbase: {why}; answering from an index built for this query in a temporary "
               f"folder. Get the published one with `{FETCH_COMMAND}`, or build one with "
               "`kbase index`."

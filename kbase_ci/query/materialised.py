@@ -21,6 +21,10 @@ from kbase_ci.state.files import replace
 from kbase_ci.state.folders import fresh_dir
 from kbase_ci.vault.safefs import unsafe_part
 
+REFUSED_BEFORE = " (refused before)"
+"""What a refusal recalled from the memo (the same tree, refused by an earlier run or
+earlier in this one) ends with."""
+
 
 def materialise(repo: Path, ref: str, tree: str = "") -> Path:
     """The index at `ref` (whose tree is `tree`, when known) as a verified folder under
@@ -33,7 +37,7 @@ def materialise(repo: Path, ref: str, tree: str = "") -> Path:
         return final
     why = refused_before(git_dir(repo), tree)  # the same bytes: the same verdict, unread
     if why is not None:
-        raise IndexFormatError(f"{why} (refused before)")
+        raise IndexFormatError(f"{why}{REFUSED_BEFORE}")
     try:
         return _materialise(repo, ref, tree, base, final)
     except IndexFormatError as exc:

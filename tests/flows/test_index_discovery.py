@@ -187,3 +187,28 @@ def test_a_refused_branch_is_still_reported_when_fetch_head_answers(remote: Path
     assert code == 0, err
     assert ans["index"]["origin"] == "fetch-head"
     assert "origin/kbase-index" in err and "names.json" in err and "refused" in err
+
+
+def test_one_refused_index_is_named_once(remote: Path, tmp_path: Path) -> None:
+    """The remote's index branch itself is forged; the clone meets that index as its
+    remote-tracking branch, then as FETCH_HEAD: the notice says why once, not once per
+    way the same commit was found."""
+    cl = _single(remote, tmp_path / "clone")
+    git(cl, "fetch", "-q", "origin", "kbase-index")
+    good = git(cl, "rev-parse", "FETCH_HEAD").strip()
+    lines = git(cl, "ls-tree", good).splitlines()
+    (tmp_path / "names.json").write_text('{"a":[999999]}\n')
+    bad = git(cl, "hash-object", "-w", str(tmp_path / "names.json")).strip()
+    lines = [ln if not ln.endswith("\tnames.json") else f"100644 blob {bad}\tnames.json"
+             for ln in lines]
+    tree = subprocess.run(["git", "mktree"], cwd=cl, env={**os.environ, **GIT_ENV},
+                          input="\n".join(lines) + "\n", text=True, check=True,
+                          capture_output=True).stdout.strip()
+    forged = git(cl, "commit-tree", tree, "-p", good, "-m", "forged").strip()
+    git(cl, "push", "-q", "--force", str(remote), f"{forged}:refs/heads/kbase-index")
+    git(cl, "fetch", "-q", "origin", "+kbase-index:refs/remotes/origin/kbase-index")
+    git(cl, "fetch", "-q", "origin", "kbase-index")  # FETCH_HEAD: the same commit
+    code, ans, err = query(cl, "search", "tomato", "--mode", "bm25", "--offline")
+    assert code == 0, err
+    assert ans["index"]["origin"] == "temporary"
+    assert err.count("names.json") == 1 and "refused" in err, err
