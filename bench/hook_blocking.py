@@ -121,7 +121,7 @@ def bench_vault(name: str, versions: dict[str, Path], work: Path, n: int, seed: 
     if sample == "with-findings":
         notes = [p for p in notes if p in flagged]
     picked = random.Random(seed).sample(notes, min(n, len(notes)))
-    out: dict[str, tuple[int, list[float]]] = {k: (0, []) for k in versions}
+    got: dict[str, tuple[int, list[float]]] = {k: (0, []) for k in versions}
     for note in picked:
         for label, version in versions.items():
             repo = repos[label]
@@ -131,11 +131,11 @@ def bench_vault(name: str, versions: dict[str, Path], work: Path, n: int, seed: 
                              + b"\nEdited for the hook benchmark.\n")
             _git(repo, "add", "--", note)
             rc, cpu = run(version, repo, "check", "--staged", note)
-            blocked, times = out[label]
-            out[label] = (blocked + (rc == 1), [*times, cpu])
+            blocked, times = got[label]
+            got[label] = (blocked + (rc == 1), [*times, cpu])
             path.write_bytes(before)
             _git(repo, "add", "--", note)
-    return out
+    return got
 
 
 def main() -> None:

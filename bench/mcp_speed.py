@@ -112,7 +112,7 @@ async def _bench(clone: Path, index: Path, runs: int, model: Path = MODEL) -> No
             for label, tool, variants in cases:
                 for v in variants:  # warm-up: first use of each shard, model, note
                     first = await session.call_tool(tool, v)
-                    text = first.content[0].text
+                    text = getattr(first.content[0], "text", "")
                     if getattr(first, "is_error", False):
                         raise SystemExit(f"{tool} {v}: {first}")
                     notices = json.loads(text).get("notices")

@@ -32,8 +32,6 @@ def _tokens(text: str) -> list[str]:
 
 def chunks(view: Any) -> tuple[list[str], list[str]]:
     """(note path, heading path + text) of every chunk of the index, in index order."""
-    from kbase_ci.parse.outline import split_lines
-
     reader = view.source.reader
     paths: list[str] = []
     texts: list[str] = []
@@ -41,7 +39,7 @@ def chunks(view: Any) -> tuple[list[str], list[str]]:
     for shard in reader.shards:
         for i, note in enumerate(reader.chunk_notes(shard)):
             if note not in lines:
-                lines[note] = split_lines(view.text(note))
+                lines[note] = view.text(note).replace("\r\n", "\n").replace("\r", "\n").split("\n")
             heads, lo, hi = reader.chunk_row(shard, i)
             paths.append(note)
             texts.append(" ".join(heads) + "\n" + "\n".join(lines[note][lo - 1:hi]))
@@ -59,7 +57,7 @@ def _rollup(paths: list[str], order: list[int], scores: list[float]) -> list[str
 
 def rank_bm25(paths: list[str], texts: list[str]) -> Ranker:
     import numpy as np
-    from rank_bm25 import BM25Okapi  # type: ignore[import-untyped,unused-ignore]
+    from rank_bm25 import BM25Okapi
 
     bm = BM25Okapi([_tokens(t) or [""] for t in texts])
 
@@ -115,7 +113,8 @@ def rg_ranker(rg: str, corpus: Indexed) -> Ranker:
 
 
 def kbase_ranker(view: Any, mode: str) -> Ranker:
-    from kbase_ci.query.search import Searcher, search_answer
+    from kbase_ci.query.search import search_answer
+    from kbase_ci.query.searcher import Searcher
 
     embedder = Searcher(view, MODEL).embedder()[0]  # loaded once, as `kbase mcp` keeps it
 

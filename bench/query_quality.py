@@ -50,15 +50,14 @@ def _repo(corpus: str, work: Path) -> Path:
 
 def _view(corpus: str, work: Path, model: Path = MODEL) -> Any:
     from kbase_ci.index.build import build_index
-    from kbase_ci.index.reader import open_index
-    from kbase_ci.query.discovery import IndexSource
     from kbase_ci.query.view import QueryView
+    from kbase_ci.scope.source import open_index_source
     from kbase_ci.vault.files import Vault
 
     vault = Vault(_repo(corpus, work))
     out = work / f"{corpus}-index-{model.name}"
     build_index(vault, out, model=model)
-    return QueryView(vault, IndexSource(open_index(out), "dir", str(out)))
+    return QueryView(vault, open_index_source(vault, out))
 
 
 def _metrics(ranked: list[str], answers: set[str]) -> tuple[float, float, float]:
@@ -72,7 +71,8 @@ def _metrics(ranked: list[str], answers: set[str]) -> tuple[float, float, float]
 def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES,
            model: Path = MODEL) -> list[dict[str, Any]]:
     """Mean recall@5, MRR@10 and nDCG@10 per query kind and mode (sorted by kind, mode)."""
-    from kbase_ci.query.search import Searcher, search_answer
+    from kbase_ci.query.search import search_answer
+    from kbase_ci.query.searcher import Searcher
 
     # One loaded model for every query, as a long-lived server keeps it (loading it per
     # query would dominate the run time).
