@@ -146,11 +146,11 @@ def score(name: str, workload: str, rank: Ranker, rows: list[dict[str, Any]],
 
 
 def _kbase_process(corpus: Indexed, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    from bench import query_speed
+    from bench.queries import KBASE, wall
 
     index = corpus.repo.parent / f"{corpus.name}-index"
-    walls = [query_speed._run([*query_speed.KBASE, "search", r["query"], "--mode", "bm25",
-                               "--index", str(index)], corpus.repo) for r in rows]
+    walls = [wall([*KBASE, "search", r["query"], "--mode", "bm25", "--index", str(index)],
+                  corpus.repo) for r in rows]
     return {"name": "kbase search --mode bm25 (whole process)", "workload": corpus.name,
             "n": len(walls), "unit": "ms", "median": round(statistics.median(walls) * 1000, 1),
             "min": round(min(walls) * 1000, 1), "max": round(max(walls) * 1000, 1),
