@@ -99,9 +99,9 @@ class Suite:
 
     # -- groups ----------------------------------------------------------------------------
     def precommit(self) -> GroupResult:
-        from bench import precommit
+        from bench import check_speed
 
-        return precommit.measure(self.main_vault().path, self.plan.repeat)
+        return check_speed.measure(self.main_vault().path, self.plan.repeat)
 
     def index(self) -> GroupResult:
         from bench.indexing import figures
