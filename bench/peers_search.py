@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench.corpora import Corpora, Indexed, load_rows, sample, tldr_hard
-from bench.query_quality import MODEL, _metrics
+from bench.quality import Corpora, Indexed, load_rows, sample, tldr_hard
+from bench.query_quality import _metrics
+from bench.workloads import MODEL
 
 _WORD = re.compile(r"\w+")
 STOP = frozenset(("a", "an", "and", "are", "as", "at", "be", "by", "do", "for", "from", "how",

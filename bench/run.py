@@ -82,7 +82,7 @@ class Suite:
         if model() is None:
             raise Skip("../shared/models/minilm-static-256 is absent")
         if self.corpora is None:
-            from bench.corpora import Corpora
+            from bench.quality import Corpora
 
             (self.work / "corpora").mkdir(parents=True, exist_ok=True)
             self.corpora = Corpora(self.work / "corpora")
