@@ -40,10 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.freshclone import fresh_clone
+from bench.workloads import QA, ROOT, SHARED
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-QA = SHARED / "corpora" / "qa"
 DATA = ROOT / "bench" / "data"
 MODELS = {"static": SHARED / "models" / "minilm-static-256",
           "transformer": SHARED / "models" / "minilm-l6-onnx"}
