@@ -1,9 +1,10 @@
-"""Whole-process speed of `kbase check` as a pre-commit hook, on a generated vault.
+"""Whole-process speed of `kbase check` as a pre-commit hook, on a generated vault: the
+suite's `precommit` group, and on its own
 
-Usage: python -m bench.check_speed [--vault /tmp/kbase-bench/gen10k] [--runs 15]
-       [--skip-cold]
+    python -m bench.check_speed [--vault /tmp/kbase-bench/gen10k] [--runs 15]
 
-Works on a throw-away clone of the vault (the vault itself is never changed) and prints:
+Works on throw-away clones of the vault (the vault itself is never changed) and measures:
+- cold `kbase check --staged NOTE` in a fresh clone each run (no parse cache);
 - cold `kbase check --all` (no parse cache; both cores);
 - `kbase check --staged NOTE` as commits really run it: before each run the note gets a
   new line and is staged (so its new content is not in the parse cache yet), and after
@@ -26,111 +27,21 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+from functools import partial
 from pathlib import Path
+from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-GIT_ENV = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-           "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
-           "GIT_CONFIG_NOSYSTEM": "1"}
+from bench.figure import clock, once, run_cmd, summary
+from bench.machine import load
+from bench.workloads import GIT, ROOT, clone, kbase
 
-
-def _kbase() -> list[str]:
-    script = Path(sys.executable).parent / "kbase"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "kbase_ci"]
-
-
-def _env(home: Path) -> dict[str, str]:
-    # An installed package has compiled bytecode; a session that sets
-    # PYTHONDONTWRITEBYTECODE would make every run recompile ~60 modules (+~100 ms), so
-    # bytecode is kept under the throw-away folder instead (the checkout stays clean).
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    return {**env, **GIT_ENV, "HOME": str(home), "PYTHONPATH": str(REPO),
-            "PYTHONPYCACHEPREFIX": str(home / "pycache"),
-            "PRE_COMMIT_HOME": str(home / "pre-commit"), "NO_COLOR": "1"}
-
-
-def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str, int]:
-    """(wall s, child CPU s, stdout, exit code) of one run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, proc.stdout + proc.stderr, proc.returncode
-
-
-def _git(cwd: Path, env: dict[str, str], *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          check=False)
-    if proc.returncode != 0:
-        raise SystemExit(f"git {' '.join(args)} failed ({proc.returncode}): {proc.stderr}")
-    return proc.stdout
-
-
-def _report(label: str, walls: list[float], cpus: list[float]) -> None:
-    print(f"{label}: median {statistics.median(walls) * 1000:.0f} ms wall "
-          f"(min {min(walls) * 1000:.0f}, max {max(walls) * 1000:.0f}, n={len(walls)}), "
-          f"median {statistics.median(cpus) * 1000:.0f} ms CPU")
-
-
-def _series(cmd: list[str], cwd: Path, env: dict[str, str], runs: int, label: str,
-            expect: int | None = None) -> None:
-    timed(cmd, cwd, env)  # warm-up: cache rows for the edited note, page cache
-    walls, cpus = [], []
-    for _ in range(runs):
-        wall, cpu, out, rc = timed(cmd, cwd, env)
-        if expect is not None and rc != expect:
-            raise SystemExit(f"{label}: exit {rc}, expected {expect}\n{out}")
-        walls.append(wall)
-        cpus.append(cpu)
-    _report(label, walls, cpus)
-
-
-class _Edits:
-    """Commit-by-commit edits of one note: each `stage()` appends a new line (with a link)
-    and stages it, each `commit()` commits it without hooks."""
-
-    def __init__(self, work: Path, env: dict[str, str], note: str) -> None:
-        self.work, self.env, self.note, self.n = work, env, note, 0
-
-    def stage(self) -> None:
-        self.n += 1
-        with open(self.work / self.note, "a", encoding="utf-8") as fh:
-            fh.write(f"\nBenchmark edit {self.n}: see [[Home]].\n")
-        _git(self.work, self.env, "add", self.note)
-
-    def commit(self) -> None:
-        _git(self.work, self.env, "commit", "-q", "--no-verify", "-m", f"edit {self.n}")
-
-
-def _commit_series(cmd: list[str], edits: _Edits, runs: int, label: str) -> None:
-    walls, cpus = [], []
-    for i in range(runs + 1):  # the first run warms the page cache and is not counted
-        edits.stage()
-        wall, cpu, out, rc = timed(cmd, edits.work, edits.env)
-        if rc != 0:
-            raise SystemExit(f"{label}: exit {rc}, expected 0\n{out}")
-        edits.commit()
-        if i:
-            walls.append(wall)
-            cpus.append(cpu)
-    _report(label, walls, cpus)
-
-
+Figure = dict[str, Any]
 _DURATION = re.compile(r"^- hook id: (\S+)\n(?:- .*\n)*?- duration: ([0-9.]+)s", re.MULTILINE)
-
-
-def _precommit(work: Path, env: dict[str, str], runs: int, edits: _Edits) -> None:
-    kbase = " ".join(_kbase())
-    config = f"""repos:
+_CONFIG = """repos:
   - repo: local
     hooks:
       - id: noop
@@ -148,90 +59,144 @@ def _precommit(work: Path, env: dict[str, str], runs: int, edits: _Edits) -> Non
         always_run: true
         require_serial: true
 """
-    (work / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
-    _git(work, env, "add", ".pre-commit-config.yaml")
-    cmd = [sys.executable, "-m", "pre_commit", "run", "--verbose"]
-    timed(cmd, work, env)  # pre-commit sets itself up on its first run
-    per_hook: dict[str, list[float]] = {"noop": [], "kbase-check": []}
-    walls, cpus = [], []
+
+
+def _env(home: Path) -> dict[str, str]:
+    # An installed package has compiled bytecode; a session that sets
+    # PYTHONDONTWRITEBYTECODE would make every run recompile ~60 modules (+~100 ms), so
+    # bytecode is kept under the throw-away folder instead (the checkout stays clean).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "HOME": str(home), "PYTHONPATH": str(ROOT), "GIT_CONFIG_NOSYSTEM": "1",
+            "PYTHONPYCACHEPREFIX": str(home / "pycache"),
+            "PRE_COMMIT_HOME": str(home / "pre-commit"), "NO_COLOR": "1"}
+
+
+class _Edits:
+    """Commit-by-commit edits of one note: each `stage()` appends a new line (with a link)
+    and stages it, each `commit()` commits it without hooks."""
+
+    def __init__(self, work: Path, env: dict[str, str], note: str) -> None:
+        self.work, self.env, self.note, self.n = work, env, note, 0
+
+    def stage(self) -> None:
+        self.n += 1
+        with open(self.work / self.note, "a", encoding="utf-8") as fh:
+            fh.write(f"\nBenchmark edit {self.n}: see [[Home]].\n")
+        run_cmd([*GIT, "add", self.note], self.work, self.env, ok=(0,))
+
+    def commit(self) -> None:
+        run_cmd([*GIT, "commit", "-q", "--no-verify", "-m", f"edit {self.n}"], self.work,
+                self.env, ok=(0,))
+
+
+def _series(edits: _Edits, cmd: list[str], runs: int, *, new_edit: bool
+            ) -> tuple[list[float], list[float], list[str]]:
+    """(walls, CPUs, outputs) of `runs` runs after one warm-up (page cache, cache rows);
+    `new_edit`: a new edit staged before each run and committed after it."""
+    walls, cpus, outs = [], [], []
     for i in range(runs + 1):
-        edits.stage()  # a new edit per commit, as in real use
-        wall, cpu, out, rc = timed(cmd, work, env)
-        if rc != 0:
-            raise SystemExit(f"pre-commit run failed ({rc}):\n{out}")
+        if new_edit:
+            edits.stage()
+        wall, cpu, proc = clock(lambda: run_cmd(cmd, edits.work, edits.env, ok=(0,)))
+        if new_edit:
+            edits.commit()
+        if i:
+            walls.append(wall)
+            cpus.append(cpu)
+            outs.append(proc.stdout + proc.stderr)
+    return walls, cpus, outs
+
+
+def _cold_one_note(vault: Path, runs: int) -> Figure:
+    """A fresh clone each time: no parse cache, nothing in the page cache of the clone."""
+    walls: list[float] = []
+    cpus: list[float] = []
+    for i in range(runs):
+        with tempfile.TemporaryDirectory(prefix="kbase-bench-cold-") as tmp:
+            work, env = clone(vault, Path(tmp) / "v"), _env(Path(tmp))
+            notes = sorted(n for n in run_cmd([*GIT, "ls-files", "*.md"], work).stdout
+                           .splitlines() if n)
+            note = notes[(len(notes) // 2 + i) % len(notes)]
+            with open(work / note, "a", encoding="utf-8") as fh:
+                fh.write("\nEdited for the benchmark: see [[Home]].\n")
+            run_cmd([*GIT, "add", note], work)
+            wall, cpu, _ = clock(partial(run_cmd, [*kbase(), "check", "--staged", note],
+                                         work, env))
+            walls.append(wall)
+            cpus.append(cpu)
+    return summary("cold `kbase check --staged NOTE` (one changed note, no parse cache)",
+                   vault.name, walls, cpus, "kbase check --staged NOTE (in a fresh clone)")
+
+
+def measure(vault: Path, runs: int) -> tuple[list[Figure], list[str]]:
+    command = f"python -m bench.check_speed --vault {vault} --runs {runs}"
+    figures = [_cold_one_note(vault, runs)]
+    with tempfile.TemporaryDirectory(prefix="kbase-check-speed-") as tmp:
+        env = _env(Path(tmp))
+        work = clone(vault, Path(tmp) / "vault")
+        wall, cpu, proc = clock(lambda: run_cmd([*kbase(), "check", "--all"], work, env))
+        figures.append(once("cold `kbase check --all`", vault.name, wall, cpu, command))
+        # Edit a note without findings of its own, so every timed check exits 0.
+        flagged = {ln.split(":", 1)[0] for ln in proc.stdout.splitlines()
+                   if re.match(r".+:\d+:\d+: ", ln)}
+        notes = sorted(n for n in run_cmd([*GIT, "ls-files", "*.md"], work).stdout
+                       .splitlines() if n)
+        edits = _Edits(work, env, next(n for n in notes[len(notes) // 2:]
+                                       if n not in flagged))
+        staged = [*kbase(), "check", "--staged", edits.note]
+        for label, cmd, new_edit in (
+                ("`kbase check --staged NOTE`, new edit each run (as in commits)", staged,
+                 True),
+                ("same staged content again, all cached (`kbase check --staged NOTE`)",
+                 staged, False),
+                ("same, no FILES (`kbase check --staged`)", staged[:-1], False),
+                ("reference: `python -c pass`", [sys.executable, "-c", "pass"], False)):
+            if label.startswith("same staged"):
+                edits.stage()
+            walls, cpus, _ = _series(edits, cmd, runs, new_edit=new_edit)
+            figures.append(summary(label, vault.name, walls, cpus, command))
         edits.commit()
-        if not i:
-            continue
-        for hook, secs in _DURATION.findall(out):
-            per_hook.setdefault(hook, []).append(float(secs))
-        walls.append(wall)
-        cpus.append(cpu)
-    _report("pre-commit run (no-op + kbase-check), new edit each run, whole process", walls,
-            cpus)
+        (work / ".pre-commit-config.yaml").write_text(
+            _CONFIG.format(kbase=" ".join(kbase())), encoding="utf-8")
+        run_cmd([*GIT, "add", ".pre-commit-config.yaml"], work, env, ok=(0,))
+        cmd = [sys.executable, "-m", "pre_commit", "run", "--verbose"]
+        run_cmd(cmd, work, env)  # pre-commit sets itself up on its first run
+        walls, cpus, outs = _series(edits, cmd, runs, new_edit=True)
+        figures.append(summary("pre-commit run (no-op + kbase-check), new edit each run, "
+                               "whole process", vault.name, walls, cpus, command))
+        per_hook: dict[str, list[float]] = {"noop": [], "kbase-check": []}
+        for hook, secs in (d for out in outs for d in _DURATION.findall(out)):
+            per_hook.setdefault(hook, []).append(float(secs) * 1000)
     noop, hook = per_hook["noop"], per_hook["kbase-check"]
     if not noop or not hook:
-        print("pre-commit did not report hook durations; output format changed?")
-        return
-    diffs = [h - n for h, n in zip(hook, noop, strict=False)]
-    print(f"pre-commit hook durations (same run): no-op median "
-          f"{statistics.median(noop) * 1000:.0f} ms, kbase-check median "
-          f"{statistics.median(hook) * 1000:.0f} ms; overhead over no-op median "
-          f"{statistics.median(diffs) * 1000:.0f} ms (min {min(diffs) * 1000:.0f})")
+        return figures, ["pre-commit did not report hook durations; output format changed?"]
+    for label, ms in (("pre-commit hook duration: no-op hook", statistics.median(noop)),
+                      ("pre-commit hook duration: kbase-check hook", statistics.median(hook)),
+                      ("kbase hook overhead over the no-op hook",
+                       statistics.median(h - n for h, n in zip(hook, noop, strict=False)))):
+        figures.append(once(label, vault.name, ms / 1000, None, command, unit="ms", n=runs))
+    return figures, []
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--vault", type=Path, default=Path("/tmp/kbase-bench/gen10k"))
     parser.add_argument("--runs", type=int, default=15)
-    parser.add_argument("--skip-cold", action="store_true",
-                        help="warm the cache without timing the cold --all run")
     args = parser.parse_args(argv)
     if not (args.vault / ".git").is_dir():
         print(f"generating {args.vault} (10,000 notes) ...", flush=True)
         subprocess.run([sys.executable, "-m", "bench.generate", str(args.vault), "--notes",
-                        "10000"], cwd=REPO, check=True)
-    tmp = Path(tempfile.mkdtemp(prefix="kbase-check-speed-"))
-    try:
-        work = tmp / "vault"
-        env = _env(tmp)
-        subprocess.run(["git", "clone", "-q", str(args.vault), str(work)], env=env, check=True)
-        notes = _git(work, env, "ls-files", "-z", "*.md").split("\0")
-        print(f"vault: {args.vault} ({len([n for n in notes if n])} notes), "
-              f"{os.cpu_count()} cores, python {sys.version.split()[0]}, "
-              f"load average {_load()}")
-        wall, cpu, out, rc = timed([*_kbase(), "check", "--all"], work, env)
-        label = "warm-up" if args.skip_cold else "cold `kbase check --all`"
-        print(f"{label}: {wall:.2f} s wall, {cpu:.2f} s CPU (exit {rc}; "
-              f"{out.strip().splitlines()[-1] if out.strip() else ''})")
-        # Edit a note without findings of its own, so every timed check exits 0.
-        flagged = {ln.split(":", 1)[0] for ln in out.splitlines() if re.match(r".+:\d+:\d+: ", ln)}
-        note = next(n for n in sorted(n for n in notes if n)[len(notes) // 2:]
-                    if n not in flagged)
-        edits = _Edits(work, env, note)
-        _commit_series([*_kbase(), "check", "--staged", note], edits, args.runs,
-                       "`kbase check --staged NOTE`, new edit each run (as in commits)")
-        edits.stage()
-        _series([*_kbase(), "check", "--staged", note], work, env, args.runs,
-                "same staged content again, all cached (`kbase check --staged NOTE`)",
-                expect=0)
-        _series([*_kbase(), "check", "--staged"], work, env, args.runs,
-                "same, no FILES (`kbase check --staged`)", expect=0)
-        edits.commit()
-        _series([sys.executable, "-c", "pass"], work, env, args.runs,
-                "reference: `python -c pass`")
-        _precommit(work, env, args.runs, edits)
-        print(f"load average at the end: {_load()}")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _load() -> str:
-    """1/5/15-minute load: on a shared machine it says how much the wall times mean."""
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "unknown"
+                        "10000"], cwd=ROOT, check=True)
+    print(f"vault: {args.vault}, {os.cpu_count()} cores, python {sys.version.split()[0]}, "
+          f"load average {load()}")
+    figures, notes = measure(args.vault, args.runs)
+    for f in figures:
+        spread = f" ({f['min']}-{f['max']}, n={f['n']})" if f["min"] is not None else ""
+        cpu = f", CPU {f['cpu']} {f['unit']}" if f["cpu"] is not None else ""
+        print(f"{f['name']}: median {f['median']} {f['unit']}{spread}{cpu}")
+    print(*notes, f"load average at the end: {load()}", sep="\n")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

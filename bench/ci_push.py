@@ -172,12 +172,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load after: {load()}")
     base = arms[0].cpu or []
     for arm in arms:
-        cpu = arm.cpu or []
+        cpus = arm.cpu or []
         how = "cache" if arm.cache else "none"
-        line = (f"{arm.name} ({how}): median {statistics.median(cpu):.2f} s CPU "
-                f"({min(cpu):.2f}-{max(cpu):.2f}, n={len(cpu)})")
+        line = (f"{arm.name} ({how}): median {statistics.median(cpus):.2f} s CPU "
+                f"({min(cpus):.2f}-{max(cpus):.2f}, n={len(cpus)})")
         if arm is not arms[0]:
-            ratios = [a / b for a, b in zip(base, cpu, strict=True)]
+            ratios = [a / b for a, b in zip(base, cpus, strict=True)]
             line += (f"; this/{arm.name} pair ratio median {statistics.median(ratios):.2f} "
                      f"({min(ratios):.2f}-{max(ratios):.2f})")
         print(line)

@@ -198,7 +198,7 @@ def measure(against: str, vault_name: str, runs: int, only: tuple[str, ...] = WO
                     report(notes[-1])
                     continue
                 ratios = [a / b for a, b in pairs if b > 0]
-                fig = {"name": name, "workload": vault_name, "unit": "s",
+                fig: dict[str, Any] = {"name": name, "workload": vault_name, "unit": "s",
                        "median": round(statistics.median(a for a, _ in pairs), 3),
                        "against": round(statistics.median(b for _, b in pairs), 3),
                        "ratio": round(statistics.median(ratios), 3) if ratios else None,

@@ -20,10 +20,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.workloads import CORPORA, GIT
+from bench.workloads import CORPORA, GIT, ROOT
 
 KBASE = [sys.executable, "-m", "kbase_ci"]
-ROOT = Path(__file__).resolve().parents[1]
 DONE = "fresh-clone-done"
 """Written last into a finished work folder: `reuse` trusts only those."""
 

@@ -28,10 +28,9 @@ from typing import Any
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-ROOT = Path(__file__).resolve().parents[1]
-GEN10K = Path("/tmp/kbase-bench/gen10k")
+from bench.workloads import MODEL, PROJECT_GEN10K, ROOT
+
 IDX10K = Path("/tmp/kbase-bench/idx10k")
-MODEL = ROOT.parent / "shared" / "models" / "minilm-static-256"
 QUERIES = ["replica consistency", "b-tree recipes", "garbage collection pauses",
            "schema migration rollback", "cache eviction policy"]
 NOTES = ["Home", "Advanced B-Tree Recipes"]
@@ -112,7 +111,7 @@ async def _bench(clone: Path, index: Path, runs: int, model: Path = MODEL) -> No
             for label, tool, variants in cases:
                 for v in variants:  # warm-up: first use of each shard, model, note
                     first = await session.call_tool(tool, v)
-                    text = first.content[0].text
+                    text = getattr(first.content[0], "text", "")
                     if getattr(first, "is_error", False):
                         raise SystemExit(f"{tool} {v}: {first}")
                     notices = json.loads(text).get("notices")
@@ -133,7 +132,7 @@ async def _bench(clone: Path, index: Path, runs: int, model: Path = MODEL) -> No
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--vault", type=Path, default=GEN10K)
+    ap.add_argument("--vault", type=Path, default=PROJECT_GEN10K)
     ap.add_argument("--index", type=Path, default=IDX10K)
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--model", type=Path, default=MODEL,

@@ -24,7 +24,7 @@ def main(folders: list[str]) -> None:
     try:
         from kbase_ci.parse.parser import parse_note
     except ImportError:  # a tree before the parse package (e.g. 3360284)
-        from kbase_ci.parser import parse_note  # type: ignore[no-redef]
+        from kbase_ci.parser import parse_note  # type: ignore[no-redef,import-not-found,unused-ignore]
 
     notes: list[tuple[str, bytes]] = []
     for folder in folders:

@@ -41,9 +41,10 @@ for p in sorted(pathlib.Path(sys.argv[1]).rglob("*.md")):
 
 _FLOOR = """
 import pathlib, sys
-from tree_sitter import Parser, Range
-from kbase_ci.parse.grammar import BLOCK, INLINE
-block, inline = Parser(BLOCK), Parser(INLINE)
+import tree_sitter_markdown as tsm
+from tree_sitter import Language, Parser, Range
+block = Parser(Language(tsm.language()))
+inline = Parser(Language(tsm.inline_language()))
 every = sys.argv[2] == "inline"
 for p in sorted(pathlib.Path(sys.argv[1]).rglob("*.md")):
     src = p.read_bytes()

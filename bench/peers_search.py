@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench.corpora import Corpora, Indexed, load_rows, sample, tldr_hard
-from bench.query_quality import MODEL, _metrics
+from bench.quality import Corpora, Indexed, load_rows, sample, tldr_hard
+from bench.query_quality import _metrics
+from bench.workloads import MODEL
 
 _WORD = re.compile(r"\w+")
 STOP = frozenset(("a", "an", "and", "are", "as", "at", "be", "by", "do", "for", "from", "how",
@@ -32,8 +33,6 @@ def _tokens(text: str) -> list[str]:
 
 def chunks(view: Any) -> tuple[list[str], list[str]]:
     """(note path, heading path + text) of every chunk of the index, in index order."""
-    from kbase_ci.parse.outline import split_lines
-
     reader = view.source.reader
     paths: list[str] = []
     texts: list[str] = []
@@ -41,7 +40,7 @@ def chunks(view: Any) -> tuple[list[str], list[str]]:
     for shard in reader.shards:
         for i, note in enumerate(reader.chunk_notes(shard)):
             if note not in lines:
-                lines[note] = split_lines(view.text(note))
+                lines[note] = view.text(note).replace("\r\n", "\n").replace("\r", "\n").split("\n")
             heads, lo, hi = reader.chunk_row(shard, i)
             paths.append(note)
             texts.append(" ".join(heads) + "\n" + "\n".join(lines[note][lo - 1:hi]))
@@ -59,7 +58,7 @@ def _rollup(paths: list[str], order: list[int], scores: list[float]) -> list[str
 
 def rank_bm25(paths: list[str], texts: list[str]) -> Ranker:
     import numpy as np
-    from rank_bm25 import BM25Okapi  # type: ignore[import-untyped,unused-ignore]
+    from rank_bm25 import BM25Okapi
 
     bm = BM25Okapi([_tokens(t) or [""] for t in texts])
 
@@ -115,7 +114,8 @@ def rg_ranker(rg: str, corpus: Indexed) -> Ranker:
 
 
 def kbase_ranker(view: Any, mode: str) -> Ranker:
-    from kbase_ci.query.search import Searcher, search_answer
+    from kbase_ci.query.search import search_answer
+    from kbase_ci.query.searcher import Searcher
 
     embedder = Searcher(view, MODEL).embedder()[0]  # loaded once, as `kbase mcp` keeps it
 
@@ -147,11 +147,11 @@ def score(name: str, workload: str, rank: Ranker, rows: list[dict[str, Any]],
 
 
 def _kbase_process(corpus: Indexed, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    from bench import query_speed
+    from bench.queries import KBASE, wall
 
     index = corpus.repo.parent / f"{corpus.name}-index"
-    walls = [query_speed._run([*query_speed.KBASE, "search", r["query"], "--mode", "bm25",
-                               "--index", str(index)], corpus.repo) for r in rows]
+    walls = [wall([*KBASE, "search", r["query"], "--mode", "bm25", "--index", str(index)],
+                  corpus.repo) for r in rows]
     return {"name": "kbase search --mode bm25 (whole process)", "workload": corpus.name,
             "n": len(walls), "unit": "ms", "median": round(statistics.median(walls) * 1000, 1),
             "min": round(min(walls) * 1000, 1), "max": round(max(walls) * 1000, 1),

@@ -28,37 +28,32 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-QA = SHARED / "corpora" / "qa"
-MODEL = SHARED / "models" / "minilm-static-256"
+from bench.workloads import CORPORA, GIT, MODEL, QA, SHARED
+
 TIERS = {"static": MODEL, "transformer": SHARED / "models" / "minilm-l6-onnx"}
 MODES = ("bm25", "semantic", "hybrid")
-_GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@kbase.invalid",
-        "-c", "commit.gpgsign=false", "-c", "gc.auto=0"]
 
 
 def _repo(corpus: str, work: Path) -> Path:
     repo = work / corpus
     if not repo.is_dir():
-        shutil.copytree(SHARED / "corpora" / corpus / "vault", repo)
-        subprocess.run([*_GIT, "init", "-q"], cwd=repo, check=True)
-        subprocess.run([*_GIT, "add", "-A"], cwd=repo, check=True)
-        subprocess.run([*_GIT, "commit", "-qm", "corpus"], cwd=repo, check=True)
+        shutil.copytree(CORPORA / corpus / "vault", repo)
+        subprocess.run([*GIT, "init", "-q"], cwd=repo, check=True)
+        subprocess.run([*GIT, "add", "-A"], cwd=repo, check=True)
+        subprocess.run([*GIT, "commit", "-qm", "corpus"], cwd=repo, check=True)
     return repo
 
 
 def _view(corpus: str, work: Path, model: Path = MODEL) -> Any:
     from kbase_ci.index.build import build_index
-    from kbase_ci.index.reader import open_index
-    from kbase_ci.query.discovery import IndexSource
     from kbase_ci.query.view import QueryView
+    from kbase_ci.scope.source import open_index_source
     from kbase_ci.vault.files import Vault
 
     vault = Vault(_repo(corpus, work))
     out = work / f"{corpus}-index-{model.name}"
     build_index(vault, out, model=model)
-    return QueryView(vault, IndexSource(open_index(out), "dir", str(out)))
+    return QueryView(vault, open_index_source(vault, out))
 
 
 def _metrics(ranked: list[str], answers: set[str]) -> tuple[float, float, float]:
@@ -72,7 +67,8 @@ def _metrics(ranked: list[str], answers: set[str]) -> tuple[float, float, float]
 def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES,
            model: Path = MODEL) -> list[dict[str, Any]]:
     """Mean recall@5, MRR@10 and nDCG@10 per query kind and mode (sorted by kind, mode)."""
-    from kbase_ci.query.search import Searcher, search_answer
+    from kbase_ci.query.search import search_answer
+    from kbase_ci.query.searcher import Searcher
 
     # One loaded model for every query, as a long-lived server keeps it (loading it per
     # query would dominate the run time).
@@ -158,7 +154,7 @@ def main() -> None:
                     views[corpus] = _view(corpus, work, model)
                 got = scores(views[corpus], rows, model=model)
                 if len({s["kind"] for s in got}) > 1:
-                    got += _whole(got)
+                    got += whole(got)
                 for s in got:
                     fig = {"set": label, "tier": tier, **s}
                     figures.append(fig)
@@ -178,7 +174,7 @@ def main() -> None:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def _whole(got: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def whole(got: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A set's figures over all its kinds, weighted by each kind's query count."""
     out = []
     for mode in MODES:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 Col = tuple[str, Callable[[dict[str, Any]], Any]]
+HAND = "<!-- Written by hand from here on: bench/report.py keeps it when it re-renders. -->"
 
 
 def _num(x: Any, digits: int = 3) -> str:
@@ -289,8 +290,12 @@ def render(results: dict[str, Any], doc: Path, img: Path) -> Path:
     lines += _machine(results)
     for name, g in results["groups"].items():
         lines += _group_lines(name, g, img, doc)
+    # The sections written by hand below the marker (one-off measurements of an issue,
+    # what bench may import, the frozen scripts) outlive a re-render.
+    old = doc.read_text(encoding="utf-8") if doc.is_file() else ""
+    tail = "\n" + old[old.index(HAND):] if HAND in old else ""
     doc.parent.mkdir(parents=True, exist_ok=True)
-    doc.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+    doc.write_text("\n".join(lines).rstrip() + "\n" + tail, encoding="utf-8")
     return doc
 
 

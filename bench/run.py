@@ -82,7 +82,7 @@ class Suite:
         if model() is None:
             raise Skip("../shared/models/minilm-static-256 is absent")
         if self.corpora is None:
-            from bench.corpora import Corpora
+            from bench.quality import Corpora
 
             (self.work / "corpora").mkdir(parents=True, exist_ok=True)
             self.corpora = Corpora(self.work / "corpora")
@@ -99,9 +99,9 @@ class Suite:
 
     # -- groups ----------------------------------------------------------------------------
     def precommit(self) -> GroupResult:
-        from bench import precommit
+        from bench import check_speed
 
-        return precommit.measure(self.main_vault().path, self.plan.repeat)
+        return check_speed.measure(self.main_vault().path, self.plan.repeat)
 
     def index(self) -> GroupResult:
         from bench.indexing import figures
@@ -178,9 +178,7 @@ class Suite:
         if mdl is None:
             raise Skip("no embedding model (../shared/models/minilm-static-256): no vectors")
         gen = self.main_vault()
-        from kbase_ci.vault.files import Vault
-
-        titles = sorted(Path(n.path).stem for n in Vault(gen.path).notes)
+        titles = sorted(p.stem for p in gen.path.rglob("*.md") if ".git" not in p.parts)
         n = 20 if self.plan.quick else 500
         step = max(1, len(titles) // n)
         return peers_vectors.measure(self.built(gen.path), mdl, titles[::step][:n],

@@ -23,30 +23,25 @@ shows, per question kind and mode (bm25, semantic, hybrid); the verdict: answera
 questions answered (exit 0) and absent ones not answered (exit 1), by kind; and how many
 hits of every answer (every mode) carry a higher confidence than a hit ranked above them
 (`above`: 0 by construction since issue 37). The out-of-sample verdict figures (each
-vault held out of a fit) are bench/confidence.py's. Run from any checkout: on code from
-before issue 27 (a floor that hides hits), "ranking" is the search without the floor and
-"shown" with it, and "answered" is a non-empty answer.
+vault held out of a fit) are bench/confidence.py's, frozen at 58d6498 (docs/query.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import math
 import random
 import sys
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bench.freshclone import fresh_clone
+from bench.workloads import QA, ROOT, SHARED
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-QA = SHARED / "corpora" / "qa"
 DATA = ROOT / "bench" / "data"
 MODELS = {"static": SHARED / "models" / "minilm-static-256",
           "transformer": SHARED / "models" / "minilm-l6-onnx"}
@@ -76,7 +71,7 @@ def _load(path: Path) -> list[dict[str, Any]]:
 def questions(vault: str, typos: bool = False) -> list[dict[str, Any]]:
     """The vault's questions (see the module docstring); absent ones have kind
     `absent-<kind>` and no answers. `typos`: the natural set with a misspelt word in each
-    question instead (bench/data/typos-<vault>.jsonl, bench/search_typos.py)."""
+    question instead (bench/data/typos-<vault>.jsonl, made by bench/search_typos.py at 58d6498)."""
     if typos:
         return _load(DATA / f"typos-{vault}.jsonl")
     if vault == "tldr-pages":
@@ -95,31 +90,14 @@ def questions(vault: str, typos: bool = False) -> list[dict[str, Any]]:
 
 
 def model_kwargs(view: Any, tier: str) -> dict[str, Any]:
-    """What `search.rank` and `search_answer` are given for `tier` in its clone: the
-    model with its embedder loaded once, or (`bm25`) the notice that it is not here."""
-    from kbase_ci.query.search import Searcher
+    """What `search_answer` is given for `tier` in its clone: the model with its embedder
+    loaded once, or (`bm25`) the notice that it is not here."""
+    from kbase_ci.query.searcher import Searcher
 
     model = MODELS["static" if tier == "bm25" else tier]
     if tier == "bm25":
         return {"model": model, "model_notice": NO_MODEL}
     return {"model": model, "embedder": Searcher(view, model).embedder()[0]}
-
-
-def judged_questions(view: Any, vault: str, tier: str, depth: int
-                     ) -> Iterator[tuple[dict[str, Any], Any, Any, Any]]:
-    """Each question of `vault` with its hybrid ranking (`search.rank`, as `kbase search`
-    ranks), its query terms and the verdict's judging of the first `depth` hits (no
-    filters): (row, ranking, terms, judged), for the benches that study the verdict."""
-    from kbase_ci.query import verdict
-    from kbase_ci.query.search import question, rank
-
-    kw = model_kwargs(view, tier)
-    for row in questions(vault):
-        query = row["query"]
-        r = rank(view, query, mode="hybrid", **kw)
-        q = question(r.searcher, query)
-        yield row, r, q, verdict.judge(view, r.searcher, r.fused, q, query, set(r.named),
-                                       [], None, depth)
 
 
 def clone_of(work: Path, vault: str, tier: str) -> Path:
@@ -166,24 +144,17 @@ class Asked:
 
 
 class Runner:
-    """Asks questions as `kbase search` does, on either side of issue 27."""
+    """Asks questions as `kbase search` does."""
 
     def __init__(self, view: Any, tier: str) -> None:
-        from kbase_ci.query.search import search_answer
-
         self.view, self.tier = view, tier
-        self.search = search_answer
-        self.floored = "floor" in inspect.signature(search_answer).parameters
         self.models = model_kwargs(view, tier)
 
     def ask(self, query: str, mode: str) -> Outcome:
-        kw: dict[str, Any] = {"mode": mode, "limit": LIMIT, "concise": True, **self.models}
-        if self.floored:
-            every = self.search(self.view, query, floor=False, **kw)
-            shown = self.search(self.view, query, **kw)
-            return Outcome([h.path for h in every.results], [h.path for h in shown.results],
-                           bool(shown.results))
-        got = self.search(self.view, query, **kw)
+        from kbase_ci.query.search import search_answer
+
+        got = search_answer(self.view, query, mode=mode, limit=LIMIT, concise=True,
+                            **self.models)
         paths = [h.path for h in got.results]
         return Outcome(paths, paths, bool(got.verdict.answered),
                        above([h.confidence for h in got.results]))
@@ -291,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--vaults", default=",".join(VAULTS))
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--typos", action="store_true",
-                    help="ask the natural sets with a misspelt word (bench/search_typos.py)")
+                    help="ask the natural sets with a misspelt word (bench/data/typos-*.jsonl)")
     ap.add_argument("--from-json", type=Path, action="append", default=[],
                     help="print the table of figures written before (--json), asking nothing")
     args = ap.parse_args(argv)

@@ -38,7 +38,9 @@ def render() -> str:
             ": " + " > ".join(f"`{layer}`" for layer in c["layers"]) if c["type"] == "layers"
             else f": {', '.join(f'`{m}`' for m in c['source_modules'])} must not import "
                  f"{', '.join(f'`{m}`' for m in c['forbidden_modules'])}"
-                 + (" directly" if c.get("allow_indirect_imports") else "")))
+                 + (" directly" if c.get("allow_indirect_imports") else "")
+                 + ("; allowed: " + ", ".join(f"`{i}`" for i in c["ignore_imports"])
+                    if c.get("ignore_imports") else "")))
     return "\n".join([BEGIN, *lines, END])
 
 

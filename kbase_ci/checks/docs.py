@@ -141,7 +141,7 @@ when pasted (`kbase_ci/checks/suggestions.py`):
   notes whose title, aliases (weight 2) or headings share the name's words, by BM25 with
   the index's stemmer (`kbase_ci/query/namesearch.py`): `backlinks Hashing` gets `Hash
   Function`, `Caching` `CPU Cache`, where character similarity alone gave `Type
-  Casting` and `C`. `python -m bench.name_suggest` (seed 29): a title word inflected
+  Casting` and `C`. 58d6498's `python -m bench.name_suggest` (seed 29): a title word inflected
   (`Hash Function` -> `hashing`) found the note among the suggestions 261 times in 403
   (old rule: 122) and first 174 times (122); a slip of a whole title, first 610 in 613
   (567). The slip cut-off 80 is the one leave-one-vault-out picks on three of the four
@@ -149,16 +149,16 @@ when pasted (`kbase_ci/checks/suggestions.py`):
   half of the name's weight (idf; `COVER`), so `No Such Note Anywhere` is not every note
   with a heading saying `note`; 0.3 to 0.7 give the same figures (`--cover-sweep`).
   When neither a slip nor the words find a note, a name is offered only at WRatio >= 95
-  (`LOOSE`; it was 50, and `Nope` got `Syntactic Scope`). `python -m bench.name_suggest
+  (`LOOSE`; it was 50, and `Nope` got `Syntactic Scope`). 58d6498's `python -m bench.name_suggest
   --loose-sweep` (seed 29) chose the floor on its own 1,416 cases and reports it on
-  1,629 others made by `bench.typos` (slips, renames and unwritten names of the same
+  1,629 others made by 58d6498's `bench.typos` (slips, renames and unwritten names of the same
   vaults, asked as names): at 50 the rule offered 23 right names and 373 wrong ones on
   the first set, 2 and 466 on the second; at 95 none on either. Overall, first
   suggestions right / wrong went from 784 / 591 to 761 / 218 on the first set and from
   899 / 701 to 897 / 235 on the second (the wrong ones left are the word rule's, for
   names no note has).
 
-Measured with `python -m bench.typos` (seed 19; ../shared/corpora: obsidian-tasks-docs,
+Measured with 58d6498's `python -m bench.typos` (seed 19; ../shared/corpora: obsidian-tasks-docs,
 data-engineering-wiki, dnd-5e-srd, tldr-pages): broken links made from the vaults'
 own names, where any suggestion for a link with no right answer counts as wrong.
 
@@ -192,7 +192,7 @@ that has no right answer getting a wrong note (`Fear` -> `Gear`, `Mending` ->
 similarity --sweep` prints these).
 
 Tag and value suggestions (KB201, KB203, KB205, KB312) pick from short closed lists
-with rapidfuzz `ratio` >= 60. rapidfuzz replaced difflib after `python -m
+with rapidfuzz `ratio` >= 60. rapidfuzz replaced difflib after 58d6498's `python -m
 bench.suggest`: one suggestion over the 9,982 names of the generated 10k vault took
 320-330 ms with difflib and 0.7-0.8 ms with rapidfuzz. On that vault `kbase check --all
 --select links,sections` (warm) spends 0.38 s of 1.5 s on 251 suggestion attempts

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import io
 import os
+import pty
 import re
+import select
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,10 +19,36 @@ import pytest
 from conftest import GIT_ENV, REPO, git, run_kbase, write
 from indexkit import make_tiny_model, small_vault
 
-from bench.index_progress import run_on_terminal
 from kbase_ci.index.build import build_index
 from kbase_ci.report.terminal import color_wanted
 from kbase_ci.vault.files import Vault
+
+
+def run_on_terminal(argv: list[str], cwd: Path, env: dict[str, str],
+                    seen: Callable[[float, bytes], None], timeout: float = 900) -> int:
+    """Run `argv` on a pseudo-terminal (stdin, stdout and stderr), telling `seen` each
+    piece of output with the seconds since the start; the exit code."""
+    master, slave = pty.openpty()
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave,
+                            stderr=slave, close_fds=True)
+    os.close(slave)
+    while time.perf_counter() - start < timeout:
+        ready, _, _ = select.select([master], [], [], 0.05)
+        if ready:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            seen(time.perf_counter() - start, data)
+        elif proc.poll() is not None:
+            break
+    code = proc.wait(timeout=60)
+    os.close(master)
+    return code
+
 
 MakeRepo = Callable[..., Path]
 SGR_COLOUR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|9[0-7]|38;[25])[0-9;]*m")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.compare import WORKLOADS, most_linked
-from bench.report import render
+from bench.report import HAND, render
 
 
 def test_the_most_linked_note_is_what_a_rename_breaks_most(tmp_path: Path) -> None:
@@ -38,3 +38,19 @@ def test_the_page_shows_both_sides_and_the_ratio(tmp_path: Path) -> None:
     row = next(line for line in doc.read_text(encoding="utf-8").splitlines()
                if line.startswith("| backlinks"))
     assert "`3360284`: 0.25 s" in row and "| 1.2 |" in row and "0.3 s" in row
+
+
+def test_a_re_render_keeps_what_was_written_by_hand_below_the_marker(tmp_path: Path
+                                                                       ) -> None:
+    results = {"command": "python -m bench", "plan": {"repeat": 1},
+               "machine": {"cpu": "x", "cores": 2, "os": "linux", "python": "3.11",
+                           "date": "d1", "commit": "c", "load_start": [0.1],
+                           "load_end": [0.2]},
+               "groups": {"compare": {"status": "skipped", "notes": ["n"], "figures": []}}}
+    doc = render(results, tmp_path / "b.md", tmp_path / "img")
+    hand = f"{HAND}\n\n## An issue's figures\n\nMeasured once, by hand.\n"
+    doc.write_text(doc.read_text(encoding="utf-8") + "\n" + hand, encoding="utf-8")
+    results["machine"]["date"] = "d2"
+    text = render(results, doc, tmp_path / "img").read_text(encoding="utf-8")
+    assert "Date d2" in text and "Date d1" not in text
+    assert text.endswith(hand) and text.count(HAND) == 1
