@@ -36,15 +36,17 @@ def collect(view: Any, rows: list[dict[str, Any]], model: Path, cache: Path
         got: list[dict[str, list[list[Any]]]] = json.loads(cache.read_text(encoding="utf-8"))
         if len(got) == len(rows):
             return got
+    from kbase_ci.query.queryterms import QueryTerms
     from kbase_ci.query.search import Searcher
 
     embedder = Searcher(view, model).embedder()[0]
     out = []
     for r in rows:
         searcher = Searcher(view, model)
-        out.append({"bm25": [[h.path, h.score] for h in searcher.bm25(r["query"])[:KEEP]],
+        q = QueryTerms.of(r["query"], searcher)
+        out.append({"bm25": [[h.path, h.score] for h in searcher.bm25(q)[:KEEP]],
                     "semantic": [[h.path, h.score]
-                                 for h in searcher.semantic(r["query"], embedder)[:KEEP]]})
+                                 for h in searcher.semantic(q, embedder)[:KEEP]]})
     cache.write_text(json.dumps(out) + "\n", encoding="utf-8")
     return out
 
@@ -52,6 +54,7 @@ def collect(view: Any, rows: list[dict[str, Any]], model: Path, cache: Path
 def mrr(view: Any, rows: list[dict[str, Any]], lists: list[dict[str, list[list[Any]]]],
         block: Any, only: str | None = None) -> float:
     from kbase_ci.query.hits import ChunkHit, NoteHit
+    from kbase_ci.query.queryterms import QueryTerms
     from kbase_ci.query.search import ranked
 
     total = 0.0
@@ -61,7 +64,7 @@ def mrr(view: Any, rows: list[dict[str, Any]], lists: list[dict[str, list[list[A
         if block == "rrf":
             order: list[NoteHit] = _rrf(hits)
         else:
-            order = ranked(view, r["query"], hits, block)[0]
+            order = ranked(view, QueryTerms.asked(r["query"], (), {}), hits, block)[0]
         paths = [n.path for n in order[:10]]
         total += query_quality._metrics(paths, set(r["answers"]))[1]
     return total / len(rows)

@@ -64,6 +64,7 @@ def lists(work: Path, vault: str, tier: str, cache: Path) -> dict[str, Any]:
         if all(NOTES in r for r in got["rows"]):
             return got
     from kbase_ci.query.notebm25 import ranked_notes
+    from kbase_ci.query.queryterms import QueryTerms
     from kbase_ci.query.search import Searcher
 
     view = open_view(clone_of(work, vault, tier))
@@ -74,13 +75,15 @@ def lists(work: Path, vault: str, tier: str, cache: Path) -> dict[str, Any]:
             if not r["answers"]:
                 continue
             s = Searcher(view, MODELS[tier])
+            q = QueryTerms.of(r["query"], s)
             rows.append({"query": r["query"], "kind": r["kind"], "answers": r["answers"],
-                         "bm25": [[h.path, h.score] for h in s.bm25(r["query"])[:KEEP]],
+                         "bm25": [[h.path, h.score] for h in s.bm25(q)[:KEEP]],
                          "semantic": [[h.path, h.score]
-                                      for h in s.semantic(r["query"], embedder)[:KEEP]]})
+                                      for h in s.semantic(q, embedder)[:KEEP]]})
         got = {"vault": vault, "tier": tier, "rows": rows}
     for row in got["rows"]:
-        row[NOTES] = [list(x) for x in ranked_notes(Searcher(view, None), row["query"], KEEP)]
+        s = Searcher(view, None)
+        row[NOTES] = [list(x) for x in ranked_notes(s, QueryTerms.of(row["query"], s), KEEP)]
     path.write_text(json.dumps(got), encoding="utf-8")
     return got
 
@@ -102,13 +105,14 @@ def scores(view: Any, data: dict[str, Any], block: Any, only: str | None = None
            ) -> dict[str, float]:
     """nDCG@10 per question kind (and `all`) of `block`'s fusion (`only`: one list)."""
     from kbase_ci.query.hits import ChunkHit
+    from kbase_ci.query.queryterms import QueryTerms
     from kbase_ci.query.search import ranked
 
     per: dict[str, list[float]] = defaultdict(list)
     for r in data["rows"]:
         hits = {name: [ChunkHit(p, (), 1, 1, s) for p, s in r[name]]
                 for name in ("bm25", "semantic", NOTES) if only is None or name == only}
-        order = ranked(view, r["query"], hits, block)[0]
+        order = ranked(view, QueryTerms.asked(r["query"], (), {}), hits, block)[0]
         got = ndcg([n.path for n in order[:10]], r["answers"])
         per[r["kind"]].append(got)
         per["all"].append(got)
@@ -229,6 +233,7 @@ def older(args: argparse.Namespace, chosen: dict[str, Any]) -> None:
     """nDCG@10 on the older sets: each single ranker, the shipped fusion, the choice."""
     from kbase_ci.query.hits import ChunkHit
     from kbase_ci.query.notebm25 import ranked_notes
+    from kbase_ci.query.queryterms import QueryTerms
     from kbase_ci.query.search import Searcher, ranked
 
     repo = Path(__file__).resolve().parents[1]
@@ -246,17 +251,18 @@ def older(args: argparse.Namespace, chosen: dict[str, Any]) -> None:
                 got: dict[str, list[float]] = defaultdict(list)
                 for r in rows:
                     s = Searcher(view, MODELS[tier])
+                    q = QueryTerms.of(r["query"], s)
                     hits = {"bm25": [ChunkHit(h.path, (), 1, 1, h.score)
-                                     for h in s.bm25(r["query"])[:KEEP]],
+                                     for h in s.bm25(q)[:KEEP]],
                             "semantic": [ChunkHit(h.path, (), 1, 1, h.score)
-                                         for h in s.semantic(r["query"], embedder)[:KEEP]],
+                                         for h in s.semantic(q, embedder)[:KEEP]],
                             NOTES: [ChunkHit(p, (), 1, 1, v)
-                                    for p, v in ranked_notes(s, r["query"], KEEP)]}
+                                    for p, v in ranked_notes(s, q, KEEP)]}
                     runs = {"bm25": ({"bm25": hits["bm25"]}, view.manifest.fusion),
                             "semantic": ({"semantic": hits["semantic"]}, view.manifest.fusion),
                             "index": (hits, view.manifest.fusion), "chosen": (hits, block)}
                     for name, (lists_, fusion) in runs.items():
-                        order = ranked(view, r["query"], lists_, fusion)[0]
+                        order = ranked(view, q, lists_, fusion)[0]
                         got[name].append(ndcg([n.path for n in order[:10]], r["answers"]))
                 cells = " | ".join(f"{sum(v) / len(v):.3f}" for v in got.values())
                 print(f"| {tier} | {rel} | {len(rows)} | {cells} |", flush=True)

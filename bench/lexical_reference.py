@@ -109,6 +109,7 @@ def fit_scores(work: Path, vault: str) -> dict[float, float]:
     """nDCG@10 over `vault`'s answerable questions of each weight of `WEIGHTS`."""
     from kbase_ci.query.hits import ChunkHit
     from kbase_ci.query.notebm25 import ranked_notes
+    from kbase_ci.query.queryterms import QueryTerms
     from kbase_ci.query.search import ranked
     from kbase_ci.query.searcher import POOL, Searcher
 
@@ -118,11 +119,11 @@ def fit_scores(work: Path, vault: str) -> dict[float, float]:
         if not row["answers"]:
             continue
         s = Searcher(view, None)
-        lists = {"bm25": s.bm25(row["query"]),
-                 "notes": [ChunkHit(p, (), 1, 1, v)
-                           for p, v in ranked_notes(s, row["query"], POOL)]}
+        q = QueryTerms.of(row["query"], s)
+        lists = {"bm25": s.bm25(q),
+                 "notes": [ChunkHit(p, (), 1, 1, v) for p, v in ranked_notes(s, q, POOL)]}
         for w in WEIGHTS:
-            order = ranked(view, row["query"], lists if w else {"bm25": lists["bm25"]},
+            order = ranked(view, q, lists if w else {"bm25": lists["bm25"]},
                            candidate(w))[0]
             got[w].append(ndcg([n.path for n in order[:LIMIT]], row["answers"]))
     return {w: sum(v) / len(v) for w, v in got.items()}

@@ -111,15 +111,13 @@ def judged_questions(view: Any, vault: str, tier: str, depth: int
     ranks), its query terms and the verdict's judging of the first `depth` hits (no
     filters): (row, ranking, terms, judged), for the benches that study the verdict."""
     from kbase_ci.query import verdict
-    from kbase_ci.query.search import question, rank
+    from kbase_ci.query.search import rank
 
     kw = model_kwargs(view, tier)
     for row in questions(vault):
-        query = row["query"]
-        r = rank(view, query, mode="hybrid", **kw)
-        q = question(r.searcher, query)
-        yield row, r, q, verdict.judge(view, r.searcher, r.fused, q, query, set(r.named),
-                                       [], None, depth)
+        r = rank(view, row["query"], mode="hybrid", **kw)
+        yield row, r, r.terms, verdict.judge(view, r.searcher, r.fused, r.terms,
+                                             set(r.named), [], None, depth)
 
 
 def clone_of(work: Path, vault: str, tier: str) -> Path:
