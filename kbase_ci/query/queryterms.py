@@ -48,6 +48,9 @@ class Index(misspell.Index, Protocol):
 
 
 class QueryTerms(Record):
+    """One search's query as its rankers, evidence, verdict and snippets read it (see the
+    module docstring); made by `of`, once per search."""
+
     written: tuple[tuple[str, str], ...]
     """(as written, term) per distinct term, in query order."""
     idf: dict[str, float]
