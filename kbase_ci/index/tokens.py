@@ -22,7 +22,7 @@ reference's own names were missing words; issue 37).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from itertools import chain
 from typing import Any
@@ -128,7 +128,7 @@ _memo = _Memo(code=False)
 _code_memo = _Memo(code=True)
 
 
-def _words(text: str) -> Iterator[tuple[str, tuple[str, ...]]]:
+def words(text: str) -> Iterator[tuple[str, tuple[str, ...]]]:
     """(compound, its tokens) of `text` in order: backtick code (inline spans, fences)
     keeps its identifiers whole too, prose does not (a link target such as
     `Vault/appendBinary` is no identifier anyone asks for, and its extra token moved
@@ -151,7 +151,7 @@ def split(text: str) -> list[str]:
     if "`" not in text:  # the usual case, in C: no code
         return list(chain.from_iterable(map(_memo.__getitem__,
                                             _COMPOUND.findall(plain(text)))))
-    return [tok for _, toks in _words(text) for tok in toks]
+    return [tok for _, toks in words(text) for tok in toks]
 
 
 def make_tokenizer(stemmer: str = STEMMER) -> Any:
@@ -218,9 +218,15 @@ def query_terms(text: str, stop: tuple[str, ...] | list[str] | None = None,
                 stem_with: str = STEMMER) -> list[str]:
     """Stemmed terms of a query, stopwords removed: look these up in a shard's vocabulary.
     Pass the manifest's `tokenizer.stopwords` and `tokenizer.stemmer` to match the index."""
+    return stemmed(split(text), stop, stem_with)
+
+
+def stemmed(found: Iterable[str], stop: Iterable[str] | None = None,
+            stem_with: str = STEMMER) -> list[str]:
+    """The terms of tokens `found` (`split`), stopwords removed, in order."""
     stop_set = set(stopwords() if stop is None else stop)
     stem = stemmer(stem_with)
-    return [stem(t) for t in split(text) if t not in stop_set]
+    return [stem(t) for t in found if t not in stop_set]
 
 
 def written_terms(text: str, stop: tuple[str, ...] | list[str] | None = None,
@@ -228,11 +234,17 @@ def written_terms(text: str, stop: tuple[str, ...] | list[str] | None = None,
     """(as written, term) for each distinct term of `query_terms(text)`, in order of first
     appearance: the words an answer can name back to whoever asked (`kbase_ci.query.
     evidence`). A compound's part is given in the query's own case."""
+    return written(words(text), stop, stem_with)
+
+
+def written(found: Iterable[tuple[str, tuple[str, ...]]], stop: Iterable[str] | None = None,
+            stem_with: str = STEMMER) -> list[tuple[str, str]]:
+    """`written_terms` of the words `found` (`words`)."""
     stop_set = set(stopwords() if stop is None else stop)
     stem = stemmer(stem_with)
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
-    for word, toks in _words(text):
+    for word, toks in found:
         low = word.lower()
         for tok in toks:
             if tok in stop_set:

@@ -23,17 +23,16 @@ makes the levels follow the ranking and reads the first ones.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kbase_ci.index.blocks import Background, Tokenizer
 from kbase_ci.index.cosinebaseline import margin, percentile
-from kbase_ci.index.tokens import split
 from kbase_ci.query.choices import CONFIDENCE
 from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.overlay import tokenize
+from kbase_ci.query.queryterms import QueryTerms
 from kbase_ci.typedjson import Record
 
 LEVELS = CONFIDENCE
@@ -62,121 +61,6 @@ class Rule(Record):
 
 
 RULE = Rule()
-_JOINED = re.compile(r"::|[./_-]")
-
-
-class QueryTerms(Record):
-    written: tuple[tuple[str, str], ...]
-    """(as written, term) per distinct term, in query order."""
-    idf: dict[str, float]
-    """Each term's IDF over the whole index (overlay included)."""
-    unknown: frozenset[str] = frozenset()
-    """Terms no chunk holds."""
-    rare: float = 0.0
-    """The IDF of a term found in one chunk of the index: what a term no chunk holds
-    weighs, and the unit the chance of a paragraph's words is measured in."""
-    names: frozenset[str] = frozenset()
-    """Unknown terms written as names (`content`)."""
-    read: tuple[tuple[str, str, str], ...] = ()
-    """(as written, the word it was read as, its term) for each word no note holds that
-    was read as a slip of an index word (kbase_ci.query.misspell; `reading`)."""
-    aside: tuple[tuple[str, str], ...] = ()
-    """(as written, term) of another language's words no note holds (`foreign`)."""
-
-    @property
-    def terms(self) -> list[str]:
-        return [t for _, t in self.written]
-
-    @property
-    def mass(self) -> float:
-        return sum(self.idf.get(t, 0.0) for t in self.terms)
-
-    def coverage(self, matched: Iterable[str]) -> float:
-        """The share of the query's IDF mass in `matched` (a word no note holds weighs as
-        the rarest, once: paraphrases use words the vault never says)."""
-        total = self.mass
-        return sum(self.idf.get(t, 0.0) for t in set(matched)) / total if total > 0 else 0.0
-
-    def words(self, terms: Iterable[str]) -> list[str]:
-        have = set(terms)
-        return [w for w, t in self.written if t in have]
-
-    def content(self, query: str, frame: frozenset[str]) -> QueryTerms:
-        """The terms evidence is judged on: without the question's frame words (`frame`,
-        kbase_ci.query.framewords; all of them when nothing else is left), nor a compound
-        no chunk holds whose parts are terms too (`right-to-left`, `run-up`: its parts
-        speak for it). `names`: the unknown terms written as a name, what a question about
-        a thing the vault never mentions names: a capital past a word's first letter or a
-        digit (`WebDAV`, `PlantUML`, `HDR10`), or a capital first letter anywhere but at
-        the query's start in a question written in English (`Todoist` in "import my
-        to-dos from Todoist"; not `Seitenleiste` in "Backlinks Seitenleiste anzeigen",
-        where German writes every noun so): at least half of its words in lower case,
-        and one at least, are frame words or words a note holds (stopwords included)."""
-        kept = tuple((w, t) for w, t in self.written if w.lower() not in frame
-                     and not (t in self.unknown and _compound(w)))
-        if not kept:
-            kept = tuple((w, t) for w, t in self.written
-                         if not (t in self.unknown and _compound(w))) or self.written
-        first = query.lstrip()
-        strange = {w.lower() for w, t in self.written if t in self.unknown}
-        prose = _english(query, frame, strange)
-        names = frozenset(t for w, t in kept if t in self.unknown and _named(w, first, prose))
-        terms = {t for _, t in kept}
-        return self._replace(written=kept, unknown=self.unknown & terms, names=names)
-
-    def foreign(self, query: str, frame: frozenset[str]) -> QueryTerms:
-        """These terms, in a question in another language (lower-case words, fewer than
-        half of them frame words or words a note holds, `read` ones included) without
-        its words no note holds that are not names: another language's words are
-        neither missing nor matched, as frame words, and the vault is judged on the words
-        it has ("Backlinks Seitenleiste anzeigen"), while one is left to judge by."""
-        strange = {w.lower() for w, t in self.written if t in self.unknown}
-        if _english(query, frame, strange) is not False or \
-                all(t in self.unknown for _, t in self.written):
-            return self
-        kept = tuple((w, t) for w, t in self.written
-                     if t not in self.unknown or t in self.names)
-        return self._replace(written=kept, unknown=self.unknown & {t for _, t in kept},
-                             aside=tuple(p for p in self.written if p not in kept))
-
-    def reading(self, read: Sequence[tuple[str, str, str]], idf: dict[str, float]
-                ) -> QueryTerms:
-        """These terms with each word of `read` (as written, read as, term: kbase_ci.query.
-        misspell) counted as its term, whose IDF `idf` gives: no longer unknown; a word read
-        as a term the query holds already is left out (that term speaks for it)."""
-        if not read:
-            return self
-        to = {w: t for w, _, t in read}
-        have = {t for _, t in self.written}
-        written = tuple((w, to.get(w, t)) for w, t in self.written
-                        if w not in to or to[w] not in have)
-        gone = {t for w, t in self.written if w in to}
-        return self._replace(written=written, idf={**self.idf, **idf},
-                             unknown=self.unknown - gone, names=self.names - gone,
-                             read=tuple(read))
-
-
-def _compound(word: str) -> bool:
-    """Words joined by `-`, `_`, `.`, `/` or `::` (written as one, `PlantUML` is a name)."""
-    return _JOINED.search(word) is not None and len(split(word)) > 1
-
-
-_WORD = re.compile(r"[^\W\d_]+")
-
-
-def _english(query: str, frame: frozenset[str], strange: set[str]) -> bool | None:
-    """Whether `query` reads as English prose: at least half of its lower-case words are
-    frame words or not `strange` (words no note holds, as written); None when it has no
-    lower-case word to tell by."""
-    lower = [w for w in _WORD.findall(query) if w[:1].islower()]
-    if not lower:
-        return None
-    return 2 * sum(1 for w in lower if w in frame or w not in strange) >= len(lower)
-
-
-def _named(word: str, query: str, english: bool | None) -> bool:
-    return any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:]) or \
-        (english is True and word[:1].isupper() and not query.startswith(word))
 
 
 class EvidenceRecord(Record):

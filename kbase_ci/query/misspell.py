@@ -32,12 +32,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from kbase_ci.index.tokens import stemmer
-
-if TYPE_CHECKING:
-    from kbase_ci.query.evidence import QueryTerms
 
 SHORTEST = 4
 """Words shorter than this are never read as another word (most short words are a
@@ -122,6 +119,29 @@ def near(word: str, term: str, vocabulary: Mapping[str, int],
     return out
 
 
+class Terms(Protocol):
+    """What reading a slip asks of the query's content terms (kbase_ci.query.queryterms.
+    QueryTerms, which is made with the slips read)."""
+
+    @property
+    def written(self) -> tuple[tuple[str, str], ...]: ...
+
+    @property
+    def idf(self) -> dict[str, float]: ...
+
+    @property
+    def unknown(self) -> frozenset[str]: ...
+
+    @property
+    def rare(self) -> float: ...
+
+    @property
+    def names(self) -> frozenset[str]: ...
+
+    @property
+    def terms(self) -> list[str]: ...
+
+
 class Index(Protocol):
     """What reading a slip asks of the query's searcher (kbase_ci.query.searcher)."""
 
@@ -135,7 +155,7 @@ class Index(Protocol):
                  ) -> float: ...
 
 
-def read(q: QueryTerms, index: Index, chance: float = 1.0) -> list[tuple[str, str, str]]:
+def read(q: Terms, index: Index, chance: float = 1.0) -> list[tuple[str, str, str]]:
     """(as written, read as, term) for each word of `q` (the query's content terms) no
     note holds, not a name, that is a slip of an index term (`near`) found in some chunk
     with the query's other known words beyond chance: their IDF and its own add up to

@@ -37,10 +37,10 @@ from itertools import accumulate
 from typing import Any
 
 from kbase_ci.errors import IndexFormatError
-from kbase_ci.index import tokens
 from kbase_ci.index.bm25 import PARAMS
 from kbase_ci.index.idf import idf
 from kbase_ci.index.layout import CHUNKS_FILE
+from kbase_ci.query.queryterms import QueryTerms
 
 K1, B = float(PARAMS["k1"]), float(PARAMS["b"])
 TOP_LEVEL = 255
@@ -239,12 +239,10 @@ def _with_fresh(out: list[tuple[str, float]], fresh_tf: dict[str, Counter[str]],
     return out[:pool]
 
 
-def ranked_notes(searcher: Any, query: str, pool: int, plain: bool | None = None
+def ranked_notes(searcher: Any, q: QueryTerms, pool: int, plain: bool | None = None
                  ) -> list[tuple[str, float]]:
-    """`note_list` for `query` as `searcher` (kbase_ci.query.searcher.Searcher) tokenizes
-    it, over the index and the notes changed since."""
-    terms = tokens.query_terms(query, stop=searcher.query_stop(query),
-                               stem_with=searcher.stemmer)
-    more = searcher.expansion(query, terms) if terms else {}
-    return note_list(searcher.view.source.reader, searcher.models, terms + sorted(more),
-                     searcher.skip, searcher.fresh(), pool, plain, more)
+    """`note_list` for the query's terms `q` (its `ranked` ones, words read as slips
+    weighed by `scale`), over `searcher`'s (kbase_ci.query.searcher.Searcher) index and
+    the notes changed since."""
+    return note_list(searcher.view.source.reader, searcher.models, q.ranked, searcher.skip,
+                     searcher.fresh(), pool, plain, q.scale)

@@ -26,6 +26,7 @@ from kbase_ci.query.filters import check_limit, check_tags, domain_key, tag_key
 from kbase_ci.query.fusion import fuse
 from kbase_ci.query.hits import ChunkHit, NoteHit
 from kbase_ci.query.notebm25 import ranked_notes
+from kbase_ci.query.queryterms import QueryTerms
 from kbase_ci.query.searcher import POOL, Searcher
 from kbase_ci.query.verdict import ConciseHit, Hit, Verdict
 from kbase_ci.query.view import QueryView
@@ -52,12 +53,12 @@ def _fuse(lists: dict[str, list[ChunkHit]], block: Any) -> list[NoteHit]:
     return sorted(out.values(), key=lambda n: (-n.score, n.path))
 
 
-def ranked(view: QueryView, query: str, lists: dict[str, list[ChunkHit]], block: Any
+def ranked(view: QueryView, q: QueryTerms, lists: dict[str, list[ChunkHit]], block: Any
            ) -> tuple[list[NoteHit], list[str]]:
     """Notes in answer order: the rankers' lists fused with the fusion settings `block`,
-    then the notes named by the query (title or alias) first; and those names."""
+    then the notes named by the query `q` (title or alias) first; and those names."""
     fused = _fuse(lists, block)
-    named = view.named(query)
+    named = view.named(q.text)
     if named:
         first = {p: i for i, p in enumerate(named)}
         fused.sort(key=lambda n: (n.path not in first, first.get(n.path, 0)))
@@ -74,6 +75,8 @@ class Ranking:
     """One query's ranked notes, before any verdict on them."""
 
     searcher: Searcher
+    terms: QueryTerms
+    """The query's terms (made once: every ranker and the evidence read them)."""
     fused: list[NoteHit]
     named: list[str]
     """Notes whose title or an alias is the query (they lead the ranking)."""
@@ -94,18 +97,18 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
         # The model first: loading it imports numpy, and BM25 then sums its postings
         # with numpy too (at paragraph grain ~50 ms less for a 10k-note vault).
         embedder, notice = searcher.embedder()
+    if mode == "semantic" and embedder is None:
+        raise UsageError("semantic search needs the index's embedding model: "
+                         + (notice or "this index has no vectors") + "; or use --mode bm25")
+    q = QueryTerms.of(query, searcher)
     if mode in ("hybrid", "bm25"):
-        lists["bm25"] = searcher.bm25(query)
+        lists["bm25"] = searcher.bm25(q)
     if mode in ("hybrid", "semantic"):
         if embedder is None:
-            if mode == "semantic":
-                raise UsageError("semantic search needs the index's embedding model: "
-                                 + (notice or "this index has no vectors") +
-                                 "; or use --mode bm25")
             notices.append(notice or _no_vectors(view))
         else:
             try:
-                lists["semantic"] = searcher.semantic(query, embedder)
+                lists["semantic"] = searcher.semantic(q, embedder)
             except ModelRefused as exc:  # the model failed on this query (fence)
                 if mode == "semantic":
                     raise
@@ -114,21 +117,15 @@ def rank(view: QueryView, query: str, *, mode: str = "hybrid", model: Path | Non
     block = view.manifest.fusion if "semantic" in lists else lexical()
     if "bm25" in lists and "notes" in rankers_of(block):
         lists["notes"] = [ChunkHit(p, (), 1, 1, score)
-                          for p, score in ranked_notes(searcher, query, POOL)]
-    fused, named = ranked(view, query, lists, block)
-    return Ranking(searcher, fused, named, notices)
+                          for p, score in ranked_notes(searcher, q, POOL)]
+    fused, named = ranked(view, q, lists, block)
+    return Ranking(searcher, q, fused, named, notices)
 
 
 def _no_vectors(view: QueryView) -> str:
     reason = view.manifest.embeddings.reason
     return "this index has no vectors" + (f" ({reason})" if reason else "") + \
         ": ranked by BM25 only"
-
-
-def question(searcher: Searcher, query: str) -> ev.QueryTerms:
-    """The query's terms that evidence is judged on (`Searcher.question`: without the
-    frame of its question, slips read as the words meant)."""
-    return searcher.question(query)
 
 
 class SearchAnswer(Record):
@@ -160,17 +157,17 @@ def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: i
     tag_list = [tag_key(t) for t in tags or [] if tag_key(t)]
     r = rank(view, query, mode=mode, model=model, embedder=embedder,
              model_notice=model_notice)
-    q = question(r.searcher, query)
-    judged = verdict.judge(view, r.searcher, r.fused, q, query, set(r.named), tag_list,
-                           domain, limit, min_confidence)
+    q = r.terms
+    judged = verdict.judge(view, r.searcher, r.fused, q, set(r.named), tag_list, domain,
+                           limit, min_confidence)
     if not judged.judged and tag_list:
         check_tags(view, tag_list)  # no such tag anywhere: a usage error, not "none"
     if judged.hits:
         view.texts(n.path for n, _ in judged.hits)  # one git process for all
         verdict.add_fields(view, r.searcher, judged.hits)
-    results = [verdict.record(view, n, e, q, query, concise, snippets, explain)
+    results = [verdict.record(view, n, e, q, concise, snippets, explain)
                for n, e in judged.hits]
-    said = verdict.decide(r.searcher, q, judged, tag_list, domain)
+    said = verdict.decide(q, judged, tag_list, domain)
     notices = [*r.notices, misspell.notice(q.read)] if q.read else r.notices
     return SearchAnswer(query, mode, results, said,  # type: ignore[arg-type]
                         judged.hidden or None, notices, view.index_info())

@@ -1,7 +1,9 @@
 """The searcher: one query's rankers over the index (paragraph BM25 and the vectors,
-per shard, with the overlay of notes changed since the index), the chunk hits each note
-got, and what evidence asks of them (`query_stop`, `terms`, `note_terms`, `unknown`,
-`cosine`). `kbase_ci.query.search` fuses and judges what it finds.
+per shard, with the overlay of notes changed since the index), given the query's terms
+made once (kbase_ci.query.queryterms.QueryTerms, whose making asks `idf`, `unknown`,
+`near_terms` and `together` of it), the chunk hits each note got, and what evidence
+asks of them (`note_terms`, `cosine`). `kbase_ci.query.search` fuses and judges what
+it finds.
 """
 
 
@@ -11,14 +13,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kbase_ci.index import idf as idfmod
 from kbase_ci.index import tokens
 from kbase_ci.index.bm25 import indexed_text
+from kbase_ci.index.idf import Frequencies
 from kbase_ci.query import evidence as ev
-from kbase_ci.query import misspell
-from kbase_ci.query.framewords import frame_words
 from kbase_ci.query.hits import ChunkHit, rollup
 from kbase_ci.query.overlay import FreshChunk, Overlay, shard_for, tokenize
+from kbase_ci.query.queryterms import QueryTerms
 from kbase_ci.query.view import QueryView
 
 POOL = 200
@@ -40,8 +41,7 @@ class Searcher:
         self.skip = {*view.fresh.changed, *view.fresh.deleted}
         self._overlay: Overlay | None = None
         self._fresh_chunks: list[Any] | None = None
-        self._terms: dict[str, ev.QueryTerms] = {}
-        self._question: dict[str, ev.QueryTerms] = {}
+        self._frequencies: Frequencies | None = None
         self._near: dict[str, dict[str, int]] = {}
         self._others: dict[tuple[str, ...], dict[str, dict[int, float]]] = {}
         self.pool: dict[str, list[ChunkHit]] = {}
@@ -92,54 +92,22 @@ class Searcher:
             self._overlay = Overlay(reader, self.models, dropped, fresh)
         return self._overlay
 
-    def query_stop(self, query: str) -> list[str]:
-        """The stopwords of `query`: the index's and the question words
-        (`tokens.QUESTION_WORDS`), unless that leaves no term ("how to" asks for its
-        words)."""
-        wide = sorted(self.question_stop)
-        if tokens.query_terms(query, stop=wide, stem_with=self.stemmer):
-            return wide
-        return sorted(self.stop)
-
-    def terms(self, query: str) -> ev.QueryTerms:
-        """The query's terms as written and indexed, with their IDF over the index as a
-        rebuild would have it."""
-        if query not in self._terms:
-            written = tokens.written_terms(query, stop=self.query_stop(query),
-                                           stem_with=self.stemmer)
-            terms = [t for _, t in written]
-            total, idf = self.idf(terms)
-            self._terms[query] = ev.QueryTerms(tuple(written), idf,
-                                               frozenset(self.unknown(terms)),
-                                               idfmod.idf(total, 1))
-        return self._terms[query]
+    def frequencies(self) -> Frequencies:
+        """The query terms' chunk counts, per shard and over the index as a rebuild would
+        have it (each term looked up once per search: both IDFs are read from them)."""
+        if self._frequencies is None:
+            models = list(self.models.values())
+            if self.skip or self.view.fresh.added:
+                ov = self.overlay()
+                self._frequencies = Frequencies(models, ov.extra_docs, ov.extra_df)
+            else:
+                self._frequencies = Frequencies(models)
+        return self._frequencies
 
     def idf(self, terms: list[str]) -> tuple[int, dict[str, float]]:
         """(chunks, each term's IDF over them), as a rebuild would have them."""
-        extra = self._extra(terms)
-        return idfmod.global_idf(list(self.models.values()), terms, extra_docs=extra[0],
-                                 extra_df=extra[1])
-
-    def question(self, query: str) -> ev.QueryTerms:
-        """The terms evidence is judged on: without the frame of the question
-        (kbase_ci.query.framewords), each word no note holds that is a slip of a word the
-        vault writes beside the query's other words read as that word
-        (kbase_ci.query.misspell), and in a question in another language without its
-        words no note holds (`QueryTerms.foreign`)."""
-        if query not in self._question:
-            frame = frame_words(self.stemmer)
-            q = self.terms(query).content(query, frame)
-            read = misspell.read(q, self)
-            q = q.reading(read, self.idf([t for *_, t in read])[1])
-            self._question[query] = q.foreign(query, frame)
-        return self._question[query]
-
-    def expansion(self, query: str, terms: list[str]) -> dict[str, float]:
-        """The terms BM25 adds to the query's `terms` for its words read as slips
-        (`question`), each with its weight (`misspell.WEIGHT`)."""
-        if not misspell.WEIGHT:
-            return {}
-        return {t: misspell.WEIGHT for *_, t in self.question(query).read if t not in terms}
+        got = self.frequencies()
+        return got.total, got.idf(terms)
 
     def near_terms(self, first: str) -> dict[str, int]:
         """The index's terms beginning with `first` (a letter), with the chunks holding
@@ -179,12 +147,6 @@ class Searcher:
                 best = max(best, idf[term] + sum(idf[o] for o in others if o in f.counts))
         return best
 
-    def _extra(self, terms: list[str]) -> tuple[int, dict[str, int]]:
-        if not self.skip and not self.view.fresh.added:
-            return 0, {}
-        ov = self.overlay()
-        return ov.extra_docs, ov.extra_df(terms)
-
     def fresh(self) -> list[FreshChunk]:
         """The overlay's chunks of the notes changed or added since the index; none (and
         no overlay built) when the index is up to date."""
@@ -219,25 +181,19 @@ class Searcher:
         return rollup(hits, self.pool)
 
     # -- BM25 ----------------------------------------------------------------------------
-    def bm25(self, query: str) -> list[ChunkHit]:
-        terms = tokens.query_terms(query, stop=self.query_stop(query),
-                                   stem_with=self.stemmer)
+    def bm25(self, q: QueryTerms) -> list[ChunkHit]:
+        terms = list(q.ranked)
         if not terms:
             return []
         # Words read as slips of index words count as those, with a reduced weight.
-        more = self.expansion(query, terms)
-        terms = terms + sorted(more)
+        more = q.scale
         hits: list[ChunkHit] = []
         reader = self.view.source.reader
         models = list(self.models.items())
-        extra_docs, extra_df = self._extra(terms)
-        weights = idfmod.idf_weights([m for _, m in models], terms, extra_docs=extra_docs,
-                                      extra_df=extra_df)
+        weights = self.frequencies().weights(terms)
         for weight in weights:
             weight.update({t: w * more[t] for t, w in weight.items() if t in more})
-        idf = {**self.question(query).idf, **self.terms(query).idf} if more else \
-            self.terms(query).idf
-        idf = {t: v * more.get(t, 1.0) for t, v in idf.items()}
+        idf = {t: v * more.get(t, 1.0) for t, v in q.idf.items()}
         changed = self.skip or self.view.fresh.added
         moved = self.overlay().moved() if changed else set()
         for (shard, model), weight in zip(models, weights, strict=True):
@@ -276,10 +232,10 @@ class Searcher:
         # The index may keep fewer dimensions than the model (`embeddings.dim`).
         return load_index_model(choice.path, emb.dim)
 
-    def semantic(self, query: str, embedder: Any) -> list[ChunkHit]:
+    def semantic(self, terms: QueryTerms, embedder: Any) -> list[ChunkHit]:
         import numpy as np
 
-        q = embedder.encode([query], query=True)[0]
+        q = embedder.encode([terms.text], query=True)[0]
         self._query_vector = q
         hits: list[ChunkHit] = []
         reader = self.view.source.reader

@@ -1,13 +1,14 @@
 """What a search hit shows of its note: the section and line where the query's words are
-(its best line: the most of them, never an embed or image), and a snippet around it."""
+(its best line: the most of them, never an embed or image), and a snippet around it. The
+words looked for are the query's `prefixes` (kbase_ci.query.queryterms.QueryTerms)."""
 
 from __future__ import annotations
 
 import re
 from typing import Protocol
 
-from kbase_ci.index.tokens import QUESTION_WORDS
 from kbase_ci.parse.outline import split_lines
+from kbase_ci.query.queryterms import QueryTerms
 from kbase_ci.query.view import QueryView
 
 
@@ -21,28 +22,18 @@ class Located(Protocol):
     def end_line(self) -> int: ...
 
 
-_WORD = re.compile(r"\w{2,}")
 _EMBED = re.compile(r"!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)")
 """An embed or image (`![[x.png|500]]`, `![alt](x.png)`): nothing to read in a snippet."""
-_FRAME = frozenset(QUESTION_WORDS["english"])
-
-
-def _prefixes(query: str) -> list[str]:
-    """The query's words as prefixes (a stem's worth: "tasks" finds "task"), the
-    question's frame ("what", "how", "my") left out unless nothing else is left."""
-    words = [w.casefold() for w in _WORD.findall(query)]
-    content = [w for w in words if w not in _FRAME] or words
-    return [w[:max(4, len(w) - 2)] for w in content]
 
 
 def _text(line: str) -> str:
     return _EMBED.sub("", line).strip()
 
 
-def best_line(lines: list[str], lo: int, hi: int, query: str) -> int | None:
+def best_line(lines: list[str], lo: int, hi: int, q: QueryTerms) -> int | None:
     """The line of `lo..hi` (1-based) holding the most of the query's words, the first
     of equals; never an embed or image line. None: no line holds any."""
-    words = _prefixes(query)
+    words = q.prefixes
     best, most = None, 0
     for n in range(lo, min(hi, len(lines)) + 1):
         low = _text(lines[n - 1]).casefold()
@@ -52,11 +43,11 @@ def best_line(lines: list[str], lo: int, hi: int, query: str) -> int | None:
     return best
 
 
-def snippet(view: QueryView, hit: Located, query: str, width: int = 240) -> str:
+def snippet(view: QueryView, hit: Located, q: QueryTerms, width: int = 240) -> str:
     """About `width` characters of the chunk's text from around its best line (embeds
     and images left out)."""
     lines = split_lines(view.text(hit.path))
-    at = best_line(lines, hit.start_line, hit.end_line, query)
+    at = best_line(lines, hit.start_line, hit.end_line, q)
     parts: list[str] = []
     pos = 0
     for n in range(hit.start_line, min(hit.end_line, len(lines)) + 1):
@@ -65,7 +56,7 @@ def snippet(view: QueryView, hit: Located, query: str, width: int = 240) -> str:
             continue
         if n == at:
             low = piece.casefold()
-            inside = min((p for p in (low.find(w) for w in _prefixes(query)) if p >= 0),
+            inside = min((p for p in (low.find(w) for w in q.prefixes) if p >= 0),
                          default=0)
             pos = sum(len(x) + 1 for x in parts) + inside
         parts.append(piece)
@@ -75,11 +66,11 @@ def snippet(view: QueryView, hit: Located, query: str, width: int = 240) -> str:
     return ("\u2026" if start else "") + piece + ("\u2026" if start + width < len(text) else "")
 
 
-def focus(view: QueryView, hit: Located, query: str) -> tuple[str | None, int]:
+def focus(view: QueryView, hit: Located, q: QueryTerms) -> tuple[str | None, int]:
     """The heading path and line of the chunk's best line (`best_line`): short sections
     are packed into one chunk, and the agent wants the one that matched."""
     lines = split_lines(view.text(hit.path))
-    line = best_line(lines, hit.start_line, hit.end_line, query) or hit.start_line
+    line = best_line(lines, hit.start_line, hit.end_line, q) or hit.start_line
     stack: list[tuple[int, str]] = []
     for level, text, at in view.notes[hit.path].headings:
         if at > line:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from kbase_ci.query import evidence as ev
 from kbase_ci.query.filters import has_tag
+from kbase_ci.query.queryterms import QueryTerms
 from kbase_ci.query.snippets import chunk_text, focus, snippet
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
@@ -32,8 +33,6 @@ class Searcher(Protocol):
     def cosine(self, path: str) -> float | None: ...
 
     def note_terms(self, path: str, terms: list[str]) -> frozenset[str]: ...
-
-    def unknown(self, terms: list[str]) -> list[str]: ...
 
 class Rank(Record):
     rank: int
@@ -119,9 +118,9 @@ def matches(view: QueryView, path: str, tags: list[str], domain: str | None) -> 
     return all(has_tag(info.tags, want) for want in tags)
 
 
-def heading_named(view: QueryView, path: str, query: str) -> bool:
+def heading_named(view: QueryView, path: str, q: QueryTerms) -> bool:
     """The query is one of the note's headings, as an agent copies a section title."""
-    want = query.strip().casefold()
+    want = q.text.strip().casefold()
     return bool(want) and any(text.strip().casefold() == want
                               for _, text, _ in view.notes[path].headings)
 
@@ -155,13 +154,13 @@ class Judged:
     hidden: int = 0
 
 
-def _name_field(view: QueryView, path: str, query: str) -> str:
-    return "title" if view.notes[path].title.casefold() == query.strip().casefold() \
+def _name_field(view: QueryView, path: str, q: QueryTerms) -> str:
+    return "title" if view.notes[path].title.casefold() == q.text.strip().casefold() \
         else "alias"
 
 
-def judge(view: QueryView, searcher: Searcher, fused: list[NoteHit], q: ev.QueryTerms,
-          query: str, named: set[str], tags: list[str], domain: str | None, limit: int,
+def judge(view: QueryView, searcher: Searcher, fused: list[NoteHit], q: QueryTerms,
+          named: set[str], tags: list[str], domain: str | None, limit: int,
           min_confidence: str = "none") -> Judged:
     """Judge the ranking in its order, the notes that pass the filters, up to `limit`
     (at least `DEPTH`, at most `JUDGE_MAX`); each hit's confidence is its own level made
@@ -179,11 +178,11 @@ def judge(view: QueryView, searcher: Searcher, fused: list[NoteHit], q: ev.Query
             searcher.cosine(n.path)
         bm25 = n.ranks["bm25"][1] if "bm25" in n.ranks else None
         chunks = searcher.pool.get(n.path, [])
-        name = _name_field(view, n.path, query) if n.path in named else None
+        name = _name_field(view, n.path, q) if n.path in named else None
         held = searcher.note_terms(n.path, q.terms)
         got = ev.judge(chunks, held, q, bm25, cosine, background, name)
         if got.confidence != "high" and len(seen) < HEADING_MAX and \
-                heading_named(view, n.path, query):
+                heading_named(view, n.path, q):
             got = ev.judge(chunks, held, q, bm25, cosine, background, "heading")
         seen.append((n, got))
     for (_, e), label in zip(seen, follow([e.confidence for _, e in seen]), strict=True):
@@ -211,27 +210,26 @@ def add_fields(view: QueryView, searcher: Searcher,
                                   searcher.stemmer)
 
 
-def record(view: QueryView, n: NoteHit, e: ev.Evidence, q: ev.QueryTerms, query: str,
-           concise: bool, snippets: bool, explain: bool) -> Hit | ConciseHit:
+def record(view: QueryView, n: NoteHit, e: ev.Evidence, q: QueryTerms, concise: bool,
+           snippets: bool, explain: bool) -> Hit | ConciseHit:
     info = view.notes[n.path]
     evidence = e.record(q)
-    shown = snippet(view, n.section, query) if snippets else None
+    shown = snippet(view, n.section, q) if snippets else None
     why = Explain(**{r: Rank(k, round(v, 4)) for r, (k, v) in n.ranks.items()},
                   name_match=e.named) if explain else None
     if concise:
         return ConciseHit(n.path, info.title, round(n.score, 6), e.confidence,
                           evidence.matched, shown, why)
-    section, line = focus(view, n.section, query)
+    section, line = focus(view, n.section, q)
     return Hit(n.path, info.title, round(n.score, 6), e.confidence, section, line,
                [n.section.start_line, n.section.end_line], list(info.tags), info.domain,
                evidence, shown, why)
 
 
-def decide(searcher: Searcher, q: ev.QueryTerms, judged: Judged, tags: list[str],
-           domain: str | None) -> Verdict:
+def decide(q: QueryTerms, judged: Judged, tags: list[str], domain: str | None) -> Verdict:
     """The verdict on a judged ranking: answered when the first hit (the best evidence of
     the first `DEPTH`) has `ANSWER` confidence or better and a hit is shown."""
-    unknown = q.words(searcher.unknown(q.terms)) + [w for w, _ in q.aside]
+    unknown = q.words(q.unknown) + [w for w, _ in q.aside]
     first = judged.top[0][1] if judged.top else None
     confidence = first.confidence if first is not None else "none"
     sure = ev.LEVELS.index(confidence) <= ev.LEVELS.index(ANSWER)

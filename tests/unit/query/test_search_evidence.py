@@ -12,8 +12,9 @@ import pytest
 from indexkit import make_tiny_model
 from querykit import clone, paths, publish_index, published_demo, query
 
-from kbase_ci.query.evidence import LEVELS, RULE, QueryTerms, Signals, level
+from kbase_ci.query.evidence import LEVELS, RULE, Signals, level
 from kbase_ci.query.framewords import frame_words
+from kbase_ci.query.queryterms import QueryTerms
 from kbase_ci.query.verdict import follow
 
 
@@ -176,23 +177,24 @@ def test_the_frame_of_a_question_is_neither_missing_nor_matched() -> None:
             "don", "work"} <= frame
     assert not {"context", "switch", "process", "thread", "tax", "guitar"} & frame
     assert frame_words("none") == frame and frame_words("german") == frozenset()
-    q = QueryTerms((("what", "what"), ("happens", "happen"), ("during", "dure"),
-                    ("context", "context"), ("switch", "switch")), {}, frozenset({"happen"}))
-    assert q.content("what happens during a context switch", frame).terms == \
-        ["context", "switch"]
+    q = QueryTerms.asked("what happens during a context switch",
+                         (("what", "what"), ("happens", "happen"), ("during", "dure"),
+                          ("context", "context"), ("switch", "switch")), {},
+                         frozenset({"happen"}))
+    assert q.content(frame).terms == ["context", "switch"]
     # nothing but frame words: they are the question's words after all
-    q = QueryTerms((("how", "how"), ("do", "do")), {})
-    assert q.content("how do", frame).terms == ["how", "do"]
+    q = QueryTerms.asked("how do", (("how", "how"), ("do", "do")), {})
+    assert q.content(frame).terms == ["how", "do"]
 
 
 def test_unknown_names_and_compounds() -> None:
     written = (("Todoist", "todoist"), ("import", "import"), ("to-dos", "to-do"),
                ("dos", "dos"), ("PlantUML", "plantuml"), ("HDR10", "hdr10"),
                ("Farbraum", "farbraum"))
-    q = QueryTerms(written, {}, frozenset({"todoist", "to-do", "dos", "plantuml", "hdr10",
-                                           "farbraum"}))
-    got = q.content("Farbraum: import my to-dos from Todoist with PlantUML in HDR10",
-                    frozenset())
+    q = QueryTerms.asked("Farbraum: import my to-dos from Todoist with PlantUML in HDR10",
+                         written, {}, frozenset({"todoist", "to-do", "dos", "plantuml",
+                                                 "hdr10", "farbraum"}))
+    got = q.content(frozenset())
     # a joined compound no note holds speaks through its parts; one word is a name
     assert got.terms == ["todoist", "import", "dos", "plantuml", "hdr10", "farbraum"]
     assert got.unknown == frozenset({"todoist", "dos", "plantuml", "hdr10", "farbraum"})

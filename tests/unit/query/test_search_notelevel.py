@@ -21,6 +21,7 @@ from kbase_ci.query.discovery import open_source
 from kbase_ci.query.hits import ChunkHit
 from kbase_ci.query.notebm25 import chunk_tf, ranked_notes
 from kbase_ci.query.overlay import tokenize
+from kbase_ci.query.queryterms import QueryTerms
 from kbase_ci.query.search import Searcher, rank, ranked
 from kbase_ci.query.view import QueryView
 from kbase_ci.vault.files import Vault
@@ -53,7 +54,7 @@ def reference(view: QueryView, searcher: Searcher, query: str) -> dict[str, floa
                                           searcher.stop, searcher.stemmer))
     held = {p: c for p, c in tf.items() if c}
     avg = sum(sum(c.values()) for c in held.values()) / len(held)
-    terms = tokenize(query, searcher.query_stop(query), searcher.stemmer)
+    terms = list(QueryTerms.of(query, searcher).ranked)
     out: dict[str, float] = {}
     for path, counts in held.items():
         norm = K1 * (1 - B + B * sum(counts.values()) / avg)
@@ -71,13 +72,14 @@ def reference(view: QueryView, searcher: Searcher, query: str) -> dict[str, floa
 def check(view: QueryView) -> None:
     for query in QUERIES:
         searcher = Searcher(view)
-        got = ranked_notes(searcher, query, 200, plain=False)
+        got = ranked_notes(searcher, QueryTerms.of(query, searcher), 200, plain=False)
         want = reference(view, searcher, query)
         assert len(want) > 1, query
         assert dict(got) == pytest.approx(want, rel=1e-9), query
         assert [p for p, _ in got] == sorted(want, key=lambda p: (-want[p], p)), query
         # Without numpy (the model-free tier never loads it): the very same floats.
-        assert ranked_notes(Searcher(view), query, 200, plain=True) == got, query
+        fresh = Searcher(view)
+        assert ranked_notes(fresh, QueryTerms.of(query, fresh), 200, plain=True) == got, query
 
 
 def test_note_scores_are_bm25_over_the_whole_note(demo: Path) -> None:
@@ -120,13 +122,14 @@ def test_hybrid_fuses_the_note_list_and_the_single_modes_do_not(tmp_path: Path) 
     query = "link resolution rules"
     s = Searcher(view, model)
     embedder = s.embedder()[0]
-    lists = {"bm25": s.bm25(query), "semantic": s.semantic(query, embedder),
-             "notes": [ChunkHit(p, (), 1, 1, v) for p, v in ranked_notes(s, query, 200)]}
+    q = QueryTerms.of(query, s)
+    lists = {"bm25": s.bm25(q), "semantic": s.semantic(q, embedder),
+             "notes": [ChunkHit(p, (), 1, 1, v) for p, v in ranked_notes(s, q, 200)]}
     def order(mode: str) -> list[tuple[str, float]]:
         return [(n.path, n.score) for n in rank(view, query, mode=mode, model=model).fused]
 
     def fused(names: tuple[str, ...]) -> list[tuple[str, float]]:
-        got = ranked(view, query, {n: lists[n] for n in names}, view.manifest.fusion)[0]
+        got = ranked(view, q, {n: lists[n] for n in names}, view.manifest.fusion)[0]
         return [(n.path, n.score) for n in got]
 
     assert order("hybrid") == fused(("bm25", "semantic", "notes"))
@@ -134,9 +137,9 @@ def test_hybrid_fuses_the_note_list_and_the_single_modes_do_not(tmp_path: Path) 
     assert order("semantic") == fused(("semantic",))
     # Without vectors, both BM25 lists with the model-free tier's weights (issue 37).
     lexical_order = [(n.path, n.score) for n in ranked(
-        view, query, {n: lists[n] for n in ("bm25", "notes")}, lexical())[0]]
+        view, q, {n: lists[n] for n in ("bm25", "notes")}, lexical())[0]]
     assert order("bm25") == lexical_order
     assert order("bm25") != [(n.path, n.score) for n in ranked(
-        view, query, {"bm25": lists["bm25"]}, lexical())[0]]
+        view, q, {"bm25": lists["bm25"]}, lexical())[0]]
     no_model = rank(view, query, mode="hybrid", model=model, model_notice="not here")
     assert [(n.path, n.score) for n in no_model.fused] == lexical_order

@@ -16,8 +16,8 @@ from querykit import clone, publish_index, query
 
 from kbase_ci.index.tokens import stemmer
 from kbase_ci.query import misspell
-from kbase_ci.query.evidence import QueryTerms
 from kbase_ci.query.framewords import frame_words
+from kbase_ci.query.queryterms import QueryTerms
 
 NOTES = {
     "Math.md": "# Math\n\nWrite a KaTeX equation between dollar signs to typeset it.\n",
@@ -93,34 +93,36 @@ def test_the_rule_of_near_words() -> None:
 
 def test_a_capitalised_word_is_a_name_only_in_an_english_question() -> None:
     frame = frame_words("english")
-    german = QueryTerms((("Backlinks", "backlink"), ("Seitenleiste", "seitenleist"),
-                         ("anzeigen", "anzeigen")), {},
-                        frozenset({"seitenleist", "anzeigen"}))
+    german = QueryTerms.asked("Backlinks Seitenleiste anzeigen",
+                              (("Backlinks", "backlink"), ("Seitenleiste", "seitenleist"),
+                               ("anzeigen", "anzeigen")), {},
+                              frozenset({"seitenleist", "anzeigen"}))
     # German writes every noun with a capital: not a thing the vault never mentions;
     # and its words no note holds are the language's, not the topic's: the vault is
     # judged on "Backlinks"
-    asked = "Backlinks Seitenleiste anzeigen"
-    got = german.content(asked, frame)
+    got = german.content(frame)
     assert got.names == frozenset() and got.unknown == frozenset({"seitenleist", "anzeigen"})
-    got = got.foreign(asked, frame)
+    got = got.foreign(frame)
     assert got.unknown == frozenset() and got.terms == ["backlink"]
     assert got.aside == (("Seitenleiste", "seitenleist"), ("anzeigen", "anzeigen"))
-    english = QueryTerms((("Sharpshooter", "sharpshoot"), ("feat", "feat")), {},
-                         frozenset({"sharpshoot"}))
-    asked = "how does the Sharpshooter feat work"
-    got = english.content(asked, frame).foreign(asked, frame)
+    english = QueryTerms.asked("how does the Sharpshooter feat work",
+                               (("Sharpshooter", "sharpshoot"), ("feat", "feat")), {},
+                               frozenset({"sharpshoot"}))
+    got = english.content(frame).foreign(frame)
     assert got.names == got.unknown == frozenset({"sharpshoot"})
     assert got.terms == ["sharpshoot", "feat"]
     # a title-cased keyword query tells no language: no name, nothing left out
-    title = QueryTerms((("Feat", "feat"), ("Sharpshooter", "sharpshoot")), {},
-                       frozenset({"sharpshoot"}))
-    got = title.content("Feat Sharpshooter", frame).foreign("Feat Sharpshooter", frame)
+    title = QueryTerms.asked("Feat Sharpshooter",
+                             (("Feat", "feat"), ("Sharpshooter", "sharpshoot")), {},
+                             frozenset({"sharpshoot"}))
+    got = title.content(frame).foreign(frame)
     assert got.names == frozenset() and got.terms == ["feat", "sharpshoot"]
     # written as a name whatever the language: a capital inside, a digit
-    mixed = QueryTerms((("Farbraum", "farbraum"), ("CIELAB", "cielab"),
-                        ("Weißpunkt", "weißpunkt"), ("D65", "d65")), {},
-                       frozenset({"farbraum", "cielab", "weißpunkt", "d65"}))
-    assert mixed.content("Farbraum CIELAB Weißpunkt D65", frame).names == \
+    mixed = QueryTerms.asked("Farbraum CIELAB Weißpunkt D65",
+                             (("Farbraum", "farbraum"), ("CIELAB", "cielab"),
+                              ("Weißpunkt", "weißpunkt"), ("D65", "d65")), {},
+                             frozenset({"farbraum", "cielab", "weißpunkt", "d65"}))
+    assert mixed.content(frame).names == \
         frozenset({"cielab", "d65"})
 
 
