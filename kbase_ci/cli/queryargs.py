@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from kbase_ci.git.indexbranch import BRANCH
-from kbase_ci.query.tools import registry
-from kbase_ci.query.tools.spec import BUDGET, MAX_TOKENS, Arg, Query, fields_of
+from kbase_ci.query import registry
+from kbase_ci.query.spec import BUDGET, MAX_TOKENS, Arg, Query, fields_of
 
 _TYPES: dict[Any, type] = {int: int, float: float, Path: Path}
 
@@ -35,12 +35,13 @@ def add_offline(p: argparse.ArgumentParser) -> None:
 def add_command(sub: Any, word: str, *, bare: bool = False) -> None:
     """The parser of `kbase WORD`, a query command (`bare`: its help line only, for
     `kbase --help`, which shows no command's options)."""
+    if bare:  # from the registry's table: no query is imported
+        sub.add_parser(word, help=registry.HELPS[word])
+        return
     queries = registry.declared(word)
     main = next(q for q in queries if q.command == (word,))
     p: argparse.ArgumentParser = sub.add_parser(word, help=main.help,
                                                 description=main.description)
-    if bare:
-        return
     p.set_defaults(query_tool=main.name)
     if main.actions is not None:
         _actions(p, main)

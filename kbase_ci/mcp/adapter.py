@@ -25,10 +25,10 @@ from pydantic import Field, ValidationError
 
 from kbase_ci.errors import KbaseError, UsageError, error_json
 from kbase_ci.mcp.serverstate import ServerState
+from kbase_ci.query import registry
+from kbase_ci.query.fold import Fold, args_of, members, pick
 from kbase_ci.query.payload import Marks, dumps, render
-from kbase_ci.query.tools import registry
-from kbase_ci.query.tools.fold import Fold, args_of, pick
-from kbase_ci.query.tools.spec import (
+from kbase_ci.query.spec import (
     BUDGET_TOOL,
     MAX_BUDGET,
     MAX_TOKENS,
@@ -145,9 +145,9 @@ def _default(f: Arg) -> Any:
 def tool_function(tool: Query[Any, Any] | Fold, warm: ServerState
                   ) -> Callable[..., Awaitable[CallToolResult]]:
     """The function the SDK makes the tool of: its signature is the tool's schema. A
-    fold's call runs the query its `action` picks (kbase_ci.query.tools.fold)."""
+    fold's call runs the query its `action` picks (kbase_ci.query.fold)."""
     if isinstance(tool, Fold):
-        queries = {q.name: q for q in registry.every() if q.name in tool.actions.values()}
+        queries = members(tool)
         offered = args_of(tool, queries)
     else:
         offered = [f for f in fields_of(tool.params) if f.param.tool is not None]

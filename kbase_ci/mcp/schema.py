@@ -19,7 +19,7 @@ from kbase_ci.query.payload import cost, dumps
 CEILING = 3000
 """Tokens the whole `tools/list` answer may cost: what every agent's context pays before
 its first call: issue 31's target. 20 tools cost 3,968; folding near-twins into tools with
-an `action` (kbase_ci.query.tools.fold) makes 11 that cost 2,965 (docs/mcp.md)."""
+an `action` (kbase_ci.query.fold) makes 11 that cost 2,965 (docs/mcp.md)."""
 _NULL = {"type": "null"}
 BUDGET = {"type": "integer"}
 """`max_tokens`, which every tool takes: its default, bounds and meaning are said once, in

@@ -65,7 +65,7 @@ def check_budget(max_tokens: int | None) -> int | None:
     """The one check of a budget's bounds (the CLI's `--max-tokens`, `.kbase.yml`'s
     `query.max_tokens`, every answer printed): None or 0 is no limit (None), else 1 to
     `MAX_BUDGET`."""
-    from kbase_ci.query.tools.spec import MAX_BUDGET  # the one declaration of the cap
+    from kbase_ci.query.spec import MAX_BUDGET  # the one declaration of the cap
 
     if not max_tokens:
         return None

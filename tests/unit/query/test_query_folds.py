@@ -1,4 +1,4 @@
-"""Folds (kbase_ci.query.tools.fold): several queries offered as one MCP tool whose
+"""Folds (kbase_ci.query.fold): several queries offered as one MCP tool whose
 `action` picks the query, each query still a tool's worth of answer (tests/flows/test_mcp.py
 asks them through the SDK's client)."""
 
@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.tools import registry
-from kbase_ci.query.tools.fold import FOLDS, Fold, args_of, as_tool, pick
-from kbase_ci.query.tools.spec import Query
+from kbase_ci.query import registry
+from kbase_ci.query.fold import FOLDS, Fold, args_of, as_tool, pick
+from kbase_ci.query.spec import Query
 
 
 def _queries(fold: Fold) -> dict[str, Query[Any, Any]]:

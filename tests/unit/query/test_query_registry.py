@@ -21,8 +21,8 @@ from kbase_ci.cli.commandline import COMMANDS, build_parser
 from kbase_ci.errors import UsageError
 from kbase_ci.mcp.server import build_server
 from kbase_ci.mcp.serverstate import ServerState
-from kbase_ci.query.tools import docs, registry
-from kbase_ci.query.tools.spec import Param, Query, Session, fields_of
+from kbase_ci.query import docs, registry
+from kbase_ci.query.spec import Param, Query, Session, fields_of
 from kbase_ci.typedjson import Record, json_field
 
 REPO = Path(__file__).resolve().parents[3]
@@ -146,7 +146,7 @@ def test_a_declared_query_is_a_docs_row(echo: None) -> None:
 def test_the_docs_table_is_current() -> None:
     text = (REPO / "docs" / "mcp.md").read_text(encoding="utf-8")
     assert docs.render() in text, \
-        "docs/mcp.md: run `python -m kbase_ci.query.tools.docs --write docs/mcp.md`"
+        "docs/mcp.md: run `python -m kbase_ci.query.docs --write docs/mcp.md`"
 
 
 def test_every_query_is_declared_once_and_offered_on_both_sides() -> None:

@@ -171,16 +171,20 @@ class Query(Record, Generic[P, A]):
     """The CLI's words: `("tags", "suggest")` is `kbase tags suggest`."""
     help: str
     """The CLI's one-line help."""
-    tool: str
-    """The MCP tool's description: when an agent should call it."""
-    when: str
-    """docs/mcp.md: when an agent calls it, in a few words."""
     params: type[P]
     run: Callable[[Session, P], A]
     text: Callable[[A], list[str]]
     """The text form (`--format text`), made from the answer (trimmed to a budget, too)."""
     found: Callable[[A], bool]
     """Exit 0 when True, else 1 (`--format text` and JSON alike)."""
+    tool: str = ""
+    """The MCP tool's description: when an agent should call it ("": an action of a
+    fold, which says it)."""
+    when: str = ""
+    """docs/mcp.md: when an agent calls it, in a few words ("": a fold's action)."""
+    fold: tuple[str, str] | None = None
+    """Offered to agents as an action of a fold (kbase_ci.query.fold): (the fold's tool
+    name, this query's `action` in it)."""
     lists: tuple[str, ...] | Callable[[P], tuple[str, ...]] = ()
     """The answer's lists that say what it is for, most first (or, for a call, which
     ones: a graph action's): the first one the answer has is its primary list. A token
@@ -266,7 +270,7 @@ def check(f: Arg, value: Any) -> None:
 
 def refuse_unused(action: str, given: Mapping[str, Any], offered: Sequence[str],
                   needs: Iterable[str] = ()) -> None:
-    """A call of a tool with actions (`graph`'s, a fold's: kbase_ci.query.tools.fold)
+    """A call of a tool with actions (`graph`'s, a fold's: kbase_ci.query.fold)
     gives only what its action takes (`offered`, in order): a value given for another
     action is an error, not silently dropped (None, False and an empty list are "not
     given"), naming what the action takes instead (`needs`: what it cannot do without,

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.tools.spec import Nothing, Param, Query, Session, none_if_blank
+from kbase_ci.query.spec import Nothing, Param, Query, Session, none_if_blank
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:  # the answer's code loads when a call runs (`kbase --help` loads this)
