@@ -25,8 +25,8 @@ from mcp.types import TextContent
 from bench.concept_precision import VAULTS
 from bench.freshclone import ROOT, fresh_clone, kbase
 from bench.workloads import CORPORA
-from kbase_ci.query.tools import registry
-from kbase_ci.query.tools.fold import as_tool
+from kbase_ci.query import registry
+from kbase_ci.query.fold import as_tool
 
 
 def questions(note: str, title: str) -> list[tuple[str, dict[str, Any], list[str]]]:

@@ -133,7 +133,7 @@ def _run(s: Session, p: CompareParams) -> CompareAnswer:
                           limit=p.limit)
 
 
-def _side(label: str, side: Side, concept: str | None) -> list[str]:
+def _side_lines(label: str, side: Side, concept: str | None) -> list[str]:
     lines = [f"{label}: {side.name} ({side.kind}, {side.notes} notes, {side.links} links)"]
     if concept is not None:
         lines.append(f"  {concept}: {side.mentions} lines")
@@ -142,7 +142,7 @@ def _side(label: str, side: Side, concept: str | None) -> list[str]:
 
 
 def _lines(a: CompareAnswer) -> list[str]:
-    return [*_side("A", a.a, a.concept), *_side("B", a.b, a.concept),
+    return [*_side_lines("A", a.a, a.concept), *_side_lines("B", a.b, a.concept),
             "shared links: " + ", ".join(a.shared_links),
             "only A links: " + ", ".join(a.only_a_links),
             "only B links: " + ", ".join(a.only_b_links),

@@ -247,7 +247,7 @@ def _lists(a: GapsAnswer) -> list[tuple[str, Sequence[Gap]]]:
     return [(k, got[k] or []) for k in a.kinds]
 
 
-def _lines(a: GapsAnswer) -> list[str]:
+def _gap_lines(a: GapsAnswer) -> list[str]:
     lines: list[str] = []
     places: Sequence[Place | Referrer]
     for kind, gaps in _lists(a):
@@ -282,7 +282,7 @@ QUERIES = [Query(
          "attachments, with where each is mentioned.",
     when="what to write next: notes to write first, then concepts without a note, then "
          "missing attachments",
-    params=GapsParams, run=_run, text=_lines,
+    params=GapsParams, run=_run, text=_gap_lines,
     found=lambda a: any(gaps for _, gaps in _lists(a)),
     # notes to write first, then concepts, then where each is named, then missing
     # attachments (docs/gaps.md)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from kbase_ci.query import registry
 from kbase_ci.query.answerlists import list_name, list_sizes, lists_of
 from kbase_ci.query.payload import ENVELOPE, cost
-from kbase_ci.query import registry
 from tests.conftest import run_kbase
 from tests.querykit import indexed_repo
 
