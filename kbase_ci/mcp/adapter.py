@@ -28,15 +28,7 @@ from kbase_ci.mcp.serverstate import ServerState
 from kbase_ci.query import registry
 from kbase_ci.query.fold import Fold, args_of, members, pick
 from kbase_ci.query.payload import Marks, dumps, render
-from kbase_ci.query.spec import (
-    BUDGET_TOOL,
-    MAX_BUDGET,
-    MAX_TOKENS,
-    Arg,
-    Nothing,
-    Query,
-    fields_of,
-)
+from kbase_ci.query.spec import Arg, Nothing, Query, fields_of, tool_budget
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -151,12 +143,11 @@ def tool_function(tool: Query[Any, Any] | Fold, warm: ServerState
         offered = args_of(tool, queries)
     else:
         offered = [f for f in fields_of(tool.params) if f.param.tool is not None]
+    budget = tool_budget()
+    if not any(f.name == budget.name for f in offered):  # every tool's answer has a budget
+        offered = [*offered, budget]
     params = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=_default(f),
                                 annotation=_annotation(f)) for f in offered]
-    if not any(f.name == "max_tokens" for f in offered):  # every tool's answer has a budget
-        params.append(inspect.Parameter(
-            "max_tokens", inspect.Parameter.KEYWORD_ONLY, default=MAX_TOKENS,
-            annotation=Annotated[int, Field(description=BUDGET_TOOL or None, ge=1, le=MAX_BUDGET)]))
 
     async def call(**arguments: Any) -> CallToolResult:
         def answer() -> tuple[Record, Marks]:

@@ -20,13 +20,13 @@ from kbase_ci.query.bundle import concise as concise_form
 from kbase_ci.query.choices import STRATEGIES
 from kbase_ci.query.contextseeds import parse_depth, pick_seeds, tag_groups
 from kbase_ci.query.filters import check_tags
-from kbase_ci.query.payload import cost, cut_stale, dumps
+from kbase_ci.query.payload import MAX_BUDGET, cost, cut_stale, dumps
 from kbase_ci.query.payload import fit as fit_payload
 from kbase_ci.query.pieces import JOIN_TOKENS, load_sections
 from kbase_ci.query.sectionfit import Walk, bundle_answer, fit_sections, priorities
 from kbase_ci.query.spec import (
     BUDGET,
-    MAX_BUDGET,
+    BUDGET_ARG,
     MAX_TOKENS,
     Param,
     Query,
@@ -184,9 +184,8 @@ class ContextParams(Record):
     query: Annotated[str | None, Param(
         metavar="Q", help="start from the best search hits for Q instead of a note",
         tool="Or start from its search hits.")] = None
-    max_tokens: Annotated[int, Param(
-        ge=0, le=MAX_BUDGET, metavar="N", help=BUDGET + " (0: no limit; default: %(default)s)",
-        tool="")] = MAX_TOKENS
+    max_tokens: Annotated[int, BUDGET_ARG.param, Param(
+        help=BUDGET + " (0: no limit; default: %(default)s)")] = MAX_TOKENS
     depth: Annotated[str, Param(
         metavar="quick|standard|deep|N",
         help="quick: 1 hop, 3 notes; standard: 2 hops, 7 notes; deep: 3 hops, 20 notes; N: "

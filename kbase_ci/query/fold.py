@@ -17,7 +17,7 @@ from typing import Any
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query import registry
-from kbase_ci.query.spec import Arg, Param, Query, fields_of, refuse_unused
+from kbase_ci.query.spec import BUDGET_ARG, Arg, Param, Query, fields_of, refuse_unused
 from kbase_ci.typedjson import MISSING, Record
 
 
@@ -156,7 +156,7 @@ def pick(fold: Fold, queries: Mapping[str, Query[Any, Any]], arguments: Mapping[
     own = {f.name: f for f in fields_of(query.params) if f.param.tool is not None}
     given = {k: v for k, v in arguments.items() if k != "action"}
     required = [n for n, f in own.items() if f.required]
-    refuse_unused(action, {k: v for k, v in given.items() if k != "max_tokens"}, list(own),
+    refuse_unused(action, {k: v for k, v in given.items() if k != BUDGET_ARG.name}, list(own),
                   required)
     missing = [n for n in required if given.get(n) in (None, "")]
     if missing:
@@ -168,4 +168,4 @@ def pick(fold: Fold, queries: Mapping[str, Query[Any, Any]], arguments: Mapping[
             raise UsageError(f"{name} must be at most {high} for action {action}, not {value}",
                              parameter=name)
     return query, {k: v for k, v in given.items()
-                   if v is not None and (k in own or k == "max_tokens")}
+                   if v is not None and (k in own or k == BUDGET_ARG.name)}

@@ -36,6 +36,8 @@ from kbase_ci.query.answerlists import (
 )
 from kbase_ci.query.shrink import SHORT, TIGHT, compact_index, shorten, unset
 
+MAX_BUDGET = 1_000_000
+"""Largest budget (`--max-tokens`, a tool's `max_tokens`, `query.max_tokens`)."""
 ENVELOPE = frozenset({"index", "truncated"})
 """Keys never trimmed in any answer: where it came from, and what was cut (but see
 `STALE`). An answer adds its own (`Record.budget_keys`: what it is about)."""
@@ -65,8 +67,6 @@ def check_budget(max_tokens: int | None) -> int | None:
     """The one check of a budget's bounds (the CLI's `--max-tokens`, `.kbase.yml`'s
     `query.max_tokens`, every answer printed): None or 0 is no limit (None), else 1 to
     `MAX_BUDGET`."""
-    from kbase_ci.query.spec import MAX_BUDGET  # the one declaration of the cap
-
     if not max_tokens:
         return None
     if max_tokens < 0:

@@ -23,7 +23,7 @@ from kbase_ci.query import evidence as ev
 from kbase_ci.query import misspell, verdict
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.choices import CONFIDENCE, MODES
-from kbase_ci.query.filters import check_limit, check_tags, domain_key, tag_key
+from kbase_ci.query.filters import check_tags, domain_key, tag_key
 from kbase_ci.query.fusion import fuse
 from kbase_ci.query.hits import ChunkHit, NoteHit
 from kbase_ci.query.notebm25 import ranked_notes
@@ -153,11 +153,8 @@ def search_answer(view: QueryView, query: str, *, mode: str = "hybrid", limit: i
                   model_notice: str | None = None,
                   min_confidence: str = "none") -> SearchAnswer:
     """The `search` answer: the ranking up to `limit`, hits below `min_confidence` left
-    out, and the verdict on it."""
-    check_limit(limit)
-    if min_confidence not in ev.LEVELS:
-        raise UsageError(f"min_confidence {min_confidence!r} is none of "
-                         + ", ".join(ev.LEVELS))
+    out, and the verdict on it (`limit`, `mode` and `min_confidence` as `SearchParams`
+    declares them: a call is checked there, once)."""
     domain = domain_key(view, domain)
     tag_list = [tag_key(t) for t in tags or [] if tag_key(t)]
     r = rank(view, query, mode=mode, model=model, embedder=embedder,
@@ -211,8 +208,7 @@ def _prepare(p: SearchParams) -> SearchParams:
     if not p.query.strip():
         raise UsageError("query is empty: say what you are looking for in a few words",
                          parameter="query")
-    return SearchParams(p.query, p.mode, none_if_blank(p.domain), p.tags, p.limit, p.snippets,
-                        p.concise, p.explain, p.model, p.min_confidence)
+    return p._replace(domain=none_if_blank(p.domain))
 
 
 def _run(s: Session, p: SearchParams) -> SearchAnswer:

@@ -23,6 +23,7 @@ from typing import (
 )
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query.payload import MAX_BUDGET
 from kbase_ci.typedjson import MISSING, Record
 
 if TYPE_CHECKING:
@@ -39,8 +40,6 @@ MAX_DEPTH = 100
 changes nothing, and a depth of 10**12 spun forever (issue 28)."""
 MAX_LIMIT = 100_000
 """Most entries a list may be asked for (`--limit`, and the `--min-*` thresholds)."""
-MAX_BUDGET = 1_000_000
-"""Largest `--max-tokens` / `max_tokens`."""
 MAX_SECONDS = 3600
 """Longest `--timeout` of a query that takes one."""
 
@@ -221,6 +220,12 @@ class Query(Record, Generic[P, A]):
     def words(self) -> str:
         return " ".join(self.command)
 
+    @property
+    def budget(self) -> Arg:
+        """Its `--max-tokens`: its parameters' own (`context`'s), else `BUDGET_ARG`."""
+        return next((f for f in fields_of(self.params) if f.name == BUDGET_ARG.name),
+                    BUDGET_ARG)
+
     def marks(self, params: P, answer: A) -> tuple[frozenset[str], tuple[str, ...]]:
         """What a budget never cuts in `answer`, and its lists in the order they give
         way last (kbase_ci.query.payload.Marks)."""
@@ -290,11 +295,25 @@ def refuse_unused(action: str, given: Mapping[str, Any], offered: Sequence[str],
 BUDGET = ("the answer printed (JSON, text or picture) stays within N tokens: lists are cut "
           "from their least relevant end and `truncated` (a last line in text) says what "
           "went")
-"""`--max-tokens`, which every query takes."""
-BUDGET_TOOL = ""
-"""`max_tokens` of a tool: described once, in kbase_ci.mcp.server.INSTRUCTIONS."""
+"""What `--max-tokens` does."""
 MAX_TOKENS = 8000
 """A tool's answer stays within this many tokens unless the call asks for another budget."""
+BUDGET_ARG = Arg("max_tokens", int, True, False, None, Param(
+    metavar="N", ge=0, le=MAX_BUDGET, tool="",
+    help=BUDGET + f" (default: `query.max_tokens` of .kbase.yml, {MAX_TOKENS}; 0: no limit)"))
+"""`--max-tokens` / `max_tokens`, which every query takes, printed with the options every
+query takes (kbase_ci.cli.queryargs), unless its parameters declare their own (`context`'s,
+whose text keeps to it). The CLI's None is `.kbase.yml`'s `query.max_tokens` and 0 no
+limit (kbase_ci.query.payload.check_budget, the one check of a budget's value); a tool's
+is `tool_budget`. A tool describes it once, in kbase_ci.mcp.server.INSTRUCTIONS (`tool`
+""), as every tool's schema is in every agent's context."""
+
+
+def tool_budget() -> Arg:
+    """`max_tokens` of a tool: `MAX_TOKENS` unless asked (the server reads no
+    `.kbase.yml` budget), at least 1 (an agent gets no unbounded answer)."""
+    return BUDGET_ARG._replace(optional=False, default=MAX_TOKENS,
+                               param=BUDGET_ARG.param._replace(ge=1))
 
 Note = Annotated[str, Param(metavar="NOTE", positional=True, tool="")]
 Tags = Annotated[tuple[str, ...], Param(
