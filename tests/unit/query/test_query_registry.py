@@ -146,7 +146,7 @@ def test_a_declared_query_is_a_docs_row(echo: None) -> None:
             "`kbase echo` | testing the registry |") in docs.render()
 
 
-@pytest.mark.parametrize("target", ["registry.py", "mcp.md"])
+@pytest.mark.parametrize("target", ["registry.py", "mcp.md", "json-schema.md"])
 def test_what_is_generated_is_current(target: str) -> None:
     """The registry's table (what `kbase --help` and `kbase mcp --help` show) and the
     docs' tables are what the declarations make."""
