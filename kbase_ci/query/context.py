@@ -17,10 +17,10 @@ from kbase_ci.query.answer import Truncated
 from kbase_ci.query.budget import estimate_tokens
 from kbase_ci.query.bundle import Bundle, header_line, separator, text_lines
 from kbase_ci.query.bundle import concise as concise_form
-from kbase_ci.query.choices import STRATEGIES
+from kbase_ci.query.choices import MAX_BUDGET, STRATEGIES
 from kbase_ci.query.contextseeds import parse_depth, pick_seeds, tag_groups
 from kbase_ci.query.filters import check_tags
-from kbase_ci.query.payload import MAX_BUDGET, cost, cut_stale, dumps
+from kbase_ci.query.payload import cost, cut_stale, dumps
 from kbase_ci.query.payload import fit as fit_payload
 from kbase_ci.query.pieces import JOIN_TOKENS, load_sections
 from kbase_ci.query.sectionfit import Walk, bundle_answer, fit_sections, priorities

@@ -34,10 +34,9 @@ from kbase_ci.query.answerlists import (
     record_cuts,
     stale_list,
 )
+from kbase_ci.query.choices import MAX_BUDGET
 from kbase_ci.query.shrink import SHORT, TIGHT, compact_index, shorten, unset
 
-MAX_BUDGET = 1_000_000
-"""Largest budget (`--max-tokens`, a tool's `max_tokens`, `query.max_tokens`)."""
 ENVELOPE = frozenset({"index", "truncated"})
 """Keys never trimmed in any answer: where it came from, and what was cut (but see
 `STALE`). An answer adds its own (`Record.budget_keys`: what it is about)."""

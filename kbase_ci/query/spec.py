@@ -23,7 +23,7 @@ from typing import (
 )
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.payload import MAX_BUDGET
+from kbase_ci.query.choices import MAX_BUDGET
 from kbase_ci.typedjson import MISSING, Record
 
 if TYPE_CHECKING:

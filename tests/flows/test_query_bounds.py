@@ -19,7 +19,7 @@ import pytest
 from conftest import GIT_ENV, REPO, run_kbase
 
 from kbase_ci.query import registry
-from kbase_ci.query.payload import MAX_BUDGET
+from kbase_ci.query.choices import MAX_BUDGET
 from kbase_ci.query.spec import MAX_DEPTH, MAX_LIMIT, fields_of
 
 NOTES: dict[str, str | bytes] = {
