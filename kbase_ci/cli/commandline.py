@@ -4,7 +4,7 @@ module), the module that runs it, the argparse parser, and whether the JSON form
 
 Each command lives in `kbase_ci.cli.commands.<name>` with `add_parser(subparsers)` and
 `run(args) -> int`; the query commands are made from the query registry
-(kbase_ci.query.tools) by `queryargs` (their parsers) and `queryrun` (running one).
+(kbase_ci.query.registry) by `queryargs` (their parsers) and `queryrun` (running one).
 """
 
 from __future__ import annotations

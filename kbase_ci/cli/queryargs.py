@@ -1,4 +1,4 @@
-"""The query commands' parsers, made from the query registry (kbase_ci.query.tools): a
+"""The query commands' parsers, made from the query registry (kbase_ci.query.registry): a
 tool's parameters as arguments and options (subcommands for its actions: `kbase graph
 path`), then what every query takes: `--index`, `--scope` and `--offline` (where it
 answers from), `--format`, `--max-tokens` and `--pretty` (how it prints)."""

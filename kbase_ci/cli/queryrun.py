@@ -1,5 +1,5 @@
 """Running a query command: the call made from the parsed options (checked by its
-declaration, kbase_ci.query.tools), the view opened from `--index`/`--scope`, and the
+declaration, kbase_ci.query.registry), the view opened from `--index`/`--scope`, and the
 answer printed in `--format` within `--max-tokens`: JSON as kbase_ci.query.payload trims
 it, text and pictures drawn from the answer trimmed the same way, `--stream` as JSON
 lines."""

@@ -1,4 +1,4 @@
-"""A query of the registry (kbase_ci.query.tools) as an MCP tool: its signature (the
+"""A query of the registry (kbase_ci.query.registry) as an MCP tool: its signature (the
 parameters' JSON schema: types, defaults, bounds, descriptions) made from the query's
 parameter record, a call that runs the query on a view of the warm index, and how its
 answer, or an error, becomes a tool result: the CLI's JSON, or kbase's JSON error (as

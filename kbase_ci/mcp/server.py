@@ -1,6 +1,6 @@
 """`kbase mcp`: the query tools over the Model Context Protocol (stdio), with the official
 SDK's `MCPServer`. A thin layer: a tool for every query of the registry
-(kbase_ci.query.tools, made a tool by `adapter`), each returning the CLI's JSON for the
+(kbase_ci.query.registry, made a tool by `adapter`), each returning the CLI's JSON for the
 same question as the tool's text.
 
 Descriptions are written for an agent deciding *when* to call a tool; each error names

@@ -46,7 +46,7 @@ REFILL_STEP = 16
 """Tokens of text not worth another try."""
 LISTS = ("notes",)
 """What a bundle is for, cut last when even its text is too much (the query registry
-names it: kbase_ci.query.tools.context)."""
+names it: `QUERIES` below)."""
 
 
 def context_answer(view: QueryView, *, note: str | None = None, query: str | None = None,
@@ -56,7 +56,7 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     """The bundle. `json_budget`: `max_tokens` bounds the answer's JSON, envelope and
     all, as printed compact (kbase_ci.query.payload); otherwise it bounds the text form.
     `concise`: the notes and sections to read, without their text. `strategy`: one of
-    `choices.STRATEGIES` (a call is checked by its declaration, kbase_ci.query.tools)."""
+    `choices.STRATEGIES` (a call is checked by its declaration, kbase_ci.query.registry)."""
     if max_tokens < 1:
         raise UsageError("--max-tokens must be a positive number")
     preset = parse_depth(depth)

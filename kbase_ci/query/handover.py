@@ -21,7 +21,7 @@ class LatestParams(Record):
 
 
 def _run(s: Session, p: LatestParams) -> HandoverAnswer:
-    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    # Lazy: `kbase handover check` (a hook) builds this parser; `latest` loads its code
     from kbase_ci.handover.handovers import JSON_VERSION
     from kbase_ci.handover.latest import (
         HandoverAnswer,
