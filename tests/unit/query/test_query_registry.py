@@ -179,7 +179,7 @@ def test_help_imports_no_query() -> None:
 
 def test_every_query_is_declared_once_and_offered_on_both_sides() -> None:
     queries = registry.every()
-    assert len({q.name for q in queries}) == len(queries) == 20
+    assert len({q.name for q in queries}) == len(queries) == len(registry.QUERIES)
     assert len({q.command for q in queries}) == len(queries)
     for q in queries:
         assert q.command[0] in COMMANDS, q.name
