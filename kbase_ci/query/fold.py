@@ -7,7 +7,9 @@ parameters costs about half of what they cost apart. The CLI keeps a command per
 A folded parameter is described as `graph`'s are (`Param.actions`: the actions taking
 it; `Param.by_action`: their defaults where they differ, the tool leaving it None), and a
 call is checked as `graph`'s is (`spec.refuse_unused`), then runs the action's query with
-what it takes: its answer is the one its own tool gave.
+what it takes: its answer is the one its own tool gave. A query says which fold it is an
+action of (`Query.fold`); a fold declares its actions' order and the description agents
+read (a folded query has none of its own).
 """
 
 from __future__ import annotations
@@ -105,9 +107,10 @@ def as_tool(query: str, arguments: Mapping[str, Any]) -> tuple[str, dict[str, An
 
 
 def args_of(fold: Fold, queries: Mapping[str, Query[Any, Any]]) -> list[Arg]:
-    """The tool's parameters: `action`, then each query's (in action order) once, a
-    parameter not every action takes (or not with one default) being optional, with the
-    actions taking it and their defaults (`Param.actions`, `Param.by_action`)."""
+    """The tool's parameters (`queries`: its `members`): `action`, then each query's (in
+    action order) once, a parameter not every action takes (or not with one default)
+    being optional, with the actions taking it and their defaults (`Param.actions`,
+    `Param.by_action`)."""
     takers: dict[str, list[tuple[str, Arg]]] = {}
     for action, query in queries.items():
         for f in fields_of(query.params):
