@@ -118,10 +118,12 @@ def declarations() -> list[tuple[str, Query[Any, Any]]]:
     """Every query declared in kbase_ci.query (a module's `QUERIES`) with its module: in
     the registry's order, a query it does not list yet last."""
     found: list[tuple[str, Query[Any, Any]]] = []
-    for path in sorted(PACKAGE.glob("*.py")):
-        if path.stem != "registry" and "\nQUERIES = " in path.read_text(encoding="utf-8"):
-            module = importlib.import_module(f"kbase_ci.query.{path.stem}")
-            found.extend((path.stem, q) for q in module.QUERIES)
+    for path in sorted(PACKAGE.rglob("*.py")):  # a big query may be a package of its own
+        name = ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+        name = name.removesuffix(".__init__")
+        if name != "registry" and "\nQUERIES = " in path.read_text(encoding="utf-8"):
+            module = importlib.import_module(f"kbase_ci.query.{name}")
+            found.extend((name, q) for q in module.QUERIES)
     order = {name: i for i, (name, *_) in enumerate(registry.QUERIES)}
     return sorted(found, key=lambda mq: order.get(mq[1].name, len(order)))
 
