@@ -47,7 +47,6 @@ from kbase_ci.git.listing import ls_tree
 from kbase_ci.git.objects import blob_sizes, write_blobs
 from kbase_ci.git.repo import tree_of
 from kbase_ci.index.integrity import check_sizes, refused_before, remember_refusal
-from kbase_ci.index.schema import validate
 from kbase_ci.state.files import replace
 from kbase_ci.state.folders import fresh_dir
 from kbase_ci.vault.safefs import unsafe_part
@@ -305,6 +304,8 @@ def _materialise(repo: Path, ref: str, tree: str, base: Path, final: Path) -> Pa
     base.mkdir(parents=True, exist_ok=True)
     import shutil
 
+    # Lazy: the table checks run once per branch tree, when it is materialised here.
+    from kbase_ci.index.schema import validate
 
     tmp = fresh_dir(base, f".{tree}.tmp-")
     try:
