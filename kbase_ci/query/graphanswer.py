@@ -9,8 +9,6 @@ from itertools import pairwise
 from typing import Annotated, Any
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query import graphanswer as ga
-from kbase_ci.query import graphmap as gm
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.choices import GRAPH_ACTIONS
 from kbase_ci.query.clusters import clusters, ranked
@@ -417,22 +415,22 @@ def _arrow(a: PathAnswer, x: str, y: str) -> str:
 
 
 def _lines(a: GraphAnswer) -> list[str]:
-    if isinstance(a, gm.ExploreMap | gm.ExploreSummary):
+    if isinstance(a, ExploreMap | ExploreSummary):
         return _map_lines(a)
-    if isinstance(a, ga.PathAnswer):
+    if isinstance(a, PathAnswer):
         if not a.paths:
             return [f"no link path from {a.source} to {a.to}"]
         out = [f"{a.length} hop(s) from {a.source} to {a.to}"]
         out += ["  " + p[0] + "".join(f" {_arrow(a, x, y)} {y}" for x, y in pairwise(p))
                 for p in a.paths]
         return out + (["  (more shortest paths; raise --limit)"] if a.truncated else [])
-    if isinstance(a, ga.NeighborhoodAnswer):
+    if isinstance(a, NeighborhoodAnswer):
         out = [f"{n.depth}  {n.path}" for n in a.nodes]
         return out + (["(truncated; raise --limit)"] if a.truncated else [])
-    if isinstance(a, ga.HubsAnswer):
+    if isinstance(a, HubsAnswer):
         return [f"{n.degree:>5}  in {n.incoming:<4} out {n.outgoing:<4} {n.path}"
                 for n in a.nodes] or [f"no note has {a.min_links} or more links"]
-    if isinstance(a, ga.ClustersAnswer):
+    if isinstance(a, ClustersAnswer):
         out = []
         for c in a.clusters:
             out.append(f"cluster {c.id}: {c.size} notes, central {c.central}; "
