@@ -132,7 +132,8 @@ def _literal(text: str, indent: str, width: int = 99) -> list[str]:
     """`text` as a Python string literal, cut into lines of `width` at spaces."""
     out, line = [], ""
     for word in text.split(" "):
-        if line and len(indent) + len(repr(line + " " + word)) > width - 2:
+        if line and len(indent) + len(json.dumps(f"{line} {word}", ensure_ascii=False)) \
+                > width - 2:
             out.append(line + " ")
             line = word
         else:

@@ -385,7 +385,6 @@ def unset(node: Any, keep: frozenset[str], top: bool = True) -> bool:
     return went
 
 
-
 def shorten(node: Any, excess: int, shortened: list[str], size: int = SHORT, *,
              skip: frozenset[str] = frozenset()) -> int:
     """Cut the longest strings to `size` characters until about `excess` tokens are
