@@ -9,6 +9,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from kbase_ci.extras import deferred
 from kbase_ci.git.indexbranch import BRANCH
 from kbase_ci.query import registry
 from kbase_ci.query.spec import BUDGET_ARG, Arg, Query, fields_of
@@ -38,7 +39,10 @@ def add_command(sub: Any, word: str, *, bare: bool = False) -> None:
     if bare:  # from the registry's table: no query is imported
         sub.add_parser(word, help=registry.HELPS[word])
         return
-    queries = registry.declared(word)
+    # A query's declaration sits with its answer code, which needs the search extra:
+    # checked after parsing (`commandline.require_extra`), so `--help` works without it.
+    with deferred(f"`kbase {word}`"):
+        queries = registry.declared(word)
     main = next(q for q in queries if q.command == (word,))
     p: argparse.ArgumentParser = sub.add_parser(word, help=main.help,
                                                 description=main.description)
