@@ -26,7 +26,7 @@ BUDGET = {"type": "integer"}
 the server's instructions (kbase_ci.mcp.server), not fifteen times; a call is still
 checked against them."""
 SAFETY_CAP = 100
-"""A `maximum` this high guards against a call running forever (query/tools/spec.py:
+"""A `maximum` this high guards against a call running forever (query/spec.py and choices:
 MAX_DEPTH, MAX_LIMIT, MAX_SECONDS, MAX_BUDGET) rather than guiding a call: the tool still
 refuses past it, with an error naming the bound; the schema need not say it."""
 
