@@ -161,6 +161,14 @@ def test_the_registry_lists_every_declared_query_and_its_module() -> None:
     assert [q.name for q in registry.every()] == [name for name, *_ in registry.QUERIES]
 
 
+def test_every_module_name_in_the_query_package_is_its_own() -> None:
+    """A jump to `links.py` lands on the one in kbase_ci/query (a query that grows into a
+    package of its own keeps its modules' names apart from its siblings')."""
+    package = REPO / "kbase_ci" / "query"
+    names = [p.name for p in package.rglob("*.py") if p.name != "__init__.py"]
+    assert sorted(names) == sorted(set(names))
+
+
 def test_help_imports_no_query() -> None:
     """`kbase --help` and `kbase mcp --help` read the registry's table: no query module
     (nor its answer code) is loaded to list the commands and tools."""
