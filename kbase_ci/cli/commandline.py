@@ -4,7 +4,7 @@ module), the module that runs it, the argparse parser, and whether the JSON form
 
 Each command lives in `kbase_ci.cli.commands.<name>` with `add_parser(subparsers)` and
 `run(args) -> int`; the query commands are made from the query registry
-(kbase_ci.query.tools) by `queryargs` (their parsers) and `queryrun` (running one).
+(kbase_ci.query.registry) by `queryargs` (their parsers) and `queryrun` (running one).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def require_extra(word: str | None) -> None:
     works without the extra: the parsers import none of it)."""
     extra = COMMAND_EXTRAS.get(word or "")
     if extra is None and word is not None and word not in _BEFORE and word not in _AFTER:
-        from kbase_ci.query.tools.registry import EXTRA as extra  # a query: loaded anyway
+        from kbase_ci.query.registry import EXTRA as extra  # a query: loaded anyway
     if extra is not None:
         from kbase_ci.extras import require  # lazy: a hook run needs no extra
 
@@ -46,7 +46,7 @@ def require_extra(word: str | None) -> None:
 
 def _queries() -> tuple[str, ...]:
     # Lazy: a hook run names `check` and never needs the query registry.
-    from kbase_ci.query.tools.registry import COMMANDS as queries
+    from kbase_ci.query.registry import COMMANDS as queries
 
     return queries
 

@@ -1,4 +1,4 @@
-"""The query commands' parsers, made from the query registry (kbase_ci.query.tools): a
+"""The query commands' parsers, made from the query registry (kbase_ci.query.registry): a
 tool's parameters as arguments and options (subcommands for its actions: `kbase graph
 path`), then what every query takes: `--index`, `--scope` and `--offline` (where it
 answers from), `--format`, `--max-tokens` and `--pretty` (how it prints)."""
@@ -9,9 +9,10 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from kbase_ci.extras import deferred
 from kbase_ci.git.indexbranch import BRANCH
-from kbase_ci.query.tools import registry
-from kbase_ci.query.tools.spec import BUDGET, MAX_TOKENS, Arg, Query, fields_of
+from kbase_ci.query import registry
+from kbase_ci.query.spec import BUDGET_ARG, Arg, Query, fields_of
 
 _TYPES: dict[Any, type] = {int: int, float: float, Path: Path}
 
@@ -35,12 +36,16 @@ def add_offline(p: argparse.ArgumentParser) -> None:
 def add_command(sub: Any, word: str, *, bare: bool = False) -> None:
     """The parser of `kbase WORD`, a query command (`bare`: its help line only, for
     `kbase --help`, which shows no command's options)."""
-    queries = registry.declared(word)
+    if bare:  # from the registry's table: no query is imported
+        sub.add_parser(word, help=registry.HELPS[word])
+        return
+    # A query's declaration sits with its answer code, which needs the search extra:
+    # checked after parsing (`commandline.require_extra`), so `--help` works without it.
+    with deferred(f"`kbase {word}`"):
+        queries = registry.declared(word)
     main = next(q for q in queries if q.command == (word,))
     p: argparse.ArgumentParser = sub.add_parser(word, help=main.help,
                                                 description=main.description)
-    if bare:
-        return
     p.set_defaults(query_tool=main.name)
     if main.actions is not None:
         _actions(p, main)
@@ -77,14 +82,11 @@ def _actions(p: argparse.ArgumentParser, query: Query[Any, Any]) -> None:
 
 def _arguments(p: argparse.ArgumentParser, query: Query[Any, Any],
                action: str | None = None) -> None:
-    budget: Arg | None = None
     for f in fields_of(query.params):
-        if f.name == "max_tokens":  # printed with the options every query takes
-            budget = f
-        elif f.param.cli and f.name != query.actions and (
+        if f.name != BUDGET_ARG.name and f.param.cli and f.name != query.actions and (
                 action is None or not f.param.actions or action in f.param.actions):
             _add(p, f, action)
-    _common(p, query, budget)
+    _common(p, query)
 
 
 def _add(p: argparse.ArgumentParser, f: Arg, action: str | None) -> None:
@@ -115,17 +117,11 @@ def _add(p: argparse.ArgumentParser, f: Arg, action: str | None) -> None:
         p.add_argument(f.flag, dest=f.name, default=default, **kwargs)
 
 
-def _common(p: argparse.ArgumentParser, query: Query[Any, Any], budget: Arg | None) -> None:
+def _common(p: argparse.ArgumentParser, query: Query[Any, Any]) -> None:
     if query.source:
         add_source(p)
     p.add_argument("--format", choices=query.formats, default=query.default_format,
                    help="output format (default: %(default)s)")
-    if budget is not None:
-        p.add_argument("--max-tokens", dest="max_tokens", type=int, default=budget.default,
-                       metavar="N", help=budget.param.help)
-    else:
-        p.add_argument("--max-tokens", type=int, default=None, metavar="N",
-                       help=BUDGET + f" (default: `query.max_tokens` of .kbase.yml, "
-                            f"{MAX_TOKENS}; 0: no limit)")
+    _add(p, query.budget, None)
     p.add_argument("--pretty", action="store_true",
                    help="indented JSON (the default on a terminal; compact otherwise)")

@@ -1,5 +1,5 @@
 """Running a query command: the call made from the parsed options (checked by its
-declaration, kbase_ci.query.tools), the view opened from `--index`/`--scope`, and the
+declaration, kbase_ci.query.registry), the view opened from `--index`/`--scope`, and the
 answer printed in `--format` within `--max-tokens`: JSON as kbase_ci.query.payload trims
 it, text and pictures drawn from the answer trimmed the same way, `--stream` as JSON
 lines."""
@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from kbase_ci.cli.common import open_vault
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from kbase_ci.query import registry
 from kbase_ci.query.answer import IndexInfo
-from kbase_ci.query.tools import registry
-from kbase_ci.query.tools.spec import Nothing, Query, fields_of
+from kbase_ci.query.spec import Nothing, Query, fields_of
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:

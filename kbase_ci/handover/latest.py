@@ -23,7 +23,7 @@ from kbase_ci.vault.notetypes import SectionSpec
 
 @dataclass(frozen=True)
 class Latest:
-    """The newest handover (as an answer, with its JSON: kbase_ci.query.tools.handover)."""
+    """The newest handover (as an answer, with its JSON: kbase_ci.query.handover)."""
 
     note: NoteScore
     title: str
@@ -102,7 +102,7 @@ class MissingItem(Record):
 
 
 class HandoverAnswer(Record):
-    """`kbase handover latest`'s answer (kbase_ci.query.tools.handover)."""
+    """`kbase handover latest`'s answer (kbase_ci.query.handover)."""
 
     version: int
     handover: HandoverRef

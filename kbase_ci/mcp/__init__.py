@@ -1,4 +1,4 @@
-"""`kbase mcp`: the query tools of the registry (kbase_ci.query.tools) as a Model Context
+"""`kbase mcp`: the query tools of the registry (kbase_ci.query.registry) as a Model Context
 Protocol server (`server`, each query made a tool by `adapter`), answering from a warm
 index (`serverstate`, `watch`), over stdio (`framing`), with a prompt (`prompts`)."""
 

@@ -1,4 +1,4 @@
-"""A query of the registry (kbase_ci.query.tools) as an MCP tool: its signature (the
+"""A query of the registry (kbase_ci.query.registry) as an MCP tool: its signature (the
 parameters' JSON schema: types, defaults, bounds, descriptions) made from the query's
 parameter record, a call that runs the query on a view of the warm index, and how its
 answer, or an error, becomes a tool result: the CLI's JSON, or kbase's JSON error (as
@@ -25,18 +25,10 @@ from pydantic import Field, ValidationError
 
 from kbase_ci.errors import KbaseError, UsageError, error_json
 from kbase_ci.mcp.serverstate import ServerState
+from kbase_ci.query import registry
+from kbase_ci.query.fold import Fold, args_of, members, pick
 from kbase_ci.query.payload import Marks, dumps, render
-from kbase_ci.query.tools import registry
-from kbase_ci.query.tools.fold import Fold, args_of, pick
-from kbase_ci.query.tools.spec import (
-    BUDGET_TOOL,
-    MAX_BUDGET,
-    MAX_TOKENS,
-    Arg,
-    Nothing,
-    Query,
-    fields_of,
-)
+from kbase_ci.query.spec import Arg, Nothing, Query, fields_of, tool_budget
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:
@@ -145,18 +137,17 @@ def _default(f: Arg) -> Any:
 def tool_function(tool: Query[Any, Any] | Fold, warm: ServerState
                   ) -> Callable[..., Awaitable[CallToolResult]]:
     """The function the SDK makes the tool of: its signature is the tool's schema. A
-    fold's call runs the query its `action` picks (kbase_ci.query.tools.fold)."""
+    fold's call runs the query its `action` picks (kbase_ci.query.fold)."""
     if isinstance(tool, Fold):
-        queries = {q.name: q for q in registry.every() if q.name in tool.actions.values()}
+        queries = members(tool)
         offered = args_of(tool, queries)
     else:
         offered = [f for f in fields_of(tool.params) if f.param.tool is not None]
+    budget = tool_budget()
+    if not any(f.name == budget.name for f in offered):  # every tool's answer has a budget
+        offered = [*offered, budget]
     params = [inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=_default(f),
                                 annotation=_annotation(f)) for f in offered]
-    if not any(f.name == "max_tokens" for f in offered):  # every tool's answer has a budget
-        params.append(inspect.Parameter(
-            "max_tokens", inspect.Parameter.KEYWORD_ONLY, default=MAX_TOKENS,
-            annotation=Annotated[int, Field(description=BUDGET_TOOL or None, ge=1, le=MAX_BUDGET)]))
 
     async def call(**arguments: Any) -> CallToolResult:
         def answer() -> tuple[Record, Marks]:

@@ -19,14 +19,14 @@ from kbase_ci.query.payload import cost, dumps
 CEILING = 3000
 """Tokens the whole `tools/list` answer may cost: what every agent's context pays before
 its first call: issue 31's target. 20 tools cost 3,968; folding near-twins into tools with
-an `action` (kbase_ci.query.tools.fold) makes 11 that cost 2,965 (docs/mcp.md)."""
+an `action` (kbase_ci.query.fold) makes 11 that cost 2,965 (docs/mcp.md)."""
 _NULL = {"type": "null"}
 BUDGET = {"type": "integer"}
 """`max_tokens`, which every tool takes: its default, bounds and meaning are said once, in
 the server's instructions (kbase_ci.mcp.server), not fifteen times; a call is still
 checked against them."""
 SAFETY_CAP = 100
-"""A `maximum` this high guards against a call running forever (query/tools/spec.py:
+"""A `maximum` this high guards against a call running forever (query/spec.py and choices:
 MAX_DEPTH, MAX_LIMIT, MAX_SECONDS, MAX_BUDGET) rather than guiding a call: the tool still
 refuses past it, with an error naming the bound; the schema need not say it."""
 

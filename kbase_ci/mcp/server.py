@@ -1,6 +1,6 @@
 """`kbase mcp`: the query tools over the Model Context Protocol (stdio), with the official
 SDK's `MCPServer`. A thin layer: a tool for every query of the registry
-(kbase_ci.query.tools, made a tool by `adapter`), each returning the CLI's JSON for the
+(kbase_ci.query.registry, made a tool by `adapter`), each returning the CLI's JSON for the
 same question as the tool's text.
 
 Descriptions are written for an agent deciding *when* to call a tool; each error names
@@ -25,7 +25,7 @@ from kbase_ci.mcp.adapter import READ_ONLY, invalid_arguments, tool_function, un
 from kbase_ci.mcp.framing import serve_stdio
 from kbase_ci.mcp.schema import strict
 from kbase_ci.mcp.serverstate import ServerState
-from kbase_ci.query.tools import registry
+from kbase_ci.query.fold import tools
 
 INSTRUCTIONS = """\
 Tools over a Git repository of Markdown notes (Obsidian-style [[wikilinks]], #tags,
@@ -82,7 +82,7 @@ def build_server(warm: ServerState) -> MCPServer[Any]:
         "kbase", title="kbase: notes, links and handovers of this repository",
         instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     server.takes = {}
-    for tool in registry.tools():
+    for tool in tools():
         function = tool_function(tool, warm)
         server.takes[tool.name] = tuple(inspect.signature(function).parameters)
         server.add_tool(function, name=tool.name, description=tool.tool, annotations=READ_ONLY)

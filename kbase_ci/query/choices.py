@@ -1,14 +1,16 @@
-"""The words a query's choice parameters take, declared once: the answers read them
-(`search`, `context`, `gaps`, `graph`), and the query tools (kbase_ci.query.tools) offer
-them as the CLI's choices and the MCP tools' enums, and check a call against them.
+"""The words a query's choice parameters take, and the largest budget, declared once:
+the answers read them (`search`, `context`, `gaps`, `graph`; kbase_ci.query.payload the
+budget), and the query declarations (kbase_ci.query.spec) offer them as the CLI's choices
+and the MCP tools' enums, and check a call against them.
 
-A module of its own, and light: every query's declaration loads it (so do `kbase
---help` and the MCP server), and an answer's module must not import a declaration,
-which imports the answer back when it runs.
+A module of its own, and light: `kbase --help` loads it with the declarations' types,
+and the budget's printing (kbase_ci.query.payload) must not load the declarations.
 """
 
 from __future__ import annotations
 
+MAX_BUDGET = 1_000_000
+"""Largest budget (`--max-tokens`, a tool's `max_tokens`, `.kbase.yml`'s `query.max_tokens`)."""
 MODES = ("hybrid", "bm25", "semantic")
 """`search --mode`: which rankers a search runs: both, fused, or one of them."""
 

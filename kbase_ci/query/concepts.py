@@ -15,15 +15,17 @@ they do.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 
+from kbase_ci.errors import UsageError
 from kbase_ci.parse.mentions import name_keys, term_key
 from kbase_ci.parse.outline import split_lines
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.defining import about_the_page, defined_terms, lead
 from kbase_ci.query.filters import domain_key
-from kbase_ci.query.links import sentence_at
 from kbase_ci.query.prose import Sentence, plain, read
+from kbase_ci.query.snippets import sentence_at
+from kbase_ci.query.spec import MAX_LIMIT, Domain, Param, Query, Session, none_if_blank
 from kbase_ci.query.undocumented import Counts
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
@@ -324,3 +326,90 @@ def _linking(view: QueryView, doc: Documented | None) -> dict[str, list[int]]:
                     lk.subpath.lstrip("#").split("#")[-1]) == term_key(doc.heading)):
                 links.setdefault(lk.source, []).append(lk.line)
     return links
+
+
+class ConceptsParams(Record):
+    domain: Domain = None
+    min_notes: Annotated[int, Param(ge=1, le=MAX_LIMIT, metavar="N",
+                                    help="notes a concept must appear in (default: "
+                                         "%(default)s)",
+                                    tool="Least notes mentioning it.")] = 2
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=500, metavar="N",
+                                help="concepts listed (default: %(default)s)",
+                                tool="Concepts to list.")] = 50
+
+
+def _concepts_run(s: Session, p: ConceptsParams) -> ConceptsAnswer:
+    return concepts_answer(s.view(), domain=none_if_blank(p.domain), min_notes=p.min_notes,
+                           limit=p.limit)
+
+
+def _concepts_lines(a: ConceptsAnswer) -> list[str]:
+    lines = [f"concepts in >= {a.min_notes} notes: {a.documented} documented, "
+             f"{a.undocumented} not"]
+    for c in a.concepts:
+        where = (f"documented by {c.documented_by.place}" if c.documented_by
+                 else "mentioned in " + ", ".join(c.mentioned_in))
+        lines.append(f"  {c.name}  ({c.notes} notes)  {where}")
+    return lines
+
+
+CONCEPTS = Query(
+    "concepts", ("concepts",), help="recurring terms, with the note documenting each",
+    description="Terms (backticked identifiers, capitalised names) that recur across "
+                "notes, widest spread first, each with the note or section that documents "
+                "it or the notes that mention it. Exit 0 found, 1 none, 2 usage error.",
+    fold=("digest", "concepts"),
+    params=ConceptsParams, run=_concepts_run, text=_concepts_lines,
+    found=lambda a: bool(a.concepts),
+    lists=("concepts",))
+
+
+class ConceptParams(Record):
+    name: Annotated[str, Param(positional=True, metavar="X",
+                               tool="The term (`Change Data Capture`, `task.due`).")]
+    definition: Annotated[bool, Param(help="only its definition",
+                                      tool="Only its definition.")] = False
+    notes: Annotated[bool, Param(help="only where it is discussed",
+                                 tool="Only where it is discussed.")] = False
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=100, metavar="N",
+                                help="notes listed (default: %(default)s)",
+                                tool="Notes to list.")] = 20
+
+
+def _concept_prepare(p: ConceptParams) -> ConceptParams:
+    if not p.name.strip():
+        raise UsageError("name a concept: kbase concept \"Change Data Capture\"")
+    return p
+
+
+def _concept_run(s: Session, p: ConceptParams) -> ConceptAnswer:
+    both = p.definition == p.notes  # neither asked (or both): both
+    return concept_answer(s.view(), p.name, definition=both or p.definition,
+                          notes=both or p.notes, limit=p.limit)
+
+
+def _concept_lines(a: ConceptAnswer) -> list[str]:
+    doc = a.documented_by
+    lines = [f"{a.concept}: documented by " + (doc.place if doc else "no note")
+             + f", discussed in {a.notes} other note" + ("" if a.notes == 1 else "s")]
+    if a.definition is not None:
+        lines.append("definition:" if a.definition else "definition: none found")
+        lines += [f"  {d.path}:{d.line}: {d.text}" for d in a.definition]
+    if a.discussed is not None:
+        lines.append("discussed in:")
+        lines += [f"  {d.path}:{d.line} ({d.mentions}x): {d.snippet}" for d in a.discussed]
+    return lines
+
+
+CONCEPT = Query(
+    "concept", ("concept",), help="a term's definition and the notes discussing it",
+    description="The defining sentences of the note or section documenting X (else those "
+                "of the notes mentioning it), and the notes discussing X, most mentions "
+                "first, with line and snippet. Exit 0 found, 1 nothing, 2 usage error.",
+    fold=("digest", "concept"),
+    params=ConceptParams, run=_concept_run, text=_concept_lines, prepare=_concept_prepare,
+    found=lambda a: bool(a.definition or a.discussed or a.documented_by),
+    lists=("definition", "discussed"))
+
+QUERIES = [CONCEPTS, CONCEPT]

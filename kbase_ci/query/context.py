@@ -10,21 +10,33 @@ paragraph to fill what is left. The answer says why each note is there and what 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import Truncated
 from kbase_ci.query.budget import estimate_tokens
-from kbase_ci.query.bundle import Bundle, header_line, separator
+from kbase_ci.query.bundle import Bundle, header_line, separator, text_lines
 from kbase_ci.query.bundle import concise as concise_form
+from kbase_ci.query.choices import MAX_BUDGET, STRATEGIES
 from kbase_ci.query.contextseeds import parse_depth, pick_seeds, tag_groups
 from kbase_ci.query.filters import check_tags
 from kbase_ci.query.payload import cost, cut_stale, dumps
 from kbase_ci.query.payload import fit as fit_payload
 from kbase_ci.query.pieces import JOIN_TOKENS, load_sections
 from kbase_ci.query.sectionfit import Walk, bundle_answer, fit_sections, priorities
+from kbase_ci.query.spec import (
+    BUDGET,
+    BUDGET_ARG,
+    MAX_TOKENS,
+    Param,
+    Query,
+    Session,
+    none_if_blank,
+)
 from kbase_ci.query.traversalinfo import LinkTraversal, per_hop
 from kbase_ci.query.traverse import FRONTIER_MAX, select, traverse, view_graph
 from kbase_ci.query.view import QueryView
+from kbase_ci.typedjson import Record
 
 STALE_NOTICE_TOKENS = 40
 """Reserved when notes changed since the index: `emit` then prints one more line."""
@@ -34,7 +46,7 @@ REFILL_STEP = 16
 """Tokens of text not worth another try."""
 LISTS = ("notes",)
 """What a bundle is for, cut last when even its text is too much (the query registry
-names it: kbase_ci.query.tools.context)."""
+names it: `QUERIES` below)."""
 
 
 def context_answer(view: QueryView, *, note: str | None = None, query: str | None = None,
@@ -44,7 +56,7 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
     """The bundle. `json_budget`: `max_tokens` bounds the answer's JSON, envelope and
     all, as printed compact (kbase_ci.query.payload); otherwise it bounds the text form.
     `concise`: the notes and sections to read, without their text. `strategy`: one of
-    `choices.STRATEGIES` (a call is checked by its declaration, kbase_ci.query.tools)."""
+    `choices.STRATEGIES` (a call is checked by its declaration, kbase_ci.query.registry)."""
     if max_tokens < 1:
         raise UsageError("--max-tokens must be a positive number")
     preset = parse_depth(depth)
@@ -163,3 +175,74 @@ def context_answer(view: QueryView, *, note: str | None = None, query: str | Non
         empty = bundle(1, most)
         return type(empty).from_json(fit_payload(empty.to_json(), max_tokens, marks,
                                                  fields=False))
+
+
+class ContextParams(Record):
+    note: Annotated[str | None, Param(
+        positional=True, metavar="NOTE", help="note path, name or alias to start from",
+        tool="")] = None
+    query: Annotated[str | None, Param(
+        metavar="Q", help="start from the best search hits for Q instead of a note",
+        tool="Or start from its search hits.")] = None
+    max_tokens: Annotated[int, BUDGET_ARG.param, Param(
+        help=BUDGET + " (0: no limit; default: %(default)s)")] = MAX_TOKENS
+    depth: Annotated[str, Param(
+        metavar="quick|standard|deep|N",
+        help="quick: 1 hop, 3 notes; standard: 2 hops, 7 notes; deep: 3 hops, 20 notes; N: "
+             "N hops (default: %(default)s)",
+        tool="quick, standard, deep or hops.")
+    ] = "standard"
+    strategy: Annotated[str, Param(
+        choices=STRATEGIES, enum=False,
+        help="breadth: nearest first; importance: best score first (backlinks weigh more); "
+             "tags: also follow notes sharing tags (default: %(default)s)",
+        tool="breadth, importance or tags.")] = "breadth"
+    follow_tags: Annotated[tuple[str, ...], Param(
+        metavar="T",
+        help="notes with tag T (or below it) join the traversal; repeatable (with "
+             "--strategy tags the default is the start notes' tags)",
+        tool="")] = ()
+    concise: Annotated[bool, Param(
+        help="which notes and sections to read, without their text",
+        tool="What to read, no text.")] = False
+
+
+def _prepare(p: ContextParams) -> ContextParams:
+    note, query = none_if_blank(p.note), none_if_blank(p.query)
+    if note is None and query is None:
+        raise UsageError("give a NOTE (to start from it) or a --query (to start from the "
+                         "best search hits)", parameter="note")
+    if note is not None and query is not None:
+        raise UsageError("give a NOTE or --query, not both", parameter="query")
+    # 0 is no limit, as for every query command (kbase_ci.query.payload.check_budget)
+    return ContextParams(note, query, p.max_tokens or MAX_BUDGET, p.depth.strip(),
+                         p.strategy, p.follow_tags, p.concise)
+
+
+def _run(s: Session, p: ContextParams) -> Bundle:
+    return context_answer(s.view(), note=p.note, query=p.query, strategy=p.strategy,
+                          depth=p.depth, max_tokens=p.max_tokens, follow_tags=p.follow_tags,
+                          concise=p.concise, json_budget=s.form == "json")
+
+
+def _lists(p: ContextParams) -> tuple[str, ...]:
+    return LISTS
+
+
+def _lines(a: Bundle) -> list[str]:
+    return text_lines(a)
+
+
+QUERIES = [Query(
+    "context", ("context",),
+    help="a token-budgeted reading bundle around a note or a question",
+    description="Bidirectional link traversal from NOTE (or from the top search hits for "
+                "--query), hubs damped; sections ranked by the query or the links and "
+                "packed into --max-tokens "
+                "(conservative offline token estimate; see docs/context.md). "
+                "Exit 0 notes, 1 nothing found, 2 no such note or bad arguments.",
+    tool="The text of the notes most relevant to a note or a query within a token budget, best "
+         "sections first. One call for many `read`s.",
+    when="the text of several related notes within a token budget, best sections first",
+    params=ContextParams, run=_run, text=_lines, found=lambda a: bool(a.notes),
+    lists=_lists, prepare=_prepare, budgeted=True)]

@@ -4,15 +4,20 @@ name it without a link (`unlinked`, kbase_ci.query.mentions)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Annotated
+
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.links import (
     ExternalLink,
     LinkRecord,
     external_records,
+    link_label,
     link_records,
     split_external,
 )
 from kbase_ci.query.mentions import UnlinkedMention, unlinked_mentions
+from kbase_ci.query.spec import Note, Param, Query, Session
 from kbase_ci.query.traversalinfo import LinkTraversal, Metadata, hops
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
@@ -80,3 +85,44 @@ def explore_answer(view: QueryView, path: str, *, concise: bool = False,
                          backlinks=link_records(view, back, side="source"), similar=similar,
                          unlinked=unlinked, link_traversal=walk, metadata=meta,
                          index=view.index_info())
+
+
+class ExploreParams(Record):
+    note: Note
+    concise: Annotated[bool, Param(
+        help="paths only", tool="Paths only.")
+    ] = False
+    no_mentions: Annotated[bool, Param(
+        help="leave out unlinked mentions (notes naming it without a link)",
+        tool="Leave out `unlinked`.")] = False
+
+
+def _run(s: Session, p: ExploreParams) -> ExploreAnswer:
+    view = s.view()
+    return explore_answer(view, view.lookup(p.note), concise=p.concise,
+                          mentions=not p.no_mentions)
+
+
+def _lines(a: ExploreAnswer) -> list[str]:
+    def paths(items: Sequence[object]) -> str:
+        return ", ".join(link_label(i) if isinstance(i, LinkRecord) else
+                         i if isinstance(i, str) else getattr(i, "path", "")
+                         for i in items) or "-"
+
+    return [f"note: {a.note}", f"outlinks: {paths(a.outlinks)}",
+            "external: " + (", ".join(e if isinstance(e, str) else e.url
+                                      for e in a.external) or "-"),
+            f"backlinks: {paths(a.backlinks)}", f"similar: {paths(a.similar)}",
+            *([] if a.unlinked is None else
+              ["unlinked: " + (", ".join(dict.fromkeys(
+                  u if isinstance(u, str) else u.path for u in a.unlinked)) or "-")])]
+
+
+QUERIES = [Query(
+    "explore", ("explore",), help="a note's links, backlinks and similar unlinked notes",
+    description="Similar notes are precomputed in the index (no model needed). "
+                "Exit 0, 2 no such note.",
+    fold=("links", "explore"),
+    params=ExploreParams, run=_run, text=_lines, found=lambda a: True,
+    lists=("outlinks", "backlinks", "unlinked", "similar", "tags", "unresolved",
+           "external"))]

@@ -11,12 +11,6 @@ from kbase_ci.errors import UsageError
 from kbase_ci.query.view import QueryView
 
 
-def check_limit(value: int, name: str = "--limit") -> int:
-    if value < 1:
-        raise UsageError(f"{name} must be at least 1, not {value}")
-    return value
-
-
 def _close(word: str, choices: Iterable[str], what: str, blank: str = "") -> str:
     """The close names, else the names (the empty one last, as `blank` says what it is:
     a bare `""` leading the list read as a slip)."""

@@ -4,60 +4,17 @@ target outside the vault or the scope, as `status` says)."""
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_right
+from typing import Annotated
 
 from kbase_ci.errors import UsageError
 from kbase_ci.parse.outline import split_lines
 from kbase_ci.query.answer import IndexInfo
+from kbase_ci.query.mentions import UnlinkedAnswer, unlinked_answer
 from kbase_ci.query.notetable import LinkInfo
+from kbase_ci.query.snippets import Sentences
+from kbase_ci.query.spec import Note, Param, Query, Session
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_MAX_SENTENCE = 300
-
-
-def sentence_at(line_text: str, col: int) -> str:
-    """The sentence of `line_text` holding column `col` (1-based, code points)."""
-    return Sentences(line_text).at(col)
-
-
-class Sentences:
-    """One line cut into sentences once (state: the cut and the sentences trimmed so
-    far), so the links of a line with 20k of them are answered by bisection: cutting the
-    line again per link was quadratic (minutes for one note)."""
-
-    def __init__(self, line_text: str) -> None:
-        self._line = line_text
-        self._starts: list[int] = []
-        self._pieces: list[str] = []
-        start = 0
-        for piece in _SENTENCE_END.split(line_text):
-            pos = line_text.find(piece, start)
-            self._starts.append(pos)
-            self._pieces.append(piece)
-            start = pos + len(piece)
-        self._trimmed: dict[int, str] = {}
-
-    def _holds(self, i: int, col: int) -> bool:
-        return self._starts[i] <= col - 1 < self._starts[i] + len(self._pieces[i]) + 1
-
-    def at(self, col: int) -> str:
-        i = bisect_right(self._starts, col - 1) - 1
-        while i > 0 and self._holds(i - 1, col):  # the first sentence holding it wins
-            i -= 1
-        if not (i >= 0 and self._holds(i, col)):
-            i = -1  # in no sentence: the whole line
-        if i not in self._trimmed:
-            text = self._pieces[i] if i >= 0 else self._line
-            self._trimmed[i] = _trim(text.strip())
-        return self._trimmed[i]
-
-
-def _trim(text: str) -> str:
-    text = text.lstrip("-*+> ").strip()
-    return text if len(text) <= _MAX_SENTENCE else text[:_MAX_SENTENCE - 1] + "\u2026"
 
 
 class LinkRecord(Record):
@@ -162,3 +119,80 @@ def backlinks_answer(view: QueryView, path: str, *, concise: bool = False) -> Ba
                                view.index_info())
     return BacklinksAnswer(path, link_records(view, view.backlinks(path), side="source"),
                            view.index_info())
+
+
+class LinksParams(Record):
+    note: Note
+    unlinked: Annotated[bool, Param(
+        help="instead: notes naming it (title, alias) without a link either way",
+        tool="Instead: notes naming it without a link either way.")] = False
+
+
+def _links(s: Session, p: LinksParams) -> LinksAnswer | UnlinkedAnswer:
+    view = s.view()
+    path = view.lookup(p.note)
+    return unlinked_answer(view, path) if p.unlinked else links_answer(view, path)
+
+
+_WHY = {"unresolved": "not yet written", "escapes": "outside the vault",
+        "out_of_scope": "outside this scope"}
+
+
+def link_label(link: LinkRecord) -> str:
+    """A link's target for people: its path, or why there is none, and the text written."""
+    if link.path:
+        return link.path
+    return f"({_WHY.get(link.status, link.status)}) {link.raw}"
+
+
+def _link_lines(a: LinksAnswer | UnlinkedAnswer) -> list[str]:
+    if isinstance(a, UnlinkedAnswer):
+        return [f"{u.path}:{u.line}:{u.col}: {u.text}  {u.sentence}" for u in a.unlinked] \
+            or [f"no note names {a.note} without a link (looked for: "
+                f"{', '.join(a.names) or '-'})"]
+    rows = [(lk.line, lk.col, f"{link_label(lk)}  {lk.sentence}") for lk in a.links]
+    rows += [(e.line, e.col, f"(external) {e.url}  {e.sentence}") for e in a.external]
+    return [f"{line}: {text}" for line, _col, text in sorted(rows)] \
+        or [f"no links in {a.note}"]
+
+
+def _found(a: LinksAnswer | UnlinkedAnswer) -> bool:
+    return bool(a.unlinked) if isinstance(a, UnlinkedAnswer) else bool(a.links or a.external)
+
+
+LINKS = Query(
+    "links", ("links",),
+    help="links from a note (path null: referenced, not yet written; URLs apart, in "
+         "external)",
+    description="The note's links with line and sentence: `links` for notes and "
+                "attachments (path null: not written yet, or outside the vault), "
+                "`external` for URLs. `--unlinked`: instead, the notes naming it in "
+                "prose (title or alias) that are not linked with it either way. Exit 0 "
+                "found, 1 none, 2 no such note.",
+    fold=("links", "links"),
+    params=LinksParams, run=_links, text=_link_lines, found=_found,
+    lists=("links", "unlinked", "external"))
+
+
+class BacklinksParams(Record):
+    note: Note
+    concise: Annotated[bool, Param(help="paths and lines only",
+                                   tool="Path and line only.")] = False
+
+
+def _backlinks(s: Session, p: BacklinksParams) -> BacklinksAnswer:
+    view = s.view()
+    return backlinks_answer(view, view.lookup(p.note), concise=p.concise)
+
+
+def _backlink_lines(a: BacklinksAnswer) -> list[str]:
+    return [f"{lk.path}:{lk.line}  {getattr(lk, 'sentence', '')}".rstrip()
+            for lk in a.backlinks] or [f"no note links to {a.note}"]
+
+
+QUERIES = [LINKS, Query(
+    "backlinks", ("backlinks",), help="notes linking to a note",
+    description="Exit 0 backlinks found, 1 none, 2 no such note.",
+    fold=("links", "backlinks"),
+    params=BacklinksParams, run=_backlinks, text=_backlink_lines, found=lambda a: bool(a.backlinks),
+    lists=("backlinks",))]

@@ -22,7 +22,7 @@ from kbase_ci.parse import namematch
 from kbase_ci.parse.namematch import MAX_PLACES, Matcher
 from kbase_ci.parse.outline import split_lines
 from kbase_ci.query.answer import IndexInfo
-from kbase_ci.query.links import Sentences
+from kbase_ci.query.snippets import Sentences
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
 

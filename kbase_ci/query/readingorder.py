@@ -24,10 +24,23 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Annotated
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.graph import NoteGraph
+from kbase_ci.query.spec import (
+    MAX_DEPTH,
+    MAX_LIMIT,
+    Domain,
+    Note,
+    Param,
+    Query,
+    Session,
+    Tags,
+    Timeout,
+    none_if_blank,
+)
 from kbase_ci.query.trace import NO_DEADLINE, Deadline, Trace
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
@@ -290,3 +303,87 @@ def reading_order_answer(view: QueryView, *, tags: Sequence[str] = (),
                               domain, len(chosen), steps, len(got.nodes) > limit,
                               got.cycles_broken, got.partial is not None, got.partial,
                               view.index_info())
+
+
+class PrerequisitesParams(Record):
+    note: Note
+    depth: Annotated[int, Param(ge=1, le=MAX_DEPTH,
+                                help="steps back through prerequisites (default: "
+                                     "%(default)s)",
+                                tool="")] = 2
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, help="most notes listed (default: 20)",
+                                tool="")] = 20
+    timeout: Timeout = None
+
+
+def _prerequisites_run(s: Session, p: PrerequisitesParams) -> PrerequisitesAnswer:
+    deadline = Deadline(p.timeout)  # opening the view counts too
+    return prerequisites_answer(s.view(), p.note, depth=p.depth, limit=p.limit,
+                                deadline=deadline)
+
+
+def _prerequisites_lines(a: PrerequisitesAnswer) -> list[str]:
+    lines = [f"{p.path}  ({'; '.join(p.why)}; needed by {p.via})" for p in a.prerequisites]
+    lines.append(f"then: {a.note}")
+    if a.partial:
+        lines.append(f"(partial: {a.partial_reason})")
+    return lines
+
+
+PREREQUISITES = Query(
+    "prerequisites", ("prerequisites",),
+    help="what to read before a note, foundations first (no model)",
+    description="The notes a note builds on: the notes it links to that more notes link to "
+                "(the more basic ones), its folder's overview note, and theirs in turn up "
+                "to --depth, listed so that each comes after what it needs. Exit 0 some "
+                "found, 1 none, 2 no such note.",
+    fold=("reading_order", "prerequisites"),
+    params=PrerequisitesParams, run=_prerequisites_run, text=_prerequisites_lines,
+    found=lambda a: bool(a.prerequisites),
+    lists=("prerequisites",))
+
+
+class ReadingOrderParams(Record):
+    start: Annotated[str | None, Param(
+        flag="--from", metavar="NOTE", help="the notes within --depth links of NOTE",
+        tool="Notes near this note.")] = None
+    depth: Annotated[int, Param(ge=0, le=MAX_DEPTH, help="links from --from (default: 2)",
+                                tool="Hops from start.")] = 2
+    tags: Tags = ()
+    domain: Domain = None
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, help="most notes listed (default: 50)",
+                                tool="")] = 50
+    timeout: Timeout = None
+
+
+def _reading_order_run(s: Session, p: ReadingOrderParams) -> ReadingOrderAnswer:
+    deadline = Deadline(p.timeout)  # opening the view counts too
+    return reading_order_answer(s.view(), tags=list(p.tags), domain=none_if_blank(p.domain),
+                                start=none_if_blank(p.start), depth=p.depth, limit=p.limit,
+                                deadline=deadline)
+
+
+def _reading_order_lines(a: ReadingOrderAnswer) -> list[str]:
+    lines = [f"{s.step:>4}  {s.path}" + (f"  (after {', '.join(s.after)})" if s.after else "")
+             for s in a.order]
+    if a.truncated:
+        lines.append(f"({a.count - len(a.order)} more; raise --limit)")
+    if a.partial:
+        lines.append(f"(partial: {a.partial_reason})")
+    return lines
+
+
+READING_ORDER = Query(
+    "reading_order", ("reading-order",),
+    help="an order to read notes in, foundations first (no model)",
+    description="Orders the notes (all of them, those with --tag and --domain, or those "
+                "within --depth links of --from NOTE) so that each comes after the notes it "
+                "builds on: a note linked from more notes comes before the notes linking to "
+                "it, a folder's overview before the folder. Exit 0 notes ordered, 1 none, 2 "
+                "usage error or no such note.",
+    fold=("reading_order", "order"),
+    params=ReadingOrderParams, run=_reading_order_run, text=_reading_order_lines,
+    found=lambda a: bool(a.order),
+    lists=("order",))
+
+QUERIES = [PREREQUISITES, READING_ORDER]

@@ -1,10 +1,12 @@
 """What a search hit shows of its note: the section and line where the query's words are
-(its best line: the most of them, never an embed or image), and a snippet around it. The
-words looked for are the query's `prefixes` (kbase_ci.query.queryterms.QueryTerms)."""
+(its best line: the most of them, never an embed or image), and a snippet around it; and
+the sentence a place sits in (`Sentences`: a link's, a mention's, a passage's). The words
+looked for are the query's `prefixes` (kbase_ci.query.queryterms.QueryTerms)."""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Protocol
 
 from kbase_ci.parse.outline import split_lines
@@ -84,3 +86,49 @@ def focus(view: QueryView, hit: Located, q: QueryTerms) -> tuple[str | None, int
 def chunk_text(view: QueryView, hit: Located) -> str:
     """The lines of a chunk hit (its body, for telling which fields matched)."""
     return "\n".join(split_lines(view.text(hit.path))[hit.start_line - 1:hit.end_line])
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_MAX_SENTENCE = 300
+
+
+def sentence_at(line_text: str, col: int) -> str:
+    """The sentence of `line_text` holding column `col` (1-based, code points)."""
+    return Sentences(line_text).at(col)
+
+
+class Sentences:
+    """One line cut into sentences once (state: the cut and the sentences trimmed so
+    far), so the links of a line with 20k of them are answered by bisection: cutting the
+    line again per link was quadratic (minutes for one note)."""
+
+    def __init__(self, line_text: str) -> None:
+        self._line = line_text
+        self._starts: list[int] = []
+        self._pieces: list[str] = []
+        start = 0
+        for piece in _SENTENCE_END.split(line_text):
+            pos = line_text.find(piece, start)
+            self._starts.append(pos)
+            self._pieces.append(piece)
+            start = pos + len(piece)
+        self._trimmed: dict[int, str] = {}
+
+    def _holds(self, i: int, col: int) -> bool:
+        return self._starts[i] <= col - 1 < self._starts[i] + len(self._pieces[i]) + 1
+
+    def at(self, col: int) -> str:
+        i = bisect_right(self._starts, col - 1) - 1
+        while i > 0 and self._holds(i - 1, col):  # the first sentence holding it wins
+            i -= 1
+        if not (i >= 0 and self._holds(i, col)):
+            i = -1  # in no sentence: the whole line
+        if i not in self._trimmed:
+            text = self._pieces[i] if i >= 0 else self._line
+            self._trimmed[i] = _trim(text.strip())
+        return self._trimmed[i]
+
+
+def _trim(text: str) -> str:
+    text = text.lstrip("-*+> ").strip()
+    return text if len(text) <= _MAX_SENTENCE else text[:_MAX_SENTENCE - 1] + "\u2026"

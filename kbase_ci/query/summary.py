@@ -20,10 +20,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from typing import Annotated
 
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.defining import about_the_page, defined_term
 from kbase_ci.query.prose import Sentence, read
+from kbase_ci.query.spec import Note, Param, Query, Session
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
 
@@ -116,3 +118,51 @@ def summary_answer(view: QueryView, path: str, *, extract: str = "summary") -> S
         [Heading(lv, text, ln) for lv, text, ln in headings],
         [Line(s.line, s.heading, s.text) for s in key_sentences(own, len(lead))],
         index=view.index_info())
+
+
+EXTRACTS = ("summary", "facts", "code-snippets")
+
+
+class SummarizeParams(Record):
+    note: Note
+    extract: Annotated[str, Param(choices=EXTRACTS,
+                                  help="what to extract (default: %(default)s)",
+                                  tool="summary, facts (defining sentences) or "
+                                       "code-snippets.")] = "summary"
+
+
+def _run(s: Session, p: SummarizeParams) -> SummaryAnswer:
+    view = s.view()
+    return summary_answer(view, view.lookup(p.note), extract=p.extract)
+
+
+def _lines(a: SummaryAnswer) -> list[str]:
+    lines = [f"{a.path} ({a.extract})"]
+    if a.lead is not None:
+        lines += [f"  {x.line}: {x.text}" for x in a.lead]
+    if a.outline:
+        lines.append("outline:")
+        lines += [f"  {'  ' * (h.level - 1)}{h.text} (line {h.line})" for h in a.outline]
+    if a.key_sentences:
+        lines.append("key sentences:")
+        lines += [f"  {x.line}: {x.text}" for x in a.key_sentences]
+    for f in a.facts or []:
+        lines.append(f"  {f.line}: [{f.term}] {f.text}")
+    for c in a.code_snippets or []:
+        lines += [f"  {c.line}: ```{c.language}  ({c.heading or 'top'})", c.code, "  ```"]
+    return lines
+
+
+def _found(a: SummaryAnswer) -> bool:
+    return bool(a.lead or a.outline or a.key_sentences or a.facts or a.code_snippets)
+
+
+QUERIES = [Query(
+    "summarize", ("summarize",), help="an extractive summary of a note, its facts or code",
+    description="Lead sentences, section outline and key sentences (by the note's own term "
+                "weights); --extract facts: defining sentences with their headings; "
+                "--extract code-snippets: fenced code with language and heading. No "
+                "model. Exit 0 found, 1 nothing to extract, 2 no such note.",
+    fold=("digest", "summarize"),
+    params=SummarizeParams, run=_run, text=_lines, found=_found,
+    lists=("lead", "facts", "code_snippets", "key_sentences", "outline"))]

@@ -16,10 +16,12 @@ no vectors (links alone then). bench/tag_suggest.py measures it on held-out note
 from __future__ import annotations
 
 from collections import Counter
+from typing import Annotated
 
 from kbase_ci.errors import UsageError
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.graph import NoteGraph
+from kbase_ci.query.spec import MAX_LIMIT, Note, Param, Query, Session
 from kbase_ci.query.trace import Trace
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
@@ -129,3 +131,28 @@ def suggest_answer(view: QueryView, note: str, *, limit: int = 5) -> SuggestAnsw
         trace("suggest", tag=spelled[r.tag], score=score, votes=len(r.votes))
     return SuggestAnswer(path, info.title, list(info.tags), len(neighbours), out,
                          view.index_info())
+
+
+class SuggestParams(Record):
+    note: Note
+    limit: Annotated[int, Param(ge=1, le=MAX_LIMIT, tool_le=100, help="most tags (default: 5)",
+                                tool="")] = 5
+
+
+def _suggest(s: Session, p: SuggestParams) -> SuggestAnswer:
+    return suggest_answer(s.view(), p.note, limit=p.limit)
+
+
+QUERIES = [Query(
+    "tags_suggest", ("tags", "suggest"),
+    help="tags a note probably lacks, from similar notes",
+    description="Tags of the notes most like NOTE (similar notes from the index's vectors, "
+                "and the notes it links with) that NOTE lacks, scored by how many of them "
+                "carry the tag and how rare it is. Exit 0 suggestions, 1 none, 2 no such "
+                "note.",
+    fold=("tags", "suggest"),
+    params=SuggestParams, run=_suggest,
+    text=lambda a: [f"#{s.tag}  {s.score}  (from {', '.join(s.sources)})"
+                    for s in a.suggestions]
+    or [f"no tag to suggest for {a.note} (from {a.neighbours} similar or linked notes)"],
+    found=lambda a: bool(a.suggestions), lists=("suggestions", "tags"))]

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import combinations
+from typing import Annotated
 
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.filters import check_tags, domain_key
+from kbase_ci.query.spec import MAX_LIMIT, Domain, Param, Query, Session, Tags, none_if_blank
 from kbase_ci.query.view import QueryView
 from kbase_ci.typedjson import Record, json_field
 
@@ -171,3 +173,66 @@ def _pairs(per_note: list[set[str]], shown: dict[str, str], exact: Counter[str],
         ranked = ranked[:limit]
     return [TagPair(shown[a], shown[b], n, round(n / (exact[a] + exact[b] - n), 4))
             for (a, b), n in ranked]
+
+
+class TagsParams(Record):
+    tree: Annotated[bool, Param(help="the tag hierarchy", tool="")] = False
+    stats: Annotated[bool, Param(help="pairs of tags used together",
+                                 tool="Pairs of tags used together.")] = False
+    limit: Annotated[int, Param(ge=0, le=MAX_LIMIT,
+                                help="pairs with --stats, 0 = all (default: 50)",
+                                tool="stats pairs (0: all).")] = 50
+
+
+def _tags(s: Session, p: TagsParams) -> TagsAnswer:
+    return tags_answer(s.view(), tree=p.tree, stats=p.stats, limit=p.limit)
+
+
+def _tag_lines(a: TagsAnswer) -> list[str]:
+    out: list[str] = []
+    if a.tree is not None:
+        stack: list[tuple[TagNode, int]] = [(n, 0) for n in reversed(a.tree)]
+        while stack:  # depth first, in order, without recursion
+            n, depth = stack.pop()
+            out.append(f"{'  ' * depth}{n.name}  {n.total}"
+                       + (f" ({n.count} exact)" if n.count != n.total else ""))
+            stack.extend((c, depth + 1) for c in reversed(n.children))
+    else:
+        out.extend(f"{t.total:>6} {t.count:>6}  #{t.tag}" for t in a.tags)
+    if a.cooccurrence is not None:
+        out.append("tags used together:")
+        out.extend(f"{p.count:>6}  #{p.a} + #{p.b}" for p in a.cooccurrence)
+    return out if a.tags else [f"no tags in the {a.notes} notes", *out]
+
+
+TAGS = Query(
+    "tags", ("tags",), help="tag counts, the tag tree and co-occurring tags",
+    description="count = notes with the tag itself, total = with it or a tag below it. "
+                "Exit 0 tags found, 1 no tags, 2 error.",
+    fold=("tags", "list"),
+    params=TagsParams, run=_tags, text=_tag_lines, found=lambda a: bool(a.tags),
+    lists=("tags", "tree", "cooccurrence"))
+
+
+class NotesParams(Record):
+    tags: Tags = ()
+    any_tag: Annotated[bool, Param(
+        flag="--any", help="notes with any of the tags (default: all of them)",
+        tool="Any of the tags, not all.")] = False
+    domain: Domain = None
+
+
+def _notes(s: Session, p: NotesParams) -> NotesAnswer:
+    return notes_answer(s.view(), tags=list(p.tags), any_tag=p.any_tag,
+                        domain=none_if_blank(p.domain))
+
+
+QUERIES = [TAGS, Query(
+    "notes", ("notes",), help="notes with given tags and domain",
+    description="Notes having every --tag (a tag matches the tags below it: rust matches "
+                "rust/async), or any of them with --any. Exit 0 notes found, 1 none, 2 "
+                "error.",
+    fold=("tags", "notes"),
+    params=NotesParams, run=_notes,
+    text=lambda a: [f"{n.path}  " + " ".join(f"#{t}" for t in n.tags) for n in a.notes],
+    found=lambda a: bool(a.notes), lists=("notes",))]

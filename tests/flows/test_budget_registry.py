@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from kbase_ci.query import registry
 from kbase_ci.query.answerlists import list_name, list_sizes, lists_of
 from kbase_ci.query.payload import ENVELOPE, cost
-from kbase_ci.query.tools import registry
 from tests.conftest import run_kbase
 from tests.querykit import indexed_repo
 
@@ -139,7 +139,7 @@ def _marks(root: Path, argv: list[str]) -> tuple[frozenset[str], tuple[str, ...]
     lists that give way last (the primary one first), from the parsed call."""
     from kbase_ci.cli.commandline import build_parser
     from kbase_ci.cli.queryrun import CliSession
-    from kbase_ci.query.tools.spec import fields_of
+    from kbase_ci.query.spec import fields_of
 
     args = build_parser(argv[0]).parse_args(["--root", str(root), *argv])
     query = next(q for q in registry.declared(args.command) if q.name == args.query_tool)

@@ -22,7 +22,7 @@ from mcp.types import CallToolResult, TextContent
 
 from kbase_ci.cli.commandline import _SHORT
 from kbase_ci.mcp.schema import CEILING, tokens
-from kbase_ci.query.tools.fold import FOLDS
+from kbase_ci.query.fold import FOLDS, members, tools
 
 QUERY_COMMANDS = _SHORT - {"check", "fix"}
 
@@ -102,11 +102,11 @@ def test_lists_every_tool_with_a_description_and_schema(demo: Path) -> None:
         listed = (await session.list_tools()).tools
         names = {t.name for t in listed}
         # One tool per query command of the CLI (`tags suggest` -> tags_suggest), or one
-        # for several, whose `action` names the command (kbase_ci.query.tools.fold)
+        # for several, whose `action` names the command (kbase_ci.query.fold)
         queries = {c.replace("-", "_") for c in QUERY_COMMANDS} | {"tags_suggest",
                                                                    "handover_latest"}
-        folded = {q: f.name for f in FOLDS for q in f.actions.values()}
-        assert names == {folded.get(q, q) for q in queries} and len(names) == 11
+        folded = {q.name: f.name for f in FOLDS for q in members(f).values()}
+        assert names == {folded.get(q, q) for q in queries} and len(names) == len(tools())
         for f in FOLDS:
             tool = next(t for t in listed if t.name == f.name)
             assert tool.input_schema["properties"]["action"]["enum"] == list(f.actions)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.query.tools import registry
+from kbase_ci.query import registry
 from tests.conftest import run_kbase
 from tests.querykit import indexed_repo
 

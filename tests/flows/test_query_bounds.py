@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 from conftest import GIT_ENV, REPO, run_kbase
 
-from kbase_ci.query.tools import registry
-from kbase_ci.query.tools.spec import MAX_BUDGET, MAX_DEPTH, MAX_LIMIT, fields_of
+from kbase_ci.query import registry
+from kbase_ci.query.choices import MAX_BUDGET
+from kbase_ci.query.spec import MAX_DEPTH, MAX_LIMIT, fields_of
 
 NOTES: dict[str, str | bytes] = {
     "A.md": "# A\n\nsee [[B]]\n", "B.md": "# B\n\nsee [[C]]\n", "C.md": "# C\n\nsee [[A]]\n",

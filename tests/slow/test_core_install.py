@@ -21,8 +21,8 @@ import pytest
 
 from kbase_ci.cli.commandline import COMMAND_EXTRAS, commands
 from kbase_ci.extras import EXTRAS, pip_line
-from kbase_ci.query.tools.registry import COMMANDS as QUERIES
-from kbase_ci.query.tools.registry import EXTRA as QUERY_EXTRA
+from kbase_ci.query.registry import COMMANDS as QUERIES
+from kbase_ci.query.registry import EXTRA as QUERY_EXTRA
 from tests.conftest import GIT_ENV, git, source_tree, write
 
 pytestmark = pytest.mark.slow

@@ -32,7 +32,7 @@ from kbase_ci.errors import IndexFormatError, KbaseError, UsageError
 from kbase_ci.index.reader import open_index
 from kbase_ci.parse.mentions import extract, heading_keys
 from kbase_ci.parse.parser import parse_note
-from kbase_ci.query.links import sentence_at
+from kbase_ci.query.snippets import sentence_at
 from kbase_ci.report.escape import md_text, terminal_text
 from kbase_ci.vault.config import parse_config
 from kbase_ci.vault.resolver import Resolver

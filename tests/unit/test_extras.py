@@ -13,8 +13,8 @@ import pytest
 from kbase_ci.cli.commandline import COMMAND_EXTRAS, commands
 from kbase_ci.errors import UsageError
 from kbase_ci.extras import EXTRAS, INCLUDES, MissingExtra, missing, modules, pip_line, require
-from kbase_ci.query.tools.registry import COMMANDS as QUERIES
-from kbase_ci.query.tools.registry import EXTRA
+from kbase_ci.query.registry import COMMANDS as QUERIES
+from kbase_ci.query.registry import EXTRA
 from tests.conftest import REPO
 
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]

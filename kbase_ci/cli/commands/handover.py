@@ -13,7 +13,7 @@ from kbase_ci.cli.queryargs import add_subcommand
 from kbase_ci.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from kbase_ci.handover.handovers import HandoverReport, PrReport, Question, check_notes, pr_report
 from kbase_ci.handover.scoring import Missing, NoteScore
-from kbase_ci.query.tools.handover import QUERIES
+from kbase_ci.query.handover import QUERIES
 from kbase_ci.report.findings import display_path
 
 
@@ -37,7 +37,7 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--head", default="HEAD", metavar="REV",
                    help="PR mode: the head commit (must be checked out; default HEAD)")
     c.add_argument("--no-cache", action="store_true", help="ignore the parse cache")
-    add_subcommand(hsub, QUERIES[0])  # `latest` is a query (kbase_ci.query.tools.handover)
+    add_subcommand(hsub, QUERIES[0])  # `latest` is a query (kbase_ci.query.handover)
 
 
 def run(args: argparse.Namespace) -> int:

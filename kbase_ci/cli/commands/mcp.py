@@ -11,21 +11,12 @@ from kbase_ci.errors import EXIT_OK, UsageError
 
 
 def tool_list() -> str:
-    """The tools `kbase mcp` serves, from the query registry: each tool, and the actions
-    of one that holds several queries (kbase_ci.query.tools.fold)."""
-    # Lazy: a hook run never builds this parser; `kbase --help` loads the registry anyway.
-    from kbase_ci.query.tools import registry
-    from kbase_ci.query.tools.fold import Fold
-    from kbase_ci.query.tools.spec import fields_of
+    """The tools `kbase mcp` serves, as the query registry's table says (generated from
+    the declarations: `kbase --help` builds this parser, and imports no query)."""
+    # Lazy: a hook run never builds this parser.
+    from kbase_ci.query.registry import TOOLS
 
-    def actions(tool: Any) -> tuple[str, ...]:
-        if isinstance(tool, Fold):
-            return tuple(tool.actions)
-        return next((f.param.choices for f in fields_of(tool.params)
-                     if f.name == tool.actions), ())
-
-    return ", ".join(f"{t.name} (action: {', '.join(actions(t))})" if actions(t) else t.name
-                     for t in registry.tools())
+    return TOOLS
 
 
 def add_parser(sub: Any) -> None:

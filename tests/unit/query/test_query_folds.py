@@ -1,29 +1,25 @@
-"""Folds (kbase_ci.query.tools.fold): several queries offered as one MCP tool whose
+"""Folds (kbase_ci.query.fold): several queries offered as one MCP tool whose
 `action` picks the query, each query still a tool's worth of answer (tests/flows/test_mcp.py
 asks them through the SDK's client)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.tools import registry
-from kbase_ci.query.tools.fold import FOLDS, Fold, args_of, as_tool, pick
-from kbase_ci.query.tools.spec import Query
+from kbase_ci.query import registry
+from kbase_ci.query.fold import FOLDS, args_of, as_tool, members, pick, tools
 
-
-def _queries(fold: Fold) -> dict[str, Query[Any, Any]]:
-    return {q.name: q for q in registry.every() if q.name in fold.actions.values()}
+_queries = members
 
 
 def test_every_query_is_a_tool_or_one_folds_action() -> None:
     names = [q.name for q in registry.every()]
-    folded = [q for f in FOLDS for q in f.actions.values()]
+    folded = [q.name for f in FOLDS for q in members(f).values()]
     assert len(folded) == len(set(folded)) and set(folded) <= set(names)
-    tools = [t.name for t in registry.tools()]
-    assert len(tools) == len(set(tools)) == len(names) - len(folded) + len(FOLDS)
+    assert set(folded) == {q.name for q in registry.every() if q.fold is not None}
+    offered = [t.name for t in tools()]
+    assert len(offered) == len(set(offered)) == len(names) - len(folded) + len(FOLDS)
     assert as_tool("backlinks", {"note": "A"}) == ("links", {"action": "backlinks",
                                                              "note": "A"})
     assert as_tool("read", {"note": "A"}) == ("read", {"note": "A"})
@@ -66,3 +62,17 @@ def test_a_parameter_the_queries_describe_otherwise_must_be_described() -> None:
     bare = tags._replace(described=None)
     with pytest.raises(ValueError, match="describe"):
         args_of(bare, _queries(bare))
+
+
+def test_a_folds_actions_are_its_queries_and_only_the_fold_describes_them() -> None:
+    """Membership is the query's field (`Query.fold`); the fold declares the order of its
+    actions and the one description an agent reads, so a folded query has none."""
+    for q in registry.every():
+        if q.fold is None:
+            assert q.tool and q.when, q.name
+            continue
+        assert not q.tool and not q.when, q.name  # never shown: the fold's text is
+        fold = next(f for f in FOLDS if f.name == q.fold[0])
+        assert q.fold[1] in fold.actions, q.name
+    for fold in FOLDS:
+        assert sorted(members(fold)) == sorted(fold.actions)

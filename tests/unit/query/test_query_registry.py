@@ -1,4 +1,4 @@
-"""The query registry (kbase_ci.query.tools) is the one declaration of every query: the
+"""The query registry (kbase_ci.query.registry) is the one declaration of every query: the
 CLI's parsers, the MCP tools and docs/mcp.md's tool table are made from it, so a query
 declared there (here: `echo`, added by a fixture) is a command, a tool and a table row
 at once, checked the same way on both sides; and typed answers read back what they
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,8 +23,8 @@ from kbase_ci.cli.commandline import COMMANDS, build_parser
 from kbase_ci.errors import UsageError
 from kbase_ci.mcp.server import build_server
 from kbase_ci.mcp.serverstate import ServerState
-from kbase_ci.query.tools import docs, registry
-from kbase_ci.query.tools.spec import Param, Query, Session, fields_of
+from kbase_ci.query import docs, registry
+from kbase_ci.query.spec import Param, Query, Session, fields_of
 from kbase_ci.typedjson import Record, json_field
 
 REPO = Path(__file__).resolve().parents[3]
@@ -61,10 +63,11 @@ ECHO = Query("echo", ("echo",), help="say the words again",
 
 @pytest.fixture
 def echo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    declared = registry.declared
-    monkeypatch.setattr(registry, "WORDS", (*registry.WORDS, "echo"))
-    monkeypatch.setattr(registry, "declared",
-                        lambda word: [ECHO] if word == "echo" else declared(word))
+    query = registry._query
+    monkeypatch.setattr(registry, "QUERIES",
+                        (*registry.QUERIES, ("echo", "echo", "echo", ECHO.help)))
+    monkeypatch.setattr(registry, "_query",
+                        lambda name, module: ECHO if name == "echo" else query(name, module))
     yield
 
 
@@ -143,15 +146,48 @@ def test_a_declared_query_is_a_docs_row(echo: None) -> None:
             "`kbase echo` | testing the registry |") in docs.render()
 
 
-def test_the_docs_table_is_current() -> None:
-    text = (REPO / "docs" / "mcp.md").read_text(encoding="utf-8")
-    assert docs.render() in text, \
-        "docs/mcp.md: run `python -m kbase_ci.query.tools.docs --write docs/mcp.md`"
+@pytest.mark.parametrize("target", ["registry.py", "mcp.md", "json-schema.md"])
+def test_what_is_generated_is_current(target: str) -> None:
+    """The registry's table (what `kbase --help` and `kbase mcp --help` show) and the
+    docs' tables are what the declarations make."""
+    path, _, _, make = next(g for g in docs.generated() if g[0].name == target)
+    assert make() in path.read_text(encoding="utf-8"), \
+        f"{path.relative_to(REPO)}: run `python -m kbase_ci.query.docs --write`"
+
+
+def test_the_registry_lists_every_declared_query_and_its_module() -> None:
+    assert [(q.name, q.words, module, q.help) for module, q in docs.declarations()] == \
+        list(registry.QUERIES)
+    assert [q.name for q in registry.every()] == [name for name, *_ in registry.QUERIES]
+
+
+def test_every_module_name_in_the_query_package_is_its_own() -> None:
+    """A jump to `links.py` lands on the one in kbase_ci/query (a query that grows into a
+    package of its own keeps its modules' names apart from its siblings')."""
+    package = REPO / "kbase_ci" / "query"
+    names = [p.name for p in package.rglob("*.py") if p.name != "__init__.py"]
+    assert sorted(names) == sorted(set(names))
+
+
+def test_help_imports_no_query() -> None:
+    """`kbase --help` and `kbase mcp --help` read the registry's table: no query module
+    (nor its answer code) is loaded to list the commands and tools."""
+    script = ("import sys, contextlib, io\n"
+              "from kbase_ci.cli.main import main\n"
+              "for argv in (['--help'], ['mcp', '--help']):\n"
+              "    with contextlib.redirect_stdout(io.StringIO()):\n"
+              "        main(argv)\n"
+              "print(sorted(m for m in sys.modules if m.startswith('kbase_ci.query.')))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True, cwd=REPO).stdout
+    # the registry, the declarations' types and choices; `kbase handover latest`'s own
+    assert out.strip() == str([f"kbase_ci.query.{m}" for m in
+                               ("choices", "handover", "registry", "spec")])
 
 
 def test_every_query_is_declared_once_and_offered_on_both_sides() -> None:
     queries = registry.every()
-    assert len({q.name for q in queries}) == len(queries) == 20
+    assert len({q.name for q in queries}) == len(queries) == len(registry.QUERIES)
     assert len({q.command for q in queries}) == len(queries)
     for q in queries:
         assert q.command[0] in COMMANDS, q.name

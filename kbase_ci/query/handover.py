@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from kbase_ci.query.tools.spec import Nothing, Param, Query, Session, none_if_blank
+from kbase_ci.query.spec import Nothing, Param, Query, Session, none_if_blank
 from kbase_ci.typedjson import Record
 
 if TYPE_CHECKING:  # the answer's code loads when a call runs (`kbase --help` loads this)
@@ -21,7 +21,7 @@ class LatestParams(Record):
 
 
 def _run(s: Session, p: LatestParams) -> HandoverAnswer:
-    # Lazy: `kbase --help` loads every declaration, not the answers' code
+    # Lazy: `kbase handover check` (a hook) builds this parser; `latest` loads its code
     from kbase_ci.handover.handovers import JSON_VERSION
     from kbase_ci.handover.latest import (
         HandoverAnswer,

@@ -23,6 +23,7 @@ from typing import (
 )
 
 from kbase_ci.errors import UsageError
+from kbase_ci.query.choices import MAX_BUDGET
 from kbase_ci.typedjson import MISSING, Record
 
 if TYPE_CHECKING:
@@ -39,8 +40,6 @@ MAX_DEPTH = 100
 changes nothing, and a depth of 10**12 spun forever (issue 28)."""
 MAX_LIMIT = 100_000
 """Most entries a list may be asked for (`--limit`, and the `--min-*` thresholds)."""
-MAX_BUDGET = 1_000_000
-"""Largest `--max-tokens` / `max_tokens`."""
 MAX_SECONDS = 3600
 """Longest `--timeout` of a query that takes one."""
 
@@ -171,16 +170,20 @@ class Query(Record, Generic[P, A]):
     """The CLI's words: `("tags", "suggest")` is `kbase tags suggest`."""
     help: str
     """The CLI's one-line help."""
-    tool: str
-    """The MCP tool's description: when an agent should call it."""
-    when: str
-    """docs/mcp.md: when an agent calls it, in a few words."""
     params: type[P]
     run: Callable[[Session, P], A]
     text: Callable[[A], list[str]]
     """The text form (`--format text`), made from the answer (trimmed to a budget, too)."""
     found: Callable[[A], bool]
     """Exit 0 when True, else 1 (`--format text` and JSON alike)."""
+    tool: str = ""
+    """The MCP tool's description: when an agent should call it ("": an action of a
+    fold, which says it)."""
+    when: str = ""
+    """docs/mcp.md: when an agent calls it, in a few words ("": a fold's action)."""
+    fold: tuple[str, str] | None = None
+    """Offered to agents as an action of a fold (kbase_ci.query.fold): (the fold's tool
+    name, this query's `action` in it)."""
     lists: tuple[str, ...] | Callable[[P], tuple[str, ...]] = ()
     """The answer's lists that say what it is for, most first (or, for a call, which
     ones: a graph action's): the first one the answer has is its primary list. A token
@@ -216,6 +219,12 @@ class Query(Record, Generic[P, A]):
     @property
     def words(self) -> str:
         return " ".join(self.command)
+
+    @property
+    def budget(self) -> Arg:
+        """Its `--max-tokens`: its parameters' own (`context`'s), else `BUDGET_ARG`."""
+        return next((f for f in fields_of(self.params) if f.name == BUDGET_ARG.name),
+                    BUDGET_ARG)
 
     def marks(self, params: P, answer: A) -> tuple[frozenset[str], tuple[str, ...]]:
         """What a budget never cuts in `answer`, and its lists in the order they give
@@ -266,7 +275,7 @@ def check(f: Arg, value: Any) -> None:
 
 def refuse_unused(action: str, given: Mapping[str, Any], offered: Sequence[str],
                   needs: Iterable[str] = ()) -> None:
-    """A call of a tool with actions (`graph`'s, a fold's: kbase_ci.query.tools.fold)
+    """A call of a tool with actions (`graph`'s, a fold's: kbase_ci.query.fold)
     gives only what its action takes (`offered`, in order): a value given for another
     action is an error, not silently dropped (None, False and an empty list are "not
     given"), naming what the action takes instead (`needs`: what it cannot do without,
@@ -286,11 +295,25 @@ def refuse_unused(action: str, given: Mapping[str, Any], offered: Sequence[str],
 BUDGET = ("the answer printed (JSON, text or picture) stays within N tokens: lists are cut "
           "from their least relevant end and `truncated` (a last line in text) says what "
           "went")
-"""`--max-tokens`, which every query takes."""
-BUDGET_TOOL = ""
-"""`max_tokens` of a tool: described once, in kbase_ci.mcp.server.INSTRUCTIONS."""
+"""What `--max-tokens` does."""
 MAX_TOKENS = 8000
 """A tool's answer stays within this many tokens unless the call asks for another budget."""
+BUDGET_ARG = Arg("max_tokens", int, True, False, None, Param(
+    metavar="N", ge=0, le=MAX_BUDGET, tool="",
+    help=BUDGET + f" (default: `query.max_tokens` of .kbase.yml, {MAX_TOKENS}; 0: no limit)"))
+"""`--max-tokens` / `max_tokens`, which every query takes, printed with the options every
+query takes (kbase_ci.cli.queryargs), unless its parameters declare their own (`context`'s,
+whose text keeps to it). The CLI's None is `.kbase.yml`'s `query.max_tokens` and 0 no
+limit (kbase_ci.query.payload.check_budget, the one check of a budget's value); a tool's
+is `tool_budget`. A tool describes it once, in kbase_ci.mcp.server.INSTRUCTIONS (`tool`
+""), as every tool's schema is in every agent's context."""
+
+
+def tool_budget() -> Arg:
+    """`max_tokens` of a tool: `MAX_TOKENS` unless asked (the server reads no
+    `.kbase.yml` budget), at least 1 (an agent gets no unbounded answer)."""
+    return BUDGET_ARG._replace(optional=False, default=MAX_TOKENS,
+                               param=BUDGET_ARG.param._replace(ge=1))
 
 Note = Annotated[str, Param(metavar="NOTE", positional=True, tool="")]
 Tags = Annotated[tuple[str, ...], Param(

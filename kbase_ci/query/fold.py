@@ -7,16 +7,19 @@ parameters costs about half of what they cost apart. The CLI keeps a command per
 A folded parameter is described as `graph`'s are (`Param.actions`: the actions taking
 it; `Param.by_action`: their defaults where they differ, the tool leaving it None), and a
 call is checked as `graph`'s is (`spec.refuse_unused`), then runs the action's query with
-what it takes: its answer is the one its own tool gave.
+what it takes: its answer is the one its own tool gave. A query says which fold it is an
+action of (`Query.fold`); a fold declares its actions' order and the description agents
+read (a folded query has none of its own).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kbase_ci.errors import UsageError
-from kbase_ci.query.tools.spec import Arg, Param, Query, fields_of, refuse_unused
+from kbase_ci.query import registry
+from kbase_ci.query.spec import BUDGET_ARG, Arg, Param, Query, fields_of, refuse_unused
 from kbase_ci.typedjson import MISSING, Record
 
 
@@ -25,8 +28,9 @@ class Fold(Record):
 
     name: str
     """The MCP tool's name."""
-    actions: Mapping[str, str]
-    """Each `action` value and the query (its MCP name, `Query.name`) it runs."""
+    actions: tuple[str, ...]
+    """The `action` values, in the order the tool offers them; each is the action of the
+    query whose `Query.fold` names this fold and it."""
     tool: str
     """The tool's description: which action when, and what each takes."""
     when: str
@@ -36,7 +40,7 @@ class Fold(Record):
 
 
 FOLDS = (
-    Fold("links", {"explore": "explore", "links": "links", "backlinks": "backlinks"},
+    Fold("links", ("explore", "links", "backlinks"),
          tool="What connects to a `note`: `explore` what is around it (paths only); the "
               "`links` it makes, each with line and sentence (`path` null: not written yet; "
               "`unlinked`: notes naming it without a link instead); `backlinks` to it, with "
@@ -46,21 +50,20 @@ FOLDS = (
               "each with line and sentence, URLs in `external` (`links`); who links to a "
               "note, and in what sentence (`backlinks`)",
          described={"unlinked": "", "concise": "Paths (and lines) only."}),
-    Fold("reading_order", {"prerequisites": "prerequisites", "order": "reading_order"},
+    Fold("reading_order", ("prerequisites", "order"),
          tool="Foundations first: the `prerequisites` of a `note`; an `order` to read the "
               "notes near `start`, with `tags` and `domain`, or all.",
          when="what to read before a note on an unfamiliar subject (`prerequisites`); "
               "planning the reading of a topic (`order`)",
          described={"depth": "", "start": ""}),
-    Fold("tags", {"list": "tags", "suggest": "tags_suggest", "notes": "notes"},
+    Fold("tags", ("list", "suggest", "notes"),
          tool="`list` the tags with note counts (`tree`: hierarchy, `stats`: tags used "
               "together); the `notes` with all `tags` (`any_tag`: any), in `domain`; "
               "`suggest` tags for a `note`.",
          when="the tag vocabulary (`list`); notes by tag and domain (`notes`); tags a "
               "note lacks, from similar and linked notes (`suggest`)",
          described={"limit": "", "stats": "", "any_tag": ""}),
-    Fold("digest", {"summarize": "summarize", "concept": "concept", "concepts": "concepts",
-                    "compare": "compare", "auto_index": "auto_index"},
+    Fold("digest", ("summarize", "concept", "concepts", "compare", "auto_index"),
          tool="`summarize` a `note` (`extract` facts or code); `concept` `name`: its "
               "definition and where it is discussed; `concepts`: the recurring terms; "
               "`compare` `a` with `b` (notes or domains) on a `concept`; `auto_index`: an "
@@ -76,28 +79,41 @@ FOLDS = (
 )
 
 
-def folded(name: str) -> Fold | None:
-    """The fold whose actions include query `name`, if any."""
-    return next((f for f in FOLDS if name in f.actions.values()), None)
+def members(fold: Fold) -> dict[str, Query[Any, Any]]:
+    """Each action of `fold` and the query it runs, in the fold's order."""
+    got = {q.fold[1]: q for q in registry.every() if q.fold and q.fold[0] == fold.name}
+    return {action: got[action] for action in fold.actions}
+
+
+def tools(queries: Iterable[Query[Any, Any]] | None = None) -> list[Query[Any, Any] | Fold]:
+    """What `kbase mcp` offers, in registry order: each query (of `queries`, default
+    the registry's), or the fold holding it in place of the fold's first query."""
+    folds = {f.name: f for f in FOLDS}
+    out: list[Query[Any, Any] | Fold] = []
+    for q in registry.every() if queries is None else queries:
+        tool = q if q.fold is None else folds[q.fold[0]]
+        if not any(t is tool for t in out):
+            out.append(tool)
+    return out
 
 
 def as_tool(query: str, arguments: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """The tool call asking query `query` (its MCP name when it had a tool of its own)
     with `arguments`: the fold's name and its `action`, if folded."""
-    fold = folded(query)
+    fold = registry.named(query).fold
     if fold is None:
         return query, dict(arguments)
-    action = next(a for a, q in fold.actions.items() if q == query)
-    return fold.name, {"action": action, **arguments}
+    return fold[0], {"action": fold[1], **arguments}
 
 
 def args_of(fold: Fold, queries: Mapping[str, Query[Any, Any]]) -> list[Arg]:
-    """The tool's parameters: `action`, then each query's (in action order) once, a
-    parameter not every action takes (or not with one default) being optional, with the
-    actions taking it and their defaults (`Param.actions`, `Param.by_action`)."""
+    """The tool's parameters (`queries`: its `members`): `action`, then each query's (in
+    action order) once, a parameter not every action takes (or not with one default)
+    being optional, with the actions taking it and their defaults (`Param.actions`,
+    `Param.by_action`)."""
     takers: dict[str, list[tuple[str, Arg]]] = {}
-    for action, name in fold.actions.items():
-        for f in fields_of(queries[name].params):
+    for action, query in queries.items():
+        for f in fields_of(query.params):
             if f.param.tool is not None:
                 takers.setdefault(f.name, []).append((action, f))
     out = [Arg("action", str, False, False, MISSING,
@@ -139,11 +155,11 @@ def pick(fold: Fold, queries: Mapping[str, Query[Any, Any]], arguments: Mapping[
     parameter its action does not take is refused (as `graph` refuses one), one it needs
     and lacks is named, a bound of its own (`Param.tool_le`) is checked."""
     action = arguments["action"]
-    query = queries[fold.actions[action]]
+    query = queries[action]
     own = {f.name: f for f in fields_of(query.params) if f.param.tool is not None}
     given = {k: v for k, v in arguments.items() if k != "action"}
     required = [n for n, f in own.items() if f.required]
-    refuse_unused(action, {k: v for k, v in given.items() if k != "max_tokens"}, list(own),
+    refuse_unused(action, {k: v for k, v in given.items() if k != BUDGET_ARG.name}, list(own),
                   required)
     missing = [n for n in required if given.get(n) in (None, "")]
     if missing:
@@ -155,4 +171,4 @@ def pick(fold: Fold, queries: Mapping[str, Query[Any, Any]], arguments: Mapping[
             raise UsageError(f"{name} must be at most {high} for action {action}, not {value}",
                              parameter=name)
     return query, {k: v for k, v in given.items()
-                   if v is not None and (k in own or k == "max_tokens")}
+                   if v is not None and (k in own or k == BUDGET_ARG.name)}
