@@ -80,7 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         diff.prefetch_hook_git(Path.cwd().resolve())
     try:
-        with collector_off():
+        # `argv` None: the process's own command line, whose end is the process's.
+        with collector_off(last=argv is None):
             return _main(args_list, word)
     finally:
         if ahead:

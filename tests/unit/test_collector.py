@@ -6,7 +6,11 @@ collector by the next command in the same process."""
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+from conftest import run_kbase
 
 from kbase_ci.collector import collector_off
 
@@ -50,3 +54,32 @@ def test_objects_frozen_by_someone_else_stay_theirs() -> None:
         assert gc.get_freeze_count() == before  # not unfrozen by us either
     finally:
         gc.unfreeze()
+
+
+class _Node:
+    link: object = None
+
+
+def test_a_block_that_is_not_the_process_last_leaves_its_cycles_collectable() -> None:
+    """A caller running commands in one process (the tests' in-process CLI): frozen,
+    the cycles each command left (an SQLite connection in one is an open file) were
+    never collected, and a test worker ran out of file descriptors."""
+    import weakref
+
+    with collector_off(last=False):
+        node = _Node()
+        node.link = node
+        ref = weakref.ref(node)
+        del node
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert ref() is None
+
+
+def test_the_cli_called_with_arguments_freezes_nothing(
+        make_repo: Callable[..., Path]) -> None:
+    root = make_repo({"a.md": "# A\n\n[[b]]\n", "b.md": "# B\n"})
+    assert gc.get_freeze_count() == 0
+    proc = run_kbase("check", "--all", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert gc.get_freeze_count() == 0
