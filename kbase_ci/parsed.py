@@ -10,7 +10,9 @@ the parse cache and the index store them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
+
+from kbase_ci.typedjson import Check, Record, between
 
 # Bump whenever parser output changes for the same input: it keys the parse cache.
 PARSER_VERSION = 3
@@ -18,6 +20,27 @@ PARSER_VERSION = 3
 LinkStyle = Literal["wiki", "markdown"]
 AnchorKind = Literal["none", "heading", "block"]
 Severity = Literal["error", "warning"]
+
+
+def repo_path(value: str) -> bool:
+    """A path git could have named: relative, no empty, `.`, `..` or `.git` part, no
+    NUL. Anything else git allows (a tab, a backslash, a newline) is a real file name
+    kbase itself reports, so it is accepted: every sink escapes it (report.escape), and
+    a link to it is percent-encoded, so it cannot steer a link elsewhere."""
+    parts = value.split("/")
+    return not (not value or value.startswith("/") or "\0" in value
+                or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts))
+
+
+# What JSON written elsewhere (a fork's report.json) is checked against when a record
+# that declares them is decoded (`typedjson.decode`); kbase's own values pass.
+Text = Annotated[str, Check(lambda v: len(v) <= 100_000, "at most 100000 characters")]
+Count = Annotated[int, between(0, 2**53 - 1)]
+RepoPath = Annotated[Text, Check(repo_path, "a relative path inside the repository")]
+MAX_ITEMS = 500_000
+T = TypeVar("T")
+Many = Annotated[tuple[T, ...], Check(lambda v: len(v) <= MAX_ITEMS,
+                                      f"at most {MAX_ITEMS} items")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,32 +210,20 @@ class ParsedNote:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Record, json=("path", "line", "col", "code", "check", "severity", "message",
+                            "suggestion")):
     """One reported problem, at `path:line:col`. The only thing checks return."""
 
-    path: str
-    line: int
-    col: int
-    code: str
-    message: str
+    path: RepoPath
+    line: Count
+    col: Count
+    code: Text
+    message: Text
     severity: Severity = "error"
-    check: str = ""
+    check: Text = ""
     """Name of the registry entry that produced it (`links`, `tags`, ...)."""
-    suggestion: str | None = None
+    suggestion: Text | None = None
     """A replacement the user probably meant (`[[New]]`), when there is one."""
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.col, self.code, self.message)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "line": self.line,
-            "col": self.col,
-            "code": self.code,
-            "check": self.check,
-            "severity": self.severity,
-            "message": self.message,
-            "suggestion": self.suggestion,
-        }

@@ -195,6 +195,9 @@ def _decode(tp: Any, value: Any) -> Any:
 def _record(tp: Any, value: Mapping[str, Any], hidden: Mapping[str, Any]) -> Any:
     types = field_types(tp)
     given = dict(hidden)
+    if tp._shape is not None:
+        _shaped(tp._shape, types, value, given)
+        return tp(**given)
     for name, key, omit in tp._out:
         if key in value:
             given[name] = _decode(types[name], value[key])
@@ -202,3 +205,17 @@ def _record(tp: Any, value: Mapping[str, Any], hidden: Mapping[str, Any]) -> Any
             given[name] = None
     return tp(**given)
 
+
+
+def _shaped(shape: Any, types: dict[str, Any], value: Mapping[str, Any],
+            given: dict[str, Any]) -> None:
+    """The fields of a record whose JSON is shaped (`record.Shape`) into `given`."""
+    for part, key, what in shape.entries:
+        if part == "field" and key in value:
+            given[what[0]] = _decode(types[what[0]], value[key])
+        elif part == "field" and what[1]:
+            given[what[0]] = None
+        elif part == "group":
+            _shaped(what, types, value.get(key, {}), given)
+        elif part == "flat":
+            given[what] = _decode(types[what], value)
