@@ -250,7 +250,8 @@ class Record:
             raise TypeError(f"{cls.__name__}() has no field {next(iter(kwargs))}")
 
     def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, n) for n in self._fields)
+        """What equality and the hash compare."""
+        return tuple(getattr(self, n) for n in self._compared)
 
     def _replace(self, **changes: Any) -> Self:
         return type(self)(**{**{n: getattr(self, n) for n in self._fields}, **changes})
@@ -264,11 +265,10 @@ class Record:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        names = self._compared
-        return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
+        return self._values() == other._values()
 
     def __hash__(self) -> int:
-        return hash(tuple(getattr(self, n) for n in self._compared))
+        return hash(self._values())
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields)
