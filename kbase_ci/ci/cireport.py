@@ -17,8 +17,8 @@ from kbase_ci.parsed import Count, Finding, Many, RepoPath, Severity, Text, repo
 from kbase_ci.typedjson import Check, Record, ShapeError, decode, json_field, matching
 from kbase_ci.vault.linkgraph import Gap, Orphan
 
-FORMAT = "kbase-ci-report"
-VERSION = 1
+FORMAT: Literal["kbase-ci-report"] = "kbase-ci-report"
+VERSION: Literal[1] = 1
 FindingStatus = Literal["new", "fixed", "pre-existing", "present"]
 """`present`: a report without a base commit (a push), where nothing can be new."""
 FailOn = Literal["new", "all", "none"]

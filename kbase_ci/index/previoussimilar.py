@@ -5,13 +5,14 @@ changed, and each unchanged note's previous list renumbered (or None to recomput
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kbase_ci.index.blocks import Embeddings
 from kbase_ci.index.layout import LINKS_FILE
 from kbase_ci.index.previous import PreviousIndex, Row
 from kbase_ci.index.similar import note_vectors
 from kbase_ci.index.vectors import unit_matrix
+from kbase_ci.vault.indextables import NotesCore
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,12 +34,12 @@ def similar_inputs(previous: PreviousIndex, paths: Sequence[str], blobs: Sequenc
     if previous.manifest.embeddings != embeddings:
         return None
     core = previous.core()
-    if core is None or core.get("similar_k") != k:
+    if core is None or core.similar_k != k:
         return None
     lists = previous.similar_lists(k)
     if lists is None:
         return None
-    prev_paths: list[str] = core["paths"]
+    prev_paths: list[str] = core.paths
     prev_no = {p: i for i, p in enumerate(prev_paths)}
     number = {p: i for i, p in enumerate(paths)}
     wanted = {prev_no[p] for p in rebuilt if p in prev_no}
@@ -49,7 +50,7 @@ def similar_inputs(previous: PreviousIndex, paths: Sequence[str], blobs: Sequenc
     prev_linked = None if same_links else _linked(previous, len(prev_paths))
     if not same_links and prev_linked is None:
         return None
-    prev_blob: list[str] = core["blobs"]
+    prev_blob = core.blobs or []
     same_paths = prev_paths == list(paths)
     changed: list[bool] = []
     old: list[Row | None] = []
@@ -102,13 +103,13 @@ def _linked(previous: PreviousIndex, n: int) -> list[set[int]] | None:
 
 
 
-def _note_vectors(previous: PreviousIndex, core: dict[str, Any], dim: int,
+def _note_vectors(previous: PreviousIndex, core: NotesCore, dim: int,
                   wanted: set[int]) -> dict[int, npt.NDArray[np.float64]] | None:
     """Previous vectors of the `wanted` notes, from the previous shard files."""
     import numpy as np
 
     out: dict[int, npt.NDArray[np.float64]] = {}
-    groups, group = core["groups"], core["group"]
+    groups, group = core.groups, core.group
     for sid in sorted({groups[group[i]][0] for i in wanted}):
         got = previous.shard_vectors(sid)
         if got is None:
