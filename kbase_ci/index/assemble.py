@@ -42,10 +42,9 @@ from kbase_ci.index.manifest import (
 from kbase_ci.index.mentions import write_concepts
 from kbase_ci.index.modelfolder import STATIC, library
 from kbase_ci.index.previous import PreviousIndex
-from kbase_ci.index.previoussimilar import similar_inputs
 from kbase_ci.index.shardbuild import read_chunk_notes
 from kbase_ci.index.shards import ShardSpec
-from kbase_ci.index.similar import note_vectors, similar_notes
+from kbase_ci.index.similar import note_vectors, similar_inputs, similar_notes
 from kbase_ci.index.tables import links_table, notes_table, write_links, write_notes
 from kbase_ci.index.unlinked import write_mentions
 from kbase_ci.parsed import ParsedNote

@@ -1,6 +1,6 @@
 """What the previous index at the target says, for an incremental build: its similar
 lists and the note vectors they were computed from (what an incremental build makes of
-them: kbase_ci.index.previoussimilar).
+them: kbase_ci.index.similar, `similar_inputs`).
 
 Only files whose sha256 matches the previous manifest are used; anything missing,
 modified, or built with another model or `similar` setting means "recompute it all".
