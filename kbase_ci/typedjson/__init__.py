@@ -33,7 +33,7 @@ from kbase_ci.typedjson.decoding import (
     matching,
     shown,
 )
-from kbase_ci.typedjson.record import MISSING, Record, json_field
+from kbase_ci.typedjson.record import MISSING, Record, Row, json_field
 
-__all__ = ["MISSING", "Check", "Record", "ShapeError", "at_least", "between", "decode",
+__all__ = ["MISSING", "Check", "Record", "Row", "ShapeError", "at_least", "between", "decode",
            "encode", "json_field", "matching", "shown"]

@@ -37,6 +37,7 @@ from typing import Any, ClassVar, Self, TypeVar
 from kbase_ci.typedjson.compiled import (
     PLAIN,
     compile_init,
+    compile_row_codec,
     compile_to_json,
     jsonable,
     read_back,
@@ -170,6 +171,8 @@ class Record:
     _shape: ClassVar[Shape | None] = None
     """Set when the JSON is shaped other than the fields in order (`json_field`'s
     `within`, `flatten`, `as_json`; the class keyword `json`: the keys in order)."""
+    _rows: ClassVar[bool] = False
+    """A `Row`: its JSON is its values in order."""
     _kw_only: ClassVar[bool] = False
     _made: ClassVar[int] = 0
     _jsoned: ClassVar[int] = 0
@@ -219,8 +222,10 @@ class Record:
         if "__init__" not in ns:
             type.__setattr__(cls, "__init__", Record.__init__)
         if "to_json" not in ns:
-            type.__setattr__(cls, "to_json", Record.to_json if cls._shape is None
-                             else _shaped_to_json)
+            type.__setattr__(cls, "to_json", Row.to_json if cls._rows else Record.to_json
+                             if cls._shape is None else _shaped_to_json)
+        if cls._rows and "from_json" not in ns:
+            type.__setattr__(cls, "from_json", Row.__dict__["from_json"])
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
@@ -304,6 +309,32 @@ class Record:
         """Its fields the JSON leaves out (`json_field(hidden=True)`): what reading its
         JSON back needs besides (`from_json`)."""
         return {n: getattr(self, n) for n, o in type(self)._options.items() if o.hidden}
+
+
+class Row(Record):
+    """A record whose JSON is a list: its fields' values in order, a nested `Row` as its
+    own list (`[path, title, [[tag, line, col, source], ...], ...]`). For what is stored
+    many times and read back by kbase alone (the parse cache's notes), where keys would
+    be most of the bytes; `from_json` reads it back without checking it."""
+
+    __slots__ = ()
+    _rows = True
+
+    def to_json(self) -> list[Any]:  # type: ignore[override]  # a list, not an object
+        cls = type(self)
+        write, read = compile_row_codec(cls)
+        type.__setattr__(cls, "to_json", write)
+        type.__setattr__(cls, "from_json", staticmethod(read))
+        return write(self)
+
+    @classmethod
+    def from_json(cls, data: Any, **hidden: Any) -> Self:
+        """The record whose `to_json()` is `data` (a list)."""
+        write, read = compile_row_codec(cls)
+        type.__setattr__(cls, "to_json", write)
+        type.__setattr__(cls, "from_json", staticmethod(read))
+        out: Self = read(data)
+        return out
 
 
 def _shaped_to_json(self: Record) -> dict[str, Any]:
