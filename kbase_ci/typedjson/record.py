@@ -5,7 +5,8 @@ notes: int = 0`, and gets an `__init__` (positional, or keyword only with `class
 X(Record, kw_only=True)`), equality, a hash, a repr and `_replace`, as a frozen dataclass
 would (type checkers are told so: `dataclass_transform`).
 
-Its JSON is made at the edge by `to_json()`: keys in field order, and per field, through
+Its JSON is made at the edge by `to_json()`: keys in field order (or as the class keyword
+`json` orders them, properties among them: `Shape`), and per field, through
 `json_field(...)` as its default: `key=` where the JSON key is no Python name (`from`),
 `omit=True` to leave it out while None (and read it as None when absent), `hidden=True`
 for one only the text form uses, and for budgets (kbase_ci.query.payload, through
