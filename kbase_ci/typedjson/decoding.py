@@ -272,44 +272,10 @@ def _mapping(key: Decoder, item: Decoder, key_kind: Any, item_kind: Any) -> Deco
 
 
 def _record(kind: type[Record]) -> Decoder:
+    """A record's decoder: a reader per key (`_readers`), then its `_problem` rule."""
     types = field_types(kind)
-    if kind._shape is not None:
-        return _shaped(kind, types)
-    fields = [(name, key, decoder(types[name]), omit,
-               omit or name in kind._defaults or name in kind._factories)
-              for name, key, omit in kind._out]
-    rule = getattr(kind, "_problem", None)
-
-    def check(value: Any) -> Any:
-        if type(value) is not dict:
-            raise ShapeError(f"should be an object, not {shown(value)}")
-        got = {}
-        for name, key, field_decoder, omit, optional in fields:
-            if key in value:
-                try:
-                    got[name] = field_decoder(value[key])
-                except ShapeError as exc:
-                    raise exc.at(f".{key}") from None
-            elif not optional:
-                raise ShapeError("is missing").at(f".{key}")
-            elif omit and name not in kind._defaults:
-                got[name] = None
-        made = kind(**got)
-        why = rule(made) if rule is not None else None  # a rule between fields
-        if why is not None:
-            raise ShapeError(why)
-        return made
-    return check
-
-
-Reader = Callable[[dict[str, Any], dict[str, Any]], None]
-"""Reads its part of a record's JSON object into the record's arguments."""
-
-
-def _shaped(kind: type[Record], types: dict[str, Any]) -> Decoder:
-    """The decoder of a record whose JSON is shaped (`record.Shape`)."""
-    assert kind._shape is not None
-    readers = _readers(kind, kind._shape, types)
+    readers = _readers(kind, kind._shape, types) if kind._shape is not None else \
+        [_field(kind, name, key, omit, decoder(types[name])) for name, key, omit in kind._out]
     rule = getattr(kind, "_problem", None)
 
     def check(value: Any) -> Any:
@@ -319,11 +285,16 @@ def _shaped(kind: type[Record], types: dict[str, Any]) -> Decoder:
         for read in readers:
             read(value, got)
         made = kind(**got)
-        why = rule(made) if rule is not None else None
+        why = rule(made) if rule is not None else None  # a rule between fields
         if why is not None:
             raise ShapeError(why)
         return made
     return check
+
+
+Reader = Callable[[dict[str, Any], dict[str, Any]], None]
+"""Reads its part of a record's JSON object into the record's arguments (a field, a
+group of fields, a flattened record: `record.Shape`)."""
 
 
 def _readers(kind: type[Record], shape: Any, types: dict[str, Any]) -> list[Reader]:
