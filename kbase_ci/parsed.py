@@ -4,13 +4,15 @@ Names follow the pipeline (zk's habit): a `Link` is what the text says, a
 `ResolvedLink` (in `resolver`) is what it points at. Every position is 1-based;
 columns count Unicode code points, as editors and `path:line:col` readers do.
 All records are frozen and JSON round-trippable (`to_json`/`from_json`) because
-the parse cache and the index store them.
+the parse cache and the index store them: as `typedjson.Row`s, a list of values per
+record (compact, and fast to decode for 10k cached notes).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
+
+from kbase_ci.typedjson import Check, Record, Row, between, json_field
 
 # Bump whenever parser output changes for the same input: it keys the parse cache.
 PARSER_VERSION = 3
@@ -20,8 +22,28 @@ AnchorKind = Literal["none", "heading", "block"]
 Severity = Literal["error", "warning"]
 
 
-@dataclass(frozen=True, slots=True)
-class Heading:
+def repo_path(value: str) -> bool:
+    """A path git could have named: relative, no empty, `.`, `..` or `.git` part, no
+    NUL. Anything else git allows (a tab, a backslash, a newline) is a real file name
+    kbase itself reports, so it is accepted: every sink escapes it (report.escape), and
+    a link to it is percent-encoded, so it cannot steer a link elsewhere."""
+    parts = value.split("/")
+    return not (not value or value.startswith("/") or "\0" in value
+                or any(p in ("", ".", "..") or p.lower() == ".git" for p in parts))
+
+
+# What JSON written elsewhere (a fork's report.json) is checked against when a record
+# that declares them is decoded (`typedjson.decode`); kbase's own values pass.
+Text = Annotated[str, Check(lambda v: len(v) <= 100_000, "at most 100000 characters")]
+Count = Annotated[int, between(0, 2**53 - 1)]
+RepoPath = Annotated[Text, Check(repo_path, "a relative path inside the repository")]
+MAX_ITEMS = 500_000
+T = TypeVar("T")
+Many = Annotated[tuple[T, ...], Check(lambda v: len(v) <= MAX_ITEMS,
+                                      f"at most {MAX_ITEMS} items")]
+
+
+class Heading(Row):
     """A Markdown heading of a note (ATX or setext)."""
 
     level: int
@@ -32,8 +54,7 @@ class Heading:
     """Texts of the enclosing headings, outermost first."""
 
 
-@dataclass(frozen=True, slots=True)
-class BlockId:
+class BlockId(Row):
     """A `^id` block marker, the target of `[[note#^id]]`."""
 
     id: str
@@ -41,8 +62,7 @@ class BlockId:
     """Line of the `^id` marker."""
 
 
-@dataclass(frozen=True, slots=True)
-class Tag:
+class Tag(Row):
     """A `#tag` in the text or a tag listed in the frontmatter."""
 
     name: str
@@ -52,8 +72,7 @@ class Tag:
     source: Literal["inline", "frontmatter"] = "inline"
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+class Link(Row):
     """A link as written in a note (wiki or Markdown, link or embed), before resolution."""
 
     style: LinkStyle
@@ -91,8 +110,7 @@ class Link:
         return self.subpath[1:] if self.anchor_kind == "block" else None
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(Row):
     """A problem found while parsing one note (bad UTF-8, bad YAML, ...)."""
 
     code: str
@@ -102,8 +120,7 @@ class Diagnostic:
     severity: Severity = "warning"
 
 
-@dataclass(frozen=True, slots=True)
-class Suppression:
+class Suppression(Row):
     """An inline `<!-- kbase-ignore CODES -->` or `%% kbase-ignore CODES %%` comment."""
 
     line: int
@@ -116,8 +133,7 @@ class Suppression:
     non-blank line; 0 for `kbase-ignore-file` (the whole note)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedNote:
+class ParsedNote(Row):
     """Everything the parse stage knows about one note."""
 
     path: str
@@ -126,7 +142,7 @@ class ParsedNote:
     """File name without extension (Obsidian's note name)."""
     aliases: tuple[str, ...] = ()
     tags: tuple[Tag, ...] = ()
-    frontmatter: dict[str, Any] = field(default_factory=dict)
+    frontmatter: dict[str, Any] = json_field(default_factory=dict)
     """JSON-safe values only (dates become ISO strings)."""
     frontmatter_end: int = 0
     """Last line of the frontmatter block (0 when there is none)."""
@@ -142,77 +158,21 @@ class ParsedNote:
     def __hash__(self) -> int:  # frontmatter is a dict; identity by path suffices
         return hash(self.path)
 
-    def to_json(self) -> list[Any]:
-        """Compact positional form: fast to decode for 10k cached notes."""
-        return [
-            self.path,
-            self.title,
-            list(self.aliases),
-            [[t.name, t.line, t.col, t.source] for t in self.tags],
-            self.frontmatter,
-            self.frontmatter_end,
-            [[h.level, h.text, h.line, list(h.parents)] for h in self.headings],
-            [[b.id, b.line] for b in self.block_ids],
-            [
-                [
-                    ln.style, ln.embed, ln.raw, ln.target, ln.subpath, ln.alias,
-                    ln.line, ln.col, ln.external, ln.frontmatter_key,
-                ]
-                for ln in self.links
-            ],
-            [[d.code, d.message, d.line, d.col, d.severity] for d in self.diagnostics],
-            self.size,
-            self.lines,
-            [[x.line, x.col, list(x.codes), x.target] for x in self.suppressions],
-        ]
 
-    @classmethod
-    def from_json(cls, row: list[Any]) -> ParsedNote:
-        (path, title, aliases, tags, fm, fm_end, heads, blocks, links, diags, size,
-         lines, quiet) = row
-        return cls(
-            path=path,
-            title=title,
-            aliases=tuple(aliases),
-            tags=tuple(Tag(n, ln, c, s) for n, ln, c, s in tags),
-            frontmatter=fm,
-            frontmatter_end=fm_end,
-            headings=tuple(Heading(lv, t, ln, tuple(p)) for lv, t, ln, p in heads),
-            block_ids=tuple(BlockId(i, ln) for i, ln in blocks),
-            links=tuple(Link(*x) for x in links),
-            diagnostics=tuple(Diagnostic(*d) for d in diags),
-            size=size,
-            lines=lines,
-            suppressions=tuple(Suppression(ln, c, tuple(k), t) for ln, c, k, t in quiet),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Record, json=("path", "line", "col", "code", "check", "severity", "message",
+                            "suggestion")):
     """One reported problem, at `path:line:col`. The only thing checks return."""
 
-    path: str
-    line: int
-    col: int
-    code: str
-    message: str
+    path: RepoPath
+    line: Count
+    col: Count
+    code: Text
+    message: Text
     severity: Severity = "error"
-    check: str = ""
+    check: Text = ""
     """Name of the registry entry that produced it (`links`, `tags`, ...)."""
-    suggestion: str | None = None
+    suggestion: Text | None = None
     """A replacement the user probably meant (`[[New]]`), when there is one."""
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.col, self.code, self.message)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "line": self.line,
-            "col": self.col,
-            "code": self.code,
-            "check": self.check,
-            "severity": self.severity,
-            "message": self.message,
-            "suggestion": self.suggestion,
-        }

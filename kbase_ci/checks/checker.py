@@ -19,8 +19,7 @@ from kbase_ci.checks.notechanges import NoteChanges
 from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.git.diff import FileChange
 from kbase_ci.parsed import Finding, Severity
-from kbase_ci.vault.files import Vault
-from kbase_ci.vault.notefile import VaultMode
+from kbase_ci.vault.files import Vault, VaultMode
 from kbase_ci.vault.scanner import ScanStats, open_store
 
 

@@ -9,7 +9,6 @@ parses back to the intended links; otherwise the file is left as it was.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -98,8 +97,8 @@ def plan_move(vault: Vault, old: str, new: str) -> list[Breakage]:
     if moved is None:
         raise UsageError(f"{old} is not a tracked note of this vault")
     title = new.rpartition("/")[2]
-    after = overlay(store, [old], {new: dataclasses.replace(
-        moved, path=new, title=title[:-3] if title.lower().endswith(".md") else title)})
+    after = overlay(store, [old], {new: moved._replace(
+        path=new, title=title[:-3] if title.lower().endswith(".md") else title)})
     files = [new if f == old else f for f in vault.files]
     change = NoteChanges({old: new}, (), (), (), {old: moved},
                     resolve_aliases=vault.config.links.resolve_aliases)

@@ -17,7 +17,6 @@ in a suppression comment that name none are KB901 at the comment.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 
@@ -78,7 +77,7 @@ class Policy:
         level = self.levels.get(f.code)
         sev: Severity = (level if level in ("error", "warning") else
                          "warning" if self._defaults.get(f.code) == "warning" else f.severity)
-        return f if sev == f.severity else dataclasses.replace(f, severity=sev)
+        return f if sev == f.severity else f._replace(severity=sev)
 
     def apply(self, findings: Iterable[Finding], note: Callable[[str], ParsedNote | None],
               focus: Iterable[ParsedNote], enabled: Collection[str],

@@ -168,9 +168,7 @@ def run_checks(ctx: CheckContext, selected: Sequence[tuple[Check, set[str]]]) ->
 
 
 def _with_check(f: Finding, name: str) -> Finding:
-    from dataclasses import replace
-
-    return replace(f, check=name)
+    return f._replace(check=name)
 
 
 __all__ = ["REGISTRY", "Check", "CheckContext", "all_codes", "default_severities", "make_policy",

@@ -2,7 +2,7 @@
 
 `job` is the flow of one run; `event` reads the runner's environment and event payload;
 `prreport` compares a PR's head with its merge base (`revisions`, `conceptgaps`);
-`cireport` holds the report and its JSON form (`reportjson` reads it back, checked);
+`cireport` holds the report, the records its JSON is written from and read back from;
 `render` turns it into Markdown and
 annotations, `outputs` writes them; `github` talks to the REST API
 and `comment` keeps one living PR comment; `indexjob` rebuilds and publishes the index

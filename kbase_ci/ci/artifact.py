@@ -1,7 +1,7 @@
 """The PR workflow's report, read back by the `workflow_run` companion as data only.
 
 The artifact comes from a run that may have executed a fork's code, so it is capped in
-size, parsed as JSON, validated field by field (`reportjson.from_json`) and re-rendered
+size, parsed as JSON, validated field by field (`cireport.from_json`) and re-rendered
 here; nothing in it is executed, and nothing it says about where it belongs is
 believed: the repository and host come from this run's event, the PR number from the
 API, and its head commit must be the one the triggering run was for.
@@ -9,11 +9,9 @@ API, and its head commit must be the one the triggering run was for.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
-from kbase_ci.ci.cireport import CiReport
-from kbase_ci.ci.reportjson import from_json
+from kbase_ci.ci.cireport import CiReport, from_json
 from kbase_ci.errors import UsageError
 from kbase_ci.state.bounded import load_json_file
 
@@ -32,4 +30,4 @@ def read_artifact(folder: Path, *, head_sha: str, repository: str,
     if report.head != head_sha:
         raise UsageError(f"{path}: the report is for commit {report.head[:12]}, but the run "
                          f"that uploaded it was for {head_sha[:12]}; refusing to post it")
-    return dataclasses.replace(report, repository=repository, server_url=server_url)
+    return report._replace(repository=repository, server_url=server_url)

@@ -1,103 +1,126 @@
-"""The CI report as records, and its JSON form (`report.json`, `CiReport.to_json`;
-read back by `reportjson.from_json`)."""
+"""The CI report as records, written as `report.json` (`to_json`) and read back from it
+(`from_json`: the `workflow_run` companion reads a report that a fork's PR workflow
+uploaded, so every value is checked against the declared types before anything is
+rendered from it). A path that could steer a link elsewhere (`..`, absolute, NUL) is
+refused rather than cleaned; any path git can name is accepted (kbase reports them).
+"""
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the records' annotations are evaluated once,
+# here, instead of compiled and evaluated again by the first decode of every process.
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from kbase_ci.ci.conceptgaps import ConceptChange
+from kbase_ci.errors import UsageError
 from kbase_ci.git.diff import FileChange
-from kbase_ci.parsed import Finding, Severity
+from kbase_ci.parsed import Count, Finding, Many, RepoPath, Severity, Text, repo_path
+from kbase_ci.typedjson import Check, Record, ShapeError, decode, json_field, matching
 from kbase_ci.vault.linkgraph import Gap, Orphan
 
-FORMAT = "kbase-ci-report"
-VERSION = 1
+FORMAT: Literal["kbase-ci-report"] = "kbase-ci-report"
+VERSION: Literal[1] = 1
 FindingStatus = Literal["new", "fixed", "pre-existing", "present"]
 """`present`: a report without a base commit (a push), where nothing can be new."""
 FailOn = Literal["new", "all", "none"]
 STATUSES: tuple[FindingStatus, ...] = ("new", "fixed", "pre-existing", "present")
 FAIL_ON: tuple[FailOn, ...] = ("new", "all", "none")
+Sha = Annotated[Text, matching(r"[0-9a-f]{40}(?:[0-9a-f]{24})?", "a commit id")]
+Prefix = Annotated[Text, Check(lambda v: not v or (v.endswith("/") and repo_path(v[:-1])),
+                               "'' or a folder ending in /")]
 
 
-@dataclass(frozen=True, slots=True)
-class MarkedFinding:
+class MarkedFinding(Record):
     status: FindingStatus
-    finding: Finding
+    finding: Finding = json_field(flatten=True)
     """For `fixed`: the finding as it was at the base commit (its path and line there)."""
 
 
-@dataclass(frozen=True, slots=True)
-class HandoverItem:
-    code: str
-    message: str
-    line: int = 1
+class HandoverItem(Record):
+    code: Text
+    message: Text
+    line: Count = 1
 
 
-@dataclass(frozen=True, slots=True)
-class HandoverNote:
-    path: str
-    score: int
-    status: str | None
-    missing: tuple[HandoverItem, ...]
+class HandoverNote(Record):
+    path: RepoPath
+    score: Count
+    status: Text | None
+    missing: Many[HandoverItem]
 
 
-@dataclass(frozen=True, slots=True)
-class HandoverSummary:
+class HandoverSummary(Record):
     """Completeness of the handover notes a PR adds or changes (see `handover.pr_report`)."""
 
-    score: int
-    threshold: int
-    notes: tuple[HandoverNote, ...]
-    items: tuple[HandoverItem, ...]
+    score: Count
+    threshold: Count
+    notes: Many[HandoverNote]
+    items: Many[HandoverItem]
     """PR-level items: files no handover mentions (KB413), no handover at all (KB414)."""
 
 
-@dataclass(frozen=True, slots=True)
-class GraphView:
+class GraphView(Record):
     """The notes a PR changed and their neighbours at the head commit."""
 
-    nodes: tuple[str, ...] = ()
-    changed: tuple[str, ...] = ()
-    edges: tuple[tuple[str, str], ...] = ()
+    nodes: Many[RepoPath] = ()
+    changed: Many[RepoPath] = ()
+    edges: Many[tuple[RepoPath, RepoPath]] = ()
 
 
-@dataclass(frozen=True)
-class CiReport:
-    event: str
-    repository: str
-    server_url: str
-    head: str
-    base: str | None
+class PolicyChange(Record):
+    """The `.kbase.yml` sections a PR changes that judge notes (issue 38), and what the
+    base's settings would report as new in it and its own do not (each `new`): a PR
+    cannot switch a check off unremarked."""
+
+    sections: Many[Text]
+    unseen: Many[MarkedFinding] = ()
+
+
+class CiReport(Record, json=(
+        "format", "version", "event", "repository", "server_url", "head", "base",
+        "pr_number", "vault_prefix", "fail_on", "fail_level", "notes", "changes", "findings",
+        ("orphans", "total", "new", "fixed"), ("gaps", "total", "new", "closed"), "handover",
+        "notices", "graph", "concepts", "policy")):
+    event: Text
+    repository: Text
+    server_url: Text
+    head: Sha
+    base: Sha | None
     """The merge base the head is compared with; None for a push (nothing is `new`)."""
-    pr_number: int | None
-    vault_prefix: str
+    pr_number: Count | None
+    vault_prefix: Prefix
     """The vault's folder in the repository ("" at its root, else ending in `/`)."""
     fail_on: FailOn
-    notes: int
-    changes: tuple[FileChange, ...] = ()
-    findings: tuple[MarkedFinding, ...] = ()
-    new_orphans: tuple[Orphan, ...] = ()
-    fixed_orphans: tuple[str, ...] = ()
-    orphans: int = 0
-    new_gaps: tuple[Gap, ...] = ()
-    closed_gaps: tuple[str, ...] = ()
-    gaps: int = 0
+    notes: Count
+    changes: Many[FileChange] = ()
+    findings: Many[MarkedFinding] = ()
+    new_orphans: Many[Orphan] = json_field(default=(), within="orphans", key="new")
+    fixed_orphans: Many[RepoPath] = json_field(default=(), within="orphans", key="fixed")
+    orphans: Count = json_field(default=0, within="orphans", key="total")
+    new_gaps: Many[Gap] = json_field(default=(), within="gaps", key="new")
+    closed_gaps: Many[Text] = json_field(default=(), within="gaps", key="closed")
+    gaps: Count = json_field(default=0, within="gaps", key="total")
     handover: HandoverSummary | None = None
-    notices: tuple[str, ...] = ()
+    notices: Many[Text] = ()
     """What the report could not cover, and why (shown under the table)."""
     graph: GraphView = GraphView()
-    new_concepts: tuple[ConceptChange, ...] = ()
+    new_concepts: Many[ConceptChange] = json_field(default=(), within="concepts", key="new")
     """Undocumented concepts that are gaps at the head and were not at the base."""
-    closed_concepts: tuple[str, ...] = ()
+    closed_concepts: Many[Text] = json_field(default=(), within="concepts", key="closed")
     """Concepts that were gaps at the base and a note of the head now documents."""
     fail_level: Severity = "error"
     """Warnings fail the run too only at `warning` (`--fail-on new,warning`)."""
-    policy_sections: tuple[str, ...] = ()
-    """The `.kbase.yml` sections this PR changes that judge notes (issue 38)."""
-    policy_unseen: tuple[Finding, ...] = ()
-    """What the base's settings would report as new in this PR and its own do not: a PR
-    cannot switch a check off unremarked."""
+    policy: PolicyChange | None = None
+    """None unless the PR changes how `.kbase.yml` judges notes."""
+    format: Literal["kbase-ci-report"] = FORMAT
+    version: Literal[1] = VERSION
+
+    @property
+    def policy_sections(self) -> tuple[str, ...]:
+        return () if self.policy is None else self.policy.sections
+
+    @property
+    def policy_unseen(self) -> tuple[Finding, ...]:
+        return () if self.policy is None else tuple(m.finding for m in self.policy.unseen)
 
     def with_status(self, *statuses: FindingStatus) -> list[Finding]:
         return [m.finding for m in self.findings if m.status in statuses]
@@ -112,37 +135,13 @@ class CiReport:
         return sum(1 for f in self.with_status(*statuses)
                    if self.fail_level == "warning" or f.severity == "error")
 
-    def to_json(self) -> dict[str, Any]:
-        h = self.handover
-        return {
-            "format": FORMAT, "version": VERSION, "event": self.event,
-            "repository": self.repository, "server_url": self.server_url,
-            "head": self.head, "base": self.base, "pr_number": self.pr_number,
-            "vault_prefix": self.vault_prefix, "fail_on": self.fail_on,
-            "fail_level": self.fail_level, "notes": self.notes,
-            "changes": [{"kind": c.kind, "path": c.path, "old_path": c.old_path}
-                        for c in self.changes],
-            "findings": [{"status": m.status, **m.finding.to_json()} for m in self.findings],
-            "orphans": {"total": self.orphans, "new": [o.to_json() for o in self.new_orphans],
-                        "fixed": list(self.fixed_orphans)},
-            "gaps": {"total": self.gaps, "new": [g.to_json() for g in self.new_gaps],
-                     "closed": list(self.closed_gaps)},
-            "handover": None if h is None else {
-                "score": h.score, "threshold": h.threshold,
-                "notes": [{"path": n.path, "score": n.score, "status": n.status,
-                           "missing": [_item_json(i) for i in n.missing]} for n in h.notes],
-                "items": [_item_json(i) for i in h.items]},
-            "notices": list(self.notices),
-            "graph": {"nodes": list(self.graph.nodes), "changed": list(self.graph.changed),
-                      "edges": [list(e) for e in self.graph.edges]},
-            "concepts": {"new": [c.to_json() for c in self.new_concepts],
-                         "closed": list(self.closed_concepts)},
-            "policy": {"sections": list(self.policy_sections),
-                       "unseen": [{"status": "new", **f.to_json()}
-                                  for f in self.policy_unseen]}
-            if self.policy_sections else None,
-        }
 
-
-def _item_json(i: HandoverItem) -> dict[str, Any]:
-    return {"code": i.code, "message": i.message, "line": i.line}
+def from_json(data: Any) -> CiReport:
+    """A report read back from JSON; UsageError naming the first key that is wrong."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT \
+            or data.get("version") != VERSION:
+        raise UsageError(f"report.json: not a {FORMAT} version {VERSION} report")
+    try:
+        return decode(CiReport, data)
+    except ShapeError as exc:
+        raise UsageError(f"report.json: {exc}") from None

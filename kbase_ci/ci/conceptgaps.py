@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from kbase_ci.parse.mentions import Mention, extract, heading_keys, name_keys
 from kbase_ci.parse.outline import note_text, note_title
+from kbase_ci.parsed import Count, Many, RepoPath, Text
+from kbase_ci.typedjson import Record
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.scanner import open_store
 
@@ -35,20 +36,20 @@ vault size: a note of 10k names against a large vault), so every note is read (l
 candidate has reached the threshold among them."""
 
 
-@dataclass(frozen=True, slots=True)
-class ConceptChange:
-    name: str
+class Place(Record):
+    path: RepoPath
+    line: Count
+
+
+class ConceptChange(Record):
+    name: Text
     """As first written (notes of the PR first, then path order)."""
-    key: str
-    notes: int
+    key: Text
+    notes: Count
     """Notes that mention it (at the head for a new gap, at the base for a closed one;
     for a closed one, a lower bound once it reached the threshold)."""
-    places: tuple[tuple[str, int], ...] = ()
-    """(path, line) of its first mention in some of those notes, the PR's notes first."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "key": self.key, "notes": self.notes,
-                "places": [{"path": p, "line": ln} for p, ln in self.places]}
+    places: Many[Place] = ()
+    """Its first mention in some of those notes, the PR's notes first."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,7 @@ def concept_diff(head: Vault, base: Vault, head_aliases: Mapping[str, Iterable[s
                     and (spread_before < min_notes or key in names_before)):
                 where = mention_after + places[key]
                 new.append(ConceptChange(shown.get(key, key), key, spread_after,
-                                         tuple(where[:MAX_PLACES])))
+                                         tuple(Place(*w) for w in where[:MAX_PLACES])))
             elif (key not in names_before and spread_before >= min_notes
                   and key in names_after):
                 closed.append(ConceptChange(shown.get(key, key), key, spread_before))

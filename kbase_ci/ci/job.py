@@ -9,7 +9,6 @@ part of what it produces (the runner reads workflow annotations from them).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from collections.abc import Mapping
@@ -231,7 +230,7 @@ def _companion(args: JobOptions, event: CiEvent | None, env: Mapping[str, str]) 
         print(f"kbase ci: no open PR has head {run.head_sha[:12]}; nothing to post")
     statuses = []
     for n in numbers:
-        body = comment_body(dataclasses.replace(report, pr_number=n), more)
+        body = comment_body(report._replace(pr_number=n), more)
         result = upsert_comment(client, n, body, MARKER, author=args.comment_author)
         if result.status == "forbidden":
             raise UsageError(f"the token may not comment on PR #{n}: {result.detail}; "

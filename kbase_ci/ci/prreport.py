@@ -32,6 +32,7 @@ from kbase_ci.ci.cireport import (
     HandoverNote,
     HandoverSummary,
     MarkedFinding,
+    PolicyChange,
 )
 from kbase_ci.ci.conceptgaps import pr_concepts
 from kbase_ci.errors import KbaseError
@@ -149,14 +150,14 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
     nodes, edges = graph.neighbourhood(changed, MAX_GRAPH_NODES)
     sections = judging_changes(base_vault.config, head_vault.config) \
         if config_changed(changes) else []
-    unseen: tuple[Finding, ...] = ()
+    unseen: tuple[MarkedFinding, ...] = ()
     if sections:
         # The head judged by the base's settings: what the PR's own settings stopped
         # reporting is listed beside the verdict (a PR can switch a check off).
         was, _ = read_side(root, head, use_cache=use_cache, jobs=1, base=base,
                            changes=changes, config=base_vault.config)
         now = {policy_key(m.finding) for m in marked if m.status != "fixed"}
-        unseen = tuple(m.finding for m in match_findings(
+        unseen = tuple(m for m in match_findings(
             base_side.findings, was.findings, renames,
             lambda path: added_lines(root, base, head, path))
             if m.status == "new" and policy_key(m.finding) not in now)
@@ -175,7 +176,8 @@ def compare(root: Path, base: str, head: str, ctx: Context, *, use_cache: bool =
         graph=GraphView(tuple(nodes), tuple(p for p in nodes if p in changed),
                         tuple(edges)),
         new_concepts=concepts.new, closed_concepts=tuple(c.name for c in concepts.closed),
-        fail_level=ctx.fail_level, policy_sections=tuple(sections), policy_unseen=unseen,
+        fail_level=ctx.fail_level,
+        policy=PolicyChange(tuple(sections), unseen) if sections else None,
     )
 
 

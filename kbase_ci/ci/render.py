@@ -214,7 +214,7 @@ def _concepts(d: _Doc) -> None:
               "names (`kbase gaps` lists them all).", "")
 
         def concept(c: ConceptChange) -> str:
-            where = ", ".join(d.link(p, ln, r.head) for p, ln in c.places[:3])
+            where = ", ".join(d.link(p.path, p.line, r.head) for p in c.places[:3])
             return f"- {md_text(c.name)}: in {c.notes} notes, e.g. {where}"
 
         d.listing(r.new_concepts, concept, "concepts")

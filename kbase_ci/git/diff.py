@@ -9,7 +9,6 @@ and reads the staged change set itself.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -18,6 +17,8 @@ from kbase_ci.git import process
 from kbase_ci.git.listing import GITLINK, LS_FILES, ls_tree
 from kbase_ci.git.process import git, git_text, prefetch
 from kbase_ci.git.repo import REPO_DIRS, head_commit
+from kbase_ci.parsed import RepoPath
+from kbase_ci.typedjson import Record, json_field
 
 ChangeKind = Literal["added", "modified", "deleted", "renamed", "copied", "type-changed"]
 _KINDS: dict[str, ChangeKind] = {
@@ -26,16 +27,15 @@ _KINDS: dict[str, ChangeKind] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class FileChange:
+class FileChange(Record):
     """One staged change of a file, as `git diff --cached --raw -M` reports it."""
 
     kind: ChangeKind
-    path: str
+    path: RepoPath
     """Path after the change (for deletions: the deleted path). Relative to the vault root."""
-    old_path: str | None = None
+    old_path: RepoPath | None = None
     """Path before a rename or copy."""
-    old_sha: str | None = field(default=None, compare=False)
+    old_sha: str | None = json_field(default=None, compare=False, hidden=True)
     """Blob id before the change (at `old_path` for a rename or copy), when git's diff
     gave it; None for an addition or a submodule. Not part of a change's identity (a
     report read back from JSON has none), so equality ignores it."""

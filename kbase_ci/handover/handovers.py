@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from kbase_ci.errors import GitError, UsageError
@@ -23,6 +22,7 @@ from kbase_ci.handover.sectionitems import path_matches, section_items
 from kbase_ci.parse.outline import note_text
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.state.bounded import read_input
+from kbase_ci.typedjson import Record
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.notetypes import SectionSpec
 from kbase_ci.vault.resolver import Resolver
@@ -31,48 +31,48 @@ from kbase_ci.vault.scanner import scan
 JSON_VERSION = 1
 
 
-@dataclass(frozen=True)
-class Question:
+class Question(Record):
     path: str
     title: str
     question: str
     """First line of its Question section ("" when it has none)."""
     urgency: str | None
 
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "title": self.title, "question": self.question,
-                "urgency": self.urgency}
+
+class OrphanAnswer(Record):
+    """An answer whose question does not exist: its KB409 items say which."""
+
+    path: str
+    missing: tuple[Missing, ...]
 
 
-@dataclass(frozen=True)
-class HandoverReport:
+class HandoverReport(Record, json=("version", "threshold", "notes", "open_questions",
+                                   "orphan_answers", "untyped")):
     notes: tuple[NoteScore, ...]
+    """Each with `passed` set."""
     threshold: int
     open_questions: tuple[Question, ...] = ()
-    orphan_answers: tuple[NoteScore, ...] = ()
-    """Answers whose question does not exist (their KB409 items say which)."""
+    orphan_answers: tuple[OrphanAnswer, ...] = ()
     untyped: tuple[str, ...] = ()
     """Notes named on the command line that match no note type."""
+    version: int = JSON_VERSION
 
     @property
     def failed(self) -> list[NoteScore]:
         return [n for n in self.notes if n.score < self.threshold]
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": JSON_VERSION,
-            "threshold": self.threshold,
-            "notes": [{**n.to_json(), "passed": n.score >= self.threshold} for n in self.notes],
-            "open_questions": [q.to_json() for q in self.open_questions],
-            "orphan_answers": [{"path": a.path, "missing": [m.to_json() for m in a.missing
-                                                            if m.code == "KB409"]}
-                               for a in self.orphan_answers],
-            "untyped": list(self.untyped),
-        }
+
+class NotInDiff(Record):
+    """A path a handover lists that the PR does not change (its KB412 item)."""
+
+    note: str
+    """The handover."""
+    path: str
+    line: int
 
 
-@dataclass(frozen=True)
-class PrReport:
+class PrReport(Record, json=("version", "base", "head", "score", "handovers", "changed",
+                             "unmentioned", "not_in_diff", "missing", "open_questions")):
     base: str
     head: str
     score: int
@@ -84,22 +84,13 @@ class PrReport:
     missing: tuple[Missing, ...] = ()
     """PR-level items: no handover (KB414), unmentioned files (KB413)."""
     open_questions: tuple[Question, ...] = ()
+    version: int = JSON_VERSION
 
     @property
-    def not_in_diff(self) -> list[tuple[str, Missing]]:
-        """(handover path, item) for each listed path the PR does not change (KB412)."""
-        return [(h.path, m) for h in self.handovers for m in h.missing if m.code == "KB412"]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "version": JSON_VERSION, "base": self.base, "head": self.head, "score": self.score,
-            "handovers": [h.to_json() for h in self.handovers],
-            "changed": list(self.changed), "unmentioned": list(self.unmentioned),
-            "not_in_diff": [{"note": p, "path": m.subject, "line": m.line}
-                            for p, m in self.not_in_diff],
-            "missing": [m.to_json() for m in self.missing],
-            "open_questions": [q.to_json() for q in self.open_questions],
-        }
+    def not_in_diff(self) -> list[NotInDiff]:
+        """Each listed path the PR does not change (the handovers' KB412 items)."""
+        return [NotInDiff(h.path, m.subject, m.line) for h in self.handovers
+                for m in h.missing if m.code == "KB412"]
 
 
 class Handovers:
@@ -187,15 +178,15 @@ def check_notes(vault: Vault, args: Sequence[str] = (), *, threshold: int | None
             untyped.append(p)
         else:
             scores.append(s)
-    orphans = tuple(s for s in scores if s.type == "answer" and
-                    any(m.code == "KB409" for m in s.missing))
+    orphans = tuple(OrphanAnswer(s.path, missed) for s in scores if s.type == "answer" and
+                    (missed := tuple(m for m in s.missing if m.code == "KB409")))
     # Named notes: only the open questions among them or linked from them.
     open_q = hv.assessor.open_questions()
     if args:
         named = set(paths)
         open_q = sorted({q for q in open_q if q in named} | set(linked_open(hv, paths)))
-    return HandoverReport(tuple(scores), vault.config.handover.threshold
-                          if threshold is None else threshold,
+    bar = vault.config.handover.threshold if threshold is None else threshold
+    return HandoverReport(tuple(s._replace(passed=s.score >= bar) for s in scores), bar,
                           hv.questions(open_q), orphans, tuple(untyped))
 
 

@@ -10,15 +10,13 @@ costs a quarter). The score is earned / possible * 100, and every lost share is 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from kbase_ci.handover.sectionitems import ListedPath
 from kbase_ci.parsed import Finding, Severity
+from kbase_ci.typedjson import Record, json_field
 
 
-@dataclass(frozen=True, slots=True)
-class Missing:
+class Missing(Record):
     code: str
     rule: str
     """What the item belongs to: `section Changes Made`, `field track`, `rule ...`."""
@@ -31,30 +29,25 @@ class Missing:
     subject: str = ""
     """The path or name the item is about (a Changes Made path), when there is one."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "rule": self.rule, "message": self.message,
-                "line": self.line, "col": self.col, "points": self.points,
-                "severity": self.severity, "subject": self.subject}
+
+def _listed(paths: tuple[ListedPath, ...]) -> list[str]:
+    return [p.path for p in paths]
 
 
-@dataclass(frozen=True)
-class NoteScore:
+class NoteScore(Record):
     path: str
     type: str
     score: int
     status: str | None
     missing: tuple[Missing, ...]
-    paths: tuple[ListedPath, ...] = ()
-    """Paths listed under a `paths` section (Changes Made)."""
+    paths: tuple[ListedPath, ...] = json_field(default=(), as_json=_listed)
+    """Paths listed under a `paths` section (Changes Made); the JSON has the paths."""
+    passed: bool | None = json_field(default=None, omit=True)
+    """Whether it reaches the threshold, in a report that has one (`HandoverReport`)."""
 
     def findings(self, check: str = "handover") -> list[Finding]:
         return [Finding(self.path, m.line, m.col, m.code, m.message, m.severity, check)
                 for m in self.missing]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "type": self.type, "score": self.score,
-                "status": self.status, "missing": [m.to_json() for m in self.missing],
-                "paths": [p.path for p in self.paths]}
 
 
 class Tally:

@@ -25,6 +25,6 @@ from kbase_ci.extras import require
 
 require("search", "kbase_ci.index (index builds and queries)")
 
-from kbase_ci.index.manifest import FORMAT_VERSION  # noqa: E402  (after the guard)
+from kbase_ci.vault.indextables import FORMAT_VERSION  # noqa: E402  (after the guard)
 
 __all__ = ["FORMAT_VERSION"]

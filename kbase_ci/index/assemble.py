@@ -29,7 +29,6 @@ from kbase_ci.index.blocks import (
 from kbase_ci.index.hooklinks import write_hook_links
 from kbase_ci.index.linkdelta import patched_links
 from kbase_ci.index.manifest import (
-    FORMAT_VERSION,
     MANIFEST_NAME,
     Header,
     IndexManifest,
@@ -43,16 +42,16 @@ from kbase_ci.index.manifest import (
 from kbase_ci.index.mentions import write_concepts
 from kbase_ci.index.modelfolder import STATIC, library
 from kbase_ci.index.previous import PreviousIndex
-from kbase_ci.index.previoussimilar import similar_inputs
 from kbase_ci.index.shardbuild import read_chunk_notes
 from kbase_ci.index.shards import ShardSpec
-from kbase_ci.index.similar import note_vectors, similar_notes
+from kbase_ci.index.similar import note_vectors, similar_inputs, similar_notes
 from kbase_ci.index.tables import links_table, notes_table, write_links, write_notes
 from kbase_ci.index.unlinked import write_mentions
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.folders import GIT_HIDE, TEMP_MARK
 from kbase_ci.typedjson import decode
 from kbase_ci.vault.files import Vault
+from kbase_ci.vault.indextables import FORMAT_VERSION
 from kbase_ci.vault.linkrules import RULES_VERSION
 
 M = TypeVar("M", bound=Manifest)
@@ -121,7 +120,7 @@ def _row_reuse(previous: PreviousIndex, notes: Sequence[ParsedNote],
     if got is None or core is None:
         return None
     old, lines = got
-    paths, old_blobs = core["paths"], core["blobs"]
+    paths, old_blobs = core.paths, core.blobs or []
 
     def reuse(i: int, row: Any) -> bytes | None:  # `row` as stored
         if i >= len(old) or paths[i] != notes[i].path \

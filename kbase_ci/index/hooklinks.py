@@ -14,7 +14,6 @@ every row file it has its offsets beside it (`hooklinks.offsets.npy`).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +38,7 @@ def hook_row(links: Sequence[Link]) -> list[list[Any]] | None:
                 again = link_from_raw(link.raw, link.line, link.col)
             except UsageError:
                 return None
-            if again != dataclasses.replace(link, frontmatter_key=None):
+            if again != link._replace(frontmatter_key=None):
                 return None
         row.append([link.line, link.col, link.raw] if link.frontmatter_key is None
                    else [link.line, link.col, link.raw, link.frontmatter_key])

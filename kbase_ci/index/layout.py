@@ -10,6 +10,8 @@ fields in order.
 # compiled forward references, which made these four classes cost 2.3x as much to make.
 from typing import Any, NamedTuple
 
+from kbase_ci.vault.indextables import StoredNote
+
 NOTES_FILE = "notes.json"
 """Core: note paths, blob ids, and the small vocabularies of the other tables."""
 CORE_FILES = (NOTES_FILE,)
@@ -63,18 +65,6 @@ class NoteRow(NamedTuple):
     """[first, count]: the note's chunks of its shard."""
     similar: list[list[Any]]
     """[note number, score] of up to `similar_k` similar notes it does not link to."""
-
-
-class StoredNote(NamedTuple):
-    """What a `notes.jsonl` line holds (trailing empty values left out when written;
-    `notetable.stored_fields` puts them back)."""
-
-    size: int
-    headings: list[list[Any]]
-    aliases: list[str]
-    tags: list[str]
-    block_ids: list[list[Any]]
-    frontmatter: dict[str, Any]
 
 
 class LinkRow(NamedTuple):

@@ -43,9 +43,9 @@ from kbase_ci.index.blocks import (
 )
 from kbase_ci.state.bounded import decode_json, read_input
 from kbase_ci.typedjson import Check, Record, ShapeError, decode, encode, json_field
+from kbase_ci.vault.indextables import FORMAT_VERSION
 
 FORMAT = "kbase-index"
-FORMAT_VERSION = 7
 MANIFEST_NAME = "manifest.json"
 MAX_MANIFEST_BYTES = 64 << 20
 

@@ -45,7 +45,7 @@ def _previous_mentions(previous: PreviousIndex | None) -> dict[str, list[Mention
     blobs = table.get("blobs")
     if blobs is None:
         core = previous.core()
-        blobs = core["blobs"] if core is not None else None
+        blobs = core.blobs if core is not None else None
     if not isinstance(blobs, list) or len(blobs) != len(table["notes"]):
         return {}
     terms = table["terms"]

@@ -14,12 +14,13 @@ lists, `similar_k` entries per note. Readers put full rows back together
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from kbase_ci.errors import IndexFormatError
-from kbase_ci.index.layout import NoteRow, StoredNote
+from kbase_ci.index.layout import NoteRow
 from kbase_ci.parse.outline import note_title
+from kbase_ci.vault.indextables import NotesCore
 
 
 def stored_note_row(row: NoteRow) -> list[Any]:
@@ -33,13 +34,9 @@ def stored_note_row(row: NoteRow) -> list[Any]:
     return out
 
 
-def stored_fields(stored: Sequence[Any]) -> StoredNote:
-    """A `notes.jsonl` line with its left-out trailing fields put back (empty)."""
-    empty: list[Any] = [[], [], [], [], {}]  # new each time: callers may modify a row
-    return StoredNote._make([*stored, *empty[len(stored) - 1:]])
 
 
-def full_note_row(stored: Sequence[Any], core: Mapping[str, Any], i: int, blob: str,
+def full_note_row(stored: Sequence[Any], core: NotesCore, i: int, blob: str,
                   chunks: Sequence[int], similar: list[list[float]]) -> NoteRow:
     """Note `i`'s line as a full row: `core` is `notes.json`, `blob` the note's
     (`blob_list`), `chunks` its [first, count] chunks of its shard (`chunk_spans`),
@@ -47,30 +44,23 @@ def full_note_row(stored: Sequence[Any], core: Mapping[str, Any], i: int, blob: 
     # `stored_fields` inlined: this runs once per note of a whole-table query.
     empty: list[Any] = [[], [], [], [], {}]  # new each time: callers may modify a row
     size, headings, aliases, tags, block_ids, frontmatter = [*stored, *empty[len(stored) - 1:]]
-    path = core["paths"][i]
-    shard, domain = core["groups"][core["group"][i]]
+    path = core.paths[i]
+    shard, domain = core.groups[core.group[i]]
     return NoteRow(path, note_title(path), aliases, tags, headings, block_ids, frontmatter,
                    blob, size, token_estimate(size), domain, shard, list(chunks), similar)
 
 
 def core_table(rows: Sequence[NoteRow], statuses: Sequence[str],
-               similar_k: int) -> dict[str, Any]:
+               similar_k: int) -> NotesCore:
     """`notes.json` for full rows. Blob ids are in `blobs.npy` when they are all hex of
     one width (`blob_bytes` per note); otherwise, as a list, in `blobs`."""
     pairs = [(r.shard, r.domain) for r in rows]
     groups = sorted(set(pairs))
     number = {g: i for i, g in enumerate(groups)}
-    out: dict[str, Any] = {
-        "paths": [r.path for r in rows], "group": [number[g] for g in pairs],
-        "groups": [list(g) for g in groups], "similar_k": similar_k,
-        "link_statuses": list(statuses)}
     blobs = [r.blob for r in rows]
     width = _blob_width(blobs)
-    if width is None:
-        out["blobs"] = blobs
-    else:
-        out["blob_bytes"] = width
-    return out
+    return NotesCore([r.path for r in rows], [number[g] for g in pairs], groups, similar_k,
+                     list(statuses), blobs if width is None else None, width)
 
 
 def _blob_width(blobs: Sequence[str]) -> int | None:
@@ -85,21 +75,20 @@ def _blob_width(blobs: Sequence[str]) -> int | None:
     return len(blobs[0]) // 2 if raw.hex() == "".join(blobs) else None
 
 
-def blob_bytes(core: Mapping[str, Any], rows: Sequence[NoteRow]) -> bytes | None:
+def blob_bytes(core: NotesCore, rows: Sequence[NoteRow]) -> bytes | None:
     """`blobs.npy`'s values for `core_table(rows)`, or None when `core` lists them."""
-    if "blob_bytes" not in core:
+    if core.blob_bytes is None:
         return None
     return bytes.fromhex("".join(r.blob for r in rows))
 
 
-def blob_list(core: Mapping[str, Any], values: bytes | memoryview | None) -> list[str]:
+def blob_list(core: NotesCore, values: bytes | memoryview | None) -> list[str]:
     """Blob id (hex) per note: `core`'s `blobs`, or `blobs.npy`'s `values` split."""
 
-    width = core.get("blob_bytes")
+    width = core.blob_bytes
     if width is None:
-        listed: list[str] = core["blobs"]
-        return listed
-    n = len(core["paths"])
+        return core.blobs or []
+    n = len(core.paths)
     if not isinstance(width, int) or values is None or len(values) != n * width:
         raise IndexFormatError("blobs.npy does not hold one id per note")
     hexed = bytes(values).hex()
@@ -125,11 +114,11 @@ def similar_list(ids: Sequence[int], scores: Sequence[int], k: int,
     return [[int(ids[j]), scores[j] / 1000] for j in range(i * k, i * k + k) if scores[j]]
 
 
-def shard_notes(core: Mapping[str, Any]) -> dict[str, list[int]]:
+def shard_notes(core: NotesCore) -> dict[str, list[int]]:
     """shard id -> the numbers of its notes (ascending: path order), from `notes.json`."""
     out: dict[str, list[int]] = {}
-    groups = core["groups"]
-    for i, g in enumerate(core["group"]):
+    groups = core.groups
+    for i, g in enumerate(core.group):
         out.setdefault(groups[g][0], []).append(i)
     return out
 

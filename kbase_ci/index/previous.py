@@ -1,6 +1,6 @@
 """What the previous index at the target says, for an incremental build: its similar
 lists and the note vectors they were computed from (what an incremental build makes of
-them: kbase_ci.index.previoussimilar).
+them: kbase_ci.index.similar, `similar_inputs`).
 
 Only files whose sha256 matches the previous manifest are used; anything missing,
 modified, or built with another model or `similar` setting means "recompute it all".
@@ -28,12 +28,13 @@ from kbase_ci.index.notetable import (
     chunk_spans,
     shard_notes,
     similar_list,
-    stored_fields,
 )
 from kbase_ci.index.rowfile import all_rows, int_view
 from kbase_ci.index.vectors import FILE as VECTORS_FILE
 from kbase_ci.index.vectors import Vectors
 from kbase_ci.state.bounded import decode_json, read_input
+from kbase_ci.typedjson import ShapeError
+from kbase_ci.vault.indextables import NotesCore, read_core, stored_fields
 
 Row = list[list[float]]
 
@@ -57,26 +58,25 @@ class PreviousIndex:
             if data is None or core is None:
                 return None
             rows, lines = all_rows(data), data.split(b"\n")[:-1]
-            if not len(rows) == len(lines) == len(core["paths"]):
+            if not len(rows) == len(lines) == len(core.paths):
                 return None
             self._rows = (rows, lines)
         return self._rows
 
-    def core(self) -> dict[str, Any] | None:
+    def core(self) -> NotesCore | None:
         """The previous `notes.json`, with `blobs` (hex per note) put back from
-        `blobs.npy`; None when a file does not match the manifest."""
+        `blobs.npy`; None when a file does not match the manifest or its shape."""
         if "core" not in self._decoded:
-            core = self.json(NOTES_FILE)
             out = None
-            if isinstance(core, dict) and isinstance(core.get("paths"), list):
-                values = self.data(BLOBS_FILE) if "blob_bytes" in core else None
-                try:
-                    view = int_view(values) if values is not None else None
-                    out = {**core, "blobs": blob_list(core, view)}
-                except IndexFormatError:
-                    out = None
+            try:
+                core = read_core(self.json(NOTES_FILE))
+                values = self.data(BLOBS_FILE) if core.blob_bytes is not None else None
+                view = int_view(values) if values is not None else None
+                out = core._replace(blobs=blob_list(core, view))
+            except (ShapeError, IndexFormatError):
+                out = None
             self._decoded["core"] = out
-        got: dict[str, Any] | None = self._decoded["core"]
+        got: NotesCore | None = self._decoded["core"]
         return got
 
     def similar_lists(self, k: int) -> list[list[list[float]]] | None:
@@ -86,7 +86,7 @@ class PreviousIndex:
         if core is None or ids is None or scores is None:
             return None
         id_view, score_view = int_view(ids), int_view(scores)
-        n = len(core["paths"])
+        n = len(core.paths)
         if id_view is None or score_view is None or not len(id_view) == len(score_view) == n * k:
             return None
         return [similar_list(id_view, score_view, k, i) for i in range(n)]
@@ -103,11 +103,11 @@ class PreviousIndex:
                 or core is None:
             return {}
         number = self._numbers()
-        groups, group = core["groups"], core["group"]
+        groups, group = core.groups, core.group
         wanted: dict[str, list[int]] = {}
         for p in paths:
             i = number.get(p)
-            if i is not None and core["blobs"][i] == blobs.get(p):
+            if i is not None and (core.blobs or [])[i] == blobs.get(p):
                 wanted.setdefault(groups[group[i]][0], []).append(i)
         out: dict[str, bytes] = {}
         for sid, numbers in sorted(wanted.items()):
@@ -118,7 +118,7 @@ class PreviousIndex:
             for i in numbers:
                 first, count = spans[i]
                 if count:
-                    out[core["paths"][i]] = vecs.packed[first:first + count].tobytes()
+                    out[core.paths[i]] = vecs.packed[first:first + count].tobytes()
         return out
 
     def blob_sizes(self) -> dict[str, int]:
@@ -128,14 +128,14 @@ class PreviousIndex:
             return {}
         # The rows are as stored (only hashed, not validated): a size that is not an
         # integer is left out.
-        return {blob: size for blob, row in zip(core["blobs"], got[0], strict=True)
+        return {blob: size for blob, row in zip(core.blobs or [], got[0], strict=True)
                 if isinstance(row, list) and row
                 and isinstance(size := stored_fields(row).size, int)}
 
     def _numbers(self) -> dict[str, int]:
         if "numbers" not in self._decoded:
             core = self.core()
-            self._decoded["numbers"] = {p: i for i, p in enumerate(core["paths"])} \
+            self._decoded["numbers"] = {p: i for i, p in enumerate(core.paths)} \
                 if core is not None else {}
         got: dict[str, int] = self._decoded["numbers"]
         return got
@@ -204,9 +204,9 @@ class PreviousIndex:
         exactly the notes `paths` in that order (so note numbers mean the same in both);
         None otherwise."""
         core = self.core()
-        if core is None or core["paths"] != list(paths):
+        if core is None or core.paths != list(paths):
             return None
-        old = core["blobs"]
+        old = core.blobs or []
         if not isinstance(old, list) or len(old) != len(paths):
             return None
         return {i for i, (p, was) in enumerate(zip(paths, old, strict=True))

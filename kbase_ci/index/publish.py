@@ -13,20 +13,22 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from kbase_ci.errors import GitError, IndexFormatError, UsageError
 from kbase_ci.git import indexbranch
 from kbase_ci.git import repo as git_repo
 from kbase_ci.index.localindex import TRAILER, LocalIndex, load_index
 from kbase_ci.index.manifest import MANIFEST_NAME, BranchIndex, manifest_at
+from kbase_ci.typedjson import Record
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 PublishStatus = Literal["created", "committed", "unchanged", "superseded", "gave-up"]
 
 
-@dataclass(frozen=True, slots=True)
-class PublishResult:
+class PublishResult(Record, json=(
+        "status", "ok", "branch", "commit", "previous", "tree", "source_commit", "pushed",
+        "remote", "attempts", "rejections", "detail", "newer_source", "ignored")):
     status: PublishStatus
     branch: str
     commit: str | None
@@ -55,15 +57,6 @@ class PublishResult:
     def attempts(self) -> int:
         """Pushes made: the lost ones, plus the one that landed."""
         return len(self.rejections) + int(self.pushed)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status, "ok": self.ok, "branch": self.branch, "commit": self.commit,
-            "previous": self.previous, "tree": self.tree, "source_commit": self.source_commit,
-            "pushed": self.pushed, "remote": self.remote, "attempts": self.attempts,
-            "rejections": list(self.rejections), "detail": self.detail,
-            "newer_source": self.newer_source, "ignored": list(self.ignored),
-        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.indexfolder import IndexFolder
@@ -44,10 +44,14 @@ from kbase_ci.index.notetable import (
     heading_path,
     shard_notes,
     similar_list,
-    stored_fields,
 )
 from kbase_ci.index.rowfile import int_view
-from kbase_ci.typedjson import Record
+from kbase_ci.typedjson import Record, ShapeError
+from kbase_ci.vault.indextables import NotesCore, read_core, stored_fields
+
+if TYPE_CHECKING:  # imported where used: see `bm25`
+    from kbase_ci.index.bm25 import Postings
+    from kbase_ci.index.vectors import Vectors
 
 
 class LinkTableRows(Record):  # not a dataclass: making one costs every query ~1 ms
@@ -71,9 +75,14 @@ class IndexReader(IndexFolder):
     def shards(self) -> list[str]:
         return sorted(self.manifest.shards)
 
-    def core(self) -> dict[str, Any]:
+    def core(self) -> NotesCore:
         """`notes.json`: paths, groups (row order = note number), statuses, similar_k."""
-        out: dict[str, Any] = self.json(NOTES_FILE)
+        if "core" not in self._cache:
+            try:
+                self._cache["core"] = read_core(self.json(NOTES_FILE))
+            except ShapeError as exc:
+                raise IndexFormatError(f"{self.root}: {NOTES_FILE}: {exc}") from None
+        out: NotesCore = self._cache["core"]
         return out
 
     def blobs(self) -> list[str]:
@@ -81,7 +90,7 @@ class IndexReader(IndexFolder):
         if "blobs" not in self._cache:
             core = self.core()
             values: Any = None
-            if "blob_bytes" in core:
+            if core.blob_bytes is not None:
                 values = int_view(self.data(BLOBS_FILE))
                 if values is None:  # a big-endian host: numpy reads it
                     values = self.npy(BLOBS_FILE).tobytes()
@@ -93,7 +102,7 @@ class IndexReader(IndexFolder):
 
     def similar(self, number: int) -> list[list[float]]:
         """Note `number`'s similar list: [[note number, score], ...], best first."""
-        k = int(self.core()["similar_k"])
+        k = self.core().similar_k
         if not k:
             return []
         return similar_list(self.ints(SIMILAR_FILE), self.ints(SIMILAR_SCORES_FILE), k,
@@ -111,7 +120,7 @@ class IndexReader(IndexFolder):
         spans: dict[int, list[int]] = self._cache.setdefault("spans", {})
         if number not in spans:
             core = self.core()
-            shard = core["groups"][core["group"][number]][0]
+            shard = core.groups[core.group[number]][0]
             if shard in self.manifest.shards:
                 counts = self.json(f"shards/{shard}/{CHUNKS_FILE}").get("counts")
                 spans.update(chunk_spans(self._members()[shard], counts or []))
@@ -121,7 +130,7 @@ class IndexReader(IndexFolder):
     def note_numbers(self) -> dict[str, int]:
         """path -> note number (row)."""
         if "numbers" not in self._cache:
-            self._cache["numbers"] = {p: i for i, p in enumerate(self.core()["paths"])}
+            self._cache["numbers"] = {p: i for i, p in enumerate(self.core().paths)}
         out: dict[str, int] = self._cache["numbers"]
         return out
 
@@ -166,7 +175,7 @@ class IndexReader(IndexFolder):
         """The whole notes table, by note number (decodes every row)."""
         core = self.core()
         stored = self.rows(NOTE_ROWS_FILE)
-        if len(stored) != len(core["paths"]):
+        if len(stored) != len(core.paths):
             raise IndexFormatError(f"{self.root}: notes.jsonl and notes.json differ in length")
         blobs = self.blobs()
         return [full_note_row(r, core, i, blobs[i], self.chunk_span(i), self.similar(i))
@@ -195,7 +204,7 @@ class IndexReader(IndexFolder):
 
         key = f"chunk_notes:{shard}"
         if key not in self._cache:
-            paths = self.core()["paths"]
+            paths = self.core().paths
             self._cache[key] = chunk_notes(self.json(f"shards/{shard}/{CHUNKS_FILE}"),
                                            [paths[i] for i in self._members().get(shard, [])])
         out: list[str] = self._cache[key]
@@ -216,7 +225,7 @@ class IndexReader(IndexFolder):
         number = self.note_numbers()[self.chunk_notes(shard)[chunk]]
         return heading_path(stored_fields(self._stored(number)).headings, lo), lo, hi
 
-    def bm25(self, shard: str) -> Any:
+    def bm25(self, shard: str) -> Postings | None:
         """The shard's `bm25.Postings`; None for a shard without chunks."""
         # Lazy here and in `vectors`: link queries (backlinks, links, graph) open a reader
         # but never a shard, and these modules cost them ~15 ms of start-up.
@@ -228,9 +237,10 @@ class IndexReader(IndexFolder):
             if not self.has(base + FILES[0]):
                 return None
             self._cache[key] = Postings(self, base, self.manifest.shards[shard].chunks)
-        return self._cache[key]
+        got: Postings = self._cache[key]
+        return got
 
-    def vectors(self, shard: str) -> Any:
+    def vectors(self, shard: str) -> Vectors | None:
         """The shard's `vectors.Vectors` (memory-mapped); None when it has none."""
         # Lazy: see `bm25`.
         from kbase_ci.index.ann import FILE as GRAPH_FILE
@@ -247,7 +257,8 @@ class IndexReader(IndexFolder):
                 self.npy(rel), self.manifest.embeddings.dim,
                 (self.path(graph), self.npy(same)) if self.has(graph) and self.has(same)
                 else None, self.confirm)
-        return self._cache[key]
+        got: Vectors = self._cache[key]
+        return got
 
 
 def open_index(root: Path, *, verify: bool = True, git_dir: Path | None = None,

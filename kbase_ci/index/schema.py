@@ -40,13 +40,13 @@ from kbase_ci.index.layout import (
     STORED_NOTE_FIELDS,
     LinkRow,
 )
-from kbase_ci.index.notetable import shard_notes, stored_fields
+from kbase_ci.index.notetable import shard_notes
 from kbase_ci.index.rowfile import int_table, offsets_name
+from kbase_ci.vault.indextables import NotesCore, stored_fields
 from kbase_ci.vault.safefs import unsafe_part
 
 IndexReader = Any  # kbase_ci.index.reader.IndexReader (which imports this module)
 
-MAX_SIMILAR = 1000
 GRAPH_BYTES_PER_ROW = 4096
 """Cap on a `vectors.usearch` file per chunk of its shard: connectivity 32 at f16 takes
 about 800 bytes a distinct row, so a larger file is not this shard's graph."""
@@ -114,15 +114,9 @@ def _note_row(row: Any) -> bool:
 def validate(reader: IndexReader) -> None:
     """Check the whole index read by `reader` (hashing every file as it goes); its
     manifest was checked when it was read (kbase_ci.index.manifest)."""
-    core = reader.core()
-    if not isinstance(core, dict):
-        raise _fail(reader, "notes.json", "is not an object")
-    paths, groups, group = core.get("paths"), core.get("groups"), core.get("group")
-    if not _strs(paths) or not _pairs(groups, str, str) or not isinstance(group, list):
-        raise _fail(reader, "notes.json", "lacks paths, groups or group")
-    k, statuses = core.get("similar_k"), core.get("link_statuses")
-    if not (_nat(k) and k <= MAX_SIMILAR) or not _strs(statuses):
-        raise _fail(reader, "notes.json", "has a bad similar_k or link_statuses")
+    core = reader.core()  # its types and ranges checked as it is decoded
+    paths, groups, group = core.paths, core.groups, core.group
+    k, statuses = core.similar_k, core.link_statuses
     n = len(paths)
     for p in paths:
         why = unsafe_part(p)
@@ -132,13 +126,9 @@ def validate(reader: IndexReader) -> None:
         raise _fail(reader, "notes.json", "does not list its notes once each, in order")
     if len(group) != n or not all(_is(g, int) and 0 <= g < len(groups) for g in group):
         raise _fail(reader, "notes.json", "has a group out of range")
-    width = core.get("blob_bytes")
-    if width is None:
-        listed = core.get("blobs")
-        if not _strs(listed) or len(listed) != n:
+    if core.blob_bytes is None:
+        if core.blobs is None or len(core.blobs) != n:
             raise _fail(reader, "notes.json", "does not list one blob per note")
-    elif not (_is(width, int) and 1 <= width <= 64):
-        raise _fail(reader, "notes.json", "has a bad blob_bytes")
     else:
         reader.blobs()  # IndexFormatError unless blobs.npy holds one id per note
     names = reader.names()
@@ -232,7 +222,7 @@ def _links(reader: IndexReader, n: int, statuses: int) -> None:
         raise _fail(reader, "unresolved.json", "names a link that does not exist")
 
 
-def _shards(reader: IndexReader, core: dict[str, Any]) -> None:
+def _shards(reader: IndexReader, core: NotesCore) -> None:
     members = shard_notes(core)
     for sid, meta in sorted(reader.manifest.shards.items()):
         base = f"shards/{sid}/"

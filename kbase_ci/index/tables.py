@@ -150,7 +150,7 @@ def write_notes(root: Path, rows: Sequence[NoteRow], statuses: Sequence[str],
         for name in dict.fromkeys(n.casefold() for n in (row.title, *row.aliases)):
             names.setdefault(name, []).append(i)
     core = core_table(rows, statuses, similar_k)
-    (root / NOTES_FILE).write_bytes(dump_table(core))
+    (root / NOTES_FILE).write_bytes(dump_table(core.to_json()))
     (root / NAMES_FILE).write_bytes(dump_table(names))
     write_rows(root / NOTE_ROWS_FILE, [stored_note_row(r) for r in rows], reuse)
     raw = blob_bytes(core, rows)

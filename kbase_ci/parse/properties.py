@@ -8,7 +8,6 @@ checked. Lists are read item by item; nested mappings as well.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -65,7 +64,7 @@ def property_links(data: dict[str, Any], find: Finder) -> list[Link]:
                 link = link_from_raw(text, row + 2, col + 1)
             except UsageError:  # not one link after all (a malformed destination)
                 continue
-            links.append(dataclasses.replace(link, frontmatter_key=key))
+            links.append(link._replace(frontmatter_key=key))
     return links
 
 

@@ -31,7 +31,7 @@ def _close(word: str, choices: Iterable[str], what: str, blank: str = "") -> str
 
 def domains(view: QueryView) -> set[str]:
     """Every domain of the vault now (the index's, and those of notes changed since)."""
-    got = {str(d) for _, d in view.source.reader.core()["groups"]}
+    got = {str(d) for _, d in view.source.reader.core().groups}
     return got | {view.notes[p].domain for p in (*view.fresh.changed, *view.fresh.added)
                   if p in view.notes}
 

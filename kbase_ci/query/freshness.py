@@ -101,7 +101,7 @@ class Member(Protocol):
 def assess(vault: Vault, reader: IndexReader, member: Member | None = None) -> Freshness:
     """Compare the index's notes (paths and blob ids) with the vault's work tree; the
     link table is read only when note names changed."""
-    paths: list[str] = reader.core()["paths"]
+    paths: list[str] = reader.core().paths
     if member is None and _built_from(vault, reader.manifest):
         # The index is of exactly this vault: same commit, nothing changed since, same
         # settings. Its notes are the vault's notes, so nothing is listed or compared.
@@ -221,7 +221,7 @@ def _attachment_relinks(reader: IndexReader, moved: set[str], files: set[str] | 
     hits = links_naming(raws, named)
     if files is None and not hits:
         return []
-    paths: list[str] = reader.core()["paths"]
+    paths: list[str] = reader.core().paths
     sources = reader.link_column("source")
     out = {paths[sources[i]] for i in hits}
     if files is not None:
@@ -233,8 +233,8 @@ def _attachment_relinks(reader: IndexReader, moved: set[str], files: set[str] | 
 
 def _relinked(reader: IndexReader, fresh: set[str], deleted: set[str],
               parsed: list[ParsedNote], gone_away: list[str]) -> list[str]:
-    paths: list[str] = reader.core()["paths"]
-    statuses: list[str] = reader.core()["link_statuses"]
+    paths: list[str] = reader.core().paths
+    statuses: list[str] = reader.core().link_statuses
     unresolved = statuses.index("unresolved") if "unresolved" in statuses else -1
     numbers = reader.npy(LINKS_FILE).tolist()
     raws = reader.link_column("raw")

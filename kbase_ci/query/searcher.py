@@ -80,7 +80,7 @@ class Searcher:
             for path in sorted(self.skip):
                 number = view.number.get(path)
                 if number is not None:
-                    dropped.setdefault(core["groups"][core["group"][number]][0], []).append(
+                    dropped.setdefault(core.groups[core.group[number]][0], []).append(
                         number)
             fresh = []
             for c in self.fresh_chunks():
@@ -88,7 +88,7 @@ class Searcher:
                 terms = tokenize(indexed_text(info.title, info.aliases, c.heading_path,
                                               c.text), self.stop, self.stemmer)
                 fresh.append(FreshChunk(c, Counter(terms), len(terms),
-                                        shard_for(c.note, info.domain, core["groups"])))
+                                        shard_for(c.note, info.domain, core.groups)))
             self._overlay = Overlay(reader, self.models, dropped, fresh)
         return self._overlay
 
@@ -170,7 +170,7 @@ class Searcher:
             return frozenset()
         reader = self.view.source.reader
         core = reader.core()
-        model = self.models.get(core["groups"][core["group"][number]][0])
+        model = self.models.get(core.groups[core.group[number]][0])
         first, count = reader.chunk_span(number)
         if model is None or not count:
             return frozenset()
@@ -280,7 +280,7 @@ class Searcher:
         reader = self.view.source.reader
         number = self.view.number[path]
         core = reader.core()
-        index = reader.vectors(core["groups"][core["group"][number]][0])
+        index = reader.vectors(core.groups[core.group[number]][0])
         first, count = reader.chunk_span(number)
         if index is None or not count:
             return None

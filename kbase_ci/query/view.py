@@ -37,7 +37,7 @@ class QueryView:
         self.source = source
         reader = source.reader
         self.manifest: IndexManifest = reader.manifest
-        self.paths: list[str] = reader.core()["paths"]
+        self.paths: list[str] = reader.core().paths
         self.number: dict[str, int] = reader.note_numbers()
         self.fresh: Freshness = assess(vault, reader, source.member)
         self._texts: dict[str, str] = {}
@@ -259,7 +259,7 @@ class QueryView:
         node = {p: i for i, p in enumerate(order)}
         redone = set(self._overlay_links) | set(self.fresh.deleted)
         reader = self.source.reader
-        statuses: list[str] = reader.core()["link_statuses"]
+        statuses: list[str] = reader.core().link_statuses
         flat = int_table(reader.data(LINKS_FILE))
         width = len(order) + 1  # a pair is coded as one int: source * width + target
         if flat is None or flat[1] != 3:

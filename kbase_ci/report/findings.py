@@ -8,7 +8,7 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from kbase_ci.checks.checker import CheckReport
 from kbase_ci.parse.outline import split_lines
@@ -16,6 +16,8 @@ from kbase_ci.parsed import Finding, Severity
 from kbase_ci.report.escape import command_data, command_property, terminal_text
 from kbase_ci.report.terminal import paint, severity_style
 from kbase_ci.state.bounded import read_input
+from kbase_ci.typedjson import Record
+from kbase_ci.vault.files import VaultMode
 
 JSON_VERSION = 1
 
@@ -132,34 +134,59 @@ def policy_notice(report: CheckReport, root: Path) -> str | None:
         *shown, *([f"  ... and {more} more"] if more > 0 else [])])
 
 
-def to_json(report: CheckReport, fail_on: Severity = "error") -> dict[str, Any]:
+class CheckedVault(Record):
+    mode: VaultMode
+    notes: int
+    checked: int
+
+
+class CheckSummary(Record):
+    findings: int
+    errors: int
+    warnings: int
+    by_code: dict[str, int]
+    fail_on: Severity
+    failing: int
+    new_only: bool
+    pre_existing: int
+
+
+class PolicyUnseen(Record):
+    """What a commit's `.kbase.yml` change stopped reporting (issue 38)."""
+
+    sections: tuple[str, ...]
+    unseen: tuple[Finding, ...]
+
+
+class CheckJson(Record):
+    """`kbase check --format json`: a check run, as judged under a `--fail-on`."""
+
+    version: int
+    vault: CheckedVault
+    summary: CheckSummary
+    ignored_args: tuple[str, ...]
+    untracked: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    fixed: tuple[Finding, ...]
+    pre_existing: tuple[Finding, ...]
+    policy_change: PolicyUnseen | None
+
+
+def check_json(report: CheckReport, fail_on: Severity = "error") -> CheckJson:
     by_code = Counter(f.code for f in report.findings)
-    return {
-        "version": JSON_VERSION,
-        "vault": {"mode": report.mode, "notes": report.notes, "checked": report.checked},
-        "summary": {
-            "findings": len(report.findings),
-            "errors": report.errors,
-            "warnings": report.warnings,
-            "by_code": dict(sorted(by_code.items())),
-            "fail_on": fail_on,
-            "failing": report.failing(fail_on),
-            "new_only": report.new_only,
-            "pre_existing": len(report.pre_existing),
-        },
-        "ignored_args": list(report.ignored_args),
-        "untracked": list(report.untracked),
-        "findings": [f.to_json() for f in report.findings],
-        "fixed": [f.to_json() for f in report.fixed],
-        "pre_existing": [f.to_json() for f in report.pre_existing],
-        "policy_change": {"sections": list(report.policy_sections),
-                          "unseen": [f.to_json() for f in report.policy_unseen]}
-        if report.policy_sections else None,
-    }
+    return CheckJson(
+        JSON_VERSION, CheckedVault(report.mode, report.notes, report.checked),
+        CheckSummary(len(report.findings), report.errors, report.warnings,
+                     dict(sorted(by_code.items())), fail_on, report.failing(fail_on),
+                     report.new_only, len(report.pre_existing)),
+        report.ignored_args, report.untracked, report.findings, report.fixed,
+        report.pre_existing,
+        PolicyUnseen(report.policy_sections, report.policy_unseen)
+        if report.policy_sections else None)
 
 
 def write_json(report: CheckReport, out: TextIO, fail_on: Severity = "error") -> None:
-    json.dump(to_json(report, fail_on), out, indent=2, ensure_ascii=False)
+    json.dump(check_json(report, fail_on).to_json(), out, indent=2, ensure_ascii=False)
     out.write("\n")
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,7 @@ from kbase_ci.index.swap import check_target
 from kbase_ci.scope import donor as donors
 from kbase_ci.scope.select import NoteFacts, Selection, select
 from kbase_ci.state.locks import exclusive
-from kbase_ci.typedjson import encode
+from kbase_ci.typedjson import Record, json_field
 from kbase_ci.vault.files import Vault
 from kbase_ci.vault.scanner import scan
 from kbase_ci.vault.scopeconfig import ScopeSpec
@@ -49,27 +48,22 @@ from kbase_ci.vault.scopeconfig import ScopeSpec
 COMPONENTS = ("notes", "links", "bm25", "vectors", "similar")
 
 
-@dataclass(frozen=True)
-class Component:
+class Component(Record):
     component: str
     status: str
     """ok, warn, error, skipped (not built: `--plan`, or an earlier failure)."""
     message: str
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"component": self.component, "status": self.status,
-                "message": self.message, "details": self.details}
+    details: dict[str, Any] = json_field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class ScopeResult:
-    name: str
-    folder: Path
+class ScopeResult(Record, json=("scope", "folder", "plan", "outcome", "selection",
+                                "components")):
+    name: str = json_field(hidden=True)
+    folder: Path = json_field(as_json=str)
     plan: bool
     outcome: str
     """planned, built, up-to-date, failed."""
-    selection: Selection
+    selection: Selection = json_field(flatten=True)
     components: tuple[Component, ...]
     scope: Scope
 
@@ -79,13 +73,6 @@ class ScopeResult:
         if self.plan:
             return bool(self.selection.paths)
         return self.outcome != "failed" and all(c.status != "error" for c in self.components)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"scope": encode(self.scope), "folder": str(self.folder), "plan": self.plan,
-                "outcome": self.outcome, "notes": list(self.selection.paths),
-                "unmatched": [{"side": s, "selector": sel, "hint": h}
-                              for s, sel, h in self.selection.unmatched],
-                "components": [c.to_json() for c in self.components]}
 
 
 def scope_block(name: str, spec: ScopeSpec, main: IndexReader, digest: str) -> Scope:
@@ -155,8 +142,8 @@ def build_scope(root: Path, name: str, spec: ScopeSpec, *, index_dir: Path | Non
         return ScopeResult(name, out, True, "planned", selection, _planned(main, chosen),
                            block)
     if not chosen:
-        why = "; ".join(f"{s} `{sel}` matched nothing: {h}"
-                        for s, sel, h in selection.unmatched)
+        why = "; ".join(f"{u.side} `{u.selector}` matched nothing: {u.hint}"
+                        for u in selection.unmatched)
         raise UsageError(f"scope {name} selects no note{': ' + why if why else ''}")
 
     # One build of a scope at a time; the lock file stays beside the scope folders.

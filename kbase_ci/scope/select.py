@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from kbase_ci.index.layout import NoteRow
 from kbase_ci.parsed import ParsedNote
+from kbase_ci.typedjson import Record, json_field
 from kbase_ci.vault.globs import match as glob_match
 from kbase_ci.vault.globs import wildcard_match
 from kbase_ci.vault.scopeconfig import ScopeSpec, Selector
@@ -69,12 +70,20 @@ def selected(spec: ScopeSpec, note: NoteFacts) -> bool:
             and not any(matches(s, note) for s in spec.exclude))
 
 
-@dataclass(frozen=True)
-class Selection:
-    paths: tuple[str, ...]
+class Unmatched(Record):
+    """A selector that matched no note."""
+
+    side: str
+    """include or exclude."""
+    selector: str
+    """`kind: value`."""
+    hint: str
+
+
+class Selection(Record):
+    paths: tuple[str, ...] = json_field(key="notes")
     """Selected notes, sorted."""
-    unmatched: tuple[tuple[str, str, str], ...]
-    """(include|exclude, `kind: value`, hint) for every selector that matched no note."""
+    unmatched: tuple[Unmatched, ...]
 
 
 def select(spec: ScopeSpec, notes: Iterable[NoteFacts]) -> Selection:
@@ -88,7 +97,7 @@ def select(spec: ScopeSpec, notes: Iterable[NoteFacts]) -> Selection:
         used.update(("exclude", s) for s in hits_out)
         if hits_in and not hits_out:
             paths.append(n.path)
-    unmatched = tuple((side, f"{s[0]}: {s[1]}", hint(s, facts))
+    unmatched = tuple(Unmatched(side, f"{s[0]}: {s[1]}", hint(s, facts))
                       for side, sels in (("include", spec.include), ("exclude", spec.exclude))
                       for s in sels if (side, s) not in used)
     return Selection(tuple(sorted(paths)), unmatched)

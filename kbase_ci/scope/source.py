@@ -31,7 +31,7 @@ class ScopeMember:
         from kbase_ci.vault.scopeconfig import ScopeSpec
 
         self._reader = main
-        self.main: dict[str, str] = dict(zip(main.core()["paths"], main.blobs(), strict=True))
+        self.main: dict[str, str] = dict(zip(main.core().paths, main.blobs(), strict=True))
         sel = block.selectors
         self._spec = ScopeSpec.from_pairs(
             [(k, v) for k, vs in sel.include.items() for v in vs],

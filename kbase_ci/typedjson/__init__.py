@@ -1,5 +1,6 @@
 """The records kbase writes as JSON or reads from it, on one base (`record.Record`:
-query answers and parameters, the index manifest, the CI report), and one decoder
+query answers and parameters, the index manifest, the CI report, check findings, handover
+reports, the index's core table; `record.Row` for the parse cache's notes), and one decoder
 (`decoding`) for JSON that kbase did not write here: the index manifest (an index branch
 anyone with push access writes), the CI report a fork's workflow uploads, and the GitHub
 event payload.
@@ -13,7 +14,11 @@ be a whole number, not "x"`); callers prefix their file and pick the error class
 with a default (or `json_field(omit=True)`) may be absent; any other key is required;
 keys the type does not name are ignored. A record may have a method `_problem(self) ->
 str | None` for a rule between its fields. `encode` is the inverse, for writers: the
-same dict the JSON had.
+same dict the JSON had. Where the JSON is shaped otherwise than the fields (keys in
+another order, a sub-object of some fields, a record's keys flattened into its parent's, a
+computed key), the class declares it (`json_field(within=..., flatten=..., as_json=...)`,
+the class keyword `json`), and writing, `decode` and `from_json` follow it: one type both
+ways, no hand-written `to_json`.
 
 Why not msgspec or pydantic, and why `Record` rather than dataclasses: every query
 reads a manifest, in a new process, so what counts is the cost at its start. Importing
@@ -33,7 +38,7 @@ from kbase_ci.typedjson.decoding import (
     matching,
     shown,
 )
-from kbase_ci.typedjson.record import MISSING, Record, json_field
+from kbase_ci.typedjson.record import MISSING, Record, Row, json_field
 
-__all__ = ["MISSING", "Check", "Record", "ShapeError", "at_least", "between", "decode",
+__all__ = ["MISSING", "Check", "Record", "Row", "ShapeError", "at_least", "between", "decode",
            "encode", "json_field", "matching", "shown"]

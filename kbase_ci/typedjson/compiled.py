@@ -195,6 +195,9 @@ def _decode(tp: Any, value: Any) -> Any:
 def _record(tp: Any, value: Mapping[str, Any], hidden: Mapping[str, Any]) -> Any:
     types = field_types(tp)
     given = dict(hidden)
+    if tp._shape is not None:
+        _shaped(tp._shape, types, value, given)
+        return tp(**given)
     for name, key, omit in tp._out:
         if key in value:
             given[name] = _decode(types[name], value[key])
@@ -202,3 +205,53 @@ def _record(tp: Any, value: Mapping[str, Any], hidden: Mapping[str, Any]) -> Any
             given[name] = None
     return tp(**given)
 
+
+
+def _shaped(shape: Any, types: dict[str, Any], value: Mapping[str, Any],
+            given: dict[str, Any]) -> None:
+    """The fields of a record whose JSON is shaped (`record.Shape`) into `given`."""
+    for part, key, what in shape.entries:
+        if part == "field" and key in value:
+            given[what[0]] = _decode(types[what[0]], value[key])
+        elif part == "field" and what[1]:
+            given[what[0]] = None
+        elif part == "group":
+            _shaped(what, types, value.get(key, {}), given)
+        elif part == "flat":
+            given[what] = _decode(types[what], value)
+
+
+def _row_item(tp: Any) -> Any:
+    """The record class a row field holds a sequence of, or None."""
+    items = get_args(tp)[:1] if get_origin(tp) in (list, tuple) else ()
+    return items[0] if items and _is_record(items[0]) else None
+
+
+def compile_row_codec(cls: Any) -> tuple[Callable[[Any], list[Any]], Callable[[Any], Any]]:
+    """(`to_json`, `from_json`) of a `record.Row` class: its fields' values in order, a
+    line per field as its type needs (a nested row record by its own codec), so reading
+    10k cached notes costs what hand-written code did."""
+    types = field_types(cls)
+    put, get = [], []
+    ns: dict[str, Any] = {"_cls": cls, "_json": jsonable, "_PLAIN": PLAIN}
+    for i, name in enumerate(cls._fields):
+        tp = _bare(types[name])
+        origin = get_origin(tp)
+        item = _row_item(tp)
+        if item is not None:
+            ns[f"_t{i}"] = item
+            put.append(f"[x.to_json() for x in self.{name}]")
+            get.append(f"tuple(_t{i}.from_json(x) for x in row[{i}])" if origin is tuple
+                       else f"[_t{i}.from_json(x) for x in row[{i}]]")
+        elif origin in (list, tuple) and _plain(get_args(tp)[0]):
+            put.append(f"list(self.{name})")
+            get.append(f"tuple(row[{i}])" if origin is tuple else f"list(row[{i}])")
+        elif _plain(tp) or origin is dict or tp is dict:  # a dict of JSON values: as it is
+            put.append(f"self.{name}")
+            get.append(f"row[{i}]")
+        else:
+            put.append(f"_json(self.{name})")
+            get.append(f"row[{i}]")
+    exec(f"def to_json(self):\n    return [{', '.join(put)}]\n"
+         f"def from_json(row):\n    return _cls({', '.join(get)})\n", ns)
+    return ns["to_json"], ns["from_json"]

@@ -272,29 +272,79 @@ def _mapping(key: Decoder, item: Decoder, key_kind: Any, item_kind: Any) -> Deco
 
 
 def _record(kind: type[Record]) -> Decoder:
+    """A record's decoder: a reader per key (`_readers`), then its `_problem` rule."""
     types = field_types(kind)
-    fields = [(name, key, decoder(types[name]), omit,
-               omit or name in kind._defaults or name in kind._factories)
-              for name, key, omit in kind._out]
+    readers = _readers(kind, kind._shape, types) if kind._shape is not None else \
+        [_field(kind, name, key, omit, decoder(types[name])) for name, key, omit in kind._out]
     rule = getattr(kind, "_problem", None)
 
     def check(value: Any) -> Any:
         if type(value) is not dict:
             raise ShapeError(f"should be an object, not {shown(value)}")
-        got = {}
-        for name, key, field_decoder, omit, optional in fields:
-            if key in value:
-                try:
-                    got[name] = field_decoder(value[key])
-                except ShapeError as exc:
-                    raise exc.at(f".{key}") from None
-            elif not optional:
-                raise ShapeError("is missing").at(f".{key}")
-            elif omit and name not in kind._defaults:
-                got[name] = None
+        got: dict[str, Any] = {}
+        for read in readers:
+            read(value, got)
         made = kind(**got)
         why = rule(made) if rule is not None else None  # a rule between fields
         if why is not None:
             raise ShapeError(why)
         return made
     return check
+
+
+Reader = Callable[[dict[str, Any], dict[str, Any]], None]
+"""Reads its part of a record's JSON object into the record's arguments (a field, a
+group of fields, a flattened record: `record.Shape`)."""
+
+
+def _readers(kind: type[Record], shape: Any, types: dict[str, Any]) -> list[Reader]:
+    out: list[Reader] = []
+    for part, key, what in shape.entries:
+        if part == "field":
+            name, omit, as_json = what
+            if as_json is not None:
+                raise TypeError(f"{kind.__name__}.{name} is written as it computes: "
+                                "typedjson cannot read it back")
+            out.append(_field(kind, name, key, omit, decoder(types[name])))
+        elif part == "group":
+            out.append(_group(key, _readers(kind, what, types)))
+        elif part == "flat":
+            out.append(_flat(what, decoder(types[what])))
+    return out
+
+
+def _field(kind: type[Record], name: str, key: str, omit: bool, read: Decoder) -> Reader:
+    optional = omit or name in kind._defaults or name in kind._factories
+
+    def one(value: dict[str, Any], got: dict[str, Any]) -> None:
+        if key in value:
+            try:
+                got[name] = read(value[key])
+            except ShapeError as exc:
+                raise exc.at(f".{key}") from None
+        elif not optional:
+            raise ShapeError("is missing").at(f".{key}")
+        elif omit and name not in kind._defaults:
+            got[name] = None
+    return one
+
+
+def _group(key: str, readers: list[Reader]) -> Reader:
+    """An object of some of the record's fields: absent, they take their defaults."""
+    def group(value: dict[str, Any], got: dict[str, Any]) -> None:
+        inner = value.get(key, {})
+        if type(inner) is not dict:
+            raise ShapeError(f"should be an object, not {shown(inner)}").at(f".{key}")
+        try:
+            for read in readers:
+                read(inner, got)
+        except ShapeError as exc:
+            raise exc.at(f".{key}") from None
+    return group
+
+
+def _flat(name: str, read: Decoder) -> Reader:
+    """A record field whose keys are the record's own."""
+    def flat(value: dict[str, Any], got: dict[str, Any]) -> None:
+        got[name] = read(value)
+    return flat

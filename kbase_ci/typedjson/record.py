@@ -5,7 +5,8 @@ notes: int = 0`, and gets an `__init__` (positional, or keyword only with `class
 X(Record, kw_only=True)`), equality, a hash, a repr and `_replace`, as a frozen dataclass
 would (type checkers are told so: `dataclass_transform`).
 
-Its JSON is made at the edge by `to_json()`: keys in field order, and per field, through
+Its JSON is made at the edge by `to_json()`: keys in field order (or as the class keyword
+`json` orders them, properties among them: `Shape`), and per field, through
 `json_field(...)` as its default: `key=` where the JSON key is no Python name (`from`),
 `omit=True` to leave it out while None (and read it as None when absent), `hidden=True`
 for one only the text form uses, and for budgets (kbase_ci.query.payload, through
@@ -37,6 +38,7 @@ from typing import Any, ClassVar, Self, TypeVar
 from kbase_ci.typedjson.compiled import (
     PLAIN,
     compile_init,
+    compile_row_codec,
     compile_to_json,
     jsonable,
     read_back,
@@ -62,21 +64,96 @@ _ABSENT = object()
 class Field:
     """A field's options (`json_field`); the class keeps them in `_options`."""
 
-    __slots__ = ("default", "factory", "hidden", "keep", "key", "omit")
+    __slots__ = ("as_json", "compare", "default", "factory", "flatten", "hidden", "keep", "key",
+                 "omit", "within")
 
     def __init__(self, default: Any, factory: Any, key: str | None, omit: bool, keep: bool,
-                 hidden: bool) -> None:
+                 hidden: bool, within: str | None = None, flatten: bool = False,
+                 as_json: Callable[[Any], Any] | None = None, compare: bool = True) -> None:
         self.default, self.factory, self.key, self.omit = default, factory, key, omit
         self.keep, self.hidden = keep, hidden
+        self.within, self.flatten, self.as_json, self.compare = within, flatten, as_json, compare
 
 
 def json_field(*, default: Any = MISSING, default_factory: Callable[[], Any] = MISSING,
                key: str | None = None, omit: bool = False, keep: bool = False,
-               hidden: bool = False) -> Any:
+               hidden: bool = False, within: str | None = None, flatten: bool = False,
+               as_json: Callable[[Any], Any] | None = None, compare: bool = True) -> Any:
     """A record field as its JSON has it: under `key` (default: its name), left out while
     None (`omit`), never cut for a budget (`keep`), or not in the JSON at all (`hidden`:
-    for the text form only)."""
-    return Field(default, default_factory, key, omit, keep, hidden)
+    for the text form only). The JSON may also be shaped other than the fields are
+    (`shape`): `within="orphans"` puts the key in the object `orphans` beside the others
+    that say so (`{"orphans": {"total": ..., "new": ...}}`); `flatten=True` writes a
+    record-valued field's keys into this record's object; `as_json` writes the value as
+    it returns (a record whose field has one is written, never read). `compare=False`
+    leaves the field out of equality and the hash (as a dataclass field's)."""
+    return Field(default, default_factory, key, omit, keep, hidden, within, flatten, as_json,
+                 compare)
+
+
+class Shape:
+    """How a class's JSON differs from its fields in order: the keys in JSON order, each
+    a field (`name`), a group of fields (`within`: their `Shape`), a flattened record
+    field, or a property (computed: written, never read)."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self, entries: tuple[tuple[str, str, Any], ...]) -> None:
+        self.entries = entries
+        """(kind, JSON key, what): kind `field` (what: (name, omit, as_json)), `group`
+        (what: a Shape), `flat` (what: the field's name), `computed` (what: the
+        attribute)."""
+
+
+JsonOrder = tuple[str | tuple[str, ...], ...]
+"""The class keyword `json`: the keys in order; a group's keys in order as `(group,
+key, ...)`."""
+
+
+def _shape(cls: Any, order: JsonOrder | None) -> Shape | None:
+    """The class's `Shape`, or None when its JSON is its fields in order (`_out`)."""
+    options: dict[str, Field] = cls._options
+    if order is None and not any(o.within or o.flatten or o.as_json
+                                 for o in options.values()):
+        return None
+    groups: dict[str, list[tuple[str, str, Any]]] = {}
+    top: dict[str, tuple[str, str, Any]] = {}
+    for name in cls._fields:
+        o = options.get(name)
+        if o is not None and o.hidden:
+            continue
+        key = (o.key if o else None) or name
+        if o is not None and o.flatten:
+            top[key] = ("flat", key, name)
+            continue
+        entry = ("field", key, (name, bool(o and o.omit), o.as_json if o else None))
+        if o is not None and o.within:
+            if o.within not in groups:
+                top[o.within] = ("group", o.within, None)
+            groups.setdefault(o.within, []).append(entry)
+        else:
+            top[key] = entry
+    keys = order if order is not None else tuple(top)
+    named = {k if isinstance(k, str) else k[0] for k in keys}
+    unknown = set(top) - named
+    if unknown:
+        raise TypeError(f"{cls.__name__}: its JSON order leaves out {sorted(unknown)}")
+    entries = []
+    for item in keys:
+        key = item if isinstance(item, str) else item[0]
+        kind, _, what = top.get(key, ("computed", key, key))
+        if kind == "computed" and not isinstance(getattr(cls, key, None), property):
+            raise TypeError(f"{cls.__name__}: JSON key {key!r} is no field or property")
+        if kind == "group":
+            members = groups[key]
+            if not isinstance(item, str):  # (group, its keys in order)
+                at = {e[1]: e for e in members}
+                if set(item[1:]) != set(at):
+                    raise TypeError(f"{cls.__name__}: {key!r} holds {sorted(at)}")
+                members = [at[k] for k in item[1:]]
+            what = Shape(tuple(members))
+        entries.append((kind, key, what))
+    return Shape(tuple(entries))
 
 
 @typing.dataclass_transform(frozen_default=True, field_specifiers=(json_field,))
@@ -85,16 +162,24 @@ class Record:
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
+    _compared: ClassVar[tuple[str, ...]] = ()
+    """The fields equality and the hash compare (all but `json_field(compare=False)`)."""
     _defaults: ClassVar[dict[str, Any]] = {}
     _factories: ClassVar[dict[str, Callable[[], Any]]] = {}
     _options: ClassVar[dict[str, Field]] = {}
     _out: ClassVar[tuple[tuple[str, str, bool], ...]] = ()
     """(field, JSON key, omitted while None) of each field in the JSON."""
+    _shape: ClassVar[Shape | None] = None
+    """Set when the JSON is shaped other than the fields in order (`json_field`'s
+    `within`, `flatten`, `as_json`; the class keyword `json`: the keys in order)."""
+    _rows: ClassVar[bool] = False
+    """A `Row`: its JSON is its values in order."""
     _kw_only: ClassVar[bool] = False
     _made: ClassVar[int] = 0
     _jsoned: ClassVar[int] = 0
 
-    def __init_subclass__(cls, *, kw_only: bool | None = None, **kw: Any) -> None:
+    def __init_subclass__(cls, *, kw_only: bool | None = None,
+                          json: JsonOrder | None = None, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         ns = cls.__dict__
         fields = list(cls._fields)
@@ -124,6 +209,12 @@ class Record:
             tuple(fields), defaults, factories, options
         cls._out = tuple((n, o.key or n, o.omit) if (o := options.get(n)) else (n, n, False)
                          for n in fields if not (n in options and options[n].hidden))
+        cls._compared = tuple(n for n in fields if n not in options or options[n].compare)
+        cls._shape = _shape(cls, json)
+        if cls._shape and all(k == "field" and not w[2] for k, _, w in cls._shape.entries):
+            # Fields in another order only: the plain (compiled) writer in that order.
+            cls._out = tuple((w[0], key, w[1]) for _, key, w in cls._shape.entries)
+            cls._shape = None
         cls._made = cls._jsoned = 0
         if kw_only is not None:
             cls._kw_only = kw_only
@@ -132,7 +223,10 @@ class Record:
         if "__init__" not in ns:
             type.__setattr__(cls, "__init__", Record.__init__)
         if "to_json" not in ns:
-            type.__setattr__(cls, "to_json", Record.to_json)
+            type.__setattr__(cls, "to_json", Row.to_json if cls._rows else Record.to_json
+                             if cls._shape is None else _shaped_to_json)
+        if cls._rows and "from_json" not in ns:
+            type.__setattr__(cls, "from_json", Row.__dict__["from_json"])
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
@@ -162,7 +256,8 @@ class Record:
             raise TypeError(f"{cls.__name__}() has no field {next(iter(kwargs))}")
 
     def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, n) for n in self._fields)
+        """What equality and the hash compare."""
+        return tuple(getattr(self, n) for n in self._compared)
 
     def _replace(self, **changes: Any) -> Self:
         return type(self)(**{**{n: getattr(self, n) for n in self._fields}, **changes})
@@ -215,3 +310,55 @@ class Record:
         """Its fields the JSON leaves out (`json_field(hidden=True)`): what reading its
         JSON back needs besides (`from_json`)."""
         return {n: getattr(self, n) for n, o in type(self)._options.items() if o.hidden}
+
+
+class Row(Record):
+    """A record whose JSON is a list: its fields' values in order, a nested `Row` as its
+    own list (`[path, title, [[tag, line, col, source], ...], ...]`). For what is stored
+    many times and read back by kbase alone (the parse cache's notes), where keys would
+    be most of the bytes; `from_json` reads it back without checking it."""
+
+    __slots__ = ()
+    _rows = True
+
+    def to_json(self) -> list[Any]:  # type: ignore[override]  # a list, not an object
+        cls = type(self)
+        write, read = compile_row_codec(cls)
+        type.__setattr__(cls, "to_json", write)
+        type.__setattr__(cls, "from_json", staticmethod(read))
+        return write(self)
+
+    @classmethod
+    def from_json(cls, data: Any, **hidden: Any) -> Self:
+        """The record whose `to_json()` is `data` (a list)."""
+        write, read = compile_row_codec(cls)
+        type.__setattr__(cls, "to_json", write)
+        type.__setattr__(cls, "from_json", staticmethod(read))
+        out: Self = read(data)
+        return out
+
+
+def _shaped_to_json(self: Record) -> dict[str, Any]:
+    """`to_json` of a class whose JSON is shaped (`Shape`); never compiled (none is
+    written thousands of times)."""
+    shape = type(self)._shape
+    assert shape is not None
+    return _write(self, shape)
+
+
+def _write(record: Any, shape: Shape) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for kind, key, what in shape.entries:
+        if kind == "field":
+            name, omit, as_json = what
+            value = getattr(record, name)
+            if omit and value is None:
+                continue
+            out[key] = jsonable(as_json(value) if as_json is not None else value)
+        elif kind == "group":
+            out[key] = _write(record, what)
+        elif kind == "flat":
+            out.update(getattr(record, what).to_json())
+        else:
+            out[key] = jsonable(getattr(record, what))
+    return out

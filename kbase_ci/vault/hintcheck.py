@@ -9,7 +9,6 @@ parser.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import unicodedata
 from collections.abc import Callable, Collection
@@ -122,7 +121,7 @@ def verified_links(text: str, row: Any, keys: Collection[str]) -> tuple[Link, ..
         if key is not None:
             if link.style != "wiki":
                 return None
-            link = dataclasses.replace(link, frontmatter_key=key)
+            link = link._replace(frontmatter_key=key)
         # A name inside a claimed link must be that link's target: a claim that swallows
         # a link to it into a longer text (`[[A]] [[Old]]`) would hide it.
         if keys and named(loose_text(raw)) and _name(link.target) not in keys:

@@ -34,13 +34,17 @@ from kbase_ci.git import indexbranch
 from kbase_ci.git.objects import read_blobs, tree_blobs
 from kbase_ci.parse.suppressions import MARKER as SUPPRESSION_MARKER
 from kbase_ci.parsed import Link
-from kbase_ci.typedjson import Record, ShapeError, between, decode, matching
+from kbase_ci.typedjson import Record, ShapeError, decode, matching
 from kbase_ci.vault.hintcheck import loose_text, names_in, verified_links, yaml_rewrites
+from kbase_ci.vault.indextables import (
+    FORMAT_VERSION,
+    NotesCore,
+    StoredNote,
+    read_core,
+    stored_fields,
+)
 from kbase_ci.vault.notestore import NoteSummary
 
-FORMAT_VERSION = 7
-"""The index format whose rows this module reads (tests/unit/vault/test_indexhints.py
-checks it equals kbase_ci.index's)."""
 MANIFEST_FILE, NOTES_FILE, BLOBS_FILE, NOTE_ROWS_FILE, HOOK_LINKS_FILE = (
     "manifest.json", "notes.json", "blobs.npy", "notes.jsonl", "hooklinks.jsonl")
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -61,12 +65,6 @@ class _Head(Record):
     kbase_version: str
     config_digest: str
     files: dict[str, _Sha256]
-
-
-class _Core(Record):
-    paths: tuple[str, ...]
-    blob_bytes: Annotated[int, between(20, 32)] = 0
-    blobs: tuple[str, ...] = ()
 
 
 class _Refused(Exception):
@@ -208,7 +206,7 @@ def _read(repo: Path, tree: str, config_digest: str, notes: Mapping[str, tuple[s
     for name, body in text.items():
         if name != MANIFEST_FILE and head.files.get(name) != hashlib.sha256(body).hexdigest():
             raise _Refused(f"{name} does not match the manifest")
-    core = decode(_Core, _loads(text[NOTES_FILE], budget.containers(NOTES_FILE)))
+    core = read_core(_loads(text[NOTES_FILE], budget.containers(NOTES_FILE)))
     paths = core.paths
     if len(paths) > MAX_NOTES or len(set(paths)) != len(paths):
         raise _Refused("note paths")
@@ -259,9 +257,10 @@ def _lines(body: bytes, n: int) -> list[bytes]:
     return lines
 
 
-def _blobs(core: _Core, npy: bytes | None, n: int) -> tuple[str, ...]:
-    if not core.blob_bytes:
-        if len(core.blobs) != n or not all(_HEX.fullmatch(b) for b in core.blobs):
+def _blobs(core: NotesCore, npy: bytes | None, n: int) -> list[str]:
+    if core.blob_bytes is None:
+        if core.blobs is None or len(core.blobs) != n \
+                or not all(_HEX.fullmatch(b) for b in core.blobs):
             raise _Refused("blob ids")
         return core.blobs
     # `numpy.save` of a uint8 vector, read without numpy (the hook never imports it).
@@ -271,9 +270,10 @@ def _blobs(core: _Core, npy: bytes | None, n: int) -> tuple[str, ...]:
     m = _NPY.fullmatch(npy[10:10 + size])
     body = npy[10 + size:]
     width = core.blob_bytes
-    if m is None or int(m.group(1)) != len(body) or len(body) != n * width:
+    if not 20 <= width <= 32 or m is None or int(m.group(1)) != len(body) \
+            or len(body) != n * width:  # git's object ids are SHA-1 or SHA-256
         raise _Refused("blobs.npy")
-    return tuple(body[i * width:(i + 1) * width].hex() for i in range(n))
+    return [body[i * width:(i + 1) * width].hex() for i in range(n)]
 
 
 def _strings(value: Any) -> tuple[str, ...]:
@@ -283,15 +283,15 @@ def _strings(value: Any) -> tuple[str, ...]:
 
 
 def _summary(row: Any) -> NoteSummary:
-    # A `notes.jsonl` line: size, headings, aliases, tags, block ids, frontmatter
-    # (trailing empty ones left out).
-    if not isinstance(row, list) or not 1 <= len(row) <= 6 or type(row[0]) is not int:
+    """A `notes.jsonl` line's summary (`StoredNote`, trailing empty fields left out)."""
+    if not isinstance(row, list) or not 1 <= len(row) <= len(StoredNote._fields) \
+            or type(row[0]) is not int:
         raise _Refused("a note row")
-    aliases = _strings(row[2]) if len(row) > 2 else ()
-    tags = _strings(row[3]) if len(row) > 3 else ()
-    front = row[5] if len(row) > 5 else {}
+    stored = stored_fields(row)
+    front = stored.frontmatter
     if not isinstance(front, Mapping):
         raise _Refused("frontmatter")
     kind = front.get("type", "")
-    return NoteSummary(aliases, tags, (), kind if isinstance(kind, str) else "")
+    return NoteSummary(_strings(stored.aliases), _strings(stored.tags), (),
+                       kind if isinstance(kind, str) else "")
 

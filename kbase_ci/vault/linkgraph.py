@@ -10,10 +10,10 @@ The PR report diffs two of these; issue 6's orphans/gaps queries reuse the recor
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from kbase_ci.parsed import ParsedNote
+from kbase_ci.parsed import Count, Many, ParsedNote, RepoPath, Text
+from kbase_ci.typedjson import Record
 from kbase_ci.vault.globs import any_match
 from kbase_ci.vault.notestore import NoteStore, target_key
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
@@ -36,41 +36,28 @@ def gap_kind(target: str) -> GapKind:
     return "file" if ext in ATTACHMENT_EXTENSIONS else "note"
 
 
-@dataclass(frozen=True, slots=True)
-class Orphan:
-    path: str
+class Orphan(Record):
+    path: RepoPath
     isolated: bool
     """No links in or out; otherwise it links out but nothing links to it."""
-    outgoing: int
+    outgoing: Count
     """Distinct notes it links to."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "isolated": self.isolated, "outgoing": self.outgoing}
+
+class GapSource(Record):
+    path: RepoPath
+    line: Count
+    col: Count
+    raw: Text
 
 
-@dataclass(frozen=True, slots=True)
-class GapSource:
-    path: str
-    line: int
-    col: int
-    raw: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "col": self.col, "raw": self.raw}
-
-
-@dataclass(frozen=True, slots=True)
-class Gap:
-    key: str
+class Gap(Record):
+    key: Text
     """Normalised target (lower case, NFC, no `.md`): links spelled differently group."""
-    target: str
+    target: Text
     """The target as first written (in path order)."""
     kind: GapKind
-    sources: tuple[GapSource, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "target": self.target, "kind": self.kind,
-                "sources": [s.to_json() for s in self.sources]}
+    sources: Many[GapSource]
 
 
 class LinkGraph:

@@ -9,10 +9,10 @@ the same bytes in the scope's manifest).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from kbase_ci.errors import ConfigError, UsageError
+from kbase_ci.typedjson import Record, json_field
 from kbase_ci.vault.yamlconfig import item_pos, key_pos, value_pos
 
 KINDS = ("domain", "path", "tag", "type", "note")
@@ -40,25 +40,23 @@ def normalise(kind: str, value: str) -> str:
     return value.rstrip("/") if kind in ("tag", "domain") else value
 
 
-@dataclass(frozen=True)
-class ScopeSpec:
-    include: tuple[Selector, ...] = ()
-    exclude: tuple[Selector, ...] = ()
+def _grouped(pairs: tuple[Selector, ...]) -> dict[str, list[str]]:
+    """{kind: [values]}: what the manifest records."""
+    out: dict[str, list[str]] = {}
+    for kind, value in pairs:
+        out.setdefault(kind, []).append(value)
+    return out
+
+
+class ScopeSpec(Record):
+    include: tuple[Selector, ...] = json_field(default=(), as_json=_grouped)
+    exclude: tuple[Selector, ...] = json_field(default=(), as_json=_grouped)
 
     @classmethod
     def from_pairs(cls, include: list[Selector], exclude: list[Selector]) -> ScopeSpec:
         def tidy(pairs: list[Selector]) -> tuple[Selector, ...]:
             return tuple(sorted({(k, normalise(k, v)) for k, v in pairs if normalise(k, v)}))
         return cls(tidy(include), tidy(exclude))
-
-    def to_json(self) -> dict[str, Any]:
-        """{include: {kind: [values]}, exclude: {...}}: what the manifest records."""
-        def group(pairs: tuple[Selector, ...]) -> dict[str, list[str]]:
-            out: dict[str, list[str]] = {}
-            for kind, value in pairs:
-                out.setdefault(kind, []).append(value)
-            return out
-        return {"include": group(self.include), "exclude": group(self.exclude)}
 
     @property
     def empty(self) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.ci.reportjson import from_json
+from kbase_ci.ci.cireport import from_json
 from tests.ci_support import run_ci
 from tests.conftest import git, write
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.ci.reportjson import from_json
+from kbase_ci.ci.cireport import from_json
 from kbase_ci.errors import UsageError
 from kbase_ci.report.escape import md_text, terminal_text
 from tests.ci_support import event_file, run_ci, runner_env, step_outputs

@@ -37,7 +37,7 @@ def test_build_selects_exactly_the_scope(repo: Path, name: str) -> None:
         "notes", "links", "bm25", "vectors", "similar"]
     assert all(c["status"] == "ok" for c in got["components"]), got["components"]
     scoped = open_index(repo / ".kbase" / "scopes" / name)
-    assert set(scoped.core()["paths"]) == SCOPES[name]
+    assert set(scoped.core().paths) == SCOPES[name]
     block = scoped.manifest.scope
     main = open_index(repo / ".kbase")
     assert block is not None and block.name == name

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kbase_ci.ci.reportjson import from_json
+from kbase_ci.ci.cireport import from_json
 from kbase_ci.cli.main import exit_code_for
 from kbase_ci.errors import IndexFormatError, KbaseError, UsageError
 from kbase_ci.index.reader import open_index

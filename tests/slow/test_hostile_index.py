@@ -142,13 +142,13 @@ def test_a_reader_keeps_its_generation_while_a_build_swaps(make_repo: Repo) -> N
     root = make_repo(NOTES)
     assert run_kbase("index", cwd=root).returncode == 0
     reader = open_index(root / ".kbase", git_dir=root / ".git")
-    paths = reader.core()["paths"]
+    paths = reader.core().paths
     write(root, {"D.md": "# D\n\n[[A]] [[B]]\n"})
     git(root, "add", "-A")
     git(root, "commit", "-qm", "D")
     assert run_kbase("index", "--no-cache", cwd=root).returncode == 0
     # Every table the old reader had not read yet is still its own generation's.
-    assert len(reader.rows(LINK_ROWS_FILE)) == 5 and reader.core()["paths"] == paths
+    assert len(reader.rows(LINK_ROWS_FILE)) == 5 and reader.core().paths == paths
     assert [p.name for p in root.iterdir() if p.name.startswith(".kbase.retired-")]
     # ...and git never sees it (`.kbase/` in .gitignore does not match that name)
     assert git(root, "status", "--porcelain", "--untracked-files=all") == ""

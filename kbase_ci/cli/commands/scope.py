@@ -102,8 +102,8 @@ def run(args: argparse.Namespace) -> int:
               f"{result.folder}")
         for c in result.components:
             print(terminal_text(f"  {c.component:8} {c.status:7} {c.message}"))
-        for side, sel, hint in result.selection.unmatched:  # selectors from .kbase.yml
-            print(terminal_text(f"  {side} `{sel}` matched nothing: {hint}"))
+        for u in result.selection.unmatched:  # selectors from .kbase.yml
+            print(terminal_text(f"  {u.side} `{u.selector}` matched nothing: {u.hint}"))
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 

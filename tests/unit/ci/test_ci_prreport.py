@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.ci.cireport import CiReport
+from kbase_ci.ci.cireport import CiReport, from_json
 from kbase_ci.ci.prreport import Context, compare, match_findings, match_key, snapshot
-from kbase_ci.ci.reportjson import from_json
 from kbase_ci.errors import UsageError
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.parsed import Finding

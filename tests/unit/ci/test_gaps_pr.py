@@ -9,9 +9,9 @@ from pathlib import Path
 
 from conftest import git, write
 
+from kbase_ci.ci.cireport import from_json
 from kbase_ci.ci.prreport import Context, compare
 from kbase_ci.ci.render import render
-from kbase_ci.ci.reportjson import from_json
 
 BASE = {
     "A.md": "# A\n\nWe use Change Data Capture here. Apache Flink runs jobs. `old_knob` too.\n"
@@ -43,8 +43,8 @@ def test_new_and_closed_concepts(make_repo: Callable[..., Path]) -> None:
     report = compare(root, base, head, Context())
     assert [(c.name, c.notes) for c in report.new_concepts] == [("Change Data Capture", 3)]
     places = report.new_concepts[0].places
-    assert places[0] == ("D.md", 3)  # the PR's note first, then the others
-    assert sorted(places[1:]) == [("A.md", 3), ("B.md", 3)]
+    assert (places[0].path, places[0].line) == ("D.md", 3)  # the PR's note first, then the others
+    assert sorted((p.path, p.line) for p in places[1:]) == [("A.md", 3), ("B.md", 3)]
     # `old_knob` was already in 3 notes: a pre-existing gap the PR mentions is not new;
     # Data Vault now recurs in 3 notes, but a heading of E (unchanged) documents it
     assert report.closed_concepts == ("Apache Flink",)

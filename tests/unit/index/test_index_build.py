@@ -133,7 +133,7 @@ def test_similar_notes_skip_linked_ones(make_repo: MakeRepo, tiny_model: Path) -
     reader = open_index(root / ".kbase")
     notes = table(reader.notes())
     paths = [n["path"] for n in notes]
-    assert reader.core()["similar_k"] == 5
+    assert reader.core().similar_k == 5
     by_path = {n["path"]: [(paths[j], s) for j, s in n["similar"]] for n in notes}
     tomatoes = by_path["Garden/Tomatoes.md"]
     assert tomatoes[0][0] == "Garden/Beans.md"

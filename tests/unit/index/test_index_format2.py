@@ -47,26 +47,26 @@ def test_rows_match_the_whole_tables(make_repo: MakeRepo, tmp_path: Path,
     assert [fresh.link_row(i) for i in range(len(links.rows))] == links.rows
     assert [fresh.link_column(f) for f in LINK_FIELDS] == [list(c) for c in zip(*links.rows,
                                                                                 strict=True)]
-    paths = reader.core()["paths"]
+    paths = reader.core().paths
     assert paths == sorted(paths) == [r.path for r in notes]
     # Format 4: a line holds only what notes.json, blobs.npy, the similar arrays and
     # the shards' chunks.json do not (notetable.py), trailing empty values left out.
     lines = (root / ".kbase" / "notes.jsonl").read_text(encoding="utf-8").splitlines()
     core = reader.core()
-    groups, blobs = core["groups"], reader.blobs()
+    groups, blobs = core.groups, reader.blobs()
     assert groups == sorted(groups) and len(groups) > 1
-    assert "blobs" not in core and core["blob_bytes"] == 20
+    assert core.blobs is None and core.blob_bytes == 20
     assert all(len(b) == 40 for b in blobs)
     for i, (line, row) in enumerate(zip(lines, notes, strict=True)):
         stored = json.loads(line)
         assert stored == stored_note_row(row) and 1 <= len(stored) <= len(STORED_NOTE_FIELDS)
         assert stored[-1] or len(stored) == 1  # nothing empty at the end
         assert full_note_row(stored, core, i, blobs[i], row.chunks, row.similar) == row
-        assert (row.blob, row.path) == (blobs[i], core["paths"][i])
+        assert (row.blob, row.path) == (blobs[i], core.paths[i])
         assert blobs[i] not in line and json.dumps(row.path, ensure_ascii=False) not in line
-        assert groups[core["group"][i]] == [row.shard, row.domain]
+        assert groups[core.group[i]] == (row.shard, row.domain)
     # Similar lists: similar_k entries per note in two arrays, 0-score padding.
-    k = core["similar_k"]
+    k = core.similar_k
     ids = np.load(root / ".kbase" / "similar.npy")
     scores = np.load(root / ".kbase" / "similar.scores.npy")
     assert len(ids) == len(scores) == k * len(lines) and ids.dtype == np.uint16
@@ -81,12 +81,12 @@ def test_rows_match_the_whole_tables(make_repo: MakeRepo, tmp_path: Path,
     members = shard_notes(core)
     for sid in reader.shards:
         counts = json.loads((root / ".kbase" / "shards" / sid / "chunks.json").read_text())
-        paths = [core["paths"][i] for i in members[sid]]
+        paths = [core.paths[i] for i in members[sid]]
         assert reader.chunk_notes(sid) == [p for p, n in zip(paths, counts["counts"],
                                                              strict=True) for _ in range(n)]
         for i in members[sid]:
             first, count = fresh.chunk_span(i)
-            assert reader.chunk_notes(sid)[first:first + count] == [core["paths"][i]] * count
+            assert reader.chunk_notes(sid)[first:first + count] == [core.paths[i]] * count
     # The CSR backlinks hold exactly the links from other notes that resolve to a note.
     for i in range(len(paths)):
         want = [n for n, r in enumerate(links.rows) if r.target == i and r.source != i]
@@ -103,7 +103,7 @@ def test_edges_equal_the_link_rows(make_repo: MakeRepo) -> None:
     rows = reader.links().rows
     want = {(r.source, r.target) for r in rows if r.status == "ok"
             and isinstance(r.target, int) and r.source != r.target}
-    assert view.edges.paths == tuple(reader.core()["paths"])
+    assert view.edges.paths == tuple(reader.core().paths)
     assert set(view.edges.pairs) == want and len(want) > 3
 
 
@@ -278,7 +278,7 @@ def test_blob_ids_are_bytes_when_they_can_round_trip(blobs: list[str], width: in
                     [0, 0], []) for i, blob in enumerate(blobs)]
     core = core_table(rows, [], 0)
     raw = blob_bytes(core, rows)
-    assert core.get("blob_bytes") == width and ("blobs" in core) == (width is None)
+    assert core.blob_bytes == width and (core.blobs is not None) == (width is None)
     assert (raw is None) == (width is None)
     assert blob_list(core, raw) == blobs
     if width is not None:

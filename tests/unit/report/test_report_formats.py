@@ -15,7 +15,13 @@ import pytest
 
 from kbase_ci.checks.checker import CheckReport, check_vault
 from kbase_ci.parsed import Finding
-from kbase_ci.report.findings import display_path, summary_line, to_json, write_github, write_text
+from kbase_ci.report.findings import (
+    check_json,
+    display_path,
+    summary_line,
+    write_github,
+    write_text,
+)
 from kbase_ci.report.sarif import to_sarif
 from kbase_ci.report.terminal import StageProgress
 from kbase_ci.vault.files import Vault
@@ -61,7 +67,7 @@ def test_summary_and_json_count_errors_and_warnings(vault: tuple[Path, CheckRepo
     _, report = vault
     assert summary_line(report) == ("kbase: 2 error(s), 1 warning(s) in 2 file(s); "
                                     "4 of 4 notes checked")
-    got = to_json(report)
+    got = check_json(report).to_json()
     assert got["summary"] == {"findings": 3, "errors": 2, "warnings": 1,
                               "by_code": {"KB101": 2, "KB103": 1}, "fail_on": "error",
                               "failing": 2, "new_only": False, "pre_existing": 0}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kbase_ci.parse.parser import parse_note
-from kbase_ci.scope.select import NoteFacts, matches, select, selected
+from kbase_ci.scope.select import NoteFacts, Unmatched, matches, select, selected
 from kbase_ci.vault.scopeconfig import ScopeSpec
 from tests import tables
 from tests.conftest import FIXTURES
@@ -69,7 +69,7 @@ def test_every_selector_that_matched_nothing_says_what_exists() -> None:
         [("type", "decision")])
     got = select(spec, VAULT)
     assert got.paths == ("rust/async/Tokio.md",)
-    assert {sel: (side, hint) for side, sel, hint in got.unmatched} == {
+    assert {u.selector: (u.side, u.hint) for u in got.unmatched} == {
         "tag: rust/memroy": ("include", "did you mean `tag: rust/memory`, `tag: rust/async`, "
                                         "`tag: rust`?"),
         "path: zzzzzz/**": ("include", "path globs are relative to the vault root; `*` stays "
@@ -83,7 +83,7 @@ def test_every_selector_that_matched_nothing_says_what_exists() -> None:
 def test_no_note_has_the_kind_at_all() -> None:
     got = select(ScopeSpec.from_pairs([("type", "concept")], []), [_note("a.md")])
     assert got.paths == () and got.unmatched == (
-        ("include", "type: concept", "no note has a type"),)
+        Unmatched("include", "type: concept", "no note has a type"),)
 
 
 def test_facts_of_a_fresh_parse() -> None:

@@ -14,9 +14,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kbase_ci.git.repo import repo_dirs
-from kbase_ci.index import layout
+from kbase_ci.index import FORMAT_VERSION, layout
 from kbase_ci.index.hooklinks import hook_row
-from kbase_ci.index.manifest import FORMAT_VERSION
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.vault import hintcheck, indexhints
 from kbase_ci.vault.files import Vault
