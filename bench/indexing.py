@@ -47,8 +47,8 @@ def _sizes(files: Iterable[Path]) -> tuple[int, int]:
 
 def _timed_build(vault_dir: Path, target: Path, model: Path | None, **kw: Any
                  ) -> tuple[Any, float, float]:
-    from kbase_ci.index.build import build_index
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.index.indexbuild import build_index
+    from kbase_ci.vault.notefiles import Vault
 
     wall, cpu, built = clock(lambda: build_index(Vault(vault_dir), target, model=model, **kw))
     return built, round(wall, 2), round(cpu, 2)
@@ -57,7 +57,7 @@ def _timed_build(vault_dir: Path, target: Path, model: Path | None, **kw: Any
 def one(vault: Path, model: Path | None) -> dict[str, Any]:
     from kbase_ci.index.reader import open_index
     from kbase_ci.typedjson import encode
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
     out: dict[str, Any] = {"vault": str(vault), "model": model.name if model else None}
     with tempfile.TemporaryDirectory(prefix="kbase-bench-") as tmp:

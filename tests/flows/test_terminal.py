@@ -19,9 +19,9 @@ import pytest
 from conftest import GIT_ENV, REPO, git, run_kbase, write
 from indexkit import make_tiny_model, small_vault
 
-from kbase_ci.index.build import build_index
+from kbase_ci.index.indexbuild import build_index
 from kbase_ci.report.terminal import color_wanted
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 
 def run_on_terminal(argv: list[str], cwd: Path, env: dict[str, str],

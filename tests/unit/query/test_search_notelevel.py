@@ -24,7 +24,7 @@ from kbase_ci.query.overlay import tokenize
 from kbase_ci.query.queryterms import QueryTerms
 from kbase_ci.query.search import Searcher, rank, ranked
 from kbase_ci.query.view import QueryView
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.scanner import scan
 
 K1, B = PARAMS["k1"], PARAMS["b"]

@@ -13,7 +13,7 @@ from kbase_ci.query.discovery import open_source
 from kbase_ci.query.queryterms import QueryTerms
 from kbase_ci.query.search import Searcher
 from kbase_ci.query.view import QueryView
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from tests.conftest import REPO
 
 QUERY = REPO / "kbase_ci" / "query"
