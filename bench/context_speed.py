@@ -74,7 +74,7 @@ def _in_process(vault_dir: Path, index: Path, runs: int) -> None:
     from kbase_ci.query.discovery import open_source
     from kbase_ci.query.traverse import view_graph
     from kbase_ci.query.view import QueryView
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
     t0 = time.perf_counter()
     vault = Vault(vault_dir)

@@ -53,11 +53,11 @@ def _median(cmd: list[str], cwd: Path, runs: int) -> str:
 
 def _concept_stage(src: Path) -> str:
     """Seconds `write_concepts` takes here, in-process (full, then from the previous)."""
-    from kbase_ci.index.mentions import write_concepts
+    from kbase_ci.index.conceptsfile import write_concepts
     from kbase_ci.index.previous import PreviousIndex
     from kbase_ci.index.reader import open_index
     from kbase_ci.parsed import ParsedNote
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
     vault = Vault(src)
     # Paths are all the stage needs (headings cost little); parsing would dwarf it.

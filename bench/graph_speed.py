@@ -61,7 +61,7 @@ def _in_process(clone: Path, index: Path) -> None:
     from kbase_ci.query import graphanswer as ga
     from kbase_ci.query.discovery import open_source
     from kbase_ci.query.view import QueryView
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
     t0 = time.perf_counter()
     c0 = time.process_time()

@@ -89,8 +89,8 @@ def _cpu() -> float:
 
 def _in_largest_shard(index: Path) -> str:
     """A note of the shard with the most chunks: the slowest one-note rebuild."""
-    from kbase_ci.index.notetable import shard_notes
     from kbase_ci.index.reader import open_index
+    from kbase_ci.index.storednotes import shard_notes
 
     reader = open_index(index)
     shards = reader.manifest.shards
@@ -101,9 +101,9 @@ def _in_largest_shard(index: Path) -> str:
 
 
 def one(name: str, model: Path | None, jobs: int | None, config: str) -> dict[str, object]:
-    from kbase_ci.index.build import build_index
+    from kbase_ci.index.indexbuild import build_index
     from kbase_ci.typedjson import encode
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
     from kbase_ci.vault.scanner import scan
 
     out: dict[str, object] = {"vault": name, "model": model.name if model else None,

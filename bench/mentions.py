@@ -66,7 +66,7 @@ def _grep_pairs(view: Any, linked: dict[str, set[str]], only: set[str] | None
 
 
 def run(vault_name: str, work: Path) -> dict[str, Any]:
-    from kbase_ci.index.build import build_index
+    from kbase_ci.index.indexbuild import build_index
     from kbase_ci.index.layout import MENTIONS_FILE
     from kbase_ci.index.reader import open_index
     from kbase_ci.index.rowfile import offsets_name
@@ -74,7 +74,7 @@ def run(vault_name: str, work: Path) -> dict[str, Any]:
     from kbase_ci.query.discovery import IndexSource
     from kbase_ci.query.mentions import unlinked_mentions
     from kbase_ci.query.view import QueryView
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
     vault = Vault(_repo(vault_name, work))
     out_dir = work / f"{vault_name}-index"

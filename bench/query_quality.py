@@ -49,11 +49,11 @@ def _repo(corpus: str, work: Path) -> Path:
 
 
 def _view(corpus: str, work: Path, model: Path = MODEL) -> Any:
-    from kbase_ci.index.build import build_index
+    from kbase_ci.index.indexbuild import build_index
     from kbase_ci.index.reader import open_index
     from kbase_ci.query.discovery import IndexSource
     from kbase_ci.query.view import QueryView
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
     vault = Vault(_repo(corpus, work))
     out = work / f"{corpus}-index-{model.name}"

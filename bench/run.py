@@ -178,7 +178,7 @@ class Suite:
         if mdl is None:
             raise Skip("no embedding model (../shared/models/minilm-static-256): no vectors")
         gen = self.main_vault()
-        from kbase_ci.vault.files import Vault
+        from kbase_ci.vault.notefiles import Vault
 
         titles = sorted(Path(n.path).stem for n in Vault(gen.path).notes)
         n = 20 if self.plan.quick else 500

@@ -134,7 +134,7 @@ def open_view(clone: Path) -> Any:
     """The view `kbase search` opens in `clone` (kbase_ci.cli.queryrun.open_view)."""
     from kbase_ci.query.view import QueryView
     from kbase_ci.scope.source import open_index_source
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
     vault = Vault(clone, untracked=True)
     return QueryView(vault, open_index_source(vault, None, None))

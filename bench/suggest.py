@@ -85,7 +85,7 @@ def in_check(vault: Path) -> None:
     """Time spent suggesting inside `kbase check --all` (links + sections) on `vault`."""
     from kbase_ci.checks.checker import check_vault
     from kbase_ci.checks.suggestions import Suggester
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
     spent = [0.0, 0]
     originals = {name: getattr(Suggester, name) for name in ("for_target", "for_anchor")}

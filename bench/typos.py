@@ -38,7 +38,7 @@ from kbase_ci.checks.suggestions import Suggester
 from kbase_ci.parse.anchors import normalize_heading
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.parsed import Link, ParsedNote
-from kbase_ci.vault.files import is_hidden
+from kbase_ci.vault.notefiles import is_hidden
 from kbase_ci.vault.resolver import Resolver
 
 VAULTS = ("obsidian-tasks-docs", "data-engineering-wiki", "dnd-5e-srd", "tldr-pages")

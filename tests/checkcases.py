@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kbase_ci.checks.checker import check_vault
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from tests import tables
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "checks"

@@ -20,7 +20,7 @@ from kbase_ci.vault.yamlconfig import close_matches
 
 if TYPE_CHECKING:
     from kbase_ci.checks.policy import Policy
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
 
 class CheckContext:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kbase_ci.checks import registry as checks
+from kbase_ci.checks import checkregistry as checks
 from kbase_ci.checks.configchange import (
     affected_notes,
     config_changed,
@@ -19,7 +19,7 @@ from kbase_ci.checks.notechanges import NoteChanges
 from kbase_ci.checks.stagedchanges import load_change
 from kbase_ci.git.diff import FileChange
 from kbase_ci.parsed import Finding, Severity
-from kbase_ci.vault.files import Vault, VaultMode
+from kbase_ci.vault.notefiles import Vault, VaultMode
 from kbase_ci.vault.scanner import ScanStats, open_store
 
 

@@ -17,7 +17,7 @@ from kbase_ci.git.diff import FileChange
 from kbase_ci.parsed import Finding, Severity
 from kbase_ci.vault.config import CONFIG_NAME, Config
 from kbase_ci.vault.configsource import config_at
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.notestore import NoteStore
 from kbase_ci.vault.yamlconfig import section_keys
 

@@ -25,7 +25,7 @@ from kbase_ci.parsed import Finding
 from kbase_ci.state.bounded import read_input
 from kbase_ci.state.memos import StateStore, state_store
 from kbase_ci.vault.fileedit import Edit
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 VERSION = 1
 LINK_CODES = frozenset(("KB101", "KB102", "KB106", "KB111", "KB112"))

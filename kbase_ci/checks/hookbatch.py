@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from kbase_ci.git.diff import FileChange, staged_paths
 
 if TYPE_CHECKING:
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
 # identify's `markdown` type, which `types: [markdown]` selects.
 _MARKDOWN_EXT = (".md", ".markdown")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from kbase_ci.checks.registry import REGISTRY
+from kbase_ci.checks.checkregistry import REGISTRY
 
 _HEAD = """\
 # Hooks for pre-commit (https://pre-commit.com). Generated from the check registry by

@@ -18,15 +18,15 @@ from kbase_ci.checks.breakage import Breakage
 from kbase_ci.checks.fixmemo import remember
 from kbase_ci.checks.hookbatch import staged_share
 from kbase_ci.checks.notechanges import NoteChanges
-from kbase_ci.checks.overlay import overlay
 from kbase_ci.checks.stagedchanges import load_change
+from kbase_ci.checks.swappedstore import overlay
 from kbase_ci.errors import ChangedError, UnsafePathError, UsageError
 from kbase_ci.git.diff import FileChange
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.state.bounded import NotRegular, read_input
 from kbase_ci.state.files import write_atomic
 from kbase_ci.vault.fileedit import Edit, apply_edits
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.resolver import Resolver
 from kbase_ci.vault.safefs import confine
 from kbase_ci.vault.scanner import open_store

@@ -19,14 +19,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kbase_ci.checks import registry as checks
+from kbase_ci.checks import checkregistry as checks
 from kbase_ci.checks.findingmatch import AddedLines, mark
 from kbase_ci.checks.notechanges import NoteChanges
 from kbase_ci.checks.suggestions import Suggester
 from kbase_ci.errors import KbaseError
 from kbase_ci.parsed import Finding, ParsedNote
 from kbase_ci.vault.configsource import config_at
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.resolver import ResolvedLink
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from kbase_ci.checks.breakage import Breakage, LinkKey, Reason, name_key
-from kbase_ci.checks.overlay import overlay
+from kbase_ci.checks.swappedstore import overlay
 from kbase_ci.parsed import Link, ParsedNote
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.notestore import LinkedNote, NoteStore
 from kbase_ci.vault.resolver import ResolvedLink, Resolver
 

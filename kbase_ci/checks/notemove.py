@@ -12,7 +12,7 @@ from kbase_ci.errors import GitError, UsageError
 from kbase_ci.git import worktree
 from kbase_ci.git.listing import modified_in_worktree
 from kbase_ci.state.files import replace
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.safefs import confine
 
 

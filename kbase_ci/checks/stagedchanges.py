@@ -16,7 +16,7 @@ from kbase_ci.git.diff import FileChange, old_blob_shas
 from kbase_ci.git.objects import read_blobs
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.cache import ParseCache, cache_key
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.parsejobs import parse_and_store
 
 

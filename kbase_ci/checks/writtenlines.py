@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kbase_ci.git.objects import read_blobs
 from kbase_ci.parse.outline import note_text, split_lines
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 
 def changed_lines(vault: Vault | None, path: str, old_sha: str | None, *,

@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from kbase_ci.parse.mentions import Mention, extract, heading_keys, name_keys
+from kbase_ci.parse.conceptmentions import Mention, extract, heading_keys, name_keys
 from kbase_ci.parse.outline import note_text, note_title
 from kbase_ci.parsed import Count, Many, RepoPath, Text
 from kbase_ci.typedjson import Record
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.scanner import open_store
 
 MAX_PLACES = 5

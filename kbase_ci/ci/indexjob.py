@@ -30,12 +30,12 @@ from pathlib import Path
 
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.git.repo import toplevel
-from kbase_ci.index.build import BuildResult, build_index
+from kbase_ci.index.indexbuild import BuildResult, build_index
 from kbase_ci.index.manifest import IndexManifest, read_manifest
 from kbase_ci.index.publish import PublishResult, publish
 from kbase_ci.index.swap import index_foreign
-from kbase_ci.scope.build import build_declared
-from kbase_ci.vault.files import Vault
+from kbase_ci.scope.scopebuild import build_declared
+from kbase_ci.vault.notefiles import Vault
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from kbase_ci.checks import registry as checks
+from kbase_ci.checks import checkregistry as checks
 from kbase_ci.checks.configchange import config_changed, judging_changes, policy_key
 from kbase_ci.checks.findingmatch import AddedLines, mark
 from kbase_ci.checks.findingmatch import match_key as match_key  # tests and callers
@@ -40,8 +40,8 @@ from kbase_ci.git.diff import FileChange, added_lines, changes_between
 from kbase_ci.handover.handovers import pr_report
 from kbase_ci.parsed import Finding, Severity
 from kbase_ci.vault.config import Config
-from kbase_ci.vault.files import Vault
 from kbase_ci.vault.linkgraph import Gap, LinkGraph, Orphan, graph_of
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.scanner import open_store
 
 MAX_GRAPH_NODES = 40

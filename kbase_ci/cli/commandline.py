@@ -68,7 +68,7 @@ def __getattr__(name: str) -> Any:
 def command_module(name: str) -> ModuleType:
     if name not in _BEFORE and name not in _AFTER:
         return importlib.import_module("kbase_ci.cli.queryrun")
-    return importlib.import_module(f"kbase_ci.cli.commands.{name.replace('-', '_')}")
+    return importlib.import_module(f"kbase_ci.cli.commands.{name.replace('-', '_')}cmd")
 
 
 VALUE_OPTIONS = {"--root", "--config", "--color"}

@@ -11,7 +11,7 @@ from kbase_ci.git.repo import find_root, toplevel
 
 if TYPE_CHECKING:
     from kbase_ci.git.diff import FileChange
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
 
 def vault_root(args: argparse.Namespace) -> Path:
@@ -41,6 +41,6 @@ def open_vault(args: argparse.Namespace, *, staged: bool = False,
                untracked: bool = False) -> Vault:
     """`untracked`: untracked notes count too (readers of the work tree: queries,
     handovers), when `vault.untracked` allows."""
-    from kbase_ci.vault.files import Vault  # not before: a hook run without notes exits earlier
+    from kbase_ci.vault.notefiles import Vault  # not before: a hook run without notes exits earlier
     root: Path = args.root if args.root is not None else find_root()
     return Vault(root, staged=staged, config_path=args.config, untracked=untracked)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from kbase_ci.query.payload import Marks
     from kbase_ci.query.view import QueryView
     from kbase_ci.vault.config import Config
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
 STREAM_END = 60
 """Tokens kept for the line that ends a stream cut by `--max-tokens`."""

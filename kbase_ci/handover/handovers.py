@@ -23,7 +23,7 @@ from kbase_ci.parse.outline import note_text
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.state.bounded import read_input
 from kbase_ci.typedjson import Record
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.notetypes import SectionSpec
 from kbase_ci.vault.resolver import Resolver
 from kbase_ci.vault.scanner import scan

@@ -17,7 +17,7 @@ from kbase_ci.handover.handovers import Handovers, Question, linked_open, lowere
 from kbase_ci.handover.scoring import NoteScore
 from kbase_ci.handover.sectionitems import section_items
 from kbase_ci.typedjson import Record, json_field
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.notetypes import SectionSpec
 
 

@@ -4,11 +4,11 @@
 a `modelfolder` holds, static `embedder` (its files read by `staticmodel`) or
 `transformer`, each distinct text once across shards (`embedplan`), stored by `vectors`,
 with an `ann` graph for large shards, and the semantic baseline `cosinebaseline`),
-assembled (`assemble`: `tables`, `notetable`, `similar`, concept `mentions`, the notes
+assembled (`assemble`: `tables`, `storednotes`, `similar`, concept `conceptsfile`, the notes
 naming each note in `unlinked`, the fusion weights of `ranking`) and swapped in (`swap`),
 every file named once in `layout`, the manifest declared once in `manifest` (its blocks in
 `blocks`) and decoded only there; read back with `reader` (its files through `indexfolder`)
-after its listing, sizes and hashes (`integrity`) and every table (`schema`) are checked,
+after its listing, sizes and hashes (`integrity`) and every table (`validation`) are checked,
 published with `publish`. The embedding model is found and verified by `modelchoice`
 (downloads: kbase_ci.state.downloads), its files read as an attacker's input by
 `modelfiles`.

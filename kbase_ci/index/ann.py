@@ -89,7 +89,7 @@ class Graph:
         index = Index(ndim=dim, metric="ip", dtype=PARAMS["dtype"],
                       connectivity=PARAMS["connectivity"],
                       expansion_search=PARAMS["expansion_search"])
-        # The file passed `graphcheck` when the index was validated (kbase_ci.index.schema);
+        # The file passed `graphcheck` when the index was validated (kbase_ci.index.validation);
         # whatever usearch still raises is a refused graph, not a crash.
         fenced(f"{path}: usearch cannot open it", lambda: index.view(str(path)),
                IndexFormatError)

@@ -26,6 +26,7 @@ from kbase_ci.index.blocks import (
     Tokenizer,
     VectorSettings,
 )
+from kbase_ci.index.conceptsfile import write_concepts
 from kbase_ci.index.hooklinks import write_hook_links
 from kbase_ci.index.linkdelta import patched_links
 from kbase_ci.index.manifest import (
@@ -39,7 +40,6 @@ from kbase_ci.index.manifest import (
     sha256,
     sha256_file,
 )
-from kbase_ci.index.mentions import write_concepts
 from kbase_ci.index.modelfolder import STATIC, library
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.shardbuild import read_chunk_notes
@@ -50,9 +50,9 @@ from kbase_ci.index.unlinked import write_mentions
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.folders import GIT_HIDE, TEMP_MARK
 from kbase_ci.typedjson import decode
-from kbase_ci.vault.files import Vault
 from kbase_ci.vault.indextables import FORMAT_VERSION
 from kbase_ci.vault.linkrules import RULES_VERSION
+from kbase_ci.vault.notefiles import Vault
 
 M = TypeVar("M", bound=Manifest)
 

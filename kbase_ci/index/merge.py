@@ -20,7 +20,7 @@ from kbase_ci.errors import IndexFormatError, InputRefused, UsageError
 from kbase_ci.index import swap
 from kbase_ci.index.assemble import assemble
 from kbase_ci.index.blocks import Shard
-from kbase_ci.index.build import BuildResult, Progress, parse_warnings, plan_digest
+from kbase_ci.index.indexbuild import BuildResult, Progress, parse_warnings, plan_digest
 from kbase_ci.index.integrity import MAX_JSON_BYTES, manifest_digest, remember, verify_files
 from kbase_ci.index.layout import PARSED_FILE
 from kbase_ci.index.manifest import Header, SliceManifest, header_fields, read_manifest
@@ -29,7 +29,7 @@ from kbase_ci.index.shards import DomainRule, plan_shards
 from kbase_ci.index.sizes import note_sizes
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.bounded import load_json_file
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 
 def _load_slice(d: Path) -> SliceManifest:

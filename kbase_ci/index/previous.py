@@ -23,13 +23,13 @@ from kbase_ci.index.layout import (
     SIMILAR_SCORES_FILE,
 )
 from kbase_ci.index.manifest import IndexManifest, sha256
-from kbase_ci.index.notetable import (
+from kbase_ci.index.rowfile import all_rows, int_view
+from kbase_ci.index.storednotes import (
     blob_list,
     chunk_spans,
     shard_notes,
     similar_list,
 )
-from kbase_ci.index.rowfile import all_rows, int_view
 from kbase_ci.index.vectors import FILE as VECTORS_FILE
 from kbase_ci.index.vectors import Vectors
 from kbase_ci.state.bounded import decode_json, read_input

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from kbase_ci.git.listing import changed_since
 from kbase_ci.git.repo import commit_date, head_commit, tree_of
 from kbase_ci.index.blocks import Source
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 NO_DATE = "1970-01-01T00:00:00+00:00"
 

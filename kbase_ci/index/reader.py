@@ -36,7 +36,8 @@ from kbase_ci.index.layout import (
     LinkRow,
     NoteRow,
 )
-from kbase_ci.index.notetable import (
+from kbase_ci.index.rowfile import int_view
+from kbase_ci.index.storednotes import (
     blob_list,
     chunk_notes,
     chunk_spans,
@@ -45,7 +46,6 @@ from kbase_ci.index.notetable import (
     shard_notes,
     similar_list,
 )
-from kbase_ci.index.rowfile import int_view
 from kbase_ci.typedjson import Record, ShapeError
 from kbase_ci.vault.indextables import NotesCore, read_core, stored_fields
 
@@ -274,7 +274,7 @@ def open_index(root: Path, *, verify: bool = True, git_dir: Path | None = None,
     if not trusted(git_dir, digest):
         # Lazy: the table checks (~5 ms of imports) run once per manifest on a machine;
         # every later query finds it remembered (`trusted`).
-        from kbase_ci.index.schema import validate
+        from kbase_ci.index.validation import validate
 
         validate(reader)
         remember(git_dir, digest)

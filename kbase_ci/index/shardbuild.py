@@ -22,8 +22,8 @@ from kbase_ci.index.chunks import embed_text
 from kbase_ci.index.layout import CHUNK_LINES_FILE, CHUNKS_FILE
 from kbase_ci.index.manifest import dump_table
 from kbase_ci.index.modelfolder import TextEmbedder, open_embedder
-from kbase_ci.index.notetable import chunk_notes
 from kbase_ci.index.rowfile import offsets_dtype, write_npy
+from kbase_ci.index.storednotes import chunk_notes
 from kbase_ci.parsed import PARSER_VERSION, ParsedNote
 from kbase_ci.vault.indextables import FORMAT_VERSION
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kbase_ci.git.objects import blob_sizes
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 
 def note_sizes(vault: Vault, known: Mapping[str, int] | None = None) -> dict[str, int]:

@@ -32,14 +32,14 @@ from kbase_ci.index.layout import (
     NoteRow,
 )
 from kbase_ci.index.manifest import dump_table
-from kbase_ci.index.notetable import (
+from kbase_ci.index.rowfile import offsets_dtype, offsets_name, write_npy, write_rows
+from kbase_ci.index.storednotes import (
     blob_bytes,
     core_table,
     similar_arrays,
     stored_note_row,
     token_estimate,
 )
-from kbase_ci.index.rowfile import offsets_dtype, offsets_name, write_npy, write_rows
 from kbase_ci.vault.resolver import Resolver
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ def write_notes(root: Path, rows: Sequence[NoteRow], statuses: Sequence[str],
                 similar_k: int,
                 reuse: Callable[[int, Any], bytes | None] | None = None) -> None:
     """`notes.json` (core), `names.json`, `notes.jsonl`, `blobs.npy` and the similar
-    arrays (`similar_k` per note) from a `notes_table` (kbase_ci/index/notetable.py;
+    arrays (`similar_k` per note) from a `notes_table` (kbase_ci/index/storednotes.py;
     `reuse`: see `rowfile.write_rows`, given the row as stored)."""
     names: dict[str, list[int]] = {}
     for i, row in enumerate(rows):

@@ -28,11 +28,11 @@ from kbase_ci.index.blocks import Mentions
 from kbase_ci.index.layout import MENTIONS_FILE
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.rowfile import all_rows, write_rows
-from kbase_ci.index.schema import mention_row
+from kbase_ci.index.validation import mention_row
 from kbase_ci.parse.namematch import MAX_PLACES, VERSION, Matcher
 from kbase_ci.parse.outline import note_text
 from kbase_ci.parsed import ParsedNote
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 _READ_STEP = 2000
 

@@ -36,7 +36,7 @@ from kbase_ci.index.shardbuild import (
 from kbase_ci.index.shards import ShardSpec
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.threads import blas_single_threaded, one_blas_thread
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.scanner import scan
 
 # Below this much Markdown to index, worker start-up costs more than it saves.

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from kbase_ci.query.view import QueryView
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
 READ_ONLY = ToolAnnotations(read_only_hint=True)
 """(The destructive and idempotent hints mean something only when a tool writes; every

@@ -33,7 +33,7 @@ from kbase_ci.query.freshness import refresh_stat
 from kbase_ci.query.view import QueryView
 from kbase_ci.scope.source import open_index_source
 from kbase_ci.state.bounded import read_input
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 if TYPE_CHECKING:
     from kbase_ci.query.discovery import IndexSource

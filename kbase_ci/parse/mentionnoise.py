@@ -1,5 +1,5 @@
 """Parts of a note that look like prose to the concept scan but are not (issue 31): math,
-Excalidraw drawings kept as Markdown, and code-like tables. `kbase_ci.parse.mentions`
+Excalidraw drawings kept as Markdown, and code-like tables. `kbase_ci.parse.conceptmentions`
 blanks them (newlines kept, so lines and columns stay put) before it looks for names.
 
 - Math: `$$ ... $$` (over lines too) and inline `$...$` written as Obsidian and pandoc

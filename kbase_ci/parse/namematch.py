@@ -7,7 +7,7 @@ space of the name stands for one run of blanks holding at most one line break (a
 wrapped over two lines still counts). Words are whole: `Docker` is not found in
 `Dockerfile`, but is in `Docker's` and `docker-compose` (as `\\b` would).
 
-Only prose is searched (`kbase_ci.parse.prose`): not frontmatter, code, links,
+Only prose is searched (`kbase_ci.parse.prosemask`): not frontmatter, code, links,
 embeds, URLs, HTML or comments.
 
 All names are found by one walk over the text's words with a dict from each name's first
@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from kbase_ci.parse.prose import prose
+from kbase_ci.parse.prosemask import prose
 
 T = TypeVar("T")
 _Named = tuple["Name", tuple[T, ...]]

@@ -1,6 +1,6 @@
 """Which candidate terms are concepts: the filtering step of concept extraction.
 
-`kbase_ci.parse.mentions` finds candidates with regular expressions (backticked
+`kbase_ci.parse.conceptmentions` finds candidates with regular expressions (backticked
 identifiers, runs of capitalised words); the rules here decide which of them name a
 thing a note could document. Measured on the shared vaults (bench/concept_precision.py,
 judged samples in bench/data/), the candidates the scan alone kept were mostly:

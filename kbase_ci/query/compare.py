@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 from kbase_ci.errors import UsageError
+from kbase_ci.parse.conceptmentions import term_key
 from kbase_ci.parse.linksyntax import link_from_raw
-from kbase_ci.parse.mentions import term_key
 from kbase_ci.parse.outline import split_lines
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.concepts import spelled_as

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kbase_ci.parse.mentions import name_keys, term_key
+from kbase_ci.parse.conceptmentions import name_keys, term_key
 from kbase_ci.parse.outline import split_lines
 from kbase_ci.query.answer import IndexInfo
 from kbase_ci.query.defining import about_the_page, defined_terms, lead

@@ -39,7 +39,7 @@ from kbase_ci.query.freshness import Member
 from kbase_ci.query.materialised import materialise
 from kbase_ci.state.folders import Scratch
 from kbase_ci.state.hubcache import offline
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 if TYPE_CHECKING:
     from kbase_ci.state.memos import StateStore
@@ -245,7 +245,7 @@ FETCH_COMMAND = f"git fetch origin +{BRANCH}:refs/remotes/origin/{BRANCH}"
 
 def _build(vault: Vault, problems: list[str]) -> IndexSource:
     # Lazy: the build code (and what it imports) only when no committed index is found.
-    from kbase_ci.index.build import build_index
+    from kbase_ci.index.indexbuild import build_index
 
     keep = Scratch()
     out = keep.path / "index"

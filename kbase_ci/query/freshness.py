@@ -28,7 +28,7 @@ from kbase_ci.index.manifest import IndexManifest
 from kbase_ci.index.reader import IndexReader
 from kbase_ci.query.linknames import attachment_names, links_naming
 from kbase_ci.typedjson import Record, json_field
-from kbase_ci.vault.files import NoteFile, Vault
+from kbase_ci.vault.notefiles import NoteFile, Vault
 
 if TYPE_CHECKING:
     from kbase_ci.parsed import ParsedNote

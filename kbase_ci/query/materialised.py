@@ -58,7 +58,7 @@ def _materialise(repo: Path, ref: str, tree: str, base: Path, final: Path) -> Pa
     import shutil
 
     # Lazy: the table checks run once per branch tree, when it is materialised here.
-    from kbase_ci.index.schema import validate
+    from kbase_ci.index.validation import validate
 
     tmp = fresh_dir(base, f".{tree}.tmp-")
     try:

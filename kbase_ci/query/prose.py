@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 from kbase_ci.parse.outline import split_lines
-from kbase_ci.parse.prose import CODE_SPAN
+from kbase_ci.parse.prosemask import CODE_SPAN
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")

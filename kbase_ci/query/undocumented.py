@@ -21,8 +21,8 @@ from typing import Any
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index.layout import CONCEPTS_FILE
+from kbase_ci.parse.conceptmentions import VERSION, Mention, TermKind, extract, name_keys, term_key
 from kbase_ci.parse.mentionnoise import is_drawing_path
-from kbase_ci.parse.mentions import VERSION, Mention, TermKind, extract, name_keys, term_key
 from kbase_ci.parse.outline import note_text
 from kbase_ci.query.view import QueryView
 

@@ -21,7 +21,7 @@ from kbase_ci.query.answer import IndexInfo, ScopeRef
 from kbase_ci.query.discovery import IndexSource
 from kbase_ci.query.freshness import Freshness, assess
 from kbase_ci.query.notetable import LinkInfo, NoteEdges, NoteInfo, NoteTable
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 if TYPE_CHECKING:
     from kbase_ci.parsed import ParsedNote
@@ -186,7 +186,7 @@ class QueryView:
         """`Process` names `Process (进程)` only in part: as Obsidian leaves `[[Process]]`
         unresolved, a query does not guess; it says the exact name to write."""
         # Lazy: only a name no note has needs the name parts (every query loads this module)
-        from kbase_ci.parse.mentions import name_keys, term_key
+        from kbase_ci.parse.conceptmentions import name_keys, term_key
 
         key = term_key(text)
         whole = sorted({name for info in self.notes.values()

@@ -17,7 +17,7 @@ from kbase_ci.report.escape import command_data, command_property, terminal_text
 from kbase_ci.report.terminal import paint, severity_style
 from kbase_ci.state.bounded import read_input
 from kbase_ci.typedjson import Record
-from kbase_ci.vault.files import VaultMode
+from kbase_ci.vault.notefiles import VaultMode
 
 JSON_VERSION = 1
 

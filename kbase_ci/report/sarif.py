@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote
 
 from kbase_ci import __version__
-from kbase_ci.checks.registry import all_codes, default_severities
+from kbase_ci.checks.checkregistry import all_codes, default_severities
 from kbase_ci.parsed import Finding
 from kbase_ci.report.findings import display_path
 

@@ -15,7 +15,7 @@ from kbase_ci.query.discovery import FETCH_COMMAND, IndexSource, committed, open
 if TYPE_CHECKING:
     from kbase_ci.index.blocks import Scope
     from kbase_ci.parsed import ParsedNote
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
 # The scope modules (selectors, domains, scope state: ~30 modules with the model choice)
 # are imported where a scope is asked for: every query without `--scope` passes here.

@@ -1,4 +1,4 @@
-"""A vault: which files are notes (`files`), what `.kbase.yml` says (`config` and the
+"""A vault: which files are notes (`notefiles`), what `.kbase.yml` says (`config` and the
 sections it validates: the checks' `checkconfig`, `notetypes`/`typeconfig`, `scopeconfig`,
 over `yamlconfig`), the parse cache and note store (`cache`, `notestore`, `scanner`;
 summaries of notes left unparsed from a published index, `indexhints`, checked against

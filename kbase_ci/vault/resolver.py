@@ -14,7 +14,6 @@ from functools import cached_property
 
 from kbase_ci.parse.anchors import HeadingIndex, find_block
 from kbase_ci.parsed import Link, ParsedNote
-from kbase_ci.vault.files import is_hidden
 from kbase_ci.vault.linkrules import (
     Hit,
     Status,
@@ -27,6 +26,7 @@ from kbase_ci.vault.linkrules import (
     obsidian_order,
     strip_md,
 )
+from kbase_ci.vault.notefiles import is_hidden
 from kbase_ci.vault.notestore import NoteStore
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.cache import ParseCache, cache_key, key_path
-from kbase_ci.vault.files import NoteFile, Vault
+from kbase_ci.vault.notefiles import NoteFile, Vault
 from kbase_ci.vault.notestore import LazySummaries, NoteStore, NoteSummary, summarize
 from kbase_ci.vault.parsejobs import (
     parse_and_store,

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.checks.registry import REGISTRY
+from kbase_ci.checks.checkregistry import REGISTRY
 from kbase_ci.handover.handovers import check_notes, pr_report
 from kbase_ci.handover.latest import latest
 from kbase_ci.query.payload import cost
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from tests.conftest import FIXTURES, GIT_ENV, git, run_kbase, write
 
 VAULT = FIXTURES / "handover" / "vault"

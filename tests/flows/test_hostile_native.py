@@ -204,7 +204,7 @@ def test_forged_chunk_lengths_are_refused_by_validation(built: Path, tmp_path: P
     """The note-level BM25 list (kbase_ci.query.notebm25) adds chunk lengths up per
     note. Issue 38: a lengths file one chunk short, of floats or holding a NaN passed
     the branch's validation, and then every hybrid search failed (exit 2) in every
-    clone. Validation refuses it (kbase_ci.index.schema), naming the file, and the
+    clone. Validation refuses it (kbase_ci.index.validation), naming the file, and the
     query is answered from an index built for it, as for any forged table."""
     rel = SHARD + "bm25/lengths.npy"
 

@@ -226,7 +226,7 @@ def test_index_of_this_exact_commit_is_used_without_listing_the_vault(fresh: Pat
     Anything else takes the full comparison."""
     from kbase_ci.query.discovery import open_source
     from kbase_ci.query.freshness import assess
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
     def assessed() -> tuple[tuple[str, ...], bool]:
         vault = Vault(fresh)
@@ -434,5 +434,5 @@ def test_a_link_query_imports_no_search_scope_or_tracing_code(fresh: Path) -> No
     assert "kbase_ci.query.view" in imported
     unwanted = {"logging", "shutil", "kbase_ci.index.bm25", "kbase_ci.index.vectors",
                 "kbase_ci.index.scopes", "kbase_ci.index.modelchoice",
-                "kbase_ci.scope.select", "kbase_ci.parse.mentions", "kbase_ci.index.shards"}
+                "kbase_ci.scope.select", "kbase_ci.parse.conceptmentions", "kbase_ci.index.shards"}
     assert not unwanted & imported, sorted(unwanted & imported)

@@ -28,7 +28,7 @@ FILES = {
 NEVER = ("tree_sitter", "tree_sitter_markdown", "ruamel", "rich", "re2", "onnxruntime",
          "tokenizers", "usearch", "logging", "shutil", "sqlite3",
          "kbase_ci.parsed", "kbase_ci.parse.parser", "kbase_ci.vault.scanner",
-         "kbase_ci.vault.cache", "kbase_ci.vault.resolver", "kbase_ci.index.schema",
+         "kbase_ci.vault.cache", "kbase_ci.vault.resolver", "kbase_ci.index.validation",
          "kbase_ci.index.chunks", "kbase_ci.index.modelchoice", "kbase_ci.index.modelfolder",
          "kbase_ci.git.diff", "kbase_ci.report.escape", "kbase_ci.report.terminal")
 """Loaded by no query below (`sqlite3`: the state store; an index unpacked from its

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kbase_ci.checks.registry import REGISTRY, default_severities
+from kbase_ci.checks.checkregistry import REGISTRY, default_severities
 from tests.conftest import FIXTURES, git, run_kbase, write
 
 SCENARIO = FIXTURES / "hooks" / "severity"

@@ -17,9 +17,9 @@ from conftest import GIT_ENV, REPO, git, run_kbase, write
 from indexkit import make_tiny_model, small_vault
 
 from bench.index_progress import run_on_terminal
-from kbase_ci.index.build import build_index
+from kbase_ci.index.indexbuild import build_index
 from kbase_ci.report.terminal import color_wanted
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 MakeRepo = Callable[..., Path]
 SGR_COLOUR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|9[0-7]|38;[25])[0-9;]*m")

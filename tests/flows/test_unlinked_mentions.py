@@ -122,7 +122,7 @@ def test_an_index_without_the_table_is_answered_by_a_scan(fresh: Path) -> None:
     from kbase_ci.query.discovery import IndexSource
     from kbase_ci.query.mentions import unlinked_answer
     from kbase_ci.query.view import QueryView
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
     proc = run_kbase("index", cwd=fresh)
     assert proc.returncode == 0, proc.stderr

@@ -34,7 +34,7 @@ _SEARCH_STACK = {"numpy", "onnxruntime", "usearch", "mcp", "bm25s",
 _ENTRY_MODULES = (
     ("kbase_ci.index", "search"),
     ("kbase_ci.query.search", "search"),
-    ("kbase_ci.scope.build", "search"),
+    ("kbase_ci.scope.scopebuild", "search"),
     ("kbase_ci.index.transformer", "search"),  # the search extra is missing first
     ("kbase_ci.mcp.server", "mcp"),
     ("kbase_ci.ci.job", "ci"),

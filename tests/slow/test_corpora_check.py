@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kbase_ci.checks.checker import check_vault
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from tests.conftest import corpus_repo
 
 pytestmark = pytest.mark.corpus

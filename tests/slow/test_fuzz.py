@@ -30,7 +30,7 @@ from kbase_ci.ci.cireport import from_json
 from kbase_ci.cli.main import exit_code_for
 from kbase_ci.errors import IndexFormatError, KbaseError, UsageError
 from kbase_ci.index.reader import open_index
-from kbase_ci.parse.mentions import extract, heading_keys
+from kbase_ci.parse.conceptmentions import extract, heading_keys
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.query.links import sentence_at
 from kbase_ci.report.escape import md_text, terminal_text

@@ -25,7 +25,7 @@ from kbase_ci.index import ann
 from kbase_ci.index.graphcheck import check_graph
 from kbase_ci.index.modelfolder import open_embedder
 from kbase_ci.index.reader import open_index
-from kbase_ci.index.schema import validate
+from kbase_ci.index.validation import validate
 from tests.conftest import indexed_repo
 from tests.indexkit import make_tiny_model
 from tests.slow.test_fuzz import fuzz

@@ -14,11 +14,11 @@ from indexkit import TOPICS, make_tiny_model
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import ann
-from kbase_ci.index.build import build_index
+from kbase_ci.index.indexbuild import build_index
 from kbase_ci.index.reader import open_index
 from kbase_ci.index.vectorfile import pack, quantize
 from kbase_ci.index.vectors import Vectors
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 MakeRepo = Callable[..., Path]
 DIM = 64

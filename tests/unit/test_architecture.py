@@ -66,6 +66,28 @@ def test_package_root_holds_only_leaves() -> None:
     assert len(root) <= 6, root
 
 
+QUERY_TOOLS_CLASHES = frozenset({"compare", "concepts", "context", "explore", "gaps", "graph",
+                                 "links", "read", "search", "status"})
+"""Basenames that `kbase_ci/query/X.py` and `kbase_ci/query/tools/X.py` share today: the
+query/tools fold (issue 41 item 2, another branch) moves each tools module into its
+query's module and so removes these. Nothing else may share a name."""
+
+
+def test_module_basenames_are_unique() -> None:
+    """A jump-to-file lands on the module meant: no two modules of kbase_ci share a file
+    name, so a name says its layer where two layers own alike nouns (`indexbuild`,
+    `scopebuild`). CHANGELOG.md lists the renames that made them so."""
+    where: dict[str, list[str]] = {}
+    for path in MODULES.values():
+        if path.name != "__init__.py":
+            where.setdefault(path.stem, []).append(path.relative_to(REPO).as_posix())
+    clashes = {stem: paths for stem, paths in where.items() if len(paths) > 1}
+    allowed = {stem: paths for stem, paths in clashes.items() if stem in QUERY_TOOLS_CLASHES
+               and sorted(paths) == sorted([f"kbase_ci/query/tools/{stem}.py",
+                                            f"kbase_ci/query/{stem}.py"])}
+    assert clashes == allowed, {s: p for s, p in clashes.items() if s not in allowed}
+
+
 def test_no_import_cycles() -> None:
     graph = {name: sorted({t for node, _ in _imports_of(name) for t in _targets(node)
                            if t in MODULES and t != name})

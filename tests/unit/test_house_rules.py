@@ -21,7 +21,7 @@ def test_no_pickle_anywhere() -> None:
 def test_check_path_imports_no_heavy_dependencies() -> None:
     # `kbase check` runs on every commit: numpy, usearch, tokenizers, bm25s must stay lazy.
     code = ("import sys, kbase_ci.cli.commandline as c, kbase_ci.checks.checker, "
-            "kbase_ci.checks.registry;"
+            "kbase_ci.checks.checkregistry;"
             "c.build_parser('check');"
             "heavy = [m for m in ('numpy', 'usearch', 'tokenizers', 'bm25s', 'Stemmer', "
             "'tree_sitter', 'rich') if m in sys.modules];"
@@ -38,8 +38,8 @@ def test_hook_exit_without_notes_imports_neither_config_nor_checks(tmp_path: Pat
     (tmp_path / "code.py").write_text("x = 1\n", encoding="utf-8")
     subprocess.run(["git", "add", "code.py"], cwd=tmp_path, check=True)
     code = ("import sys, kbase_ci.cli.main as c; rc = c.main(['check', '--staged']);"
-            "loaded = [m for m in ('kbase_ci.vault.config', 'kbase_ci.vault.files', "
-            "'kbase_ci.checks.checker', 'kbase_ci.checks.registry', 'kbase_ci.parse.parser', "
+            "loaded = [m for m in ('kbase_ci.vault.config', 'kbase_ci.vault.notefiles', "
+            "'kbase_ci.checks.checker', 'kbase_ci.checks.checkregistry', 'kbase_ci.parse.parser', "
             "'tree_sitter') if m in sys.modules];"
             "print(rc, ','.join(loaded))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,

@@ -1,5 +1,5 @@
 """`handover latest`: the newest handover, with its open next steps, blockers and
-questions (`handover check` is a command of its own: kbase_ci.cli.commands.handover)."""
+questions (`handover check` is a command of its own: kbase_ci.cli.commands.handovercmd)."""
 
 from __future__ import annotations
 

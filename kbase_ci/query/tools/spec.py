@@ -27,7 +27,7 @@ from kbase_ci.typedjson import MISSING, Record
 
 if TYPE_CHECKING:
     from kbase_ci.query.view import QueryView
-    from kbase_ci.vault.files import Vault
+    from kbase_ci.vault.notefiles import Vault
 
 P = TypeVar("P", bound=Record)
 A = TypeVar("A", bound=Record)

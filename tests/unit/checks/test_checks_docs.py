@@ -5,8 +5,8 @@ from __future__ import annotations
 from ruamel.yaml import YAML
 
 from kbase_ci.checks import hookfile
-from kbase_ci.checks.docs import FRONTMATTER_EXAMPLE, TAGS_EXAMPLE, render
-from kbase_ci.checks.registry import REGISTRY
+from kbase_ci.checks.checkdocs import FRONTMATTER_EXAMPLE, TAGS_EXAMPLE, render
+from kbase_ci.checks.checkregistry import REGISTRY
 from kbase_ci.vault.checkconfig import FrontmatterConfig, TagsConfig
 from kbase_ci.vault.config import parse_config
 from tests.conftest import REPO
@@ -17,7 +17,7 @@ def test_docs_checks_md_matches_the_registry() -> None:
     current = path.read_text(encoding="utf-8") if path.is_file() else ""
     assert current == render(), (
         "docs/checks.md is out of date with the check registry; regenerate it with "
-        "`python -m kbase_ci.checks.docs > docs/checks.md`")
+        "`python -m kbase_ci.checks.checkdocs > docs/checks.md`")
 
 
 def test_every_code_is_documented_once_with_its_check() -> None:

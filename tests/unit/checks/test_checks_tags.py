@@ -11,7 +11,7 @@ import pytest
 from kbase_ci.checks.checker import check_vault
 from kbase_ci.errors import ConfigError
 from kbase_ci.vault.config import parse_config
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from tests.checkcases import Case, params, run_case
 from tests.complexity import assert_linear
 from tests.conftest import git, run_kbase, write

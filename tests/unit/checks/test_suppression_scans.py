@@ -7,7 +7,7 @@ suppression silences a finding (the first in the note) is unchanged."""
 
 from __future__ import annotations
 
-from kbase_ci.checks.registry import make_policy
+from kbase_ci.checks.checkregistry import make_policy
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.parsed import Finding, ParsedNote
 from kbase_ci.vault.config import Config

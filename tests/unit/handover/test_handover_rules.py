@@ -13,7 +13,7 @@ from kbase_ci.handover.handovers import Handovers
 from kbase_ci.handover.placeholders import classify, read_body
 from kbase_ci.handover.scoring import NoteScore
 from kbase_ci.handover.sectionitems import listed_paths
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from tests import tables
 from tests.conftest import FIXTURES, git
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from indexkit import ONNX_MODEL, make_tiny_model, snapshot
 
-from kbase_ci.index.build import build_index
 from kbase_ci.index.chunks import chunk_note, embed_text
 from kbase_ci.index.embedplan import EmbedPlan
+from kbase_ci.index.indexbuild import build_index
 from kbase_ci.index.shardbuild import Chunked, embedder_for, use_embedder
 from kbase_ci.parse.parser import parse_note
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 np = pytest.importorskip("numpy")
 

@@ -16,15 +16,15 @@ from indexkit import make_tiny_model, small_vault, snapshot
 from kbase_ci.errors import IndexFormatError, UsageError
 from kbase_ci.index import FORMAT_VERSION, tokens
 from kbase_ci.index.blocks import Source
-from kbase_ci.index.build import BuildResult, build_index
 from kbase_ci.index.embedder import Embedder
+from kbase_ci.index.indexbuild import BuildResult, build_index
 from kbase_ci.index.layout import LinkRow, NoteRow
 from kbase_ci.index.manifest import IndexManifest, read_manifest
 from kbase_ci.index.reader import open_index
 from kbase_ci.state.folders import make_temp_dir
 from kbase_ci.typedjson import encode
 from kbase_ci.vault.config import load_config
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 MakeRepo = Callable[..., Path]
 
@@ -160,8 +160,8 @@ def test_build_is_independent_of_hash_seed(make_repo: MakeRepo, tiny_model: Path
 
     root = make_repo(small_vault())
     build(root, tiny_model, root.parent / "here")
-    code = ("import sys; from pathlib import Path; from kbase_ci.vault.files import Vault; "
-            "from kbase_ci.index.build import build_index; "
+    code = ("import sys; from pathlib import Path; from kbase_ci.vault.notefiles import Vault; "
+            "from kbase_ci.index.indexbuild import build_index; "
             "build_index(Vault(Path(sys.argv[1])), Path(sys.argv[2]), model=Path(sys.argv[3]))")
     for seed in ("1", "12345"):
         out = root.parent / f"seed{seed}"

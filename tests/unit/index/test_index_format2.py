@@ -17,15 +17,15 @@ from indexkit import make_tiny_model, small_vault
 
 from kbase_ci.errors import IndexFormatError
 from kbase_ci.index import bm25, tokens, vectorfile, vectors
-from kbase_ci.index.build import build_index
 from kbase_ci.index.idf import idf
+from kbase_ci.index.indexbuild import build_index
 from kbase_ci.index.layout import LINK_FIELDS, LINK_ROWS_FILE, STORED_NOTE_FIELDS, NoteRow
-from kbase_ci.index.notetable import full_note_row, shard_notes, stored_note_row
 from kbase_ci.index.reader import open_index
 from kbase_ci.index.rowfile import int_table, int_view
+from kbase_ci.index.storednotes import full_note_row, shard_notes, stored_note_row
 from kbase_ci.query.discovery import IndexSource
 from kbase_ci.query.view import QueryView
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 MakeRepo = Callable[..., Path]
 
@@ -272,7 +272,7 @@ def test_search_with_vectors_uses_every_shard(make_repo: MakeRepo, tmp_path: Pat
 ])
 def test_blob_ids_are_bytes_when_they_can_round_trip(blobs: list[str], width: int | None
                                                      ) -> None:
-    from kbase_ci.index.notetable import blob_bytes, blob_list, core_table
+    from kbase_ci.index.storednotes import blob_bytes, blob_list, core_table
 
     rows = [NoteRow(f"n{i}.md", f"n{i}", [], [], [], [], {}, blob, 0, 0, "", "_root",
                     [0, 0], []) for i, blob in enumerate(blobs)]

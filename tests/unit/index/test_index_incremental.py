@@ -12,13 +12,13 @@ from conftest import git, write
 from indexkit import ONNX_MODEL, make_tiny_model, snapshot
 
 from kbase_ci.index.assemble import link_inputs
-from kbase_ci.index.build import build_index
+from kbase_ci.index.conceptsfile import _patched
+from kbase_ci.index.indexbuild import build_index
 from kbase_ci.index.linkdelta import patched_links
 from kbase_ci.index.manifest import read_manifest
-from kbase_ci.index.mentions import _patched
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.tables import links_table
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.scanner import scan
 
 MakeRepo = Callable[..., Path]

@@ -12,10 +12,10 @@ from conftest import git, write
 from indexkit import ONNX_MODEL, make_tiny_model, small_vault, snapshot
 
 from kbase_ci.errors import IndexFormatError, UsageError
-from kbase_ci.index.build import build_index
+from kbase_ci.index.indexbuild import build_index
 from kbase_ci.index.merge import merge_slices
 from kbase_ci.index.reader import open_index
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 MakeRepo = Callable[..., Path]
 

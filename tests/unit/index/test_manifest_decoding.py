@@ -37,7 +37,7 @@ MANIFEST_KEYS = {"format_version", "kbase_version", "config_digest", "tokenizer"
                  "selectors", "dirty_paths", "stopwords", "rankers", "top1"}
 """Keys that only a manifest has (the generic ones, `source` or `counts`, name parts of
 query answers too: those are caught by the receiver's name below)."""
-NOT_A_MANIFEST = {("kbase_ci/index/build.py", "embeddings"),
+NOT_A_MANIFEST = {("kbase_ci/index/indexbuild.py", "embeddings"),
                   ("kbase_ci/index/shardbuild.py", "embeddings")}
 """A build stage is named `embeddings` (its seconds)."""
 DELETE = object()

@@ -14,13 +14,13 @@ import pytest
 from conftest import git, write
 
 from kbase_ci.index.assemble import link_inputs
-from kbase_ci.index.build import build_index
+from kbase_ci.index.indexbuild import build_index
 from kbase_ci.index.layout import MENTIONS_FILE
 from kbase_ci.index.manifest import read_manifest
 from kbase_ci.index.previous import PreviousIndex
 from kbase_ci.index.unlinked import mentions_table
 from kbase_ci.parsed import ParsedNote
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.scanner import scan
 
 VAULT = {

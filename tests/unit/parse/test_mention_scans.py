@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from kbase_ci.parse.mentions import extract, heading_keys, name_keys
+from kbase_ci.parse.conceptmentions import extract, heading_keys, name_keys
 from tests.complexity import assert_linear
 
 KB = 1_000

@@ -21,7 +21,7 @@ from kbase_ci.query.discovery import open_source
 from kbase_ci.query.payload import cost
 from kbase_ci.query.pieces import outline_note
 from kbase_ci.query.view import QueryView
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 VAULT = FIXTURES / "context" / "vault"
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import FIXTURES, git, indexed_copy, run_kbase, write
 from querykit import query
 
-from kbase_ci.parse.mentions import extract
+from kbase_ci.parse.conceptmentions import extract
 from tests import tables
 
 VAULT = FIXTURES / "gaps" / "vault"

@@ -24,8 +24,8 @@ from kbase_ci.query.graphanswer import graph_answer
 from kbase_ci.query.graphdraw import dot, dot_string, mermaid, mermaid_label
 from kbase_ci.query.notetable import NoteEdges
 from kbase_ci.query.view import QueryView
-from kbase_ci.vault.files import Vault
 from kbase_ci.vault.linkgraph import link_graph
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.scanner import scan
 
 ISOLATED = ["Drafts/Scratch.md", "Gallery.md", "Lonely.md", "Self Ref.md", "Wishlist.md"]

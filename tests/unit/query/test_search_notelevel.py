@@ -23,7 +23,7 @@ from kbase_ci.query.notebm25 import chunk_tf, ranked_notes
 from kbase_ci.query.overlay import tokenize
 from kbase_ci.query.search import Searcher, rank, ranked
 from kbase_ci.query.view import QueryView
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.scanner import scan
 
 K1, B = PARAMS["k1"], PARAMS["b"]

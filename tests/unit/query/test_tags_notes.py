@@ -17,7 +17,7 @@ from querykit import query
 from kbase_ci.query.discovery import open_source
 from kbase_ci.query.tagtree import notes_answer, tag_matches, tags_answer
 from kbase_ci.query.view import QueryView
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 # Hand-read from the fixture: each note's tags (frontmatter and inline).
 TAGS = {

@@ -24,7 +24,7 @@ from kbase_ci.report.findings import (
 )
 from kbase_ci.report.sarif import to_sarif
 from kbase_ci.report.terminal import StageProgress
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 Repo = Callable[..., Path]
 HOME = "# Home\n\nSee [[Twin]] and\n[[Missing]] here.\n"

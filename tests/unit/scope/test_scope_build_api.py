@@ -1,4 +1,4 @@
-"""kbase_ci.scope.build and .source on a small vault with a BM25-only main index: a plan
+"""kbase_ci.scope.scopebuild and .source on a small vault with a BM25-only main index: a plan
 writes nothing, a build holds only the selected notes, an unchanged scope is not built
 again, a changed one is, and every way of asking for a scope that cannot be is a usage
 error that says why. (`kbase scope ...` end to end, with vectors and the fixture vault:
@@ -14,9 +14,9 @@ import pytest
 from kbase_ci.errors import UsageError
 from kbase_ci.index.reader import open_index
 from kbase_ci.index.scopes import selectors_of
-from kbase_ci.scope.build import build_scope
+from kbase_ci.scope.scopebuild import build_scope
 from kbase_ci.scope.source import open_index_source
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.scopeconfig import ScopeSpec
 from tests.conftest import run_kbase
 

@@ -18,7 +18,7 @@ import pytest
 from kbase_ci.checks.checker import check_vault
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.parsed import Link
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.resolver import Resolver
 from kbase_ci.vault.scanner import open_store
 from tests import tables

@@ -18,7 +18,7 @@ from kbase_ci.git.listing import ls_files_rows
 from kbase_ci.git.repo import repo_dirs
 from kbase_ci.parsed import ParsedNote, Tag
 from kbase_ci.vault.cache import ParseCache, cache_key
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.notestore import LazySummaries, NoteStore, NoteSummary
 from kbase_ci.vault.scanner import open_store
 from tests.conftest import git, run_kbase, write

@@ -18,7 +18,7 @@ from kbase_ci.index import FORMAT_VERSION, layout
 from kbase_ci.index.hooklinks import hook_row
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.vault import hintcheck, indexhints
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.notestore import NoteStore, NoteSummary, fold, summarize
 from tests.conftest import git, run_kbase
 

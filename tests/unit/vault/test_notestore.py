@@ -6,7 +6,7 @@ from pathlib import Path
 from kbase_ci.parse.parser import parse_note
 from kbase_ci.parsed import ParsedNote
 from kbase_ci.vault.config import parse_config
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.notestore import NoteStore, summarize
 from kbase_ci.vault.scanner import open_store
 from tests.conftest import write
@@ -70,7 +70,7 @@ def test_open_store_without_git_cache(tmp_path: Path) -> None:
 
 
 def test_overlay_answers_aliases_without_reading_summaries() -> None:
-    from kbase_ci.checks.overlay import overlay
+    from kbase_ci.checks.swappedstore import overlay
 
     notes = _notes()
     fetched: list[int] = []

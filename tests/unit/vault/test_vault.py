@@ -8,7 +8,7 @@ import pytest
 from kbase_ci.errors import GitError, UsageError
 from kbase_ci.git.objects import blob_sha
 from kbase_ci.vault.config import parse_config
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from tests.conftest import git, write
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kbase_ci.git.objects import blob_sha
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.worktreeblobs import read_clean, read_contents
 from tests.conftest import git, write
 

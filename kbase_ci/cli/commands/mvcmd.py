@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from kbase_ci.checks.notemove import move_note
-from kbase_ci.cli.commands.fix import print_report
+from kbase_ci.cli.commands.fixcmd import print_report
 from kbase_ci.cli.common import open_vault
 from kbase_ci.errors import EXIT_OK
 from kbase_ci.report.findings import display_path

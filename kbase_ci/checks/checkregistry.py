@@ -52,13 +52,13 @@ class Check:
 def _registry() -> list[Check]:
     # Imported here so `checks` has no import cycle with the modules it lists.
     from kbase_ci.checks.rules import (
-        frontmatter,
-        handover,
-        links,
+        frontmattercheck,
+        handovercheck,
+        linkcheck,
         readable,
         sections,
-        suppressions,
-        tags,
+        suppressioncheck,
+        tagcheck,
     )
 
     return [
@@ -67,25 +67,25 @@ def _registry() -> list[Check]:
               "Reject notes that are not UTF-8 and binary files named .md; warn about notes "
               "over vault.max_note_bytes.", readable.WARNINGS),
         Check("links", "wikilinks, embeds and Markdown links whose target does not exist",
-              links.CODES, links.check,
+              linkcheck.CODES, linkcheck.check,
               "Reject unresolved links and embeds, links leaving the repository and links "
-              "naming an alias; warn about ambiguous names.", links.WARNINGS),
+              "naming an alias; warn about ambiguous names.", linkcheck.WARNINGS),
         Check("sections", "links to a heading or block id the target note lacks",
               sections.CODES, sections.check,
               "Reject links to headings or block ids that do not exist."),
         Check("tags", "tags outside the configured policy, or spelled in several cases",
-              tags.CODES, tags.check,
+              tagcheck.CODES, tagcheck.check,
               "Reject tags outside the .kbase.yml tag policy; warn about tags spelled in "
-              "several cases.", tags.WARNINGS),
+              "several cases.", tagcheck.WARNINGS),
         Check("frontmatter", "YAML frontmatter that is invalid or breaks the configured rules",
-              frontmatter.CODES, frontmatter.check,
+              frontmattercheck.CODES, frontmattercheck.check,
               "Reject invalid YAML frontmatter and frontmatter that breaks .kbase.yml rules."),
         Check("handover", "handovers and other typed notes missing what their type requires",
-              handover.CODES, handover.check,
+              handovercheck.CODES, handovercheck.check,
               "Reject handovers, questions, answers, discoveries and decisions missing what "
-              "their type requires.", handover.WARNINGS),
+              "their type requires.", handovercheck.WARNINGS),
         Check("suppressions", "`kbase-ignore` comments that name no code or silence nothing",
-              policy.CODES, suppressions.check,
+              policy.CODES, suppressioncheck.check,
               "Report kbase-ignore comments that name no check or code, or silence nothing.",
               policy.WARNINGS),
     ]

@@ -47,7 +47,7 @@ def _rebuild(args: argparse.Namespace, out_dir: Path) -> Callable[[], None]:
     """A callback that rebuilds the index from the current source."""
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
     from kbase_ci.cli.common import open_vault
-    from kbase_ci.index.build import build_index
+    from kbase_ci.index.indexbuild import build_index
 
     def rebuild() -> None:
         build_index(open_vault(args), out_dir)

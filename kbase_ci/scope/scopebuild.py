@@ -20,7 +20,7 @@ from typing import Any
 from kbase_ci.errors import KbaseError, UsageError
 from kbase_ci.git.repo import repo_dirs
 from kbase_ci.index.blocks import MainIndex, Scope
-from kbase_ci.index.build import build_index
+from kbase_ci.index.indexbuild import build_index
 from kbase_ci.index.integrity import verify_files
 from kbase_ci.index.layout import NoteRow
 from kbase_ci.index.manifest import read_manifest
@@ -41,7 +41,7 @@ from kbase_ci.scope import donor as donors
 from kbase_ci.scope.select import NoteFacts, Selection, select
 from kbase_ci.state.locks import exclusive
 from kbase_ci.typedjson import Record, json_field
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 from kbase_ci.vault.scanner import scan
 from kbase_ci.vault.scopeconfig import ScopeSpec
 

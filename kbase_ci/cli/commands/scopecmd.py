@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
             main_dir = local
         return _list(args, vault.config.scopes.named, main_dir)
     # Lazy: `kbase --help` builds every command's parser; the library loads on use.
-    from kbase_ci.scope.build import build_scope
+    from kbase_ci.scope.scopebuild import build_scope
     from kbase_ci.vault.scopeconfig import check_name
 
     check_name(args.name)

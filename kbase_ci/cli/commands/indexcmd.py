@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             result = merge_slices(vault, list(args.merge), out, progress=report)
         else:
             # Lazy: `kbase --help` builds every command's parser; the library loads on use.
-            from kbase_ci.index.build import build_index
+            from kbase_ci.index.indexbuild import build_index
 
             result = build_index(vault, out, model=args.model, shard=shard, jobs=args.jobs,
                                  progress=report, use_cache=not args.no_cache)
@@ -119,7 +119,7 @@ def _scopes(vault: Any, out: Path, *, rebuild: bool,
     if not declared and not (out / "scopes").is_dir():
         return ()
     if rebuild:
-        from kbase_ci.scope.build import build_declared  # builds only: scope code is big
+        from kbase_ci.scope.scopebuild import build_declared  # builds only: scope code is big
 
         return build_declared(vault.root, out, declared, progress=progress)
     return tuple(f"scope {s.name}: stale (built from the previous index): rebuild it "

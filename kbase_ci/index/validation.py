@@ -40,8 +40,8 @@ from kbase_ci.index.layout import (
     STORED_NOTE_FIELDS,
     LinkRow,
 )
-from kbase_ci.index.notetable import shard_notes
 from kbase_ci.index.rowfile import int_table, offsets_name
+from kbase_ci.index.storednotes import shard_notes
 from kbase_ci.vault.indextables import NotesCore, stored_fields
 from kbase_ci.vault.safefs import unsafe_part
 
@@ -171,7 +171,7 @@ def mention_row(row: Any, n: int) -> bool:
 def _concepts(reader: IndexReader, n: int) -> None:
     """concepts.json of this kbase's version: term spellings, per note [term, line, col]
     rows, heading keys -> notes (another version is refused where it is read)."""
-    from kbase_ci.parse.mentions import VERSION  # its patterns cost every query ~8 ms
+    from kbase_ci.parse.conceptmentions import VERSION  # its patterns cost every query ~8 ms
 
     table = reader.json(CONCEPTS_FILE)
     if not isinstance(table, dict) or table.get("version") != VERSION:

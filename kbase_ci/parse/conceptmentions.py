@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kbase_ci.parse import termrules
-from kbase_ci.parse.prose import CODE_SPAN, MASKS, blank_match, blanked, visible
+from kbase_ci.parse.prosemask import CODE_SPAN, MASKS, blank_match, blanked, visible
 
 VERSION = 4
 TermKind = Literal["code", "name", "initial"]

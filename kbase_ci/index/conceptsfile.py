@@ -1,4 +1,4 @@
-"""`concepts.json`: every note's concept mentions (see `kbase_ci.parse.mentions`), so that
+"""`concepts.json`: every note's concept mentions (see `kbase_ci.parse.conceptmentions`), so that
 `kbase gaps` counts a concept's spread without reading 50 MB of notes per query.
 
 Layout (canonical JSON like every index file):
@@ -27,10 +27,10 @@ from typing import Any
 from kbase_ci.index.layout import CONCEPTS_FILE
 from kbase_ci.index.manifest import dump_table
 from kbase_ci.index.previous import PreviousIndex
-from kbase_ci.parse.mentions import VERSION, Mention, extract, term_key
+from kbase_ci.parse.conceptmentions import VERSION, Mention, extract, term_key
 from kbase_ci.parse.outline import note_text
 from kbase_ci.parsed import ParsedNote
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 _READ_STEP = 2000
 

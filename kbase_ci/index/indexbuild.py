@@ -45,7 +45,7 @@ from kbase_ci.parsed import ParsedNote
 from kbase_ci.state.bounded import read_input
 from kbase_ci.state.files import replace
 from kbase_ci.vault.config import Config
-from kbase_ci.vault.files import Vault
+from kbase_ci.vault.notefiles import Vault
 
 if TYPE_CHECKING:
     from kbase_ci.index.scopes import ScopeInputs
