@@ -40,6 +40,21 @@ def _single(remote: Path, dest: Path) -> Path:
     return dest
 
 
+def _forged_fetch_head(cl: Path, tmp_path: Path) -> str:
+    """A commit holding the index FETCH_HEAD names with one blob swapped (`names.json`:
+    its manifest now lies)."""
+    good = git(cl, "rev-parse", "FETCH_HEAD").strip()
+    lines = git(cl, "ls-tree", good).splitlines()
+    (tmp_path / "names.json").write_text('{"a":[999999]}\n')
+    bad = git(cl, "hash-object", "-w", str(tmp_path / "names.json")).strip()
+    lines = [ln if not ln.endswith("\tnames.json") else f"100644 blob {bad}\tnames.json"
+             for ln in lines]
+    tree = subprocess.run(["git", "mktree"], cwd=cl, env={**os.environ, **GIT_ENV},
+                          input="\n".join(lines) + "\n", text=True, check=True,
+                          capture_output=True).stdout.strip()
+    return git(cl, "commit-tree", tree, "-p", good, "-m", "forged").strip()
+
+
 def test_single_branch_clone_fetches_the_published_index(remote: Path, tmp_path: Path
                                                          ) -> None:
     cl = _single(remote, tmp_path / "clone")
@@ -171,17 +186,8 @@ def test_a_refused_branch_is_still_reported_when_fetch_head_answers(remote: Path
                                                                    tmp_path: Path) -> None:
     cl = _single(remote, tmp_path / "clone")
     git(cl, "fetch", "-q", "origin", "kbase-index")
-    good = git(cl, "rev-parse", "FETCH_HEAD").strip()
     # origin/kbase-index: the same index with one blob swapped (its manifest now lies)
-    lines = git(cl, "ls-tree", good).splitlines()
-    (tmp_path / "names.json").write_text('{"a":[999999]}\n')
-    bad = git(cl, "hash-object", "-w", str(tmp_path / "names.json")).strip()
-    lines = [ln if not ln.endswith("\tnames.json") else f"100644 blob {bad}\tnames.json"
-             for ln in lines]
-    tree = subprocess.run(["git", "mktree"], cwd=cl, env={**os.environ, **GIT_ENV},
-                          input="\n".join(lines) + "\n", text=True, check=True,
-                          capture_output=True).stdout.strip()
-    forged = git(cl, "commit-tree", tree, "-p", good, "-m", "forged").strip()
+    forged = _forged_fetch_head(cl, tmp_path)
     git(cl, "update-ref", "refs/remotes/origin/kbase-index", forged)
     code, ans, err = query(cl, "search", "tomato", "--mode", "bm25", "--offline")
     assert code == 0, err
@@ -195,16 +201,7 @@ def test_one_refused_index_is_named_once(remote: Path, tmp_path: Path) -> None:
     way the same commit was found."""
     cl = _single(remote, tmp_path / "clone")
     git(cl, "fetch", "-q", "origin", "kbase-index")
-    good = git(cl, "rev-parse", "FETCH_HEAD").strip()
-    lines = git(cl, "ls-tree", good).splitlines()
-    (tmp_path / "names.json").write_text('{"a":[999999]}\n')
-    bad = git(cl, "hash-object", "-w", str(tmp_path / "names.json")).strip()
-    lines = [ln if not ln.endswith("\tnames.json") else f"100644 blob {bad}\tnames.json"
-             for ln in lines]
-    tree = subprocess.run(["git", "mktree"], cwd=cl, env={**os.environ, **GIT_ENV},
-                          input="\n".join(lines) + "\n", text=True, check=True,
-                          capture_output=True).stdout.strip()
-    forged = git(cl, "commit-tree", tree, "-p", good, "-m", "forged").strip()
+    forged = _forged_fetch_head(cl, tmp_path)
     git(cl, "push", "-q", "--force", str(remote), f"{forged}:refs/heads/kbase-index")
     git(cl, "fetch", "-q", "origin", "+kbase-index:refs/remotes/origin/kbase-index")
     git(cl, "fetch", "-q", "origin", "kbase-index")  # FETCH_HEAD: the same commit
