@@ -3,6 +3,10 @@ registry's table (kbase_ci.query.registry: what `kbase --help` and `kbase mcp --
 show without importing a query), docs/mcp.md's tool table and docs/json-schema.md's
 table of the lists each answer names. `python -m kbase_ci.query.docs --write` puts all
 three in place; tests/unit/query/test_query_registry.py fails while one differs.
+
+docs/json-schema.md's key tables are written by hand (their meanings say more than the
+records' docstrings) and checked against the answers' records both ways
+(`schema_problems`, `--keys`; tests/unit/query/test_json_schema_doc.py).
 """
 
 from __future__ import annotations
@@ -172,6 +176,18 @@ def json_paths(kinds: list[type[Record]], apart: frozenset[type[Record]] = froze
             yield from json_paths(inner, apart, f"{prefix}{key}.", path)
 
 
+def _held(kinds: list[type[Record]]) -> set[type[Record]]:
+    """The records `kinds` are and hold, at any depth."""
+    seen: set[type[Record]] = set()
+    todo = list(kinds)
+    while todo:
+        kind = todo.pop()
+        if kind not in seen:
+            seen.add(kind)
+            todo.extend(r for _, tp in json_keys(kind) for r in records_in(tp))
+    return seen
+
+
 KEYS = "<!-- keys: "
 """docs/json-schema.md: the tables after this marker (up to the next marker or heading)
 document the JSON keys of the answers of the queries it names (`<!-- keys: search -->`)
@@ -215,7 +231,11 @@ def _named(name: str) -> tuple[str, list[type[Record]]]:
     query's answers, or a record class (`link_traversal=kbase_ci.query.traversalinfo.
     LinkTraversal`: its keys documented as `link_traversal.KEY`)."""
     if "." not in name:
-        return "", answer_types(registry.named(name))
+        try:
+            return "", answer_types(registry.named(name))
+        except KeyError:
+            raise ValueError(f"docs/json-schema.md: `{KEYS}{name} -->` names no query "
+                             "(the MCP name: `handover_latest`)") from None
     key, _, name = name.rpartition("=")
     module, _, kind = name.rpartition(".")
     found: type[Record] = getattr(importlib.import_module(module), kind)
@@ -232,9 +252,13 @@ def schema_problems(text: str, queries: list[Query[Any, Any]] | None = None) -> 
     blocks = documented(text)
     apart = frozenset(k for names in blocks for n in names if "." in n
                       for k in _named(n)[1])
-    problems = [f"{q.name}: no `{KEYS}{q.name} -->` block"
-                for q in (registry.every() if queries is None else queries)
+    queries = registry.every() if queries is None else queries
+    problems = [f"{q.name}: no `{KEYS}{q.name} -->` block" for q in queries
                 if not any(q.name in names for names in blocks)]
+    if queries:  # a record documented apart that no answer holds any more
+        held = _held([k for q in queries for k in answer_types(q)])
+        problems += [f"{kind.__module__}.{kind.__name__}: no answer holds it"
+                     for kind in sorted(apart - held, key=lambda k: k.__name__)]
     for names, rows in blocks.items():
         have: set[str] = set()
         for name in names:
@@ -329,7 +353,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true",
                         help="put every generated block in place (the registry's table, "
                              "docs/mcp.md, docs/json-schema.md)")
+    parser.add_argument("--keys", action="store_true",
+                        help="list where docs/json-schema.md's key tables and the answers' "
+                             "records disagree (exit 1 when they do)")
     args = parser.parse_args(argv)
+    if args.keys:
+        problems = schema_problems((REPO / "docs" / "json-schema.md").read_text("utf-8"))
+        sys.stdout.writelines(f"{p}\n" for p in problems)
+        return 1 if problems else 0
     for path, begin, end, make in generated():
         if args.write:
             replace(path, begin, end, make())

@@ -380,13 +380,19 @@ def json_keys(kind: type[Record]) -> list[tuple[str, Any]]:
 def _shape_keys(kind: Any, shape: Shape, types: dict[str, Any]) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
     for part, key, what in shape.entries:
-        if part == "field":
-            out.append((key, Any if what[2] is not None else types.get(what[0], Any)))
+        if part == "field":  # written as `as_json` returns it, when it says
+            out.append((key, types.get(what[0], Any) if what[2] is None else _returns(what[2])))
         elif part == "group":
             out.extend((f"{key}.{k}", tp) for k, tp in _shape_keys(kind, what, types))
         elif part == "flat":
             out.extend(json_keys(types[what]))
         else:
-            getter = getattr(kind, what).fget
-            out.append((key, typing.get_type_hints(getter).get("return", Any)))
+            out.append((key, _returns(getattr(kind, what).fget)))
     return out
+
+
+def _returns(fn: Callable[..., Any]) -> Any:
+    """What `fn` says it returns (`Any` when it does not: a builtin such as `str`)."""
+    if not inspect.isfunction(fn):
+        return Any
+    return typing.get_type_hints(fn).get("return", Any)

@@ -28,8 +28,12 @@ class Counts(Record):
     b: int
 
 
+def _ranks(places: tuple[int, ...]) -> list[Rank]:
+    return [Rank(p, 0.0) for p in places]
+
+
 class Shaped(Record, json=("from", ("orphans", "new", "total"), "counts", "hits", "best",
-                           "tree", "size")):
+                           "tree", "ranked", "size")):
     source: str = json_field(key="from")
     total: int = json_field(within="orphans")
     new: int = json_field(within="orphans")
@@ -38,6 +42,7 @@ class Shaped(Record, json=("from", ("orphans", "new", "total"), "counts", "hits"
     tree: list[Tree]
     best: Rank | None = json_field(default=None, omit=True)
     secret: str = json_field(default="", hidden=True)
+    ranked: tuple[int, ...] = json_field(default=(), as_json=_ranks)
 
     @property
     def size(self) -> int:
@@ -45,16 +50,18 @@ class Shaped(Record, json=("from", ("orphans", "new", "total"), "counts", "hits"
 
 
 def test_the_keys_of_a_record_follow_its_shape() -> None:
-    """Renamed, grouped, flattened, omitted-when-None and computed keys as `to_json`
-    writes them, the keys of the records in its lists and fields after theirs, a record
-    holding itself entered once, a hidden field left out."""
+    """Renamed, grouped, flattened, omitted-when-None, converted (`as_json`) and computed
+    keys as `to_json` writes them, the keys of the records in its lists and fields after
+    theirs, a record holding itself entered once, a hidden field left out."""
     record = Shaped("s", 2, 1, Counts(3, 4), [Rank(1, 0.5)], [Tree("t", [])], Rank(2, 0.1))
     paths = list(docs.json_paths([Shaped]))
     assert [p for p in paths if "." not in p or p.startswith("orphans.")] == \
-        ["from", "orphans.new", "orphans.total", "a", "b", "hits", "best", "tree", "size"]
+        ["from", "orphans.new", "orphans.total", "a", "b", "hits", "best", "tree", "ranked",
+         "size"]
     assert {p.partition(".")[0] for p in paths} == set(record.to_json())
     assert [p for p in paths if "." in p and not p.startswith("orphans.")] == \
-        ["hits.rank", "hits.score", "best.rank", "best.score", "tree.name", "tree.children"]
+        ["hits.rank", "hits.score", "best.rank", "best.score", "tree.name", "tree.children",
+         "ranked.rank", "ranked.score"]
 
 
 def _doc(rows: str) -> str:
@@ -68,7 +75,9 @@ ROWS = """| `from`, `size` | the source, the hits |
 | `hits[]` | the hits |
 | `hits[].rank`, `.score` | a hit |
 | `best`, `best.rank`, `best.score` | the best |
-| `tree[]`, `tree[].name`, `tree[].children[]` | a tree |"""
+| `tree[]`, `tree[].name`, `tree[].children[]` | a tree |
+| `ranked[]` | converted |
+| `ranked[].rank`, `.score` | converted |"""
 
 
 def test_the_doc_is_checked_both_ways() -> None:
@@ -91,6 +100,8 @@ def test_every_answer_key_is_documented_and_every_documented_key_exists() -> Non
 
 
 def test_the_real_doc_fails_on_a_missing_row_an_extra_row_and_a_missing_block() -> None:
+    """What a field added to an answer without docs, a field removed with its row left,
+    a query added without a block and a record no answer holds any more look like."""
     text = DOC.read_text(encoding="utf-8")
     row = "| `results[].line` |"
     assert row in text
@@ -100,3 +111,5 @@ def test_the_real_doc_fails_on_a_missing_row_an_extra_row_and_a_missing_block() 
         "key `results.rank`"]
     assert docs.schema_problems(text.replace("<!-- keys: gaps -->", "")) == \
         ["gaps: no `<!-- keys: gaps -->` block"]
+    assert docs.schema_problems(text + _doc(ROWS)) == \
+        [f"{__name__}.Shaped: no answer holds it"]
