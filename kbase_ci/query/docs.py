@@ -25,6 +25,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from kbase_ci.query import registry
 from kbase_ci.query.fold import Fold, args_of, members, tools
+from kbase_ci.query.payload import ENVELOPE
 from kbase_ci.query.spec import Arg, Query, fields_of
 from kbase_ci.typedjson import Record, json_keys
 
@@ -214,7 +215,10 @@ def documented(text: str) -> dict[tuple[str, ...], list[tuple[int, str]]]:
             header = True
         elif names is not None and header and line.startswith("|"):
             first = ""
-            for key in line.split("|")[1].split("`")[1::2]:
+            keys = line.split("|")[1].split("`")[1::2]
+            if not keys and not line.startswith("|-"):
+                out[names].append((number, line.split("|")[1].strip()))  # no key in it
+            for key in keys:
                 key = key.replace("[]", "")
                 if key.startswith("."):
                     parent = first.rpartition(".")[0]
@@ -247,8 +251,6 @@ def schema_problems(text: str, queries: list[Query[Any, Any]] | None = None) -> 
     record writes that its block does not document, a documented key no record has, one
     of `queries` (default: the registry's) without a block. The `index` and `truncated`
     every answer has (kbase_ci.query.payload) are documented in their own blocks."""
-    from kbase_ci.query.payload import ENVELOPE
-
     blocks = documented(text)
     apart = frozenset(k for names in blocks for n in names if "." in n
                       for k in _named(n)[1])

@@ -90,6 +90,10 @@ def test_the_doc_is_checked_both_ways() -> None:
     extra = ROWS.replace("| `hits[]` |", "| `hits[]`, `.rank` |")  # a top-level `rank`
     assert docs.schema_problems(_doc(extra), queries=[]) == \
         [f"docs/json-schema.md:9: {__name__}.Shaped has no key `rank`"]
+    unquoted = ROWS.replace("| `a`, `b` |", "| a, b |")  # no key, so a row naming none
+    assert docs.schema_problems(_doc(unquoted), queries=[]) == \
+        [f"{__name__}.Shaped: `a` is not documented", f"{__name__}.Shaped: `b` is not "
+         f"documented", f"docs/json-schema.md:8: {__name__}.Shaped has no key `a, b`"]
 
 
 def test_every_answer_key_is_documented_and_every_documented_key_exists() -> None:
