@@ -214,10 +214,10 @@ def documented(text: str) -> dict[tuple[str, ...], list[tuple[int, str]]]:
         elif names is not None and line.startswith("| key |"):
             header = True
         elif names is not None and header and line.startswith("|"):
-            first = ""
-            keys = line.split("|")[1].split("`")[1::2]
-            if not keys and not line.startswith("|-"):
-                out[names].append((number, line.split("|")[1].strip()))  # no key in it
+            first, cell = "", line.split("|")[1]
+            keys = cell.split("`")[1::2]
+            if not keys and cell.strip(" -:"):  # a row naming no key (not the rule line)
+                out[names].append((number, cell.strip()))
             for key in keys:
                 key = key.replace("[]", "")
                 if key.startswith("."):

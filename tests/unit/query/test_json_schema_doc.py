@@ -65,7 +65,7 @@ def test_the_keys_of_a_record_follow_its_shape() -> None:
 
 
 def _doc(rows: str) -> str:
-    return (f"## Shaped\n\n<!-- keys: {__name__}.Shaped -->\n| key | meaning |\n|---|---|\n"
+    return (f"## Shaped\n\n<!-- keys: {__name__}.Shaped -->\n| key | meaning |\n| --- | :-- |\n"
             f"{rows}\n## next\n")
 
 
