@@ -37,3 +37,5 @@ class Truncated(Record):
     lists: dict[str, str]
     """Each list cut: `kept/total` items, lists named by their keys joined with `.`."""
     shortened: list[str]
+    unset: bool | None = json_field(default=None, omit=True)
+    """True when, as a last resort, fields that say nothing were left out."""

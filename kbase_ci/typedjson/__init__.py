@@ -38,7 +38,7 @@ from kbase_ci.typedjson.decoding import (
     matching,
     shown,
 )
-from kbase_ci.typedjson.record import MISSING, Record, Row, json_field
+from kbase_ci.typedjson.record import MISSING, Record, Row, json_field, json_keys
 
 __all__ = ["MISSING", "Check", "Record", "Row", "ShapeError", "at_least", "between", "decode",
-           "encode", "json_field", "matching", "shown"]
+           "encode", "json_field", "json_keys", "matching", "shown"]

@@ -40,6 +40,7 @@ from kbase_ci.typedjson.compiled import (
     compile_init,
     compile_row_codec,
     compile_to_json,
+    field_types,
     jsonable,
     read_back,
 )
@@ -362,3 +363,36 @@ def _write(record: Any, shape: Shape) -> dict[str, Any]:
         else:
             out[key] = jsonable(getattr(record, what))
     return out
+
+
+def json_keys(kind: type[Record]) -> list[tuple[str, Any]]:
+    """The keys a record class's JSON may have, in order, each with the type of its value
+    (`Any` where the class does not say): what `to_json` writes, its shape followed (a
+    group's keys as `group.key`, a flattened record's keys as this one's, a computed key
+    by its property's return type), hidden fields left out. docs/json-schema.md is
+    checked against it (kbase_ci.query.docs)."""
+    types = field_types(kind)
+    if kind._shape is None:
+        return [(key, types.get(name, Any)) for name, key, _ in kind._out]
+    return _shape_keys(kind, kind._shape, types)
+
+
+def _shape_keys(kind: Any, shape: Shape, types: dict[str, Any]) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for part, key, what in shape.entries:
+        if part == "field":  # written as `as_json` returns it, when it says
+            out.append((key, types.get(what[0], Any) if what[2] is None else _returns(what[2])))
+        elif part == "group":
+            out.extend((f"{key}.{k}", tp) for k, tp in _shape_keys(kind, what, types))
+        elif part == "flat":
+            out.extend(json_keys(types[what]))
+        else:
+            out.append((key, _returns(getattr(kind, what).fget)))
+    return out
+
+
+def _returns(fn: Callable[..., Any]) -> Any:
+    """What `fn` says it returns (`Any` when it does not: a builtin such as `str`)."""
+    if not inspect.isfunction(fn):
+        return Any
+    return typing.get_type_hints(fn).get("return", Any)
