@@ -3,8 +3,9 @@
 
 Every figure comes from the library the `kbase search` command calls
 (`search_answer`, on the view the CLI opens: equal by construction) in a `git clone
---single-branch` of a published index (bench/freshclone.py, kept under `--work` and
-reused), per vault and tier: `static` (../shared/models/minilm-static-256),
+--single-branch` of a published index (`workloads.published_clone`: the index only in
+FETCH_HEAD, as an agent meets the vault; kept under `--work` and reused), per
+vault and tier: `static` (../shared/models/minilm-static-256),
 `transformer` (../shared/models/minilm-l6-onnx) and `bm25` (the static tier's clone
 with no model here: hybrid then ranks by BM25 alone, as an agent's clone without the
 model does).
@@ -39,8 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.freshclone import fresh_clone
-from bench.workloads import QA, ROOT, SHARED
+from bench.workloads import CORPORA, QA, ROOT, SHARED, published_clone
 
 DATA = ROOT / "bench" / "data"
 MODELS = {"static": SHARED / "models" / "minilm-static-256",
@@ -100,12 +100,20 @@ def model_kwargs(view: Any, tier: str) -> dict[str, Any]:
     return {"model": model, "embedder": Searcher(view, model).embedder()[0]}
 
 
+DONE = "fresh-clone-done"
+"""Written last into a finished clone's folder."""
+
+
 def clone_of(work: Path, vault: str, tier: str) -> Path:
-    """The published index's clone for `tier` (built once under `work`)."""
+    """The published index's clone for `tier`, built once under `work` (a finished one,
+    marked by `DONE`, is reused: builds with the transformer take minutes)."""
     model = MODELS["static" if tier == "bm25" else tier]
-    return fresh_clone(vault, work / ("static" if tier == "bm25" else tier),
-                       index_args=("--model", str(model)), only=ONLY.get(vault),
-                       reuse=True)
+    base = work / ("static" if tier == "bm25" else tier) / vault
+    if not (base / DONE).is_file():
+        published_clone(CORPORA / vault / "vault", base, ["--model", str(model)],
+                        only=ONLY.get(vault, ""))
+        (base / DONE).write_text("", encoding="utf-8")
+    return base / "clone"
 
 
 def open_view(clone: Path) -> Any:
