@@ -7,8 +7,8 @@ comes from the results; the page names the command that produced them.
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 from pathlib import Path
@@ -295,6 +295,9 @@ def render(results: dict[str, Any], doc: Path, img: Path) -> Path:
 
 
 if __name__ == "__main__":
-    res = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
-    target = Path(sys.argv[2]).resolve()
-    render(res, target, target.parent / "img")
+    ap = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__)
+    ap.add_argument("results", type=Path, help="a results.json of `python -m bench`")
+    ap.add_argument("doc", type=Path, help="the Markdown page (its charts go to img/ beside)")
+    args = ap.parse_args()
+    target = args.doc.resolve()
+    render(json.loads(args.results.read_text(encoding="utf-8")), target, target.parent / "img")
