@@ -97,9 +97,7 @@ def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
 
 
 def load_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The rows of a question set (none when the file is absent)."""
-    if not path.is_file():
-        return []
+    """The rows of a question set (one JSON object a line)."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
 

@@ -12,7 +12,6 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -86,10 +85,12 @@ def commit_all(repo: Path, env: dict[str, str] | None = None, *, gitignore: bool
     return repo
 
 
-def git_copy(src: Path, dest: Path, **how: Any) -> Path:
-    """A corpus folder copied into a fresh one-commit git repository (`commit_all`)."""
+def git_copy(src: Path, dest: Path, *, gitignore: bool = False, message: str = "corpus"
+             ) -> Path:
+    """A corpus folder (its notes, not its `.git` or `.kbase`) copied into a fresh
+    one-commit git repository (`commit_all`)."""
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns(".git", ".kbase"))
-    return commit_all(dest, **how)
+    return commit_all(dest, gitignore=gitignore, message=message)
 
 
 def published_clone(vault: Path, base: Path, index_args: Sequence[str],
@@ -149,10 +150,9 @@ def compile_tree(tree: Path) -> None:
                    check=True, capture_output=True)
 
 
-def spread(values: Sequence[float], digits: int = 2) -> str:
-    """`median (min-max)` of a series."""
-    return (f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}-"
-            f"{max(values):.{digits}f})")
+def spread(values: Sequence[float]) -> str:
+    """`median (min-max)` of a series of ratios."""
+    return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
 
 
 def kbase() -> list[str]:
