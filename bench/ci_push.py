@@ -37,7 +37,7 @@ from pathlib import Path
 
 from bench.figure import process_cpu
 from bench.machine import load
-from bench.workloads import GIT, ROOT
+from bench.workloads import GIT, ROOT, git_copy, spread
 
 
 @dataclass
@@ -93,12 +93,8 @@ def _run(arm: Arm, run: str, model: Path | None) -> tuple[float, float, str]:
 def _setup(arm: Arm, vault: Path) -> None:
     shutil.rmtree(arm.work, ignore_errors=True)
     arm.work.mkdir(parents=True)
-    seed = arm.work / "seed"
-    shutil.copytree(vault, seed, ignore=shutil.ignore_patterns(".git", ".kbase"))
-    _git(seed, "init", "-q", "-b", "main")
-    _git(seed, "add", "-A")
-    _git(seed, "commit", "-qm", "vault")
-    _git(arm.work, "clone", "-q", "--bare", str(seed), "origin.git")
+    git_copy(vault, arm.work / "seed", message="vault")
+    _git(arm.work, "clone", "-q", "--bare", "seed", "origin.git")
     _git(arm.work, "clone", "-q", "origin.git", "clone")
     arm.clone = arm.work / "clone"
 
@@ -177,9 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         line = (f"{arm.name} ({how}): median {statistics.median(cpus):.2f} s CPU "
                 f"({min(cpus):.2f}-{max(cpus):.2f}, n={len(cpus)})")
         if arm is not arms[0]:
-            ratios = [a / b for a, b in zip(base, cpus, strict=True)]
-            line += (f"; this/{arm.name} pair ratio median {statistics.median(ratios):.2f} "
-                     f"({min(ratios):.2f}-{max(ratios):.2f})")
+            line += (f"; this/{arm.name} pair ratio median "
+                     f"{spread([a / b for a, b in zip(base, cpus, strict=True)])}")
         print(line)
     for arm in arms:
         got, want = _published(arm), _from_nothing(arm, args.model)

@@ -1,7 +1,7 @@
 """This tree against an earlier commit, side by side in one run, so a regression shows as a
 ratio: `python -m bench.compare [--against REF] [--vault NAME] [--runs N] [--only W,...]`.
 
-REF (default `main`) is checked out into a temporary git worktree (`parse_compare.Worktree`)
+REF (default `main`) is checked out into a temporary git worktree (`workloads.Worktree`)
 and run with PYTHONPATH pointing at it, in this venv. Each side gets its own git copy of
 the vault (a ../shared corpus, default dnd-5e-srd) and its own index built by its own code,
 so neither reads the other's parse cache or index. Every workload then runs A B A B ...
@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.machine import load
-from bench.parse_compare import Worktree, digest_run
-from bench.workloads import GIT, ROOT, corpus_vault, model
+from bench.parse_compare import digest_run
+from bench.workloads import GIT, ROOT, Worktree, compile_tree, corpus_vault, git_copy, model
 
 WORKLOADS = ("search", "backlinks", "parse", "hook", "rename-warm", "rename-cold",
              "rename-fresh", "cold-check")
@@ -62,10 +62,7 @@ class Side:
         self.repo = work / label / "vault"
         self.env = {**os.environ, "PYTHONPATH": str(tree), "KBASE_OFFLINE": "1"}
         shutil.rmtree(self.repo.parent, ignore_errors=True)
-        shutil.copytree(vault, self.repo)
-        (self.repo / ".gitignore").write_text(".kbase/\n", encoding="utf-8")
-        for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "vault"]):
-            self.git(*args)
+        git_copy(vault, self.repo, gitignore=True)
         self.edits = 0
         self.published = ""
         """The commit `kbase publish` made of this side's index; its branch is put back
@@ -174,10 +171,7 @@ def measure(against: str, vault_name: str, runs: int, only: tuple[str, ...] = WO
             sides = [Side("this", ROOT, vault, work), Side("against", old_tree, vault, work)]
             index = ["index", *(("--model", str(m)) if (m := model()) else ())]
             for s in sides:  # each side's bytecode and index, by its own code (not timed)
-                # Compiled up front, as an installed package is: with PYTHONDONTWRITEBYTECODE
-                # set (it is on this machine) every run would compile every module again.
-                subprocess.run([sys.executable, "-m", "compileall", "-q",
-                                str(s.tree / "kbase_ci")], check=True, capture_output=True)
+                compile_tree(s.tree)
                 s.kbase(*index)
                 if "rename-fresh" in only:
                     s.kbase("publish")

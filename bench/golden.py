@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import Any
 
 import anyio
 
-from bench.workloads import CORPORA, GIT, MODEL, ROOT
+from bench.workloads import CORPORA, MODEL, ROOT, published_clone
 
 DATES = {"GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}
 SOURCES = {"demo": ROOT / "fixtures" / "demo-vault",
@@ -44,29 +43,9 @@ def _kbase(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           text=True, capture_output=True)
 
 
-def _git(*args: str, cwd: Path | None = None) -> None:
-    subprocess.run([*GIT, *args], cwd=cwd, env=_env(), check=True, capture_output=True)
-
-
 def clone(name: str, work: Path) -> Path:
-    base = work / name
-    shutil.rmtree(base, ignore_errors=True)
-    src, remote, dest = base / "src", base / "remote.git", base / "clone"
-    shutil.copytree(SOURCES[name], src)
-    (src / ".gitignore").write_text(".kbase/\n", encoding="utf-8")
-    _git("init", "-q", "-b", "main", cwd=src)
-    _git("add", "-A", cwd=src)
-    _git("commit", "-qm", "vault", cwd=src)
-    _git("init", "-q", "--bare", "-b", "main", str(remote))
-    _git("remote", "add", "origin", str(remote), cwd=src)
-    _git("push", "-q", "origin", "main", cwd=src)
-    for args in (("index", "--model", str(MODEL)), ("publish", "--push")):
-        proc = _kbase(*args, cwd=src)
-        if proc.returncode not in (0, 1):
-            raise SystemExit(f"{name}: kbase {' '.join(args)}: {proc.stderr}")
-    _git("clone", "-q", str(remote), str(dest))
-    _git("fetch", "-q", "origin", "kbase-index", cwd=dest)
-    return dest
+    return published_clone(SOURCES[name], work / name, ["--model", str(MODEL)], _env(),
+                           single_branch=False, message="vault")
 
 
 def questions(note: str, title: str, other: str, tag: str | None

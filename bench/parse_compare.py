@@ -16,16 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from bench.machine import load
-from bench.workloads import CORPORA, ROOT
+from bench.workloads import CORPORA, ROOT, Worktree
 
 _WORKER = Path(__file__).resolve().parent / "parse_digest.py"
 
@@ -46,25 +44,6 @@ def digest_run(tree: Path, folders: list[Path]) -> dict[str, Any]:
     if Path(result["tree"]).resolve() != tree.resolve():
         raise RuntimeError(f"the worker imported {result['tree']}, not {tree}")
     return result
-
-
-class Worktree:
-    """A detached worktree of `ref` in a temp folder, removed on exit."""
-
-    def __init__(self, ref: str) -> None:
-        self.ref = ref
-        self.base = Path(tempfile.mkdtemp(prefix="kbase-parse-compare-"))
-        self.path = self.base / "tree"
-
-    def __enter__(self) -> Path:
-        subprocess.run(["git", "worktree", "add", "-q", "--detach", str(self.path), self.ref],
-                       cwd=ROOT, check=True)
-        return self.path
-
-    def __exit__(self, *exc: object) -> None:
-        subprocess.run(["git", "worktree", "remove", "--force", str(self.path)], cwd=ROOT,
-                       check=False)
-        shutil.rmtree(self.base, ignore_errors=True)
 
 
 def differences(new: dict[str, str], old: dict[str, str]) -> list[str]:

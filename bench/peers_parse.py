@@ -19,14 +19,13 @@ inline node with the inline grammar, as tree-sitter-markdown's own parser does.
 from __future__ import annotations
 
 import argparse
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from bench.figure import process_cpu
 from bench.machine import load
 from bench.workloads import CORPORA, ROOT
 
@@ -73,13 +72,7 @@ _FLOOR_NAMES = {"block": "block grammar", "inline": "block + every inline node"}
 
 
 def _cpu(cmd: list[str], cwd: Path) -> float:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr[-500:]}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return process_cpu(cmd, cwd, {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
 
 
 def vault_folder(name: str) -> Path:

@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bench.figure import summary
 from bench.quality import Corpora, Indexed, load_rows, sample, tldr_hard
-from bench.query_quality import _metrics
+from bench.query_quality import metrics
 from bench.workloads import MODEL
 
 _WORD = re.compile(r"\w+")
@@ -135,7 +136,7 @@ def score(name: str, workload: str, rank: Ranker, rows: list[dict[str, Any]],
         t0 = time.perf_counter()
         ranked = rank(r["query"])
         times.append(time.perf_counter() - t0)
-        m = _metrics(ranked, set(r["answers"]))
+        m = metrics(ranked, set(r["answers"]))
         sums = [a + b for a, b in zip(sums, m, strict=True)]
     n = len(rows)
     return {"name": name, "workload": workload, "n": n, "unit": "ms",
@@ -152,10 +153,8 @@ def _kbase_process(corpus: Indexed, rows: list[dict[str, Any]]) -> dict[str, Any
     index = corpus.repo.parent / f"{corpus.name}-index"
     walls = [wall([*KBASE, "search", r["query"], "--mode", "bm25", "--index", str(index)],
                   corpus.repo) for r in rows]
-    return {"name": "kbase search --mode bm25 (whole process)", "workload": corpus.name,
-            "n": len(walls), "unit": "ms", "median": round(statistics.median(walls) * 1000, 1),
-            "min": round(min(walls) * 1000, 1), "max": round(max(walls) * 1000, 1),
-            "cpu": None, "command": "kbase search Q --mode bm25 --index DIR"}
+    return summary("kbase search --mode bm25 (whole process)", corpus.name, walls, [],
+                   "kbase search Q --mode bm25 --index DIR")
 
 
 def measure(corpora: Corpora, *, limit: int, tldr: int, rg: str | None, have_bm25: bool,

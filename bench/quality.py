@@ -44,7 +44,7 @@ class Corpora:
 
 
 def load_rows(name: str) -> list[dict[str, Any]]:
-    return query_quality._load(QA / f"{name}.jsonl")
+    return query_quality.load_jsonl(QA / f"{name}.jsonl")
 
 
 def sample(rows: list[dict[str, Any]], limit: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -56,10 +56,8 @@ def sample(rows: list[dict[str, Any]], limit: int, seed: int = 0) -> list[dict[s
 
 
 def tldr_hard(limit: int) -> list[dict[str, Any]]:
-    """qa/README's harder subset: examples with one answer that do not name the command."""
-    rows = [r for r in load_rows("tldr-en") if r["kind"] == "example" and r.get("unique")
-            and not r.get("mentions_command")]
-    return [{**r, "kind": "example (hard subset)"} for r in sample(rows, limit)]
+    return [{**r, "kind": "example (hard subset)"}
+            for r in sample(query_quality.hard_rows(), limit)]
 
 
 def tldr_xlang(limit: int) -> list[dict[str, Any]]:

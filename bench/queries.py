@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.figure import run_cmd, summary
-from bench.workloads import GIT, ROOT
+from bench.workloads import ROOT, clone
 
 KBASE = [sys.executable, "-m", "kbase_ci"]
 _ENV = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
@@ -39,16 +38,11 @@ def _times(cmd: list[str], cwd: Path, runs: int) -> list[float]:
     return [wall(cmd, cwd) for _ in range(runs)]
 
 
-def _git_clone(src: Path, dest: Path) -> None:
-    subprocess.run([*GIT, "clone", "-q", str(src), str(dest)], check=True,
-                   capture_output=True)
-
-
 def build(vault: Path, out: Path, model: Path | None) -> Path:
     """`kbase index` of VAULT's HEAD into OUT (the work tree is not touched)."""
     flags = ["--model", str(model)] if model else []
     with tempfile.TemporaryDirectory(prefix="kbase-bench-build-") as tmp:
-        _git_clone(vault, Path(tmp) / "v")
+        clone(vault, Path(tmp) / "v")
         run_cmd([*KBASE, "index", *flags, "--out", str(out)], Path(tmp) / "v", _ENV, ok=(0,))
     return out
 
@@ -58,13 +52,13 @@ def measure(vault: Path, index: Path, runs: int, model: Path | None, query: str,
     figs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="kbase-bench-query-") as tmp:
         src = Path(tmp) / "src"  # VAULT with INDEX (built at its HEAD) published
-        _git_clone(vault, src)
+        clone(vault, src)
         (src / ".git" / "info" / "exclude").write_text(".kbase/\n", encoding="utf-8")
         shutil.copytree(index, src / ".kbase")
         run_cmd([*KBASE, "publish"], src, _ENV, ok=(0,))
         firsts = []
         for i in range(runs):
-            _git_clone(src, Path(tmp) / f"clone{i}")
+            clone(src, Path(tmp) / f"clone{i}")
             firsts.append(wall([*KBASE, "search", query, "--mode", "bm25"],
                                Path(tmp) / f"clone{i}"))
         figs.append(summary("first query (materialise index branch + bm25 search)",

@@ -22,13 +22,13 @@ import json
 import math
 import random
 import shutil
-import subprocess
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bench.workloads import CORPORA, GIT, MODEL, QA, SHARED
+from bench.workloads import CORPORA, MODEL, QA, SHARED, git_copy
 
 TIERS = {"static": MODEL, "transformer": SHARED / "models" / "minilm-l6-onnx"}
 MODES = ("bm25", "semantic", "hybrid")
@@ -37,10 +37,7 @@ MODES = ("bm25", "semantic", "hybrid")
 def _repo(corpus: str, work: Path) -> Path:
     repo = work / corpus
     if not repo.is_dir():
-        shutil.copytree(CORPORA / corpus / "vault", repo)
-        subprocess.run([*GIT, "init", "-q"], cwd=repo, check=True)
-        subprocess.run([*GIT, "add", "-A"], cwd=repo, check=True)
-        subprocess.run([*GIT, "commit", "-qm", "corpus"], cwd=repo, check=True)
+        git_copy(CORPORA / corpus / "vault", repo)
     return repo
 
 
@@ -56,12 +53,19 @@ def _view(corpus: str, work: Path, model: Path = MODEL) -> Any:
     return QueryView(vault, open_index_source(vault, out))
 
 
-def _metrics(ranked: list[str], answers: set[str]) -> tuple[float, float, float]:
+def ndcg(ranked: list[str], answers: Iterable[str], k: int = 10) -> float:
+    """nDCG@k with binary relevance: any listed answer counts."""
+    want = set(answers)
+    dcg = sum(1.0 / math.log2(i + 1) for i, p in enumerate(ranked[:k], 1) if p in want)
+    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(want), k) + 1))
+    return dcg / ideal if ideal else 0.0
+
+
+def metrics(ranked: list[str], answers: set[str]) -> tuple[float, float, float]:
+    """recall@5, MRR@10 and nDCG@10 of one ranking."""
     recall5 = float(any(p in answers for p in ranked[:5]))
     mrr = next((1.0 / i for i, p in enumerate(ranked[:10], 1) if p in answers), 0.0)
-    dcg = sum(1.0 / math.log2(i + 1) for i, p in enumerate(ranked[:10], 1) if p in answers)
-    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(answers), 10) + 1))
-    return recall5, mrr, dcg / ideal if ideal else 0.0
+    return recall5, mrr, ndcg(ranked, answers)
 
 
 def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES,
@@ -84,7 +88,7 @@ def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
                 # Every hit up to the limit, whatever its confidence: the ranking.
                 ans = search_answer(view, r["query"], mode=mode, limit=10, concise=True,
                                     model=model, embedder=embedder)
-                m = _metrics([x.path for x in ans.results], set(r["answers"]))
+                m = metrics([x.path for x in ans.results], set(r["answers"]))
                 sums = [a + b for a, b in zip(sums, m, strict=True)]
             n = len(items)
             out.append({"kind": kind, "mode": mode, "n": n, "recall@5": sums[0] / n,
@@ -92,19 +96,26 @@ def scores(view: Any, rows: list[dict[str, Any]], modes: tuple[str, ...] = MODES
     return out
 
 
-def _load(path: Path) -> list[dict[str, Any]]:
+def load_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The rows of a question set (one JSON object a line)."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
             if line.strip()]
 
 
-def tldr_hard(n: int) -> list[dict[str, Any]]:
-    rows = [r for r in _load(QA / "tldr-en.jsonl") if r["kind"] == "example"
+def hard_rows() -> list[dict[str, Any]]:
+    """qa/README's harder tldr subset: examples with one answer that do not name the
+    command."""
+    return [r for r in load_jsonl(QA / "tldr-en.jsonl") if r["kind"] == "example"
             and r.get("unique") and not r.get("mentions_command")]
+
+
+def tldr_hard(n: int) -> list[dict[str, Any]]:
+    rows = hard_rows()
     return random.Random(0).sample(rows, min(n, len(rows)))
 
 
 def tldr_xlang(n: int) -> list[dict[str, Any]]:
-    rows = random.Random(0).sample(_load(QA / "tldr-xlang.jsonl"), n)
+    rows = random.Random(0).sample(load_jsonl(QA / "tldr-xlang.jsonl"), n)
     return ([{**r, "kind": "translated -> same-language page"} for r in rows]
             + [{**r, "kind": "translated -> English page", "answers": r["en_answers"]}
                for r in rows if r.get("en_answers")])
@@ -114,9 +125,9 @@ def plan(args: argparse.Namespace) -> list[tuple[str, str, list[dict[str, Any]]]
     """(corpus, set label, rows) to evaluate."""
     out: list[tuple[str, str, list[dict[str, Any]]]] = []
     for name in args.sets:
-        out.append((name, name, _load(QA / f"{name}.jsonl")))
+        out.append((name, name, load_jsonl(QA / f"{name}.jsonl")))
         for extra in args.extra:
-            rows = _load(extra)
+            rows = load_jsonl(extra)
             if rows and rows[0]["corpus"] == name:
                 # fixtures/query/ and bench/data/ both hold paraphrases-<corpus>.jsonl
                 out.append((name, f"{extra.parent.name}/{extra.stem}", rows))

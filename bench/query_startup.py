@@ -30,7 +30,7 @@ from pathlib import Path
 
 from bench.figure import process_cpu
 from bench.machine import load
-from bench.workloads import CORPORA, GIT, MODEL, ROOT, git_copy
+from bench.workloads import CORPORA, GIT, MODEL, ROOT, compile_tree, git_copy, spread
 
 VAULTS = ("dnd-5e-srd", "vaultofknowledge", "dendron-site", "data-engineering-wiki",
           "obsidian-tasks-docs", "tldr-pages")
@@ -86,8 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         for cache in args.tree.resolve().glob("kbase_ci/**/__pycache__"):
             shutil.rmtree(cache)
     else:
-        subprocess.run([sys.executable, "-m", "compileall", "-q", "kbase_ci"],
-                       cwd=args.tree, env=env, check=True, capture_output=True)
+        compile_tree(args.tree.resolve())
     numpy = [sys.executable, "-c", "import numpy"]
     for vault in filter(None, args.vaults.split(",")):
         if not (CORPORA / vault / "vault").is_dir():
@@ -108,10 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{vault} (load {before} -> {after}, {args.runs} pairs, "
               f"{'no bytecode' if args.no_bytecode else 'bytecode'}, tree {args.tree}):")
         for name, pairs in got.items():
-            ratios = [a / b for a, b in pairs]
             print(f"  {name}: {statistics.median(a for a, _ in pairs):.3f} s CPU, import numpy "
                   f"{statistics.median(b for _, b in pairs):.3f} s; ratio median "
-                  f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})")
+                  f"{spread([a / b for a, b in pairs])}")
     return 0
 
 

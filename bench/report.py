@@ -7,8 +7,8 @@ comes from the results; the page names the command that produced them.
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 from collections.abc import Callable, Sequence
 from itertools import pairwise
 from pathlib import Path
@@ -159,14 +159,10 @@ def _group_lines(name: str, g: dict[str, Any], img: Path, doc: Path) -> list[str
                                   ("notes", lambda f: _num((f.get("counts") or {})
                                                            .get("notes"))),
                                   ("wall", _time), ("CPU", _cpu)])
-        try:
-            chart = charts.quality([f for f in figs if f.get("workload", "").endswith("/ all")
-                                    or "tldr" in f.get("workload", "")
-                                    if f.get("kind") != "build"],
-                                   "nDCG@10 by set and mode", img / "quality.png")
-        except ImportError:
-            chart = None
-        out += _img(chart, doc, "quality chart")
+        out += _img(lambda: charts.quality(
+            [f for f in figs if f.get("workload", "").endswith("/ all")
+             or "tldr" in f.get("workload", "") if f.get("kind") != "build"],
+            "nDCG@10 by set and mode", img / "quality.png"), doc, "quality chart")
     elif name == "peers-search":
         out += table(figs, [("workload", lambda f: f["workload"]), ("tool", lambda f: f["name"]),
                             ("recall@5", lambda f: _num(f.get("recall@5"))),
@@ -177,12 +173,10 @@ def _group_lines(name: str, g: dict[str, Any], img: Path, doc: Path) -> list[str
                              else "–")])
         last = sorted({f["workload"] for f in figs if "recall@5" in f})
         target = next((w for w in last if w.startswith("tldr")), last[-1] if last else None)
-        try:
-            chart = charts.latency([f for f in figs if f["workload"] == target],
-                                   f"search latency, {target}", img / "latency-search.png")
-        except ImportError:
-            chart = None
-        out += _img(chart, doc, "search latency chart")
+        out += _img(lambda: charts.latency([f for f in figs if f["workload"] == target],
+                                           f"search latency, {target}",
+                                           img / "latency-search.png"),
+                    doc, "search latency chart")
     elif name == "peers-links":
         out += table(figs, [("vault", lambda f: f["workload"]), ("tool", lambda f: f["name"]),
                             ("reads wikilinks", lambda f: "yes" if f["reads_wikilinks"]
@@ -207,11 +201,7 @@ def _group_lines(name: str, g: dict[str, Any], img: Path, doc: Path) -> list[str
                              else "–")])
     if name == "scaling":
         out += _growth(figs)
-        try:
-            chart = charts.scaling(figs, img / "scaling.png")
-        except ImportError:
-            chart = None
-        out += _img(chart, doc, "scaling chart")
+        out += _img(lambda: charts.scaling(figs, img / "scaling.png"), doc, "scaling chart")
     notes = g.get("notes") or []
     if notes:
         out += ["Notes: " + "; ".join(notes), ""]
@@ -254,7 +244,12 @@ def _index_detail(f: dict[str, Any]) -> str:
     return ""
 
 
-def _img(chart: Path | None, doc: Path, alt: str) -> list[str]:
+def _img(draw: Callable[[], Path | None], doc: Path, alt: str) -> list[str]:
+    """The Markdown of the chart `draw` makes (a note when matplotlib is not installed)."""
+    try:
+        chart = draw()
+    except ImportError:
+        chart = None
     if chart is None:
         return ["(chart not drawn: matplotlib is not installed or there is no data)", ""]
     rel = chart.relative_to(doc.parent) if chart.is_relative_to(doc.parent) else chart
@@ -300,6 +295,9 @@ def render(results: dict[str, Any], doc: Path, img: Path) -> Path:
 
 
 if __name__ == "__main__":
-    res = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
-    target = Path(sys.argv[2]).resolve()
-    render(res, target, target.parent / "img")
+    ap = argparse.ArgumentParser(prog="python -m bench.report", description=__doc__)
+    ap.add_argument("results", type=Path, help="a results.json of `python -m bench`")
+    ap.add_argument("doc", type=Path, help="the Markdown page (its charts go to img/ beside)")
+    args = ap.parse_args()
+    target = args.doc.resolve()
+    render(json.loads(args.results.read_text(encoding="utf-8")), target, target.parent / "img")

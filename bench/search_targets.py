@@ -3,8 +3,9 @@
 
 Every figure comes from the library the `kbase search` command calls
 (`search_answer`, on the view the CLI opens: equal by construction) in a `git clone
---single-branch` of a published index (bench/freshclone.py, kept under `--work` and
-reused), per vault and tier: `static` (../shared/models/minilm-static-256),
+--single-branch` of a published index (`workloads.published_clone`: the index only in
+FETCH_HEAD, as an agent meets the vault; kept under `--work` and reused), per
+vault and tier: `static` (../shared/models/minilm-static-256),
 `transformer` (../shared/models/minilm-l6-onnx) and `bm25` (the static tier's clone
 with no model here: hybrid then ranks by BM25 alone, as an agent's clone without the
 model does).
@@ -30,21 +31,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.freshclone import fresh_clone
-from bench.workloads import QA, ROOT, SHARED
+from bench.query_quality import MODES, hard_rows, load_jsonl, ndcg
+from bench.query_quality import TIERS as MODELS
+from bench.workloads import CORPORA, QA, ROOT, published_clone
 
 DATA = ROOT / "bench" / "data"
-MODELS = {"static": SHARED / "models" / "minilm-static-256",
-          "transformer": SHARED / "models" / "minilm-l6-onnx"}
 TIERS = ("static", "transformer", "bm25")
 """`bm25`: the static tier's clone without its model."""
 VAULTS = ("obsidian-tasks-docs", "data-engineering-wiki", "dnd-5e-srd", "vaultofknowledge",
@@ -56,16 +54,8 @@ TARGET_MEAN = VAULTS[:3]
 ONLY = {"tldr-pages": "pages"}
 """The folder of a vault that is indexed (tldr-pages: its English pages)."""
 TLDR_EXAMPLES = 100
-MODES = ("bm25", "semantic", "hybrid")
 LIMIT = 10
 NO_MODEL = "the index's model is not here (bench: a clone without it)"
-
-
-def _load(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    return [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines()
-            if ln.strip()]
 
 
 def questions(vault: str, typos: bool = False) -> list[dict[str, Any]]:
@@ -73,20 +63,18 @@ def questions(vault: str, typos: bool = False) -> list[dict[str, Any]]:
     `absent-<kind>` and no answers. `typos`: the natural set with a misspelt word in each
     question instead (bench/data/typos-<vault>.jsonl, made by bench/search_typos.py at 58d6498)."""
     if typos:
-        return _load(DATA / f"typos-{vault}.jsonl")
+        return load_jsonl(DATA / f"typos-{vault}.jsonl")
     if vault == "tldr-pages":
-        hard = [r for r in _load(QA / "tldr-en.jsonl") if r["kind"] == "example"
-                and r.get("unique") and not r.get("mentions_command")
-                and r["answers"][0].startswith("pages/")]
+        hard = [r for r in hard_rows() if r["answers"][0].startswith("pages/")]
         rows = [dict(r, kind="example")
                 for r in random.Random(0).sample(hard, TLDR_EXAMPLES)]
-        rows += _load(DATA / "paraphrases-tldr-pages.jsonl")
+        rows += load_jsonl(DATA / "paraphrases-tldr-pages.jsonl")
         rows += [dict(r, kind="absent", answers=[])
-                 for r in _load(DATA / "absent-tldr-pages.jsonl")]
+                 for r in load_jsonl(DATA / "absent-tldr-pages.jsonl")]
         return rows
-    return _load(QA / f"natural-{vault}.jsonl") + [
+    return load_jsonl(QA / f"natural-{vault}.jsonl") + [
         dict(r, kind=f"absent-{r['kind']}", answers=[])
-        for r in _load(QA / f"absent-{vault}.jsonl")]
+        for r in load_jsonl(QA / f"absent-{vault}.jsonl")]
 
 
 def model_kwargs(view: Any, tier: str) -> dict[str, Any]:
@@ -100,12 +88,20 @@ def model_kwargs(view: Any, tier: str) -> dict[str, Any]:
     return {"model": model, "embedder": Searcher(view, model).embedder()[0]}
 
 
+DONE = "fresh-clone-done"
+"""Written last into a finished clone's folder."""
+
+
 def clone_of(work: Path, vault: str, tier: str) -> Path:
-    """The published index's clone for `tier` (built once under `work`)."""
+    """The published index's clone for `tier`, built once under `work` (a finished one,
+    marked by `DONE`, is reused: builds with the transformer take minutes)."""
     model = MODELS["static" if tier == "bm25" else tier]
-    return fresh_clone(vault, work / ("static" if tier == "bm25" else tier),
-                       index_args=("--model", str(model)), only=ONLY.get(vault),
-                       reuse=True)
+    base = work / ("static" if tier == "bm25" else tier) / vault
+    if not (base / DONE).is_file():
+        published_clone(CORPORA / vault / "vault", base, ["--model", str(model)],
+                        only=ONLY.get(vault, ""))
+        (base / DONE).write_text("", encoding="utf-8")
+    return base / "clone"
 
 
 def open_view(clone: Path) -> Any:
@@ -116,13 +112,6 @@ def open_view(clone: Path) -> Any:
 
     vault = Vault(clone, untracked=True)
     return QueryView(vault, open_index_source(vault, None, None))
-
-
-def ndcg(ranked: list[str], answers: Iterable[str], k: int = LIMIT) -> float:
-    want = set(answers)
-    dcg = sum(1.0 / math.log2(i + 1) for i, p in enumerate(ranked[:k], 1) if p in want)
-    ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(want), k) + 1))
-    return dcg / ideal if ideal else 0.0
 
 
 @dataclass

@@ -13,7 +13,8 @@ import subprocess
 
 import pytest
 
-from bench.parse_compare import Worktree, default_folders, differences, digest_run
+from bench.parse_compare import default_folders, differences, digest_run
+from bench.workloads import Worktree
 from tests.conftest import REPO
 
 BASELINE = "f5e6fef0a5081bbb56ac06069e1ff7682867090b"
