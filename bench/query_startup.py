@@ -20,7 +20,6 @@ forbids bytecode does).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -43,11 +42,14 @@ QUERY = {"dnd-5e-srd": "dragon breath weapon",
 
 
 def _most_linked(index: Path) -> str:
-    import numpy as np
+    """The note with the most backlinks, read through the index's own reader (checked,
+    never unpickled)."""
+    from kbase_ci.index.reader import open_index
 
-    ptr = np.load(index / "backlinks.npy")
-    paths = json.loads((index / "notes.json").read_bytes())["paths"]
-    return str(paths[int(np.diff(ptr).argmax())])
+    reader = open_index(index)
+    ptr = reader.ints("backlinks.npy")
+    counts = [ptr[i + 1] - ptr[i] for i in range(len(ptr) - 1)]
+    return reader.core().paths[counts.index(max(counts))]
 
 
 def _setup(vault: str, work: Path, env: dict[str, str], reuse: bool) -> tuple[Path, str]:
