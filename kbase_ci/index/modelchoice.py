@@ -261,7 +261,8 @@ def locate_index_model(root: Path, embeddings: EmbeddingsConfig, option: Path | 
     chosen = embeddings.named_in is not None or value == model_id
     # A folder of the repository named like a hub id (`models/good`) is that folder, as
     # for a build (`choose_model`): never a download.
-    fetch = value if chosen and hubcache.is_hub_id(value) and not (root / value).is_dir() \
+    here = bool(value) and (root / value).is_dir()
+    fetch = value if chosen and hubcache.is_hub_id(value) and not here \
         and hubcache.cached(value, kind) is None else None
     why = f"; other weights refused: {', '.join(refused)}" if refused else ""
     skipped = "" if chosen or not value else ", not the index's model: not downloaded"
@@ -270,8 +271,7 @@ def locate_index_model(root: Path, embeddings: EmbeddingsConfig, option: Path | 
                       f"{PATH_ENV}, embeddings.model and the Hugging Face cache){why}; "
                       f"{_origin(embeddings)}{skipped}",
                       fix_hint(model_id, str(want), configured=value,
-                               folder_here=value == model_id and bool(value)
-                               and (root / value).is_dir()), fetch,
+                               folder_here=here and value == model_id), fetch,
                       "configured" if embeddings.named_in is not None else "manifest")
 
 
