@@ -91,7 +91,8 @@ def committed(vault: Vault, problems: list[str]) -> Iterator[IndexSource]:
     branches (local, remote-tracking), FETCH_HEAD, and -- only when none of those was
     found -- the branch fetched from a remote. Lazy: a consumer that takes the first
     (`open_source`) never fetches; one that looks further (a scope missing from the
-    first) reads the next. Each failure is appended to `problems` and skipped."""
+    first) reads the next. Each failure is appended to `problems` and skipped; a commit
+    several of those name (a branch and FETCH_HEAD, a fetched branch) is tried once."""
     local = vault.root / ".kbase"
     found = False
     if local.is_symlink():  # committed `.kbase -> elsewhere`: may lead out of the repository
@@ -109,19 +110,24 @@ def committed(vault: Vault, problems: list[str]) -> Iterator[IndexSource]:
     repo = vault.repo_root
     if repo is None:
         return
-    for source in chain(_from_refs(repo, problems),
-                        _from_fetch_head(repo, problems)):  # lazily: the first may do
+    tried: set[str] = set()
+    for source in chain(_from_refs(repo, problems, tried),
+                        _from_fetch_head(repo, problems, tried)):  # lazily: the first may do
         found = True
         yield source
     if not found:
-        yield from _fetched(repo, problems)
+        yield from _fetched(repo, problems, tried)
 
 
-def _from_refs(repo: Path, problems: list[str],
+def _from_refs(repo: Path, problems: list[str], tried: set[str],
                refs: list[tuple[str, str, str]] | None = None) -> Iterator[IndexSource]:
     """The index branches that validate (`refs`, else all of them), each replaced by
-    FETCH_HEAD's index when that is newer than the branch."""
+    FETCH_HEAD's index when that is newer than the branch; a commit in `tried` is not
+    tried again (its verdict is said already)."""
     for ref, tree, commit in index_ref_tips(repo) if refs is None else refs:
+        if commit in tried:
+            continue
+        tried.add(commit)
         try:
             folder = materialise(repo, ref, tree)
             # verified and validated when materialised (under the git dir)
@@ -131,7 +137,8 @@ def _from_refs(repo: Path, problems: list[str],
             continue
         short = ref.removeprefix("refs/heads/").removeprefix("refs/remotes/")
         kind = "branch" if ref.startswith("refs/heads/") else "remote-branch"
-        newer = _newer_fetch_head(repo, commit, reader.manifest.source.commit, problems)
+        newer = _newer_fetch_head(repo, commit, reader.manifest.source.commit, problems,
+                                  tried)
         if newer is not None:
             reader.close()
             yield newer
@@ -140,11 +147,11 @@ def _from_refs(repo: Path, problems: list[str],
 
 
 def _newer_fetch_head(repo: Path, tip: str, source_commit: str | None,
-                      problems: list[str]) -> IndexSource | None:
+                      problems: list[str], tried: set[str]) -> IndexSource | None:
     """FETCH_HEAD's index when it is newer than the branch at `tip`: `git fetch origin
     kbase-index` refreshes only FETCH_HEAD, not origin/kbase-index. Newer: it descends
     from `tip`, or was built from a commit that descends from `tip`'s source commit."""
-    fetched = [(c, what) for c, what in fetch_head(git_dir(repo)) if c != tip]
+    fetched = [(c, what) for c, what in fetch_head(git_dir(repo)) if c not in tried]
     if not fetched:
         return None
     indexes = index_commits(repo, [c for c, _ in fetched])  # one git process
@@ -161,23 +168,25 @@ def _newer_fetch_head(repo: Path, tip: str, source_commit: str | None,
                     or not (has_commit(repo, ours) and has_commit(repo, theirs)) \
                     or not is_ancestor(repo, ours, theirs):
                 continue
-        found = _open_fetched(repo, commit, what, problems)
+        found = _open_fetched(repo, commit, what, problems, tried)
         if found is not None:
             return found
     return None
 
 
-def _from_fetch_head(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
+def _from_fetch_head(repo: Path, problems: list[str], tried: set[str]
+                     ) -> Iterator[IndexSource]:
     for commit, what in fetch_head(git_dir(repo)):
-        if manifest_at(repo, commit) is None:
-            continue  # something else was fetched last
-        found = _open_fetched(repo, commit, what, problems)
+        if commit in tried or manifest_at(repo, commit) is None:
+            continue  # tried already, or something else was fetched last
+        found = _open_fetched(repo, commit, what, problems, tried)
         if found is not None:
             yield found
 
 
-def _open_fetched(repo: Path, commit: str, what: str, problems: list[str]
-                  ) -> IndexSource | None:
+def _open_fetched(repo: Path, commit: str, what: str, problems: list[str],
+                  tried: set[str]) -> IndexSource | None:
+    tried.add(commit)
     try:
         reader = open_index(materialise(repo, commit), verify=False, validated=True)
     except IndexFormatError as exc:
@@ -190,7 +199,7 @@ MISS_RETRY = 3600.0
 """Seconds before a remote without an index branch (or out of reach) is asked again."""
 
 
-def _fetched(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
+def _fetched(repo: Path, problems: list[str], tried: set[str]) -> Iterator[IndexSource]:
     """The index branch fetched from the first remote that has it (no local ref yet)."""
     if offline():
         return
@@ -208,7 +217,7 @@ def _fetched(repo: Path, problems: list[str]) -> Iterator[IndexSource]:
         if commit is not None:
             print(f"kbase: fetched the index branch from {remote} "
                   f"(refs/remotes/{remote}/{BRANCH})", file=sys.stderr)
-            yield from _from_refs(repo, problems,
+            yield from _from_refs(repo, problems, tried,
                                   [(f"refs/remotes/{remote}/{BRANCH}", "", commit)])
             return
         store.put("remote_miss", remote, repr(now))
@@ -261,22 +270,12 @@ def _build(vault: Vault, problems: list[str]) -> IndexSource:
     except BaseException:
         keep.cleanup()
         raise
-    # One index met twice (its remote-tracking branch, then FETCH_HEAD) is one problem:
-    # the second meeting only recalls the first's verdict.
-    said: dict[str, str] = {}
-    for problem in problems:
-        said.setdefault(problem.removesuffix(REFUSED_BEFORE), problem)
-    why = "; ".join(said.values()) + ": refused" if said else "no committed index found"
+    why = "; ".join(problems) + ": refused" if problems else "no committed index found"
     notice = (f"kbase: {why}; answering from an index built for this query in a temporary "
               f"folder. Get the published one with `{FETCH_COMMAND}`, or build one with "
               "`kbase index`."
               + (_retry_note(vault.repo_root) if vault.repo_root is not None else ""))
     return IndexSource(open_index(out, validated=True), "temporary", "", notice, keep)
-
-
-REFUSED_BEFORE = " (refused before)"
-"""What a refusal recalled from the memo (the same tree, refused by an earlier run or
-earlier in this one) ends with."""
 
 
 def materialise(repo: Path, ref: str, tree: str = "") -> Path:
@@ -290,7 +289,7 @@ def materialise(repo: Path, ref: str, tree: str = "") -> Path:
         return final
     why = refused_before(git_dir(repo), tree)  # the same bytes: the same verdict, unread
     if why is not None:
-        raise IndexFormatError(f"{why}{REFUSED_BEFORE}")
+        raise IndexFormatError(f"{why} (refused before)")
     try:
         return _materialise(repo, ref, tree, base, final)
     except IndexFormatError as exc:
